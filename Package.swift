@@ -1,0 +1,46 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "TipJarDashboard",
+    platforms: [.macOS(.v14)],
+    products: [
+        .library(name: "TipJar", targets: ["TipJar"]),
+        .library(name: "TipJarSQLite", targets: ["TipJarSQLite"]),
+        .library(name: "HTTPServer", targets: ["HTTPServer"]),
+        .library(name: "Mustache", targets: ["Mustache"]),
+        .library(name: "TipJarDashboard", targets: ["TipJarDashboard"]),
+        .executable(name: "tipjar", targets: ["tipjar"]),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
+        .target(
+            name: "TipJar",
+            resources: [.copy("Resources/TipProducts.storekit")]
+        ),
+        .target(name: "TipJarSQLite", dependencies: ["TipJar", "CSQLite"]),
+        .target(name: "HTTPServer"),
+        .target(name: "Mustache"),
+        .target(
+            name: "TipJarDashboard",
+            dependencies: ["TipJar", "TipJarSQLite", "HTTPServer", "Mustache"]
+        ),
+        .executableTarget(
+            name: "tipjar",
+            dependencies: ["TipJar", "TipJarSQLite", "TipJarDashboard", "HTTPServer"]
+        ),
+        .testTarget(name: "TipJarTests", dependencies: ["TipJar"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "TipJarSQLiteTests", dependencies: ["TipJarSQLite", "TipJar", "CSQLite"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer"]),
+        .testTarget(name: "MustacheTests", dependencies: ["Mustache"], resources: [.copy("Spec")]),
+        .testTarget(
+            name: "TipJarDashboardTests",
+            dependencies: ["TipJarDashboard", "TipJar", "TipJarSQLite", "HTTPServer", "Mustache"]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

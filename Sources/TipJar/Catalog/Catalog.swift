@@ -1,0 +1,136 @@
+import Foundation
+
+/// A loaded StoreKit configuration: every product of the file, the tips among them in tier order,
+/// and the file's default storefront and locale.
+///
+/// Built only whole: ``load(contentsOf:)`` / ``init(data:fileName:)`` either return a complete catalog or
+/// throw a ``CatalogError`` (shared/storekit/README.md). Tips are the consumables (DESIGN.md rule 1),
+/// always in tier order; prices are formatted by ``Storefront/displayPrice(_:)`` (DESIGN.md rule 2).
+public struct Catalog: Sendable, Equatable {
+    /// The file's `identifier`; `nil` when absent (format 1.0 files omit it).
+    public var identifier: String?
+    /// The file's `version`, e.g. 3.0.
+    public var formatVersion: CatalogFormatVersion
+    /// The storefront a new install starts in: the file's `settings._storefront`, else ``Storefront/usa``
+    /// (shared/storekit/README.md).
+    public var defaultStorefront: Storefront
+    /// The file's `settings._locale` as written (e.g. `"en_US"`, `"pt_BR"`), or `nil`; the third step of the
+    /// name fallback.
+    public var fileLocale: String?
+    /// Every product in file order (``CatalogProduct/fileIndex``): tips, non-consumables,
+    /// non-renewing and auto-renewable subscriptions.
+    public private(set) var products: [CatalogProduct]
+    /// The consumable products of the `products` array, in tier order (see ``tierOrder(_:)``).
+    /// Empty for a catalog with no consumables; the tip jar then shows its "unavailable" state.
+    public private(set) var tips: [CatalogProduct]
+    /// Every product that is not a tip, in file order; listed as "not a tip" and never offered.
+    public private(set) var nonTips: [CatalogProduct]
+
+    /// Creates a catalog from already-validated products (for tests and simulations); ``tips`` and
+    /// ``nonTips`` are derived. Product IDs are assumed unique; the first product with an ID wins in
+    /// ``product(withID:)``.
+    /// - Parameters:
+    ///   - identifier: the file's identifier, if any.
+    ///   - formatVersion: the file format version.
+    ///   - defaultStorefront: the storefront new installs start in.
+    ///   - fileLocale: the file's `_locale`, if any.
+    ///   - products: every product; sorted by ``CatalogProduct/fileIndex`` on the way in.
+    public init(
+        identifier: String? = nil,
+        formatVersion: CatalogFormatVersion = CatalogFormatVersion(major: 3, minor: 0),
+        defaultStorefront: Storefront = .usa,
+        fileLocale: String? = nil,
+        products: [CatalogProduct]
+    ) {
+        self.identifier = identifier
+        self.formatVersion = formatVersion
+        self.defaultStorefront = defaultStorefront
+        self.fileLocale = fileLocale
+        let ordered = products.sorted { $0.fileIndex < $1.fileIndex }
+        self.products = ordered
+        self.tips = Self.tierOrder(ordered.filter(\.isTip))
+        self.nonTips = ordered.filter { !$0.isTip }
+    }
+
+    /// Puts tips in tier order (DESIGN.md rule 1; shared/storekit/README.md "Tier order is the catalog's tier
+    /// table where the product IDs match it, else ascending price, then file order"): products matching a
+    /// ``TipTier`` first, coffee < snack < lunch; then the others; each group by ascending price, then file order.
+    /// - Parameter products: products in any order.
+    /// - Returns: the same products, sorted.
+    public static func tierOrder(_ products: [CatalogProduct]) -> [CatalogProduct] {
+        func key(_ p: CatalogProduct) -> Int { TipTier.matching(productID: p.productID)?.rank ?? TipTier.allCases.count }
+        return products.sorted { a, b in
+            let (ka, kb) = (key(a), key(b))
+            if ka != kb { return ka < kb }
+            if a.price != b.price { return a.price < b.price }
+            return a.fileIndex < b.fileIndex
+        }
+    }
+
+    /// The product with this exact product ID, tip or not.
+    /// - Parameter productID: an App Store product identifier.
+    /// - Returns: the product, or `nil` when the catalog has none with that ID.
+    public func product(withID productID: String) -> CatalogProduct? {
+        products.first { $0.productID == productID }
+    }
+
+    /// The tier of a tip, for its emoji and tint (DESIGN.md rules 1 and 10).
+    /// - Parameter product: a product of this catalog.
+    /// - Returns: the matching ``TipTier`` (see ``TipTier/matching(productID:)``); `nil` for a non-tip or
+    ///   a tip whose ID matches no tier.
+    public func tier(of product: CatalogProduct) -> TipTier? {
+        guard product.isTip else { return nil }
+        return TipTier.matching(productID: product.productID)
+    }
+
+    /// The name to show for a product in an install's locale, following shared/storekit/README.md's fallback
+    /// order: the install's locale (`pt-BR` matches `pt_BR`; case-insensitive), then the same language
+    /// (first such localization in file order), then the file's `_locale`, then `en_US`, then the first
+    /// localization with a non-empty name, then `referenceName`, then `productID`. Empty or
+    /// whitespace-only names are skipped at every step.
+    /// - Parameters:
+    ///   - product: a product of this catalog.
+    ///   - locale: the install's locale, BCP 47 or Foundation style: `"en"`, `"pt-BR"`, `"pt_BR"`.
+    /// - Returns: a non-empty name.
+    public func displayName(of product: CatalogProduct, locale: String) -> String {
+        localization(of: product, locale: locale)?.displayName
+            ?? Self.nonEmpty(product.referenceName)
+            ?? product.productID
+    }
+
+    /// The localization whose name ``displayName(of:locale:)`` shows, or `nil` when every name is empty
+    /// (then the name comes from `referenceName` or `productID`). Use it for the matching description.
+    /// - Parameters:
+    ///   - product: a product of this catalog.
+    ///   - locale: the install's locale, e.g. `"pt-BR"`.
+    /// - Returns: the chosen localization.
+    public func localization(of product: CatalogProduct, locale: String) -> CatalogLocalization? {
+        let named = product.localizations.filter { Self.nonEmpty($0.displayName) != nil }
+        let wanted = Self.normalized(locale)
+        let language = Self.language(of: wanted)
+        if let exact = named.first(where: { Self.normalized($0.locale) == wanted }) { return exact }
+        if let sameLanguage = named.first(where: { Self.language(of: Self.normalized($0.locale)) == language }) {
+            return sameLanguage
+        }
+        if let fileLocale, let fromFile = named.first(where: { Self.normalized($0.locale) == Self.normalized(fileLocale) }) {
+            return fromFile
+        }
+        if let english = named.first(where: { Self.normalized($0.locale) == "en_us" }) { return english }
+        return named.first
+    }
+
+    /// `pt-BR`, `pt_BR`, `PT_br` → `pt_br`; surrounding whitespace removed.
+    static func normalized(_ locale: String) -> String {
+        locale.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: "-", with: "_").lowercased()
+    }
+
+    /// The language part of a normalized identifier: `pt_br` → `pt`.
+    static func language(of normalized: String) -> String {
+        String(normalized.split(separator: "_", omittingEmptySubsequences: false).first ?? "")
+    }
+
+    /// The string unless it is empty or whitespace-only.
+    static func nonEmpty(_ string: String) -> String? {
+        string.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty ? nil : string
+    }
+}

@@ -1,0 +1,32 @@
+/// Why a StoreKit configuration file was refused: which file, where in it, and what is wrong.
+///
+/// The importer never half-loads a catalog: any problem throws one of these
+/// (shared/storekit/README.md: "refuse every `bad-*` file with a clear message (file, JSON location such as
+/// `products[1].displayPrice`, and what is wrong)"; DESIGN.md "Bad input and faults").
+public struct CatalogError: Error, CustomStringConvertible, Sendable, Equatable {
+    /// The file as given: a path for ``Catalog/load(contentsOf:)``, the `fileName` passed to
+    /// ``Catalog/init(data:fileName:)``.
+    public var file: String
+    /// Where the problem is. For content problems a JSON path from the root: `"$"` for the root itself,
+    /// `"products[1].displayPrice"`, `"settings._storefront"`,
+    /// `"subscriptionGroups[0].subscriptions[1].productID"`. For JSON syntax problems a text position,
+    /// `"line 12, column 3"` (1-based; columns count characters), or `"end of file (line 6, column 42)"`.
+    public var location: String
+    /// What is wrong, in plain words, e.g. `"displayPrice \"two dollars\" is not a decimal number"`.
+    public var problem: String
+
+    /// Creates an error.
+    /// - Parameters:
+    ///   - file: the file path or name.
+    ///   - location: JSON path or text position (see ``location``).
+    ///   - problem: what is wrong.
+    public init(file: String, location: String, problem: String) {
+        self.file = file
+        self.location = location
+        self.problem = problem
+    }
+
+    /// `"<file>: <location>: <problem>"`, e.g.
+    /// `"bad-price-not-a-number.storekit: products[1].displayPrice: displayPrice \"two dollars\" is not a decimal number"`.
+    public var description: String { "\(file): \(location): \(problem)" }
+}

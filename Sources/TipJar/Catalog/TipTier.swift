@@ -1,0 +1,54 @@
+/// The tip jar's tier table: coffee ☕, snack 🥐, lunch 🍱, in the order tips are always offered
+/// (DESIGN.md rule 1: "coffee before snack before lunch, never in the order the store returns them").
+///
+/// `allCases` is the tier order. A catalog product belongs to a tier when its ID equals the tier's
+/// ``productID`` or its ID's last dot-separated component is the tier's raw value
+/// (`app.example.photos.tip.lunch` → ``lunch``); see ``matching(productID:)``.
+public enum TipTier: String, CaseIterable, Sendable, Comparable, Codable {
+    /// The smallest tip, ☕; shipped as `com.example.tipjar.tip.coffee` (0.99 in TipProducts.storekit).
+    case coffee
+    /// The middle tip, 🥐; shipped as `com.example.tipjar.tip.snack` (2.99).
+    case snack
+    /// The largest tip, 🍱; shipped as `com.example.tipjar.tip.lunch` (4.99).
+    case lunch
+
+    /// The tier's emoji shown on its tile (DESIGN.md rules 1 and 10): ☕, 🥐, 🍱.
+    public var emoji: String {
+        switch self {
+        case .coffee: "☕"
+        case .snack: "🥐"
+        case .lunch: "🍱"
+        }
+    }
+
+    /// The tile's tint as a CSS hex color (DESIGN.md rule 10): coffee brown `#8B5A2B`,
+    /// snack golden `#D4A017`, lunch red `#C0392B`.
+    public var tint: String {
+        switch self {
+        case .coffee: "#8B5A2B"
+        case .snack: "#D4A017"
+        case .lunch: "#C0392B"
+        }
+    }
+
+    /// The product ID of this tier in the shipped catalog, Resources/TipProducts.storekit,
+    /// e.g. `"com.example.tipjar.tip.coffee"`.
+    public var productID: String { "com.example.tipjar.tip.\(rawValue)" }
+
+    /// The tier's position in tier order: coffee 0, snack 1, lunch 2.
+    public var rank: Int { Self.allCases.firstIndex(of: self) ?? 0 }
+
+    /// The tier a product ID belongs to: an exact match with a tier's ``productID``, else its last
+    /// dot-separated component compared case-insensitively with the tier names (`x.y.tip.Coffee` → coffee).
+    /// - Parameter productID: any product identifier.
+    /// - Returns: the tier, or `nil` when the ID matches none (then tier order falls back to price,
+    ///   shared/storekit/README.md).
+    public static func matching(productID: String) -> TipTier? {
+        if let exact = allCases.first(where: { $0.productID == productID }) { return exact }
+        let last = productID.split(separator: ".", omittingEmptySubsequences: false).last.map(String.init) ?? ""
+        return TipTier(rawValue: last.lowercased())
+    }
+
+    /// Orders tiers coffee < snack < lunch.
+    public static func < (lhs: TipTier, rhs: TipTier) -> Bool { lhs.rank < rhs.rank }
+}

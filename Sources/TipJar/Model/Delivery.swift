@@ -1,0 +1,59 @@
+import Foundation
+
+/// How a transaction reached the install's handler.
+public enum DeliveryPath: String, Sendable, Codable, CaseIterable {
+    /// The result of `Product.purchase()`.
+    case purchase
+    /// `Transaction.updates` while the app runs (Ask to Buy approval, out-of-app purchase, refund,
+    /// redelivery).
+    case listener
+    /// Unfinished transactions delivered when the app launches.
+    case launch
+    /// What `AppStore.sync()` brought back.
+    case restore
+}
+
+/// What the handler decided about one delivery (STYLE.md: expected outcomes are values).
+public enum RecordOutcome: String, Sendable, Codable, CaseIterable {
+    /// A verified, unrevoked tip seen for the first time: one heart (up to five).
+    case counted
+    /// The same transaction ID was already counted for this install.
+    case duplicate
+    /// The transaction was refunded; nothing is added and nothing is taken back.
+    case revoked
+    /// The product is not in the catalog; ignored and logged.
+    case unknownProduct
+    /// Verification failed; not recorded, not finished.
+    case unverified
+}
+
+/// One row of an install's ledger: every delivery, with its outcome, so a person can see why a
+/// heart did or did not appear (DESIGN.md rule 6).
+public struct Delivery: Sendable, Equatable {
+    /// The install that received it.
+    public var installID: String
+    /// The transaction delivered.
+    public var transactionID: UInt64
+    /// Its product.
+    public var productID: String
+    /// How it arrived.
+    public var path: DeliveryPath
+    /// What the handler decided.
+    public var outcome: RecordOutcome
+    /// Whether the handler called `finish()`.
+    public var finished: Bool
+    /// When it was handled (UTC).
+    public var at: Date
+
+    /// Creates a ledger row.
+    public init(installID: String, transactionID: UInt64, productID: String, path: DeliveryPath,
+                outcome: RecordOutcome, finished: Bool, at: Date) {
+        self.installID = installID
+        self.transactionID = transactionID
+        self.productID = productID
+        self.path = path
+        self.outcome = outcome
+        self.finished = finished
+        self.at = at
+    }
+}

@@ -1,0 +1,43 @@
+/// The outcome of checking a signed value's JWS signature, shaped like StoreKit 2's
+/// `VerificationResult<SignedType>`.
+///
+/// The handler records only `.verified` transactions (DESIGN.md rule 4); an `.unverified`
+/// transaction is shown as an error and left unfinished.
+public enum VerificationResult<SignedType: Sendable>: Sendable {
+    /// The signature checked out.
+    case verified(SignedType)
+    /// The signature failed to verify, for the given reason.
+    case unverified(SignedType, VerificationError)
+
+    /// The signed value, whether or not it verified (StoreKit's `unsafePayloadValue`).
+    public var unsafePayloadValue: SignedType {
+        switch self {
+        case .verified(let value), .unverified(let value, _): value
+        }
+    }
+
+    /// Why verification failed, or `nil` when it succeeded.
+    public var verificationError: VerificationError? {
+        if case .unverified(_, let error) = self { return error }
+        return nil
+    }
+}
+
+extension VerificationResult: Equatable where SignedType: Equatable {}
+
+/// Why StoreKit could not verify a signed value; StoreKit's `VerificationResult.VerificationError`,
+/// all six cases.
+public enum VerificationError: String, Error, Sendable, Codable, CaseIterable {
+    /// The certificate chain was invalid.
+    case invalidCertificateChain
+    /// The device verification properties did not match this device.
+    case invalidDeviceVerification
+    /// The JWS was not encoded correctly.
+    case invalidEncoding
+    /// The signature did not match.
+    case invalidSignature
+    /// Required properties were missing.
+    case missingRequiredProperties
+    /// A certificate in the chain was revoked.
+    case revokedCertificate
+}

@@ -1,0 +1,72 @@
+/// What one tap on a tip tile came to, for the page and the JSON API.
+public struct PurchaseReport: Sendable, Equatable {
+    /// The purchase's outcome as the API names it.
+    public enum Outcome: String, Sendable, Codable {
+        /// Verified and recorded: the thank-you shows.
+        case purchased
+        /// The store charged, but verification failed: an alert, nothing recorded.
+        case unverified
+        /// The person cancelled: no error, buttons enabled again.
+        case cancelled
+        /// Ask to Buy: a pending notice.
+        case pending
+        /// The store threw: a modal alert with the localized message.
+        case failed
+    }
+
+    /// The outcome.
+    public var outcome: Outcome
+    /// The transaction, when one exists (purchased or unverified).
+    public var transactionID: UInt64?
+    /// How the handler recorded it, when it did.
+    public var recordOutcome: RecordOutcome?
+    /// The install's hearts after the purchase.
+    public var hearts: Int
+    /// The thrown store error, for `.failed`.
+    public var error: (any Error & LocalizedMessage & Sendable)?
+    /// The verification error, for `.unverified`.
+    public var verificationError: VerificationError?
+
+    /// The error's stable name, e.g. `networkError`, for the JSON API.
+    public var errorName: String? {
+        if let error { return String(describing: error) }
+        return verificationError?.rawValue
+    }
+
+    /// Creates a report.
+    public init(outcome: Outcome, transactionID: UInt64? = nil, recordOutcome: RecordOutcome? = nil, hearts: Int,
+                error: (any Error & LocalizedMessage & Sendable)? = nil, verificationError: VerificationError? = nil) {
+        self.outcome = outcome
+        self.transactionID = transactionID
+        self.recordOutcome = recordOutcome
+        self.hearts = hearts
+        self.error = error
+        self.verificationError = verificationError
+    }
+
+    /// Compares everything but the error's identity (its name is compared instead).
+    public static func == (lhs: PurchaseReport, rhs: PurchaseReport) -> Bool {
+        lhs.outcome == rhs.outcome && lhs.transactionID == rhs.transactionID && lhs.recordOutcome == rhs.recordOutcome
+            && lhs.hearts == rhs.hearts && lhs.errorName == rhs.errorName
+    }
+}
+
+/// What a delivery batch (launch, restore, listener) did.
+public struct DeliveryReport: Sendable, Equatable {
+    /// Each delivered transaction and its final outcome, in delivery order.
+    public var deliveries: [Delivery]
+    /// Whether the launch-time legacy migration ran (launch only).
+    public var migratedLegacyFlag: Bool
+    /// The install's hearts afterwards.
+    public var hearts: Int
+
+    /// Creates a report.
+    public init(deliveries: [Delivery], migratedLegacyFlag: Bool = false, hearts: Int) {
+        self.deliveries = deliveries
+        self.migratedLegacyFlag = migratedLegacyFlag
+        self.hearts = hearts
+    }
+
+    /// How many deliveries added a heart.
+    public var countedCount: Int { deliveries.filter { $0.outcome == .counted }.count }
+}

@@ -1,0 +1,28 @@
+/// Errors of the tip jar service that come from the request, not the store. The dashboard maps
+/// each to an HTTP status (404, 422, 409, 400).
+public enum TipJarError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// No install has this ID.
+    case installNotFound(String)
+    /// The product is not a tip of the loaded catalog.
+    case unknownProduct(String)
+    /// A purchase is already open for this install (DESIGN.md rule 4: two tabs, a double click).
+    case purchaseInProgress(installID: String)
+    /// No transaction has this ID.
+    case transactionNotFound(UInt64)
+    /// The transaction is not pending, so it cannot be approved or declined.
+    case transactionNotPending(UInt64)
+    /// A value is outside what the simulator accepts.
+    case invalidValue(field: String, reason: String)
+
+    /// A sentence for the person, safe to show.
+    public var description: String {
+        switch self {
+        case .installNotFound(let id): "No install has the ID \(id)."
+        case .unknownProduct(let id): "\(id) is not a tip in the loaded catalog."
+        case .purchaseInProgress: "A purchase is already open for this install. Wait for it to finish."
+        case .transactionNotFound(let id): "No transaction has the ID \(id)."
+        case .transactionNotPending(let id): "Transaction \(id) is not waiting for approval."
+        case .invalidValue(let field, let reason): "\(field): \(reason)"
+        }
+    }
+}

@@ -1,0 +1,185 @@
+import Foundation
+
+extension TipJarService {
+    // MARK: Purchase
+
+    /// Taps a tip tile: opens the install's purchase (refusing a second one), launches the app if
+    /// it is stopped, calls `Product.purchase()` and hands a successful result to the one handler.
+    /// - Parameters:
+    ///   - productID: A tip of the catalog.
+    ///   - installID: The install.
+    /// - Returns: What the tap came to; a thrown store error is a `.failed` report, not a throw.
+    /// - Throws: `TipJarError.installNotFound`, `.unknownProduct` (422), `.purchaseInProgress` (409);
+    ///   storage errors.
+    public func purchase(productID: String, installID: String) async throws -> PurchaseReport {
+        guard catalog.tips.contains(where: { $0.productID == productID }) else { throw TipJarError.unknownProduct(productID) }
+        guard !openPurchases.contains(installID) else { throw TipJarError.purchaseInProgress(installID: installID) }
+        openPurchases.insert(installID)
+        defer { openPurchases.remove(installID) }
+        var install = try await install(installID)
+        if !install.isRunning { _ = try await launch(installID: installID) }
+        try await event(installID, "purchase.open", "purchase open: \(productID); every tip button disabled.")
+        let report: PurchaseReport
+        do {
+            switch try await store.purchase(productID: productID, for: install) {
+            case .success(let verification):
+                let delivery = try await handle(verification, installID: installID, path: .purchase)
+                try await reemit(verification.unsafePayloadValue, installID: installID)
+                install = try await self.install(installID)
+                report = PurchaseReport(outcome: verification.verificationError == nil ? .purchased : .unverified,
+                                        transactionID: verification.unsafePayloadValue.id, recordOutcome: delivery.outcome,
+                                        hearts: install.hearts, verificationError: verification.verificationError)
+            case .userCancelled:
+                report = PurchaseReport(outcome: .cancelled, hearts: install.hearts)
+            case .pending:
+                report = PurchaseReport(outcome: .pending, hearts: install.hearts)
+            }
+        } catch let error as StoreKitError {
+            report = PurchaseReport(outcome: .failed, hearts: install.hearts, error: error)
+        } catch let error as Product.PurchaseError {
+            report = PurchaseReport(outcome: .failed, hearts: install.hearts, error: error)
+        }
+        try await event(installID, "purchase.closed", "purchase closed: \(report.outcome.rawValue)\(report.errorName.map { " (\($0))" } ?? "").")
+        return report
+    }
+
+    // MARK: The one handler
+
+    /// The transaction handler every path feeds (DESIGN.md rule 5): check verification, record,
+    /// `finish()`. Unverified → not recorded, not finished; revoked → nothing added, finished;
+    /// unknown product → ignored and logged, finished; else counted once per transaction ID.
+    /// - Returns: The ledger row as committed (its outcome may be `.duplicate`).
+    /// - Throws: storage errors (nothing half-written: the ledger row, hearts and finished flag
+    ///   commit together).
+    @discardableResult
+    public func handle(_ verification: VerificationResult<Transaction>, installID: String, path: DeliveryPath) async throws -> Delivery {
+        let transaction = verification.unsafePayloadValue
+        let proposed = Self.proposedOutcome(for: verification, isKnownProduct: catalog.product(withID: transaction.productID) != nil)
+        if proposed == .unknownProduct {
+            environment.log("ignored a transaction for a product outside the catalog",
+                            ["install.id": installID, "transaction.id": "\(transaction.id)", "product.id": transaction.productID])
+        }
+        let crashes = await store.settings.crashBeforeFinish && proposed != .unverified
+        var delivery = Delivery(installID: installID, transactionID: transaction.id, productID: transaction.productID, path: path,
+                                outcome: proposed, finished: proposed != .unverified && !crashes, at: environment.now())
+        delivery.outcome = try await storage.record(delivery).outcome
+        if crashes {
+            try await storage.setRunning(false, installID: installID)
+            try await event(installID, "crash", "The app crashed before finish(): transaction \(transaction.id) stays unfinished.")
+        }
+        return delivery
+    }
+
+    /// The recording rule as a pure function (seed 001: "ignores unknown products and revoked
+    /// transactions"): what the handler proposes before the atomic duplicate check.
+    public nonisolated static func proposedOutcome(for verification: VerificationResult<Transaction>, isKnownProduct: Bool) -> RecordOutcome {
+        guard case .verified(let transaction) = verification else { return .unverified }
+        if transaction.isRevoked { return .revoked }
+        if !isKnownProduct { return .unknownProduct }
+        return .counted
+    }
+
+    // MARK: Listener, launch, restore
+
+    /// Delivers a transaction through the install's `Transaction.updates` listener: at once if the
+    /// app runs; otherwise it waits, unfinished, for the next launch.
+    /// - Returns: The ledger row, or `nil` when the install is stopped.
+    @discardableResult
+    public func deliverThroughListener(_ stored: StoredTransaction) async throws -> Delivery? {
+        guard let install = try await storage.install(withID: stored.installID), install.isRunning else {
+            try await event(stored.installID, "listener.queued", "Transaction \(stored.transaction.id) waits for the next launch (app not running).")
+            return nil
+        }
+        let delivery = try await handle(await store.verify(stored.transaction), installID: install.id, path: .listener)
+        try await reemit(stored.transaction, installID: install.id)
+        return delivery
+    }
+
+    /// Launches the app: the listener starts, the legacy "has tipped" flag migrates to one heart
+    /// (once, DESIGN.md rule 8), then the account's unfinished transactions are delivered.
+    /// - Throws: `TipJarError.installNotFound`; storage errors.
+    public func launch(installID: String) async throws -> DeliveryReport {
+        let install = try await install(installID)
+        try await storage.setRunning(true, installID: installID)
+        try await event(installID, "launch", "Launched; Transaction.updates listener started.")
+        let migrated = try await storage.migrateLegacyFlag(installID: installID)
+        if migrated {
+            try await event(installID, "migration", "Migrated the old \"has tipped\" flag: one heart if the count was zero; flag removed.")
+        }
+        var deliveries: [Delivery] = []
+        for verification in try await store.unfinished(accountID: install.accountID) {
+            deliveries.append(try await handle(verification, installID: installID, path: .launch))
+        }
+        return DeliveryReport(deliveries: deliveries, migratedLegacyFlag: migrated, hearts: try await self.install(installID).hearts)
+    }
+
+    /// Stops the app: the listener stops; deliveries wait for the next launch.
+    public func stop(installID: String) async throws -> Install {
+        _ = try await install(installID)
+        try await storage.setRunning(false, installID: installID)
+        try await event(installID, "stop", "Stopped; the listener receives nothing until the next launch.")
+        return try await install(installID)
+    }
+
+    /// Restore: `AppStore.sync()`, then the listener routes what came back. For consumables that
+    /// is only the account's unfinished transactions (DESIGN.md rule 9).
+    /// - Throws: the App Store Sync `StoreKitError` when it is injected (shown as an alert);
+    ///   `TipJarError.installNotFound`; storage errors.
+    public func restore(installID: String) async throws -> DeliveryReport {
+        let install = try await install(installID)
+        if !install.isRunning { _ = try await launch(installID: installID) }
+        try await event(installID, "restore", "Restore: AppStore.sync() called.")
+        var deliveries: [Delivery] = []
+        for verification in try await store.sync(accountID: install.accountID) {
+            deliveries.append(try await handle(verification, installID: installID, path: .restore))
+        }
+        return DeliveryReport(deliveries: deliveries, hearts: try await self.install(installID).hearts)
+    }
+
+    // MARK: Store-side actions that reach the listener
+
+    /// Ask to Buy approved on `/store`: the transaction reaches the install's listener.
+    public func approve(transactionID: UInt64) async throws -> Delivery? {
+        let stored = try await store.approve(transactionID: transactionID)
+        try await event(stored.installID, "askToBuy.approved", "Ask to Buy approved: transaction \(transactionID).")
+        return try await deliverThroughListener(stored)
+    }
+
+    /// Ask to Buy declined on `/store`: nothing is recorded.
+    public func decline(transactionID: UInt64) async throws {
+        let stored = try await store.decline(transactionID: transactionID)
+        try await event(stored.installID, "askToBuy.declined", "Ask to Buy declined: transaction \(transactionID); nothing recorded.")
+    }
+
+    /// A refund from the dashboard: the revoked transaction, same ID, reaches the listener.
+    public func refund(transactionID: UInt64, reason: Transaction.RevocationReason = .other) async throws -> Delivery? {
+        let stored = try await store.refund(transactionID: transactionID, reason: reason)
+        try await event(stored.installID, "refund", "Refunded transaction \(transactionID) (\(reason.rawValue)).")
+        return try await deliverThroughListener(stored)
+    }
+
+    /// A purchase made outside the app for an install's account.
+    /// - Throws: `TipJarError.invalidValue` for an empty or over-long product ID.
+    public func externalPurchase(productID: String, installID: String) async throws -> (StoredTransaction, Delivery?) {
+        let productID = productID.trimmingCharacters(in: .whitespaces)
+        guard !productID.isEmpty, productID.count <= 200,
+              !productID.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+            throw TipJarError.invalidValue(field: "productID", reason: "must be 1 to 200 printable characters")
+        }
+        let stored = try await store.externalPurchase(productID: productID, for: try await install(installID))
+        try await event(installID, "external", "Purchased outside the app: transaction \(stored.transaction.id) (\(productID)).")
+        return (stored, try await deliverThroughListener(stored))
+    }
+
+    private func reemit(_ transaction: Transaction, installID: String) async throws {
+        let count = await store.settings.listenerReemits
+        guard count > 0, try await self.install(installID).isRunning else { return }
+        for _ in 0..<count {
+            try await handle(await store.verify(transaction), installID: installID, path: .listener)
+        }
+    }
+
+    func event(_ installID: String?, _ kind: String, _ detail: String) async throws {
+        try await storage.append(InstallEvent(installID: installID, at: environment.now(), kind: kind, detail: detail))
+    }
+}

@@ -1,0 +1,117 @@
+import Foundation
+
+/// The app side of every simulated install: the seed's `TipJar` service. It loads offers into the
+/// three-state machine, holds the per-install purchase lock, runs launch (migration, then
+/// unfinished transactions), Restore, and the one transaction handler that every path feeds:
+/// verify → record → `finish()` (DESIGN.md rules 3–9).
+public actor TipJarService {
+    /// The simulated App Store.
+    public nonisolated let store: SimulatedStore
+    /// The loaded catalog.
+    public nonisolated let catalog: Catalog
+    let storage: any TipJarStorage
+    let environment: TipJarEnvironment
+    var openPurchases: Set<String> = []
+
+    /// Creates the service over a store and its storage.
+    public init(store: SimulatedStore, storage: any TipJarStorage, environment: TipJarEnvironment) {
+        self.store = store
+        self.catalog = store.catalog
+        self.storage = storage
+        self.environment = environment
+    }
+
+    // MARK: Installs
+
+    /// Creates an install. It starts stopped; `launch(installID:)` opens the app.
+    /// - Parameters:
+    ///   - locale: The install's language.
+    ///   - storefront: ISO 3166-1 alpha-3 storefront code; `nil` takes the catalog's default.
+    ///   - accountID: The Apple Account; `nil` gives the install an account of its own.
+    ///   - label: Free text such as "Ana's iPhone" (at most 100 characters).
+    ///   - legacyHasTipped: Created by the old app version, which stored only "has tipped".
+    /// - Throws: `TipJarError.invalidValue` for an unknown storefront or a too-long label.
+    public func createInstall(locale: AppLocale, storefront: String?, accountID: String? = nil, label: String = "",
+                              legacyHasTipped: Bool = false) async throws -> Install {
+        let code = storefront ?? catalog.defaultStorefront.countryCode
+        guard Storefront.named(code) != nil else {
+            throw TipJarError.invalidValue(field: "storefront", reason: "\(code) is not a known storefront")
+        }
+        let label = try Self.validatedLabel(label)
+        let id = environment.makeInstallID()
+        let account = accountID.map { $0.trimmingCharacters(in: .whitespaces) }.flatMap { $0.isEmpty ? nil : $0 }
+        guard (account?.count ?? 0) <= 100 else {
+            throw TipJarError.invalidValue(field: "accountID", reason: "must be at most 100 characters")
+        }
+        let install = Install(id: id, label: label, locale: locale, storefront: code, accountID: account ?? "account-\(id.prefix(8))",
+                              legacyHasTipped: legacyHasTipped, createdAt: environment.now())
+        try await storage.insert(install)
+        try await event(id, "install.created", "Installed (\(locale.rawValue), \(code))\(legacyHasTipped ? " by the old version, has tipped" : "").")
+        return install
+    }
+
+    /// Validates an install label: trimmed, at most 100 characters, no control characters.
+    /// - Throws: `TipJarError.invalidValue`.
+    public static func validatedLabel(_ label: String) throws -> String {
+        let trimmed = label.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard trimmed.count <= 100 else { throw TipJarError.invalidValue(field: "label", reason: "must be at most 100 characters") }
+        guard !trimmed.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+            throw TipJarError.invalidValue(field: "label", reason: "must not contain control characters")
+        }
+        return trimmed
+    }
+
+    /// Changes an install's label. - Throws: `TipJarError.installNotFound`, `.invalidValue`.
+    public func setLabel(_ label: String, installID: String) async throws -> Install {
+        _ = try await install(installID)
+        try await storage.setLabel(try Self.validatedLabel(label), installID: installID)
+        return try await install(installID)
+    }
+
+    /// The install with `installID`. - Throws: `TipJarError.installNotFound`.
+    public func install(_ installID: String) async throws -> Install {
+        guard let install = try await storage.install(withID: installID) else { throw TipJarError.installNotFound(installID) }
+        return install
+    }
+
+    /// Whether a purchase is open for the install right now (its tip buttons are disabled).
+    public func isPurchaseOpen(installID: String) -> Bool { openPurchases.contains(installID) }
+
+    // MARK: Loading
+
+    /// Loads the tip jar's offers: `Product.products(for:)` with the catalog's tip IDs, then the
+    /// seed's state machine: a throw or an empty answer → `.unavailable`, else `.ready` in tier order.
+    /// - Throws: `TipJarError.installNotFound`; storage errors. Store errors become `.unavailable`.
+    public func loadOffers(installID: String) async throws -> TipJarState {
+        let install = try await install(installID)
+        try await event(installID, "state.loading", "loading: Product.products(for:) asked for \(catalog.tips.count) tips.")
+        let state: TipJarState
+        do {
+            let storefront = Storefront.named(install.storefront) ?? catalog.defaultStorefront
+            let products = try await store.products(for: catalog.tips.map(\.productID), storefront: storefront, locale: install.locale)
+            let offers = Self.offers(from: products, catalog: catalog)
+            state = offers.isEmpty ? .unavailable(.empty) : .ready(offers)
+        } catch let error as StoreKitError {
+            state = .unavailable(.loadFailed(error))
+        }
+        switch state {
+        case .ready(let offers): try await event(installID, "state.ready", "ready: \(offers.count) offers.")
+        case .unavailable(.empty): try await event(installID, "state.unavailable", "unavailable: the store returned no products.")
+        case .unavailable(.loadFailed(let error)): try await event(installID, "state.unavailable", "unavailable: Product.products(for:) threw \(error).")
+        case .loading: break
+        }
+        return state
+    }
+
+    /// Turns store products into tile values in tier order, whatever order the store used
+    /// (DESIGN.md rule 1): the catalog's tip order decides; products outside it are dropped.
+    public nonisolated static func offers(from products: [Product], catalog: Catalog) -> [TipOffer] {
+        let byID = Dictionary(products.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        return catalog.tips.compactMap { entry in
+            guard let product = byID[entry.productID] else { return nil }
+            let tier = catalog.tier(of: entry)
+            return TipOffer(productID: product.id, tier: tier, name: product.displayName, emoji: tier?.emoji ?? "💝",
+                            tint: tier?.tint ?? "#8e44ad", displayPrice: product.displayPrice)
+        }
+    }
+}

@@ -1,0 +1,131 @@
+import Foundation
+
+/// Persistence the core needs, implemented by `TipJarSQLite` (DESIGN.md: "Persistence behind
+/// protocols"). Every method is one atomic unit of work: it either happens whole or throws.
+///
+/// Implementations throw their own error type (e.g. `DatabaseError`); the dashboard turns a busy,
+/// full or read-only store into a 503.
+public protocol TipJarStorage: Sendable {
+    /// Saves a new install. - Throws: when the ID exists or the store fails.
+    func insert(_ install: Install) async throws
+    /// The install with `id`, or `nil`.
+    func install(withID id: String) async throws -> Install?
+    /// A page of installs, newest first.
+    func installs(matching query: InstallQuery) async throws -> InstallPage
+    /// Marks an install running or stopped.
+    func setRunning(_ isRunning: Bool, installID: String) async throws
+    /// Changes an install's label.
+    func setLabel(_ label: String, installID: String) async throws
+    /// Launch-time migration of the old "has tipped" boolean (DESIGN.md rule 8), atomically: when
+    /// the flag is set, clear it and, if hearts are still zero, set them to one.
+    /// - Returns: `true` when the flag was set (the migration ran now), `false` otherwise.
+    func migrateLegacyFlag(installID: String) async throws -> Bool
+
+    /// The saved store settings, or `nil` on a new database.
+    func storeSettings() async throws -> StoreSettings?
+    /// Saves the store settings.
+    func save(_ settings: StoreSettings) async throws
+
+    /// Saves a transaction the store issued.
+    func insert(_ transaction: StoredTransaction) async throws
+    /// The stored transaction with `id`, or `nil`.
+    func transaction(withID id: UInt64) async throws -> StoredTransaction?
+    /// Replaces a stored transaction (status, revocation, finished flag).
+    func update(_ transaction: StoredTransaction) async throws
+    /// Ask to Buy purchases waiting for a decision, oldest first.
+    func pendingTransactions() async throws -> [StoredTransaction]
+    /// Purchased, unfinished transactions of an account, oldest first.
+    func unfinishedTransactions(accountID: String) async throws -> [StoredTransaction]
+    /// Every transaction, newest first, at most `limit`.
+    func recentTransactions(limit: Int) async throws -> [StoredTransaction]
+    /// The largest transaction ID issued so far (0 on a new database).
+    func largestTransactionID() async throws -> UInt64
+
+    /// Records one delivery in the ledger, atomically with its effects (DESIGN.md rule 6):
+    /// when `delivery.outcome` is `.counted`, the (install, transaction) pair is inserted with
+    /// `ON CONFLICT DO NOTHING`; if it was already there the outcome becomes `.duplicate`, else the
+    /// install gains one heart up to `Install.maximumHearts`. When `delivery.finished` is true the
+    /// transaction is marked finished in the same unit of work.
+    /// - Returns: The final outcome and the install's hearts after the commit.
+    func record(_ delivery: Delivery) async throws -> (outcome: RecordOutcome, hearts: Int)
+    /// An install's ledger, oldest first, the last `limit` rows.
+    func ledger(installID: String, limit: Int) async throws -> [Delivery]
+    /// Appends a line to an install's timeline.
+    func append(_ event: InstallEvent) async throws
+    /// An install's timeline (or every install's when `installID` is nil), newest first.
+    func events(installID: String?, limit: Int) async throws -> [InstallEvent]
+    /// Totals for the overview page.
+    func overview() async throws -> Overview
+}
+
+/// Which installs to list: paginated, with search by ID prefix or label and a hearts filter.
+public struct InstallQuery: Sendable, Equatable {
+    /// Text that the install ID starts with, or that the label contains; empty for all.
+    public var search: String
+    /// Only installs with exactly this many hearts, or `nil` for all.
+    public var hearts: Int?
+    /// 1-based page number.
+    public var page: Int
+    /// Rows per page (1...200).
+    public var pageSize: Int
+
+    /// Creates a query.
+    public init(search: String = "", hearts: Int? = nil, page: Int = 1, pageSize: Int = 50) {
+        self.search = search
+        self.hearts = hearts
+        self.page = max(1, page)
+        self.pageSize = min(200, max(1, pageSize))
+    }
+}
+
+/// One page of installs and whether another follows.
+public struct InstallPage: Sendable, Equatable {
+    /// The installs on this page.
+    public var installs: [Install]
+    /// Whether there is a next page.
+    public var hasMore: Bool
+
+    /// Creates a page.
+    public init(installs: [Install], hasMore: Bool) {
+        self.installs = installs
+        self.hasMore = hasMore
+    }
+}
+
+/// Totals for `/`.
+public struct Overview: Sendable, Equatable {
+    /// Number of installs.
+    public var installs: Int
+    /// Number of counted tips across installs.
+    public var tips: Int
+    /// Sum of hearts across installs.
+    public var hearts: Int
+
+    /// Creates totals.
+    public init(installs: Int, tips: Int, hearts: Int) {
+        self.installs = installs
+        self.tips = tips
+        self.hearts = hearts
+    }
+}
+
+/// One line of an install's timeline: the service's states (`loading` → `ready` / `unavailable`,
+/// purchase open / closed), launches, migrations and store actions (issue 3).
+public struct InstallEvent: Sendable, Equatable {
+    /// The install, or `nil` for store-wide events.
+    public var installID: String?
+    /// When it happened (UTC).
+    public var at: Date
+    /// A short machine-readable kind, e.g. `state.ready`, `purchase.open`, `launch`.
+    public var kind: String
+    /// A human sentence in English.
+    public var detail: String
+
+    /// Creates an event.
+    public init(installID: String?, at: Date, kind: String, detail: String) {
+        self.installID = installID
+        self.at = at
+        self.kind = kind
+        self.detail = detail
+    }
+}

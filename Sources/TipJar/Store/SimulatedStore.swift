@@ -1,0 +1,190 @@
+import Foundation
+
+/// The simulated App Store: answers `Product.products(for:)`, `Product.purchase()`,
+/// `AppStore.sync()` and `Transaction.unfinished` for every install, with the outages, outcomes
+/// and latencies set in `StoreSettings`; and keeps every transaction it issued.
+///
+/// Transactions it issues go back to the app through `TipJarService`, which routes them into the
+/// install's one transaction handler (DESIGN.md rule 5).
+public actor SimulatedStore {
+    /// The loaded `.storekit` catalog.
+    public nonisolated let catalog: Catalog
+    private let storage: any TipJarStorage
+    private let environment: TipJarEnvironment
+    /// The current outage and outcome settings.
+    public private(set) var settings: StoreSettings
+    private var lastTransactionID: UInt64
+
+    /// The suffix the store's product IDs carry in `.mismatch` mode, so that none matches what the
+    /// app asks for.
+    public static let mismatchSuffix = ".appstoreconnect"
+
+    /// Opens the store on saved settings (or healthy defaults on a new database).
+    /// - Throws: what `storage` throws.
+    public init(catalog: Catalog, storage: any TipJarStorage, environment: TipJarEnvironment) async throws {
+        self.catalog = catalog
+        self.storage = storage
+        self.environment = environment
+        self.settings = try await storage.storeSettings() ?? .normal
+        self.lastTransactionID = try await storage.largestTransactionID()
+    }
+
+    /// Validates and saves new settings.
+    /// - Throws: `TipJarError.invalidValue` for a latency outside 0...60,000 ms; storage errors.
+    public func update(_ newSettings: StoreSettings) async throws {
+        for (field, value) in [("latencyMs", newSettings.latencyMs), ("purchaseLatencyMs", newSettings.purchaseLatencyMs)]
+        where !(0...StoreSettings.maximumLatencyMs).contains(value) {
+            throw TipJarError.invalidValue(field: field, reason: "must be between 0 and \(StoreSettings.maximumLatencyMs) milliseconds")
+        }
+        guard (0...3).contains(newSettings.listenerReemits) else {
+            throw TipJarError.invalidValue(field: "listenerReemits", reason: "must be between 0 and 3")
+        }
+        try await storage.save(newSettings)
+        settings = newSettings
+    }
+
+    /// The product IDs the store holds right now, as the store sees them (in `.mismatch` mode
+    /// they differ from the catalog's, which is why Retry cannot fix it).
+    public var storeProductIDs: [String] {
+        let ids = catalog.products.map(\.productID)
+        return settings.catalog == .mismatch ? ids.map { $0 + Self.mismatchSuffix } : ids
+    }
+
+    /// `Product.products(for:)`: the products among `identifiers` that the store holds, resolved
+    /// for a storefront and locale, in the store's order (not tier order: sorting is the app's job).
+    /// - Parameters:
+    ///   - identifiers: The product IDs the app asks for.
+    ///   - storefront: The install's storefront.
+    ///   - locale: The install's locale.
+    /// - Returns: Possibly empty; unknown IDs are left out, as StoreKit does.
+    /// - Throws: `StoreKitError` when the catalog is `.failing` or Load Products failure is on.
+    public func products(for identifiers: [String], storefront: Storefront, locale: AppLocale) async throws -> [Product] {
+        let settings = self.settings
+        if settings.catalog == .slow, settings.latencyMs > 0 {
+            try await environment.sleep(.milliseconds(settings.latencyMs))
+        }
+        if let error = settings.failures.loadProducts { throw error }
+        switch settings.catalog {
+        case .failing: throw StoreKitError.networkError
+        case .empty, .mismatch: return []
+        case .normal, .slow: break
+        }
+        let wanted = Set(identifiers)
+        // The store answers in its own order: reversed file order, so that tier sorting is visible.
+        return catalog.products.reversed().filter { wanted.contains($0.productID) }.map {
+            product(for: $0, storefront: storefront, locale: locale)
+        }
+    }
+
+    /// The StoreKit `Product` for a catalog entry in one storefront and locale.
+    public nonisolated func product(for entry: CatalogProduct, storefront: Storefront, locale: AppLocale) -> Product {
+        Product(id: entry.productID, type: entry.type,
+                displayName: catalog.displayName(of: entry, locale: locale.identifier),
+                description: catalog.localization(of: entry, locale: locale.identifier)?.description ?? "",
+                price: entry.price, displayPrice: storefront.displayPrice(entry.price))
+    }
+
+    /// `Product.purchase()` for an install: waits `purchaseLatencyMs`, then answers with the set
+    /// outcome. A `.pending` purchase is kept for Ask to Buy and has no transaction yet.
+    /// - Throws: `StoreKitError` for the Purchase failure or the `.failed` outcome;
+    ///   `Product.PurchaseError.productUnavailable` when the store does not hold the product.
+    public func purchase(productID: String, for install: Install) async throws -> Product.PurchaseResult {
+        if settings.purchaseLatencyMs > 0 {
+            try await environment.sleep(.milliseconds(settings.purchaseLatencyMs))
+        }
+        let settings = self.settings
+        if let error = settings.failures.purchase { throw error }
+        guard catalog.product(withID: productID) != nil, settings.catalog != .mismatch else {
+            throw Product.PurchaseError.productUnavailable
+        }
+        switch settings.purchaseOutcome {
+        case .failed: throw settings.purchaseError
+        case .cancelled: return .userCancelled
+        case .pending:
+            _ = try await issue(productID: productID, for: install, status: .pending)
+            return .pending
+        case .success:
+            return .success(verify(try await issue(productID: productID, for: install, status: .purchased).transaction))
+        case .unverified:
+            let stored = try await issue(productID: productID, for: install, status: .purchased)
+            return .success(.unverified(stored.transaction, settings.failures.verification ?? .invalidSignature))
+        }
+    }
+
+    /// Checks a transaction's signature the way StoreKit would, honouring the Verification failure.
+    public func verify(_ transaction: Transaction) -> VerificationResult<Transaction> {
+        if let error = settings.failures.verification { return .unverified(transaction, error) }
+        return .verified(transaction)
+    }
+
+    /// `Transaction.unfinished` for an account: purchased transactions the app never finished.
+    public func unfinished(accountID: String) async throws -> [VerificationResult<Transaction>] {
+        try await storage.unfinishedTransactions(accountID: accountID).map { verify($0.transaction) }
+    }
+
+    /// `AppStore.sync()`: for consumables, brings back only the account's unfinished transactions.
+    /// - Throws: the App Store Sync failure when it is on.
+    public func sync(accountID: String) async throws -> [VerificationResult<Transaction>] {
+        if let error = settings.failures.sync { throw error }
+        return try await unfinished(accountID: accountID)
+    }
+
+    /// Ask to Buy approved: the pending transaction becomes purchased, to be delivered through the
+    /// install's listener.
+    /// - Throws: `TipJarError.transactionNotFound` / `.transactionNotPending`.
+    public func approve(transactionID: UInt64) async throws -> StoredTransaction {
+        var stored = try await pending(transactionID)
+        stored.status = .purchased
+        stored.transaction.purchaseDate = environment.now()
+        try await storage.update(stored)
+        return stored
+    }
+
+    /// Ask to Buy declined: nothing is ever delivered.
+    /// - Throws: `TipJarError.transactionNotFound` / `.transactionNotPending`.
+    public func decline(transactionID: UInt64) async throws -> StoredTransaction {
+        var stored = try await pending(transactionID)
+        stored.status = .declined
+        try await storage.update(stored)
+        return stored
+    }
+
+    /// A refund: sets `revocationDate` and `revocationReason`; the revoked transaction, with the
+    /// same ID, is then delivered through the listener.
+    /// - Throws: `TipJarError.transactionNotFound`, or `.invalidValue` if it is not purchased.
+    public func refund(transactionID: UInt64, reason: Transaction.RevocationReason) async throws -> StoredTransaction {
+        guard var stored = try await storage.transaction(withID: transactionID) else {
+            throw TipJarError.transactionNotFound(transactionID)
+        }
+        guard stored.status == .purchased else {
+            throw TipJarError.invalidValue(field: "transactionID", reason: "only a purchased transaction can be refunded")
+        }
+        stored.transaction.revocationDate = environment.now()
+        stored.transaction.revocationReason = reason
+        try await storage.update(stored)
+        return stored
+    }
+
+    /// A purchase made outside the app (another device of the account, an offer code). Any
+    /// product ID is accepted, so a product removed from the catalog can be simulated.
+    public func externalPurchase(productID: String, for install: Install) async throws -> StoredTransaction {
+        try await issue(productID: productID, for: install, status: .purchased, isExternal: true)
+    }
+
+    private func pending(_ id: UInt64) async throws -> StoredTransaction {
+        guard let stored = try await storage.transaction(withID: id) else { throw TipJarError.transactionNotFound(id) }
+        guard stored.status == .pending else { throw TipJarError.transactionNotPending(id) }
+        return stored
+    }
+
+    private func issue(productID: String, for install: Install, status: StoredTransaction.Status,
+                       isExternal: Bool = false) async throws -> StoredTransaction {
+        lastTransactionID = environment.nextTransactionID(lastTransactionID)
+        let transaction = Transaction(id: lastTransactionID, productID: productID,
+                                      purchaseDate: environment.now(), storefront: install.storefront)
+        let stored = StoredTransaction(transaction: transaction, accountID: install.accountID, installID: install.id,
+                                       status: status, isExternal: isExternal)
+        try await storage.insert(stored)
+        return stored
+    }
+}

@@ -1,0 +1,110 @@
+/// The simulated App Store's knobs: catalog outages, purchase outcomes, failure injection per API
+/// and latencies. Persisted, so a restart keeps them (issue 2, step 5).
+///
+/// Modelled on Xcode's StoreKit testing: the `.storekit` file's `_storeKitErrors` categories
+/// (Load Products, Purchase, Verification, App Store Sync) are the `failures` here.
+public struct StoreSettings: Sendable, Equatable, Codable {
+    /// What `Product.products(for:)` does.
+    public enum CatalogMode: String, Sendable, Codable, CaseIterable {
+        /// Returns the catalog's products.
+        case normal
+        /// Returns an empty array (no payment method, region without the products).
+        case empty
+        /// Throws `failures.loadProducts`, or `networkError` when that is off.
+        case failing
+        /// Returns the products after `latencyMs`.
+        case slow
+        /// The store holds products, but not the IDs the app asks for: an empty answer that
+        /// Retry cannot fix (seed 003, "Known gotchas").
+        case mismatch
+    }
+
+    /// What the next `Product.purchase()` does.
+    public enum PurchaseOutcome: String, Sendable, Codable, CaseIterable {
+        /// `.success(.verified(transaction))`.
+        case success
+        /// `.success(.unverified(transaction, failures.verification ?? .invalidSignature))`.
+        case unverified
+        /// `.userCancelled`.
+        case cancelled
+        /// `.pending`: Ask to Buy; the transaction arrives later through the listener.
+        case pending
+        /// Throws `purchaseError`.
+        case failed
+    }
+
+    /// Per-API failure injection; `nil` means off.
+    public struct Failures: Sendable, Equatable, Codable {
+        /// Thrown by `Product.products(for:)` (Xcode's "Load Products").
+        public var loadProducts: StoreKitError?
+        /// Thrown by `Product.purchase()` (Xcode's "Purchase").
+        public var purchase: StoreKitError?
+        /// Makes every delivered transaction unverified with this error (Xcode's "Verification").
+        public var verification: VerificationError?
+        /// Thrown by `AppStore.sync()` (Xcode's "App Store Sync").
+        public var sync: StoreKitError?
+
+        /// All failures off.
+        public init(loadProducts: StoreKitError? = nil, purchase: StoreKitError? = nil,
+                    verification: VerificationError? = nil, sync: StoreKitError? = nil) {
+            self.loadProducts = loadProducts
+            self.purchase = purchase
+            self.verification = verification
+            self.sync = sync
+        }
+    }
+
+    /// The catalog mode.
+    public var catalog: CatalogMode
+    /// Load-products latency in milliseconds, applied when `catalog` is `.slow` (0...60,000).
+    public var latencyMs: Int
+    /// The purchase outcome.
+    public var purchaseOutcome: PurchaseOutcome
+    /// The error thrown when `purchaseOutcome` is `.failed`.
+    public var purchaseError: StoreKitError
+    /// Per-API failures.
+    public var failures: Failures
+    /// Purchase latency in milliseconds, applied to every purchase (0...60,000).
+    public var purchaseLatencyMs: Int
+    /// Whether the app "crashes" after recording a delivery but before calling `finish()`, leaving
+    /// the transaction unfinished for the next launch (issue 3, trap 3).
+    public var crashBeforeFinish: Bool
+    /// How many times the listener re-emits each transaction after it was delivered (0...3), so the
+    /// same transaction arrives from the purchase result and the listener (issue 3, traps 1 and 2).
+    public var listenerReemits: Int
+
+    /// The largest latency accepted, in milliseconds.
+    public static let maximumLatencyMs = 60_000
+
+    /// A healthy store: normal catalog, successful verified purchases, no latency.
+    public static let normal = StoreSettings()
+
+    /// Creates settings; defaults are a healthy store.
+    public init(catalog: CatalogMode = .normal, latencyMs: Int = 0, purchaseOutcome: PurchaseOutcome = .success,
+                purchaseError: StoreKitError = .networkError, failures: Failures = Failures(),
+                purchaseLatencyMs: Int = 0, crashBeforeFinish: Bool = false, listenerReemits: Int = 0) {
+        self.catalog = catalog
+        self.latencyMs = latencyMs
+        self.purchaseOutcome = purchaseOutcome
+        self.purchaseError = purchaseError
+        self.failures = failures
+        self.purchaseLatencyMs = purchaseLatencyMs
+        self.crashBeforeFinish = crashBeforeFinish
+        self.listenerReemits = listenerReemits
+    }
+
+    /// Decodes saved settings; a field missing from an older save takes its default.
+    /// - Throws: `DecodingError` when a present field has the wrong type or an unknown value.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let defaults = StoreSettings()
+        catalog = try container.decodeIfPresent(CatalogMode.self, forKey: .catalog) ?? defaults.catalog
+        latencyMs = try container.decodeIfPresent(Int.self, forKey: .latencyMs) ?? defaults.latencyMs
+        purchaseOutcome = try container.decodeIfPresent(PurchaseOutcome.self, forKey: .purchaseOutcome) ?? defaults.purchaseOutcome
+        purchaseError = try container.decodeIfPresent(StoreKitError.self, forKey: .purchaseError) ?? defaults.purchaseError
+        failures = try container.decodeIfPresent(Failures.self, forKey: .failures) ?? defaults.failures
+        purchaseLatencyMs = try container.decodeIfPresent(Int.self, forKey: .purchaseLatencyMs) ?? defaults.purchaseLatencyMs
+        crashBeforeFinish = try container.decodeIfPresent(Bool.self, forKey: .crashBeforeFinish) ?? defaults.crashBeforeFinish
+        listenerReemits = try container.decodeIfPresent(Int.self, forKey: .listenerReemits) ?? defaults.listenerReemits
+    }
+}

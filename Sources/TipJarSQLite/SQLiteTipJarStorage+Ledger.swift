@@ -1,0 +1,161 @@
+import Foundation
+import TipJar
+
+extension SQLiteTipJarStorage {
+    // MARK: Transactions
+
+    static let transactionColumns = """
+        id, product_id, purchase_date_ms, storefront, account_id, install_id, status, is_finished, is_external,
+        revocation_date_ms, revocation_reason
+        """
+
+    static func storedTransaction(_ row: Row) throws -> StoredTransaction {
+        var transaction = Transaction(id: UInt64(bitPattern: try row.value(at: 0)), productID: try row.value(at: 1),
+                                      purchaseDate: date(try row.value(at: 2)), storefront: try row.value(at: 3))
+        let revocationMs: Int64? = try row.value(at: 9)
+        transaction.revocationDate = revocationMs.map(date)
+        let reason: String? = try row.value(at: 10)
+        transaction.revocationReason = reason.flatMap(Transaction.RevocationReason.init(rawValue:))
+        return StoredTransaction(transaction: transaction, accountID: try row.value(at: 4), installID: try row.value(at: 5),
+                                 status: StoredTransaction.Status(rawValue: try row.value(at: 6)) ?? .declined,
+                                 isFinished: try row.value(at: 7), isExternal: try row.value(at: 8))
+    }
+
+    public func insert(_ stored: StoredTransaction) async throws {
+        let t = stored.transaction
+        try await queue.write { db in
+            try db.execute(sql: """
+                INSERT INTO transactions (\(Self.transactionColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """, arguments: [Int64(bitPattern: t.id), t.productID, Self.milliseconds(t.purchaseDate), t.storefront,
+                                 stored.accountID, stored.installID, stored.status.rawValue, stored.isFinished, stored.isExternal,
+                                 t.revocationDate.map(Self.milliseconds), t.revocationReason?.rawValue])
+        }
+    }
+
+    public func transaction(withID id: UInt64) async throws -> StoredTransaction? {
+        try await queue.read { db in
+            try db.cachedStatement(sql: "SELECT \(Self.transactionColumns) FROM transactions WHERE id = ?")
+                .fetchOne(arguments: [Int64(bitPattern: id)], Self.storedTransaction)
+        }
+    }
+
+    public func update(_ stored: StoredTransaction) async throws {
+        let t = stored.transaction
+        try await queue.write { db in
+            try db.execute(sql: """
+                UPDATE transactions SET purchase_date_ms = ?, status = ?, is_finished = ?, revocation_date_ms = ?, revocation_reason = ?
+                WHERE id = ?
+                """, arguments: [Self.milliseconds(t.purchaseDate), stored.status.rawValue, stored.isFinished,
+                                 t.revocationDate.map(Self.milliseconds), t.revocationReason?.rawValue, Int64(bitPattern: t.id)])
+        }
+    }
+
+    public func pendingTransactions() async throws -> [StoredTransaction] {
+        try await queue.read { db in
+            try db.cachedStatement(sql: "SELECT \(Self.transactionColumns) FROM transactions WHERE status = 'pending' ORDER BY id")
+                .fetchAll(Self.storedTransaction)
+        }
+    }
+
+    public func unfinishedTransactions(accountID: String) async throws -> [StoredTransaction] {
+        try await queue.read { db in
+            try db.cachedStatement(sql: """
+                SELECT \(Self.transactionColumns) FROM transactions
+                WHERE account_id = ? AND status = 'purchased' AND is_finished = 0 ORDER BY id
+                """).fetchAll(arguments: [accountID], Self.storedTransaction)
+        }
+    }
+
+    public func recentTransactions(limit: Int) async throws -> [StoredTransaction] {
+        try await queue.read { db in
+            try db.cachedStatement(sql: "SELECT \(Self.transactionColumns) FROM transactions ORDER BY id DESC LIMIT ?")
+                .fetchAll(arguments: [limit], Self.storedTransaction)
+        }
+    }
+
+    public func largestTransactionID() async throws -> UInt64 {
+        try await queue.read { db in
+            let value: Int64? = try db.cachedStatement(sql: "SELECT max(id) FROM transactions").fetchOne { try $0.value(at: 0) } ?? nil
+            return UInt64(bitPattern: value ?? 0)
+        }
+    }
+
+    // MARK: Ledger
+
+    public func record(_ delivery: Delivery) async throws -> (outcome: RecordOutcome, hearts: Int) {
+        try await queue.write { db in
+            var outcome = delivery.outcome
+            let transactionID = Int64(bitPattern: delivery.transactionID)
+            if outcome == .counted {
+                try db.execute(sql: "INSERT INTO counted_transactions (install_id, transaction_id) VALUES (?, ?) ON CONFLICT DO NOTHING",
+                               arguments: [delivery.installID, transactionID])
+                if db.changes == 1 {
+                    try db.execute(sql: "UPDATE installs SET hearts = min(hearts + 1, ?) WHERE id = ?",
+                                   arguments: [Install.maximumHearts, delivery.installID])
+                } else {
+                    outcome = .duplicate
+                }
+            }
+            try db.execute(sql: """
+                INSERT INTO deliveries (install_id, transaction_id, product_id, path, outcome, finished, at_ms) VALUES (?, ?, ?, ?, ?, ?, ?)
+                """, arguments: [delivery.installID, transactionID, delivery.productID, delivery.path.rawValue, outcome.rawValue,
+                                 delivery.finished, Self.milliseconds(delivery.at)])
+            if delivery.finished {
+                try db.execute(sql: "UPDATE transactions SET is_finished = 1 WHERE id = ?", arguments: [transactionID])
+            }
+            let hearts: Int = try db.cachedStatement(sql: "SELECT hearts FROM installs WHERE id = ?")
+                .fetchOne(arguments: [delivery.installID]) { try $0.value(at: 0) } ?? 0
+            return (outcome, hearts)
+        }
+    }
+
+    public func ledger(installID: String, limit: Int) async throws -> [Delivery] {
+        try await queue.read { db in
+            try db.cachedStatement(sql: """
+                SELECT install_id, transaction_id, product_id, path, outcome, finished, at_ms FROM
+                (SELECT * FROM deliveries WHERE install_id = ? ORDER BY id DESC LIMIT ?) ORDER BY id
+                """).fetchAll(arguments: [installID, limit]) { row in
+                Delivery(installID: try row.value(at: 0), transactionID: UInt64(bitPattern: try row.value(at: 1)),
+                         productID: try row.value(at: 2), path: DeliveryPath(rawValue: try row.value(at: 3)) ?? .listener,
+                         outcome: RecordOutcome(rawValue: try row.value(at: 4)) ?? .unverified,
+                         finished: try row.value(at: 5), at: Self.date(try row.value(at: 6)))
+            }
+        }
+    }
+
+    public func append(_ event: InstallEvent) async throws {
+        try await queue.write { db in
+            try db.execute(sql: "INSERT INTO events (install_id, at_ms, kind, detail) VALUES (?, ?, ?, ?)",
+                           arguments: [event.installID, Self.milliseconds(event.at), event.kind, event.detail])
+        }
+    }
+
+    public func events(installID: String?, limit: Int) async throws -> [InstallEvent] {
+        let sql = installID == nil
+            ? "SELECT install_id, at_ms, kind, detail FROM events ORDER BY id DESC LIMIT ?"
+            : "SELECT install_id, at_ms, kind, detail FROM events WHERE install_id = ? ORDER BY id DESC LIMIT ?"
+        let arguments: StatementArguments = installID.map { [$0, limit] } ?? [limit]
+        return try await queue.read { db in
+            try db.cachedStatement(sql: sql).fetchAll(arguments: arguments) { row in
+                InstallEvent(installID: try row.value(at: 0), at: Self.date(try row.value(at: 1)),
+                             kind: try row.value(at: 2), detail: try row.value(at: 3))
+            }
+        }
+    }
+
+    public func overview() async throws -> Overview {
+        try await queue.read { db in
+            try db.cachedStatement(sql: """
+                SELECT (SELECT count(*) FROM installs), (SELECT count(*) FROM counted_transactions),
+                       (SELECT coalesce(sum(hearts), 0) FROM installs)
+                """).fetchOne { row in
+                Overview(installs: try row.value(at: 0), tips: try row.value(at: 1), hearts: try row.value(at: 2))
+            } ?? Overview(installs: 0, tips: 0, hearts: 0)
+        }
+    }
+
+    // MARK: Time
+
+    static func milliseconds(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded()) }
+    static func date(_ milliseconds: Int64) -> Date { Date(timeIntervalSince1970: Double(milliseconds) / 1000) }
+}

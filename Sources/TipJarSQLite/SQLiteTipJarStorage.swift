@@ -1,0 +1,130 @@
+import Foundation
+import TipJar
+
+/// The core's `TipJarStorage` on an SQLite file: every method is one serialized unit of work on
+/// the `DatabaseQueue`, and `record(_:)` does the duplicate check atomically in SQL
+/// (`INSERT … ON CONFLICT DO NOTHING`, then `sqlite3_changes()`), committing the ledger row, the
+/// heart and the finished flag together before it returns (issue 6).
+public final class SQLiteTipJarStorage: TipJarStorage {
+    /// The serialized connection.
+    public let queue: DatabaseQueue
+
+    /// Opens (creating if needed) the database at `path` and applies pending migrations.
+    /// - Parameters:
+    ///   - path: The SQLite file, e.g. `./tipjar.sqlite3`.
+    ///   - configuration: Durability and busy timeout.
+    /// - Throws: `DatabaseError` for a corrupt, foreign or read-only file (never modified), and
+    ///   `DatabaseMigrator` errors for a database written by a newer version.
+    public init(path: String, configuration: DatabaseConfiguration = DatabaseConfiguration()) throws {
+        queue = try DatabaseQueue(path: path, configuration: configuration)
+        try Self.migrator.migrate(queue)
+    }
+
+    /// The migrator with every schema step of `TipJarSchema`.
+    public static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        for (identifier, sql) in TipJarSchema.migrations {
+            migrator.registerMigration(identifier) { db in try db.execute(sql: sql) }
+        }
+        return migrator
+    }
+
+    // MARK: Installs
+
+    static let installColumns = "id, label, locale, storefront, account_id, hearts, legacy_has_tipped, is_running, created_at_ms"
+
+    static func install(_ row: Row) throws -> Install {
+        Install(id: try row.value(at: 0), label: try row.value(at: 1),
+                locale: AppLocale(rawValue: try row.value(at: 2)) ?? .en, storefront: try row.value(at: 3),
+                accountID: try row.value(at: 4), hearts: try row.value(at: 5), legacyHasTipped: try row.value(at: 6),
+                isRunning: try row.value(at: 7), createdAt: date(try row.value(at: 8)))
+    }
+
+    public func insert(_ install: Install) async throws {
+        try await queue.write { db in
+            try db.execute(sql: """
+                INSERT INTO installs (id, label, locale, storefront, account_id, hearts, legacy_has_tipped, is_running, created_at_ms)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """, arguments: [install.id, install.label, install.locale.rawValue, install.storefront, install.accountID,
+                                 install.hearts, install.legacyHasTipped, install.isRunning, Self.milliseconds(install.createdAt)])
+        }
+    }
+
+    public func install(withID id: String) async throws -> Install? {
+        try await queue.read { db in
+            try db.cachedStatement(sql: "SELECT \(Self.installColumns) FROM installs WHERE id = ?")
+                .fetchOne(arguments: [id], Self.install)
+        }
+    }
+
+    public func installs(matching query: InstallQuery) async throws -> InstallPage {
+        var conditions: [String] = []
+        var arguments: [any DatabaseValueConvertible] = []
+        let search = query.search.trimmingCharacters(in: .whitespaces)
+        if !search.isEmpty {
+            if search.allSatisfy({ $0.isHexDigit || $0 == "-" }) {
+                // ID prefix: a range on the primary key, so the index answers it.
+                conditions.append("(id >= ? AND id < ? || char(1114111))")
+                arguments += [search.lowercased(), search.lowercased()]
+            } else {
+                conditions.append("instr(lower(label), lower(?)) > 0")
+                arguments.append(search)
+            }
+        }
+        if let hearts = query.hearts {
+            conditions.append("hearts = ?")
+            arguments.append(hearts)
+        }
+        let whereClause = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
+        let sql = """
+            SELECT \(Self.installColumns) FROM installs \(whereClause)
+            ORDER BY created_at_ms DESC, id DESC LIMIT ? OFFSET ?
+            """
+        arguments += [query.pageSize + 1, (query.page - 1) * query.pageSize]
+        let values = arguments.map(\.databaseValue)
+        let rows = try await queue.read { db in
+            try db.cachedStatement(sql: sql).fetchAll(arguments: StatementArguments(values), Self.install)
+        }
+        return InstallPage(installs: Array(rows.prefix(query.pageSize)), hasMore: rows.count > query.pageSize)
+    }
+
+    public func setRunning(_ isRunning: Bool, installID: String) async throws {
+        try await queue.write { db in
+            try db.execute(sql: "UPDATE installs SET is_running = ? WHERE id = ?", arguments: [isRunning, installID])
+        }
+    }
+
+    public func setLabel(_ label: String, installID: String) async throws {
+        try await queue.write { db in
+            try db.execute(sql: "UPDATE installs SET label = ? WHERE id = ?", arguments: [label, installID])
+        }
+    }
+
+    public func migrateLegacyFlag(installID: String) async throws -> Bool {
+        try await queue.write { db in
+            try db.execute(sql: """
+                UPDATE installs SET hearts = CASE WHEN hearts = 0 THEN 1 ELSE hearts END, legacy_has_tipped = 0
+                WHERE id = ? AND legacy_has_tipped = 1
+                """, arguments: [installID])
+            return db.changes == 1
+        }
+    }
+
+    // MARK: Store
+
+    public func storeSettings() async throws -> StoreSettings? {
+        let json: String? = try await queue.read { db in
+            try db.cachedStatement(sql: "SELECT json FROM store_settings WHERE id = 1").fetchOne { try $0.value(at: 0) }
+        }
+        guard let json else { return nil }
+        return try JSONDecoder().decode(StoreSettings.self, from: Data(json.utf8))
+    }
+
+    public func save(_ settings: StoreSettings) async throws {
+        let json = String(decoding: try JSONEncoder().encode(settings), as: UTF8.self)
+        try await queue.write { db in
+            try db.execute(sql: "INSERT INTO store_settings (id, json) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET json = excluded.json",
+                           arguments: [json])
+        }
+    }
+}

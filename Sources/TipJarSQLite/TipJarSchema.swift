@@ -1,0 +1,78 @@
+/// The dashboard's schema, as migrations recorded by identifier (issue 6). Each runs once, in its
+/// own transaction with its record; a database that has applied an identifier this list does not
+/// know was written by a newer version and is refused unmodified.
+///
+/// Times are stored as integer milliseconds since 1970-01-01 UTC; transaction IDs (`UInt64`) as
+/// SQLite 64-bit integers with the same bit pattern.
+public enum TipJarSchema {
+    /// `v1-core`: installs, the store's transactions, the ledger, the counted-transaction keys and
+    /// the store settings; the first released schema (`Tests/TipJarSQLiteTests/Fixtures/v1.sqlite3`).
+    public static let v1 = """
+        CREATE TABLE installs (
+            id TEXT PRIMARY KEY NOT NULL,
+            locale TEXT NOT NULL,
+            storefront TEXT NOT NULL,
+            account_id TEXT NOT NULL,
+            hearts INTEGER NOT NULL DEFAULT 0 CHECK (hearts BETWEEN 0 AND 5),
+            legacy_has_tipped INTEGER NOT NULL DEFAULT 0 CHECK (legacy_has_tipped IN (0, 1)),
+            is_running INTEGER NOT NULL DEFAULT 0 CHECK (is_running IN (0, 1)),
+            created_at_ms INTEGER NOT NULL
+        );
+        CREATE INDEX installs_by_created ON installs (created_at_ms DESC, id DESC);
+        CREATE INDEX installs_by_hearts ON installs (hearts, created_at_ms DESC, id DESC);
+        CREATE TABLE transactions (
+            id INTEGER PRIMARY KEY NOT NULL,
+            product_id TEXT NOT NULL,
+            purchase_date_ms INTEGER NOT NULL,
+            storefront TEXT NOT NULL,
+            account_id TEXT NOT NULL,
+            install_id TEXT NOT NULL REFERENCES installs (id),
+            status TEXT NOT NULL CHECK (status IN ('pending', 'purchased', 'declined')),
+            is_finished INTEGER NOT NULL DEFAULT 0 CHECK (is_finished IN (0, 1)),
+            is_external INTEGER NOT NULL DEFAULT 0 CHECK (is_external IN (0, 1)),
+            revocation_date_ms INTEGER,
+            revocation_reason TEXT CHECK (revocation_reason IN ('developerIssue', 'other'))
+        );
+        CREATE INDEX transactions_unfinished ON transactions (account_id, id) WHERE status = 'purchased' AND is_finished = 0;
+        CREATE INDEX transactions_pending ON transactions (id) WHERE status = 'pending';
+        CREATE TABLE counted_transactions (
+            install_id TEXT NOT NULL REFERENCES installs (id),
+            transaction_id INTEGER NOT NULL,
+            PRIMARY KEY (install_id, transaction_id)
+        ) WITHOUT ROWID;
+        CREATE TABLE deliveries (
+            id INTEGER PRIMARY KEY,
+            install_id TEXT NOT NULL REFERENCES installs (id),
+            transaction_id INTEGER NOT NULL,
+            product_id TEXT NOT NULL,
+            path TEXT NOT NULL CHECK (path IN ('purchase', 'listener', 'launch', 'restore')),
+            outcome TEXT NOT NULL CHECK (outcome IN ('counted', 'duplicate', 'revoked', 'unknownProduct', 'unverified')),
+            finished INTEGER NOT NULL CHECK (finished IN (0, 1)),
+            at_ms INTEGER NOT NULL
+        );
+        CREATE INDEX deliveries_by_install ON deliveries (install_id, id);
+        CREATE TABLE store_settings (
+            id INTEGER PRIMARY KEY CHECK (id = 1),
+            json TEXT NOT NULL
+        );
+        """
+
+    /// `v2-labels-and-timeline`: the install label (issue 7) and the per-install timeline (issue 3).
+    public static let v2 = """
+        ALTER TABLE installs ADD COLUMN label TEXT NOT NULL DEFAULT '';
+        CREATE TABLE events (
+            id INTEGER PRIMARY KEY,
+            install_id TEXT,
+            at_ms INTEGER NOT NULL,
+            kind TEXT NOT NULL,
+            detail TEXT NOT NULL
+        );
+        CREATE INDEX events_by_install ON events (install_id, id);
+        """
+
+    /// Every migration, in order: (identifier, SQL).
+    public static let migrations: [(identifier: String, sql: String)] = [
+        ("v1-core", v1),
+        ("v2-labels-and-timeline", v2),
+    ]
+}
