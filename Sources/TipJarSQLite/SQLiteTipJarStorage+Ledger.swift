@@ -75,8 +75,8 @@ extension SQLiteTipJarStorage {
 
     public func largestTransactionID() async throws -> UInt64 {
         try await queue.read { db in
-            let value: Int64? = try db.cachedStatement(sql: "SELECT max(id) FROM transactions").fetchOne { try $0.value(at: 0) } ?? nil
-            return UInt64(bitPattern: value ?? 0)
+            let value = try db.cachedStatement(sql: "SELECT max(id) FROM transactions").fetchOne { try $0.value(at: 0, as: Int64?.self) }
+            return UInt64(bitPattern: (value ?? nil) ?? 0)
         }
     }
 

@@ -22,6 +22,8 @@ public struct PurchaseReport: Sendable, Equatable {
     public var recordOutcome: RecordOutcome?
     /// The install's hearts after the purchase.
     public var hearts: Int
+    /// Whether this purchase added a heart (false at five hearts, or for a duplicate).
+    public var addedHeart: Bool = false
     /// The thrown store error, for `.failed`.
     public var error: (any Error & LocalizedMessage & Sendable)?
     /// The verification error, for `.unverified`.
@@ -35,7 +37,9 @@ public struct PurchaseReport: Sendable, Equatable {
 
     /// Creates a report.
     public init(outcome: Outcome, transactionID: UInt64? = nil, recordOutcome: RecordOutcome? = nil, hearts: Int,
-                error: (any Error & LocalizedMessage & Sendable)? = nil, verificationError: VerificationError? = nil) {
+                addedHeart: Bool = false, error: (any Error & LocalizedMessage & Sendable)? = nil,
+                verificationError: VerificationError? = nil) {
+        self.addedHeart = addedHeart
         self.outcome = outcome
         self.transactionID = transactionID
         self.recordOutcome = recordOutcome

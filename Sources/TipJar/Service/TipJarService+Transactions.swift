@@ -23,12 +23,14 @@ extension TipJarService {
         do {
             switch try await store.purchase(productID: productID, for: install) {
             case .success(let verification):
+                let heartsBefore = try await self.install(installID).hearts
                 let delivery = try await handle(verification, installID: installID, path: .purchase)
                 try await reemit(verification.unsafePayloadValue, installID: installID)
                 install = try await self.install(installID)
                 report = PurchaseReport(outcome: verification.verificationError == nil ? .purchased : .unverified,
                                         transactionID: verification.unsafePayloadValue.id, recordOutcome: delivery.outcome,
-                                        hearts: install.hearts, verificationError: verification.verificationError)
+                                        hearts: install.hearts, addedHeart: install.hearts > heartsBefore,
+                                        verificationError: verification.verificationError)
             case .userCancelled:
                 report = PurchaseReport(outcome: .cancelled, hearts: install.hearts)
             case .pending:

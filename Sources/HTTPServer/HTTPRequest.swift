@@ -1,0 +1,74 @@
+/// A complete, validated HTTP request as handed to an ``HTTPResponder``.
+///
+/// The server has already enforced framing (RFC 9112 §6), the Host rules (RFC 9112 §3.2) and the
+/// request-target rules (decode once, no NUL, no encoded `/` or `\` in a segment, valid UTF-8,
+/// no dot segments).
+public struct HTTPRequest: Sendable, Equatable {
+    /// The method token, case-sensitive (RFC 9110 §9.1), e.g. `GET`.
+    public var method: String
+    /// The raw request-target exactly as received (RFC 9112 §3.2).
+    public var target: String
+    /// The path, percent-decoded exactly once and validated; `*` for `OPTIONS *`.
+    public var path: String
+    /// The raw query (without `?`), or `nil` when the target has none.
+    public var query: String?
+    /// The protocol version of the request.
+    public var version: HTTPVersion
+    /// The header fields in received order (trailer fields are discarded).
+    public var fields: HTTPFields
+    /// The message body bytes (de-chunked), empty when there is none.
+    public var body: [UInt8]
+    /// The peer address, e.g. `127.0.0.1:50312` or `[::1]:50312`.
+    public var remoteAddress: String
+    /// A server-unique identifier for this request, used in the access log.
+    public var requestID: String
+
+    /// Creates a request (mainly for tests; the server builds requests itself).
+    /// - Parameters:
+    ///   - method: method token.
+    ///   - target: raw request-target.
+    ///   - path: decoded path (defaults to the target up to `?`).
+    ///   - query: raw query (defaults to the part of `target` after `?`).
+    ///   - version: protocol version.
+    ///   - fields: header fields.
+    ///   - body: body bytes.
+    ///   - remoteAddress: peer address.
+    ///   - requestID: request identifier.
+    public init(
+        method: String, target: String, path: String? = nil, query: String? = nil,
+        version: HTTPVersion = .http1_1, fields: HTTPFields = HTTPFields(), body: [UInt8] = [],
+        remoteAddress: String = "", requestID: String = ""
+    ) {
+        self.method = method
+        self.target = target
+        let split = target.firstIndex(of: "?")
+        self.path = path ?? String(target[..<(split ?? target.endIndex)])
+        self.query = query ?? split.map { String(target[target.index(after: $0)...]) }
+        self.version = version
+        self.fields = fields
+        self.body = body
+        self.remoteAddress = remoteAddress
+        self.requestID = requestID
+    }
+
+    /// The query decoded as `application/x-www-form-urlencoded`: split on `&`, then on the first `=`,
+    /// `+` read as space, percent-decoded (invalid UTF-8 is replaced with U+FFFD). Empty pairs are skipped.
+    public var queryItems: [(name: String, value: String)] {
+        guard let query else { return [] }
+        return FormURLEncoding.decode(query)
+    }
+
+    /// The first query value named `name`.
+    /// - Parameter name: the decoded parameter name (case-sensitive).
+    /// - Returns: the decoded value, or `nil` when absent.
+    public func queryValue(_ name: String) -> String? {
+        queryItems.first { $0.name == name }?.value
+    }
+
+    /// Compares every stored property.
+    public static func == (lhs: HTTPRequest, rhs: HTTPRequest) -> Bool {
+        lhs.method == rhs.method && lhs.target == rhs.target && lhs.path == rhs.path && lhs.query == rhs.query
+            && lhs.version == rhs.version && lhs.fields == rhs.fields && lhs.body == rhs.body
+            && lhs.remoteAddress == rhs.remoteAddress && lhs.requestID == rhs.requestID
+    }
+}

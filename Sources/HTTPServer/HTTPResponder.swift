@@ -1,0 +1,26 @@
+/// Anything that turns a request into a response: a ``Router``, ``StaticFiles``, or an app.
+///
+/// Called on the Swift concurrency pool, one request at a time per connection; requests from
+/// different connections run concurrently.
+public protocol HTTPResponder: Sendable {
+    /// Produces the response for `request`.
+    /// - Parameter request: the complete, validated request (body included).
+    /// - Returns: the response; for HEAD the server strips the body but keeps its Content-Length.
+    func respond(to request: HTTPRequest) async -> HTTPResponse
+}
+
+/// An ``HTTPResponder`` backed by a closure.
+public struct ClosureResponder: HTTPResponder {
+    let handler: @Sendable (HTTPRequest) async -> HTTPResponse
+
+    /// Wraps a closure.
+    /// - Parameter handler: called for each request.
+    public init(_ handler: @escaping @Sendable (HTTPRequest) async -> HTTPResponse) {
+        self.handler = handler
+    }
+
+    /// Calls the closure.
+    /// - Parameter request: the request.
+    /// - Returns: the closure's response.
+    public func respond(to request: HTTPRequest) async -> HTTPResponse { await handler(request) }
+}

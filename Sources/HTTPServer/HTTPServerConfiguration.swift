@@ -1,0 +1,86 @@
+/// Everything needed to run an ``HTTPServer``.
+public struct HTTPServerConfiguration: Sendable {
+    /// The address to bind: an IPv4 or IPv6 literal (`127.0.0.1`, `::1`, `0.0.0.0`, `::`) or a host
+    /// name; `localhost` always means `127.0.0.1`. Default `127.0.0.1`.
+    public var host: String
+    /// The TCP port; 0 picks an ephemeral port (``HTTPServer/start()`` returns it). Default 8080.
+    public var port: Int
+    /// Parser size limits (see ``HTTPLimits`` for defaults).
+    public var limits: HTTPLimits
+    /// Deadlines (see ``HTTPTimeouts`` for defaults).
+    public var timeouts: HTTPTimeouts
+    /// Maximum simultaneously open connections. Beyond it new connections get a canned
+    /// `503 Service Unavailable` with `Connection: close`. Default 4096.
+    public var maxConnections: Int
+    /// `listen(2)` backlog. Default 511.
+    public var backlog: Int
+    /// Authorities (`host[:port]`, port defaulting to 80) accepted in `Host` and absolute-form targets;
+    /// others get 421 and the connection closes (DNS-rebinding defence). `nil` (default) derives the list
+    /// from ``host`` and the bound port (plus `localhost`/`127.0.0.1`/`[::1]` for loopback binds);
+    /// a wildcard bind (`0.0.0.0`, `::`) with `nil` accepts any valid Host.
+    public var allowedHosts: [String]?
+
+    /// Creates a configuration; every parameter has the documented default.
+    /// - Parameters:
+    ///   - host: bind address, default `127.0.0.1`.
+    ///   - port: TCP port, default 8080 (0 = ephemeral).
+    ///   - limits: size limits.
+    ///   - timeouts: deadlines.
+    ///   - maxConnections: connection cap, default 4096.
+    ///   - backlog: listen backlog, default 511.
+    ///   - allowedHosts: Host allow-list, default derived.
+    public init(host: String = "127.0.0.1", port: Int = 8080, limits: HTTPLimits = HTTPLimits(),
+                timeouts: HTTPTimeouts = HTTPTimeouts(), maxConnections: Int = 4096, backlog: Int = 511,
+                allowedHosts: [String]? = nil) {
+        self.host = host
+        self.port = port
+        self.limits = limits
+        self.timeouts = timeouts
+        self.maxConnections = maxConnections
+        self.backlog = backlog
+        self.allowedHosts = allowedHosts
+    }
+}
+
+/// Connection deadlines. Checked about every 100 ms, so they fire up to that much late.
+public struct HTTPTimeouts: Sendable, Equatable {
+    /// Keep-alive idle time: a connection with no request in progress is closed silently after this.
+    /// Default 15 s.
+    public var idle: Duration
+    /// Whole-head deadline from the first byte of a request to the end of its field section
+    /// (slowloris defence); on expiry the server sends 408 and closes. Default 10 s.
+    public var head: Duration
+    /// Body deadline from the end of the head to the end of the body; on expiry 408 and close. Default 30 s.
+    public var body: Duration
+    /// Time allowed for a response to drain to a slow reader before the connection is dropped. Default 30 s.
+    public var write: Duration
+    /// After a closing response the server half-closes and discards input for at most this long
+    /// before closing, so the client reliably receives the response (RFC 9112 §9.6). Default 2 s.
+    public var linger: Duration
+
+    /// Creates deadlines; every parameter has the documented default.
+    /// - Parameters:
+    ///   - idle: default 15 s.
+    ///   - head: default 10 s.
+    ///   - body: default 30 s.
+    ///   - write: default 30 s.
+    ///   - linger: default 2 s.
+    public init(idle: Duration = .seconds(15), head: Duration = .seconds(10), body: Duration = .seconds(30),
+                write: Duration = .seconds(30), linger: Duration = .seconds(2)) {
+        self.idle = idle
+        self.head = head
+        self.body = body
+        self.write = write
+        self.linger = linger
+    }
+}
+
+extension Duration {
+    /// The duration in nanoseconds, clamped to `0...UInt64.max / 2`.
+    var nanoseconds: UInt64 {
+        let (seconds, attoseconds) = components
+        if seconds < 0 { return 0 }
+        if seconds > 1_000_000_000 { return UInt64.max / 2 }
+        return UInt64(seconds) * 1_000_000_000 + UInt64(attoseconds / 1_000_000_000)
+    }
+}

@@ -1,0 +1,44 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Synchronization
+
+/// Messages from responder tasks (any thread) to the event loop, plus an eventfd to wake it.
+final class Inbox: Sendable {
+    enum Message: Sendable {
+        case response(fd: Int32, serial: UInt64, response: HTTPResponse)
+        case shutdown(deadline: UInt64)
+    }
+
+    /// The eventfd registered with the loop's epoll set.
+    let eventFD: Int32
+    private let queue = Mutex<[Message]>([])
+
+    init() {
+        eventFD = SystemCalls.eventFD(0, SystemCalls.nonblock | SystemCalls.cloexec)
+    }
+
+    /// Queues a message and wakes the loop if it might be sleeping.
+    func post(_ message: Message) {
+        let wasEmpty = queue.withLock { q in
+            let empty = q.isEmpty
+            q.append(message)
+            return empty
+        }
+        if wasEmpty {
+            var one: UInt64 = 1
+            _ = write(eventFD, &one, 8)
+        }
+    }
+
+    /// Takes every queued message (called by the loop after the eventfd fired).
+    func drain() -> [Message] {
+        var counter: UInt64 = 0
+        _ = read(eventFD, &counter, 8)
+        return queue.withLock { q in
+            let taken = q
+            q.removeAll(keepingCapacity: true)
+            return taken
+        }
+    }
+}

@@ -1,0 +1,117 @@
+/// Routes requests by method and path pattern to handlers.
+///
+/// Patterns are absolute paths whose segments are literals or `:name` parameters, e.g.
+/// `/installs/:id/purchases`. Matching is on the decoded ``HTTPRequest/path``, segment by segment
+/// (empty segments and a trailing slash are ignored). Rules:
+/// - no pattern matches the path → ``fallback`` (e.g. ``StaticFiles``), else 404;
+/// - a pattern matches but not the method → 405 with `Allow` (RFC 9110 §15.5.6);
+/// - `HEAD` is served by the `GET` handler (the server drops the body, RFC 9110 §9.3.2);
+/// - `OPTIONS` (and `OPTIONS *`) → 204 with `Allow` (RFC 9110 §9.3.7).
+public struct Router: HTTPResponder {
+    /// A route handler: gets the request and the captured parameters.
+    public typealias Handler = @Sendable (HTTPRequest, RouteParameters) async -> HTTPResponse
+
+    enum Segment: Sendable, Equatable {
+        case literal(String)
+        case parameter(String)
+    }
+
+    struct Route: Sendable {
+        let method: String
+        let segments: [Segment]
+        let handler: Handler
+    }
+
+    var routes: [Route] = []
+
+    /// Answers requests whose path matches no route (e.g. ``StaticFiles``); `nil` → 404.
+    public var fallback: (any HTTPResponder)?
+
+    /// Creates an empty router.
+    /// - Parameter fallback: responder for unmatched paths (default none → 404).
+    public init(fallback: (any HTTPResponder)? = nil) { self.fallback = fallback }
+
+    /// Adds a route.
+    /// - Parameters:
+    ///   - method: the method token, case-sensitive (e.g. `GET`).
+    ///   - pattern: an absolute path pattern; `:name` segments capture.
+    ///   - handler: called for matching requests.
+    public mutating func add(_ method: String, _ pattern: String, handler: @escaping Handler) {
+        let segments = pattern.split(separator: "/").map { part -> Segment in
+            part.hasPrefix(":") ? .parameter(String(part.dropFirst())) : .literal(String(part))
+        }
+        routes.append(Route(method: method, segments: segments, handler: handler))
+    }
+
+    /// Adds a `GET` route (also answers `HEAD`).
+    /// - Parameters:
+    ///   - pattern: path pattern.
+    ///   - handler: the handler.
+    public mutating func get(_ pattern: String, handler: @escaping Handler) { add("GET", pattern, handler: handler) }
+    /// Adds a `POST` route.
+    /// - Parameters:
+    ///   - pattern: path pattern.
+    ///   - handler: the handler.
+    public mutating func post(_ pattern: String, handler: @escaping Handler) { add("POST", pattern, handler: handler) }
+    /// Adds a `PUT` route.
+    /// - Parameters:
+    ///   - pattern: path pattern.
+    ///   - handler: the handler.
+    public mutating func put(_ pattern: String, handler: @escaping Handler) { add("PUT", pattern, handler: handler) }
+    /// Adds a `DELETE` route.
+    /// - Parameters:
+    ///   - pattern: path pattern.
+    ///   - handler: the handler.
+    public mutating func delete(_ pattern: String, handler: @escaping Handler) { add("DELETE", pattern, handler: handler) }
+
+    /// Routes `request` as described on the type.
+    /// - Parameter request: the request.
+    /// - Returns: the handler's response, 404, 405 with Allow, or 204 with Allow for OPTIONS.
+    public func respond(to request: HTTPRequest) async -> HTTPResponse {
+        if request.path == "*" {
+            var allowed = Set(routes.map(\.method))
+            allowed.insert("OPTIONS")
+            return Self.allowResponse(.noContent, methods: allowed)
+        }
+        let parts = request.path.split(separator: "/", omittingEmptySubsequences: true)
+        var methods = Set<String>()
+        var getMatch: (Route, RouteParameters)?
+        for route in routes {
+            guard let parameters = Self.match(route.segments, parts) else { continue }
+            if route.method == request.method { return await route.handler(request, parameters) }
+            if route.method == "GET" { getMatch = (route, parameters) }
+            methods.insert(route.method)
+        }
+        if methods.isEmpty {
+            if let fallback { return await fallback.respond(to: request) }
+            return .status(.notFound)
+        }
+        if request.method == "HEAD", let (route, parameters) = getMatch {
+            return await route.handler(request, parameters)
+        }
+        if request.method == "OPTIONS" { return Self.allowResponse(.noContent, methods: methods) }
+        return Self.allowResponse(.methodNotAllowed, methods: methods)
+    }
+
+    static func match(_ segments: [Segment], _ parts: [Substring]) -> RouteParameters? {
+        guard segments.count == parts.count else { return nil }
+        var captured: [(name: String, value: String)] = []
+        for (segment, part) in zip(segments, parts) {
+            switch segment {
+            case .literal(let literal): if literal != part { return nil }
+            case .parameter(let name): captured.append((name: name, value: String(part)))
+            }
+        }
+        return RouteParameters(captured)
+    }
+
+    /// A response with an `Allow` field listing `methods` (plus HEAD when GET is present, and OPTIONS).
+    static func allowResponse(_ status: HTTPStatus, methods: Set<String>) -> HTTPResponse {
+        var all = methods
+        if all.contains("GET") { all.insert("HEAD") }
+        all.insert("OPTIONS")
+        var response = status == .noContent ? HTTPResponse(status: status) : HTTPResponse.status(status)
+        response.fields["Allow"] = all.sorted().joined(separator: ", ")
+        return response
+    }
+}

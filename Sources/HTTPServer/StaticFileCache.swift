@@ -1,0 +1,36 @@
+import Synchronization
+
+/// In-memory cache of static file contents, shared by copies of a ``StaticFiles`` value.
+/// Files are read once; later requests are served from memory (files are small assets).
+final class StaticFileCache: Sendable {
+    /// One cached file.
+    struct Entry: Sendable {
+        let body: [UInt8]
+        let etag: String
+        let contentType: String
+    }
+
+    /// Path → entry. `Mutex` makes the class Sendable without `@unchecked`.
+    private let entries = Mutex<(map: [String: Entry], bytes: Int)>((map: [:], bytes: 0))
+    /// Upper bound on cached bytes; files beyond it are served uncached. Bytes.
+    let capacity: Int
+
+    init(capacity: Int) { self.capacity = capacity }
+
+    func lookup(_ path: String) -> Entry? {
+        entries.withLock { $0.map[path] }
+    }
+
+    func store(_ entry: Entry, for path: String) {
+        entries.withLock { state in
+            guard state.map[path] == nil, state.bytes + entry.body.count <= capacity else { return }
+            state.map[path] = entry
+            state.bytes += entry.body.count
+        }
+    }
+
+    /// Drops every cached file (e.g. after deploying new assets).
+    func removeAll() {
+        entries.withLock { $0 = (map: [:], bytes: 0) }
+    }
+}

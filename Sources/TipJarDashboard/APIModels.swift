@@ -1,0 +1,188 @@
+import Foundation
+import TipJar
+
+/// The JSON API's bodies, with exactly the field names of the README's API section.
+enum APIModels {
+    /// An install: `{"id","label","locale","storefront","accountID","hearts","legacyHasTipped","isRunning"}`.
+    struct InstallBody: Encodable {
+        var id: String
+        var label: String
+        var locale: String
+        var storefront: String
+        var accountID: String
+        var hearts: Int
+        var legacyHasTipped: Bool
+        var isRunning: Bool
+
+        init(_ install: Install) {
+            id = install.id
+            label = install.label
+            locale = install.locale.rawValue
+            storefront = install.storefront
+            accountID = install.accountID
+            hearts = install.hearts
+            legacyHasTipped = install.legacyHasTipped
+            isRunning = install.isRunning
+        }
+    }
+
+    /// `POST /api/installs` body.
+    struct NewInstall: Decodable {
+        var locale: AppLocale?
+        var storefront: String?
+        var legacyHasTipped: Bool?
+        var label: String?
+        var accountID: String?
+        var launch: Bool?
+    }
+
+    /// `{"productID": …}` bodies.
+    struct ProductBody: Decodable {
+        var productID: String
+    }
+
+    /// `POST /api/transactions/{id}/refund` body (optional).
+    struct RefundBody: Decodable {
+        var reason: Transaction.RevocationReason?
+    }
+
+    /// `PUT /api/installs/{id}/label` body.
+    struct LabelBody: Decodable {
+        var label: String
+    }
+
+    /// One offer tile.
+    struct OfferBody: Encodable {
+        var productID: String
+        var name: String
+        var emoji: String
+        var displayPrice: String
+    }
+
+    /// `GET /api/installs/{id}/offers`.
+    struct OffersBody: Encodable {
+        var state: String
+        var offers: [OfferBody]?
+        var message: String?
+    }
+
+    /// The result of a purchase.
+    struct PurchaseBody: Encodable {
+        var outcome: String
+        var transactionID: UInt64?
+        var hearts: Int
+        var error: String?
+        var recordOutcome: String?
+    }
+
+    /// A ledger row.
+    struct DeliveryBody: Encodable {
+        var transactionID: UInt64
+        var productID: String
+        var path: String
+        var outcome: String
+        var finished: Bool
+        var at: String
+
+        init(_ delivery: Delivery) {
+            transactionID = delivery.transactionID
+            productID = delivery.productID
+            path = delivery.path.rawValue
+            outcome = delivery.outcome.rawValue
+            finished = delivery.finished
+            at = ViewModels.isoSeconds(delivery.at)
+        }
+    }
+
+    /// A pending Ask to Buy purchase.
+    struct PendingBody: Encodable {
+        var transactionID: UInt64
+        var installID: String
+        var productID: String
+    }
+
+    /// A transaction with the store's bookkeeping, plus the delivery it caused (if any).
+    struct TransactionBody: Encodable {
+        var transactionID: UInt64
+        var originalID: UInt64
+        var installID: String
+        var accountID: String
+        var productID: String
+        var purchaseDate: String
+        var purchasedQuantity: Int
+        var storefront: String
+        var environment: String
+        var ownershipType: String
+        var reason: String
+        var revocationDate: String?
+        var revocationReason: String?
+        var status: String
+        var isFinished: Bool
+        var isExternal: Bool
+        var delivered: Bool
+        var outcome: String?
+
+        init(_ stored: StoredTransaction, delivery: Delivery?) {
+            let t = stored.transaction
+            transactionID = t.id
+            originalID = t.originalID
+            installID = stored.installID
+            accountID = stored.accountID
+            productID = t.productID
+            purchaseDate = ViewModels.isoSeconds(t.purchaseDate)
+            purchasedQuantity = t.purchasedQuantity
+            storefront = t.storefront
+            environment = t.environment.rawValue
+            ownershipType = t.ownershipType.rawValue
+            reason = t.reason.rawValue
+            revocationDate = t.revocationDate.map(ViewModels.isoSeconds)
+            revocationReason = t.revocationReason?.rawValue
+            status = stored.status.rawValue
+            isFinished = stored.isFinished || delivery?.finished == true
+            isExternal = stored.isExternal
+            delivered = delivery != nil
+            outcome = delivery?.outcome.rawValue
+        }
+    }
+
+    /// The store settings, as `GET /api/store` answers and `PUT /api/store` takes them.
+    struct StoreBody: Encodable {
+        struct FailuresBody: Encodable {
+            var loadProducts: String?
+            var purchase: String?
+            var verification: String?
+            var sync: String?
+
+            func encode(to encoder: any Encoder) throws {
+                var container = encoder.container(keyedBy: CodingKeys.self)
+                try container.encode(loadProducts, forKey: .loadProducts)
+                try container.encode(purchase, forKey: .purchase)
+                try container.encode(verification, forKey: .verification)
+                try container.encode(sync, forKey: .sync)
+            }
+
+            enum CodingKeys: String, CodingKey { case loadProducts, purchase, verification, sync }
+        }
+
+        var catalog: String
+        var latencyMs: Int
+        var purchaseOutcome: String
+        var purchaseError: String
+        var purchaseLatencyMs: Int
+        var failures: FailuresBody
+        var crashBeforeFinish: Bool
+        var listenerReemits: Int
+
+        init(_ settings: StoreSettings) {
+            catalog = settings.catalog.rawValue
+            latencyMs = settings.latencyMs
+            purchaseOutcome = settings.purchaseOutcome.rawValue
+            purchaseError = settings.purchaseError.rawValue
+            purchaseLatencyMs = settings.purchaseLatencyMs
+            failures = FailuresBody(loadProducts: settings.failures.loadProducts?.rawValue, purchase: settings.failures.purchase?.rawValue,
+                                    verification: settings.failures.verification?.rawValue, sync: settings.failures.sync?.rawValue)
+            crashBeforeFinish = settings.crashBeforeFinish
+            listenerReemits = settings.listenerReemits
+        }
+    }
+}

@@ -1,0 +1,82 @@
+import Foundation
+import HTTPServer
+import Mustache
+import TipJar
+
+/// The web dashboard: every page, fragment and JSON endpoint of DESIGN.md, behind the security
+/// checks of issue 7 (admin token, CSRF token bound to a session cookie, same-origin checks,
+/// JSON content type) and with the security headers on every response.
+///
+/// The `Host` allow-list (DNS rebinding) is enforced by `HTTPServer` before routing.
+public final class Dashboard: HTTPResponder {
+    let service: TipJarService
+    let storage: any TipJarStorage
+    let configuration: DashboardConfiguration
+    let templates: TemplateSource
+    let sessions = SessionStore()
+    let log: @Sendable (_ message: String, _ metadata: [String: String]) -> Void
+    private let router: Router
+
+    /// Builds the dashboard and parses every template once.
+    /// - Parameters:
+    ///   - service: The tip jar service (with its simulated store).
+    ///   - storage: The storage the service uses, for listings and the ledger.
+    ///   - configuration: Folders, template reloading, admin token.
+    ///   - log: Structured log sink for request errors (detail and request ID; never secrets).
+    /// - Throws: `MustacheError` when a template does not parse (names template, line, column).
+    public init(service: TipJarService, storage: any TipJarStorage, configuration: DashboardConfiguration,
+                log: @escaping @Sendable (_ message: String, _ metadata: [String: String]) -> Void) throws {
+        self.service = service
+        self.storage = storage
+        self.configuration = configuration
+        self.log = log
+        self.templates = try TemplateSource(directory: configuration.templatesDirectory, reload: configuration.reloadTemplates)
+        var router = Router(fallback: StaticFiles(root: configuration.publicDirectory))
+        let routes = Routes(templates: templates, service: service, storage: storage, sessions: sessions,
+                            catalogName: configuration.catalogName, log: log)
+        routes.register(in: &router)
+        self.router = router
+    }
+
+    /// Answers one request: admin token, session, CSRF and origin checks, routing, then the
+    /// security headers (issue 7).
+    public func respond(to request: HTTPRequest) async -> HTTPResponse {
+        var response = await process(request)
+        SecurityHeaders.apply(to: &response)
+        return response
+    }
+
+    private func process(_ incoming: HTTPRequest) async -> HTTPResponse {
+        var request = incoming
+        var newCookie: String?
+        if let token = configuration.adminToken {
+            switch await AdminTokenCheck(token: token, sessions: sessions).check(request) {
+            case .allowed: break
+            case .redirect(let location, let cookie):
+                var response = HTTPResponse.redirect(to: location)
+                response.fields.append(name: "Set-Cookie", value: cookie)
+                return response
+            case .refused:
+                return Routes.problem(request, status: .unauthorized, title: "Sign-in required",
+                                      message: "This dashboard needs its admin token: open the link printed at start-up, or send Authorization: Bearer.")
+            }
+        }
+        let sessionID = SessionStore.sessionID(fromCookie: request.fields["Cookie"])
+        var token = if let sessionID { await sessions.token(forSession: sessionID) } else { String?.none }
+        let isAPI = request.path.hasPrefix("/api/")
+        if token == nil, !isAPI, !request.path.contains(".") {
+            let session = await sessions.start()
+            token = session.token
+            newCookie = "\(SessionStore.cookieName)=\(session.id); Path=/; HttpOnly; SameSite=Strict"
+            request.fields["Cookie"] = "\(SessionStore.cookieName)=\(session.id)"
+        }
+        if !["GET", "HEAD", "OPTIONS"].contains(request.method) {
+            if let refusal = OriginCheck.refusal(for: request, isAPI: isAPI, sessionToken: token) { return refusal }
+        }
+        var response = await router.respond(to: request)
+        if let newCookie, response.fields["Content-Type"]?.hasPrefix("text/html") == true {
+            response.fields.append(name: "Set-Cookie", value: newCookie)
+        }
+        return response
+    }
+}

@@ -1,0 +1,36 @@
+import Foundation
+import HTTPServer
+
+/// JSON message bodies for the API: decoding with clear errors, encoding with a fixed shape.
+enum JSONBody {
+    /// Encodes an `Encodable` value as an `application/json; charset=utf-8` response.
+    static func response(_ value: some Encodable, status: HTTPStatus = .ok) -> HTTPResponse {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .iso8601
+        let data = (try? encoder.encode(value)) ?? Data(#"{"error":"The response could not be encoded."}"#.utf8)
+        var response = HTTPResponse.json(data: [UInt8](data), status: status)
+        response.fields["Content-Type"] = "application/json; charset=utf-8"
+        return response
+    }
+
+    /// Decodes a request body, or throws a `RequestError` (400) that says what is wrong.
+    static func decode<T: Decodable>(_ type: T.Type, from request: HTTPRequest) throws -> T {
+        guard !request.body.isEmpty else { throw RequestError(message: "The request needs a JSON message body.") }
+        do {
+            return try JSONDecoder().decode(T.self, from: Data(request.body))
+        } catch DecodingError.keyNotFound(let key, _) {
+            throw RequestError(message: "Missing field \"\(key.stringValue)\".")
+        } catch DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context) {
+            throw RequestError(message: "Field \"\(path(context))\" has the wrong type.")
+        } catch DecodingError.dataCorrupted(let context) where !context.codingPath.isEmpty {
+            throw RequestError(message: "Field \"\(path(context))\" has a value that is not allowed.")
+        } catch {
+            throw RequestError(message: "The message body is not valid JSON.")
+        }
+    }
+
+    private static func path(_ context: DecodingError.Context) -> String {
+        context.codingPath.map { $0.intValue.map(String.init) ?? $0.stringValue }.joined(separator: ".")
+    }
+}

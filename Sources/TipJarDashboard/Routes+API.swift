@@ -1,0 +1,156 @@
+import Foundation
+import HTTPServer
+import TipJar
+
+/// The JSON API under `/api/` (README, "JSON API"): the same actions as the pages, for scripts and
+/// the CI of an app under test. Errors are `{"error": "…"}` with a 4xx/5xx status.
+extension Routes {
+    func registerAPI(in router: inout Router) {
+        router.post("/api/installs") { request, _ in
+            await handling(request) {
+                let body = try JSONBody.decode(APIModels.NewInstall.self, from: request)
+                var install = try await service.createInstall(locale: body.locale ?? .en, storefront: body.storefront,
+                                                              accountID: body.accountID, label: body.label ?? "",
+                                                              legacyHasTipped: body.legacyHasTipped ?? false)
+                if body.launch == true {
+                    _ = try await service.launch(installID: install.id)
+                    install = try await service.install(install.id)
+                }
+                return JSONBody.response(APIModels.InstallBody(install), status: .created)
+            }
+        }
+        router.get("/api/installs") { request, _ in
+            await handling(request) {
+                let query = InstallQuery(search: request.queryValue("q") ?? "", hearts: request.queryValue("hearts").flatMap { Int($0) },
+                                         page: request.queryValue("page").flatMap { Int($0) } ?? 1,
+                                         pageSize: request.queryValue("pageSize").flatMap { Int($0) } ?? 50)
+                let page = try await storage.installs(matching: query)
+                struct Page: Encodable { var installs: [APIModels.InstallBody]; var hasMore: Bool }
+                return JSONBody.response(Page(installs: page.installs.map(APIModels.InstallBody.init), hasMore: page.hasMore))
+            }
+        }
+        router.get("/api/installs/:id") { request, parameters in
+            await handling(request) { JSONBody.response(APIModels.InstallBody(try await service.install(parameters["id"] ?? ""))) }
+        }
+        router.put("/api/installs/:id/label") { request, parameters in
+            await handling(request) {
+                let body = try JSONBody.decode(APIModels.LabelBody.self, from: request)
+                return JSONBody.response(APIModels.InstallBody(try await service.setLabel(body.label, installID: parameters["id"] ?? "")))
+            }
+        }
+        router.get("/api/installs/:id/offers") { request, parameters in
+            await handling(request) {
+                let id = parameters["id"] ?? ""
+                let install = try await service.install(id)
+                switch try await service.loadOffers(installID: id) {
+                case .ready(let offers):
+                    return JSONBody.response(APIModels.OffersBody(state: "ready", offers: offers.map {
+                        APIModels.OfferBody(productID: $0.productID, name: $0.name, emoji: $0.emoji, displayPrice: $0.displayPrice)
+                    }))
+                case .unavailable(let reason):
+                    let strings = TipJarStrings.of(install.locale)
+                    return JSONBody.response(APIModels.OffersBody(state: "unavailable",
+                                                                  message: reason == .empty ? strings.unavailableEmpty : strings.unavailableFailed))
+                case .loading:
+                    return JSONBody.response(APIModels.OffersBody(state: "loading"))
+                }
+            }
+        }
+        router.post("/api/installs/:id/purchases") { request, parameters in
+            await handling(request) {
+                let body = try JSONBody.decode(APIModels.ProductBody.self, from: request)
+                let id = parameters["id"] ?? ""
+                let install = try await service.install(id)
+                let report = try await service.purchase(productID: body.productID, installID: id)
+                let message = report.outcome == .failed ? Feedback.message(forError: report.errorName, locale: install.locale) : nil
+                return JSONBody.response(APIModels.PurchaseBody(outcome: report.outcome.rawValue, transactionID: report.transactionID,
+                                                                hearts: report.hearts, error: message ?? (report.outcome == .unverified ? report.errorName : nil),
+                                                                recordOutcome: report.recordOutcome?.rawValue))
+            }
+        }
+        router.post("/api/installs/:id/restore") { request, parameters in
+            await handling(request) {
+                let id = parameters["id"] ?? ""
+                do {
+                    _ = try await service.restore(installID: id)
+                } catch let error as StoreKitError {
+                    let install = try await service.install(id)
+                    return JSONBody.response(["error": error.message(locale: install.locale), "storeKitError": error.rawValue],
+                                             status: .serviceUnavailable)
+                }
+                return JSONBody.response(APIModels.InstallBody(try await service.install(id)))
+            }
+        }
+        router.post("/api/installs/:id/launch") { request, parameters in
+            await handling(request) {
+                let id = parameters["id"] ?? ""
+                _ = try await service.launch(installID: id)
+                return JSONBody.response(APIModels.InstallBody(try await service.install(id)))
+            }
+        }
+        router.post("/api/installs/:id/stop") { request, parameters in
+            await handling(request) { JSONBody.response(APIModels.InstallBody(try await service.stop(installID: parameters["id"] ?? ""))) }
+        }
+        router.post("/api/installs/:id/external-purchases") { request, parameters in
+            await handling(request) {
+                let body = try JSONBody.decode(APIModels.ProductBody.self, from: request)
+                let (stored, delivery) = try await service.externalPurchase(productID: body.productID, installID: parameters["id"] ?? "")
+                return JSONBody.response(APIModels.TransactionBody(stored, delivery: delivery), status: .created)
+            }
+        }
+        router.get("/api/installs/:id/ledger") { request, parameters in
+            await handling(request) {
+                let id = parameters["id"] ?? ""
+                _ = try await service.install(id)
+                return JSONBody.response(try await storage.ledger(installID: id, limit: 10_000).map(APIModels.DeliveryBody.init))
+            }
+        }
+        router.get("/api/store") { request, _ in
+            await handling(request) { JSONBody.response(APIModels.StoreBody(await service.store.settings)) }
+        }
+        router.put("/api/store") { request, _ in
+            await handling(request) {
+                let updated = try StorePatch.apply(request.body, to: await service.store.settings)
+                try await service.store.update(updated)
+                return JSONBody.response(APIModels.StoreBody(updated))
+            }
+        }
+        router.get("/api/store/pending") { request, _ in
+            await handling(request) {
+                JSONBody.response(try await storage.pendingTransactions().map {
+                    APIModels.PendingBody(transactionID: $0.transaction.id, installID: $0.installID, productID: $0.transaction.productID)
+                })
+            }
+        }
+        router.post("/api/store/pending/:tid/approve") { request, parameters in
+            await handling(request) {
+                let id = try Self.transactionID(parameters["tid"])
+                let delivery = try await service.approve(transactionID: id)
+                return try await transactionResponse(id, delivery: delivery)
+            }
+        }
+        router.post("/api/store/pending/:tid/decline") { request, parameters in
+            await handling(request) {
+                let id = try Self.transactionID(parameters["tid"])
+                try await service.decline(transactionID: id)
+                return try await transactionResponse(id, delivery: nil)
+            }
+        }
+        router.get("/api/transactions/:tid") { request, parameters in
+            await handling(request) { try await transactionResponse(try Self.transactionID(parameters["tid"]), delivery: nil) }
+        }
+        router.post("/api/transactions/:tid/refund") { request, parameters in
+            await handling(request) {
+                let id = try Self.transactionID(parameters["tid"])
+                let reason = request.body.isEmpty ? nil : try JSONBody.decode(APIModels.RefundBody.self, from: request).reason
+                let delivery = try await service.refund(transactionID: id, reason: reason ?? .other)
+                return try await transactionResponse(id, delivery: delivery)
+            }
+        }
+    }
+
+    func transactionResponse(_ id: UInt64, delivery: Delivery?) async throws -> HTTPResponse {
+        guard let stored = try await storage.transaction(withID: id) else { throw TipJarError.transactionNotFound(id) }
+        return JSONBody.response(APIModels.TransactionBody(stored, delivery: delivery))
+    }
+}

@@ -1,0 +1,145 @@
+import Foundation
+import HTTPServer
+import TipJar
+
+/// Form posts. Each works without JavaScript (303 to the page that shows the result) and, with
+/// `X-Fragment: 1`, answers the fragments `app.js` swaps into place.
+extension Routes {
+    func registerActions(in router: inout Router) {
+        router.post("/installs") { request, _ in await handling(request) { try await createInstall(request) } }
+        router.post("/installs/:id/purchases") { request, parameters in
+            await handling(request) { try await purchase(request, installID: parameters["id"] ?? "") }
+        }
+        router.post("/installs/:id/restore") { request, parameters in
+            await handling(request) { try await restore(request, installID: parameters["id"] ?? "") }
+        }
+        router.post("/installs/:id/launch") { request, parameters in
+            await handling(request) {
+                let id = parameters["id"] ?? ""
+                _ = try await service.stop(installID: id)
+                _ = try await service.launch(installID: id)
+                return .redirect(to: "/installs/\(id)")
+            }
+        }
+        router.post("/installs/:id/stop") { request, parameters in
+            await handling(request) {
+                let id = parameters["id"] ?? ""
+                _ = try await service.stop(installID: id)
+                return .redirect(to: "/installs/\(id)")
+            }
+        }
+        router.post("/installs/:id/label") { request, parameters in
+            await handling(request) {
+                let id = parameters["id"] ?? ""
+                _ = try await service.setLabel(Self.form(request)["label"] ?? "", installID: id)
+                return .redirect(to: "/installs/\(id)")
+            }
+        }
+        router.post("/store") { request, _ in
+            await handling(request) {
+                try await service.store.update(try Self.settings(fromForm: Self.form(request)))
+                return .redirect(to: "/store?flash=saved")
+            }
+        }
+        router.post("/store/pending/:tid/approve") { request, parameters in
+            await handling(request) {
+                _ = try await service.approve(transactionID: try Self.transactionID(parameters["tid"]))
+                return .redirect(to: "/store?flash=approved")
+            }
+        }
+        router.post("/store/pending/:tid/decline") { request, parameters in
+            await handling(request) {
+                try await service.decline(transactionID: try Self.transactionID(parameters["tid"]))
+                return .redirect(to: "/store?flash=declined")
+            }
+        }
+        router.post("/store/transactions/:tid/refund") { request, parameters in
+            await handling(request) {
+                let reason = Self.form(request)["reason"].flatMap(Transaction.RevocationReason.init(rawValue:)) ?? .other
+                _ = try await service.refund(transactionID: try Self.transactionID(parameters["tid"]), reason: reason)
+                return .redirect(to: "/store?flash=refunded")
+            }
+        }
+        router.post("/store/external-purchases") { request, _ in
+            await handling(request) {
+                let form = Self.form(request)
+                _ = try await service.externalPurchase(productID: form["productID"] ?? "", installID: form["installID"] ?? "")
+                return .redirect(to: "/store?flash=external")
+            }
+        }
+    }
+
+    func createInstall(_ request: HTTPRequest) async throws -> HTTPResponse {
+        let form = Self.form(request)
+        guard let locale = AppLocale(rawValue: form["locale"] ?? "") else {
+            throw RequestError(message: "locale must be en or pt-BR.")
+        }
+        let install = try await service.createInstall(locale: locale, storefront: form["storefront"], accountID: form["accountID"],
+                                                      label: form["label"] ?? "", legacyHasTipped: form["legacyHasTipped"] == "1")
+        if form["launch"] == "1" { _ = try await service.launch(installID: install.id) }
+        return .redirect(to: "/installs/\(install.id)")
+    }
+
+    func purchase(_ request: HTTPRequest, installID: String) async throws -> HTTPResponse {
+        let productID = Self.form(request)["productID"] ?? ""
+        let install = try await service.install(installID)
+        let report = try await service.purchase(productID: productID, installID: installID)
+        let feedback = Feedback.purchase(report, locale: install.locale)
+        if Self.wantsFragment(request) {
+            return try await liveFragments(request, install: try await service.install(installID), feedback: feedback)
+        }
+        return .redirect(to: "/installs/\(installID)?load=now&\(feedback.query)")
+    }
+
+    func restore(_ request: HTTPRequest, installID: String) async throws -> HTTPResponse {
+        let install = try await service.install(installID)
+        var feedback: Feedback
+        do {
+            let report = try await service.restore(installID: installID)
+            feedback = Feedback(kind: .restored, count: report.deliveries.count, locale: install.locale)
+        } catch let error as StoreKitError {
+            feedback = Feedback(kind: .restoreFailed, errorName: error.rawValue, locale: install.locale)
+        }
+        if Self.wantsFragment(request) {
+            return try await liveFragments(request, install: try await service.install(installID), feedback: feedback)
+        }
+        return .redirect(to: "/installs/\(installID)?load=now&\(feedback.query)")
+    }
+
+    static func transactionID(_ text: String?) throws -> UInt64 {
+        guard let text, let id = UInt64(text) else { throw RequestError(status: .notFound, message: "No transaction has that ID.") }
+        return id
+    }
+
+    /// Reads the `/store` form into settings; every value is checked against its enum.
+    /// - Throws: `RequestError` naming the first bad field.
+    static func settings(fromForm form: [String: String]) throws -> StoreSettings {
+        func value<T: RawRepresentable>(_ name: String, _ type: T.Type) throws -> T where T.RawValue == String {
+            guard let raw = form[name], let value = T(rawValue: raw) else { throw RequestError(message: "\(name) has a value that is not allowed.") }
+            return value
+        }
+        func optional<T: RawRepresentable>(_ name: String, _ type: T.Type) throws -> T? where T.RawValue == String {
+            guard let raw = form[name], !raw.isEmpty else { return nil }
+            return try value(name, type)
+        }
+        func integer(_ name: String, in range: ClosedRange<Int>) throws -> Int {
+            let raw = form[name] ?? "0"
+            guard let number = Int(raw.isEmpty ? "0" : raw), range.contains(number) else {
+                throw RequestError(message: "\(name) must be a whole number from \(range.lowerBound) to \(range.upperBound).")
+            }
+            return number
+        }
+        return StoreSettings(
+            catalog: try value("catalog", StoreSettings.CatalogMode.self),
+            latencyMs: try integer("latencyMs", in: 0...StoreSettings.maximumLatencyMs),
+            purchaseOutcome: try value("purchaseOutcome", StoreSettings.PurchaseOutcome.self),
+            purchaseError: try value("purchaseError", StoreKitError.self),
+            failures: StoreSettings.Failures(loadProducts: try optional("failLoadProducts", StoreKitError.self),
+                                             purchase: try optional("failPurchase", StoreKitError.self),
+                                             verification: try optional("failVerification", VerificationError.self),
+                                             sync: try optional("failSync", StoreKitError.self)),
+            purchaseLatencyMs: try integer("purchaseLatencyMs", in: 0...StoreSettings.maximumLatencyMs),
+            crashBeforeFinish: form["crashBeforeFinish"] == "1",
+            listenerReemits: try integer("listenerReemits", in: 0...3))
+    }
+}

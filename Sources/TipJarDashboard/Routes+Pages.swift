@@ -1,0 +1,179 @@
+import Foundation
+import HTTPServer
+import TipJar
+
+extension Routes {
+    func registerPages(in router: inout Router) {
+        router.get("/") { request, _ in await handling(request) { try await overviewPage(request) } }
+        router.get("/installs") { request, _ in await handling(request) { try await installsPage(request) } }
+        router.get("/installs/:id") { request, parameters in
+            await handling(request) {
+                let load = request.queryValue("load") == "now"
+                return try await installPage(request, installID: parameters["id"] ?? "", load: load)
+            }
+        }
+        router.get("/installs/:id/offers") { request, parameters in
+            await handling(request) {
+                let installID = parameters["id"] ?? ""
+                guard Self.wantsFragment(request) else { return try await installPage(request, installID: installID, load: true) }
+                let install = try await service.install(installID)
+                return try html("fragments/tipjar", try await tipJarData(request, install: install, state: service.loadOffers(installID: installID)))
+            }
+        }
+        router.get("/installs/:id/live") { request, parameters in
+            await handling(request) {
+                let install = try await service.install(parameters["id"] ?? "")
+                return try await liveFragments(request, install: install, feedback: nil)
+            }
+        }
+        router.get("/store") { request, _ in await handling(request) { try await storePage(request) } }
+        router.get("/catalog") { request, _ in await handling(request) { try await catalogPage(request) } }
+    }
+
+    func overviewPage(_ request: HTTPRequest) async throws -> HTTPResponse {
+        var data = await pageData(request, nav: "overview")
+        let overview = try await storage.overview()
+        data["overview"] = ["installs": overview.installs, "tips": overview.tips, "hearts": overview.hearts]
+        data["settings"] = ViewModels.settings(await service.store.settings)
+        data["events"] = try await storage.events(installID: nil, limit: 20).map(ViewModels.event)
+        return try html("pages/overview", data)
+    }
+
+    func installsPage(_ request: HTTPRequest) async throws -> HTTPResponse {
+        var data = await pageData(request, nav: "installs")
+        let heartsFilter = request.queryValue("hearts").flatMap { Int($0) }.flatMap { (0...5).contains($0) ? $0 : nil }
+        let page = max(1, min(1_000_000, request.queryValue("page").flatMap { Int($0) } ?? 1))
+        let search = String((request.queryValue("q") ?? "").prefix(100))
+        let query = InstallQuery(search: search, hearts: heartsFilter, page: page)
+        let result = try await storage.installs(matching: query)
+        data["installs"] = result.installs.map(ViewModels.install)
+        data["query"] = ["search": search, "page": page]
+        data["heartFilters"] = ViewModels.choices([("", "any")] + (0...5).map { ("\($0)", "\($0)") },
+                                                  selected: heartsFilter.map(String.init) ?? "")
+        let catalog = service.catalog
+        data["locales"] = ViewModels.choices(AppLocale.allCases.map { ($0.rawValue, $0 == .en ? "English (en)" : "Português (pt-BR)") },
+                                             selected: AppLocale.en.rawValue)
+        data["storefronts"] = ViewModels.choices(Self.storefrontChoices(catalog), selected: catalog.defaultStorefront.countryCode)
+        func link(_ page: Int) -> String {
+            var items = [("page", "\(page)")]
+            if !search.isEmpty { items.append(("q", search)) }
+            if let heartsFilter { items.append(("hearts", "\(heartsFilter)")) }
+            return "/installs?" + items.map { "\($0.0)=\($0.1.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")" }.joined(separator: "&")
+        }
+        if page > 1 { data["previousPage"] = link(page - 1) }
+        if result.hasMore { data["nextPage"] = link(page + 1) }
+        return try html("pages/installs", data)
+    }
+
+    /// USA and BRA first (the storefronts the tip jar is written for), then the catalog's default.
+    static func storefrontChoices(_ catalog: Catalog) -> [(value: String, name: String)] {
+        var codes = ["USA", "BRA"]
+        if !codes.contains(catalog.defaultStorefront.countryCode) { codes.append(catalog.defaultStorefront.countryCode) }
+        return codes.map { ($0, $0) }
+    }
+
+    /// The install's page. Without `load`, the tip jar shows its skeleton and `app.js` loads the
+    /// offers fragment; with `load` (no-JavaScript path), the offers are loaded before rendering.
+    func installPage(_ request: HTTPRequest, installID: String, load: Bool) async throws -> HTTPResponse {
+        let install = try await service.install(installID)
+        let state: TipJarState = load ? try await service.loadOffers(installID: installID) : .loading
+        var data = try await tipJarData(request, install: install, state: state)
+        for (key, value) in await pageData(request, nav: "installs") { data[key] = value }
+        let textSize = ViewModels.textSizes.map(\.value).contains(request.queryValue("textSize") ?? "") ? request.queryValue("textSize")! : "default"
+        data["textSize"] = textSize
+        data["textSizes"] = ViewModels.choices(ViewModels.textSizes, selected: textSize)
+        data["feedback"] = Feedback.fromQuery(request, locale: install.locale)?.data ?? [:]
+        data["ledger"] = try await storage.ledger(installID: installID, limit: 200).map(ViewModels.delivery)
+        data["events"] = try await storage.events(installID: installID, limit: 30).map(ViewModels.event)
+        data["live"] = "/installs/\(install.id)/live"
+        return try html("pages/install", data)
+    }
+
+    /// What `fragments/tipjar` and the install page need about the tip jar itself.
+    func tipJarData(_ request: HTTPRequest, install: Install, state: TipJarState) async throws -> [String: Any] {
+        let strings = TipJarStrings.of(install.locale)
+        let disabled = await service.isPurchaseOpen(installID: install.id)
+        return ["install": ViewModels.install(install), "installID": install.id, "t": ViewModels.strings(strings),
+                "hearts": ViewModels.hearts(install.hearts, strings: strings), "csrfToken": await csrfToken(request),
+                "state": ViewModels.state(state, strings: strings, disabled: disabled)]
+    }
+
+    /// The fragments a purchase, restore or poll swaps in: hearts, feedback, ledger.
+    func liveFragments(_ request: HTTPRequest, install: Install, feedback: Feedback?) async throws -> HTTPResponse {
+        let strings = TipJarStrings.of(install.locale)
+        var parts = [try templates.render("fragments/hearts", ["hearts": ViewModels.hearts(install.hearts, strings: strings)])]
+        if let feedback { parts.append(try templates.render("fragments/feedback", ["feedback": feedback.data])) }
+        let ledger = try await storage.ledger(installID: install.id, limit: 200).map(ViewModels.delivery)
+        parts.append(try templates.render("fragments/ledger", ["ledger": ledger]))
+        var response = HTTPResponse.html(parts.joined(separator: "\n"))
+        response.fields["Content-Type"] = "text/html; charset=utf-8"
+        return response
+    }
+
+    func storePage(_ request: HTTPRequest, flash: String? = nil) async throws -> HTTPResponse {
+        var data = await pageData(request, nav: "store")
+        let store = service.store
+        let settings = await store.settings
+        data["settings"] = ViewModels.settings(settings)
+        data["flash"] = flash ?? request.queryValue("flash").flatMap(Self.flashMessages.index(forKey:)).map { Self.flashMessages[$0].value }
+        data["catalogModes"] = ViewModels.choices(StoreSettings.CatalogMode.allCases.map { ($0.rawValue, $0.rawValue) }, selected: settings.catalog.rawValue)
+        data["purchaseOutcomes"] = ViewModels.choices(StoreSettings.PurchaseOutcome.allCases.map { ($0.rawValue, $0.rawValue) },
+                                                      selected: settings.purchaseOutcome.rawValue)
+        data["purchaseErrors"] = ViewModels.choices(StoreKitError.allCases.map { ($0.rawValue, $0.rawValue) }, selected: settings.purchaseError.rawValue)
+        data["failLoadProducts"] = ViewModels.failureChoices(StoreKitError.self, selected: settings.failures.loadProducts)
+        data["failPurchase"] = ViewModels.failureChoices(StoreKitError.self, selected: settings.failures.purchase)
+        data["failVerification"] = ViewModels.failureChoices(VerificationError.self, selected: settings.failures.verification)
+        data["failSync"] = ViewModels.failureChoices(StoreKitError.self, selected: settings.failures.sync)
+        data["reemitChoices"] = ViewModels.choices((0...3).map { ("\($0)", $0 == 0 ? "never" : "\($0) time\($0 == 1 ? "" : "s")") },
+                                                   selected: "\(settings.listenerReemits)")
+        if settings.catalog == .mismatch {
+            data["mismatch"] = true
+            data["askedIDs"] = service.catalog.tips.map(\.productID).joined(separator: ", ")
+            data["heldIDs"] = await store.storeProductIDs.joined(separator: ", ")
+        }
+        data["pending"] = try await storage.pendingTransactions().map { stored -> [String: Any] in
+            ["transactionID": String(stored.transaction.id), "installID": stored.installID,
+             "installShort": ViewModels.shortID(stored.installID), "productID": stored.transaction.productID]
+        }
+        data["transactions"] = try await storage.recentTransactions(limit: 50).map { stored -> [String: Any] in
+            ["transactionID": String(stored.transaction.id), "installID": stored.installID,
+             "installShort": ViewModels.shortID(stored.installID), "productID": stored.transaction.productID,
+             "status": stored.status.rawValue, "isRevoked": stored.transaction.isRevoked, "isExternal": stored.isExternal,
+             "isFinished": stored.isFinished, "canRefund": stored.status == .purchased && !stored.transaction.isRevoked]
+        }
+        data["productIDs"] = service.catalog.products.map(\.productID)
+        return try html("pages/store", data)
+    }
+
+    static let flashMessages = [
+        "saved": "Store settings saved.",
+        "approved": "Approved: the transaction went to the install's listener (or waits for its next launch).",
+        "declined": "Declined: nothing was recorded.",
+        "refunded": "Refunded: the revoked transaction went to the install's listener (or waits for its next launch).",
+        "external": "Purchased outside the app: delivered to the install's listener (or waits for its next launch).",
+    ]
+
+    func catalogPage(_ request: HTTPRequest) async throws -> HTTPResponse {
+        var data = await pageData(request, nav: "catalog")
+        let catalog = service.catalog
+        let storefronts = Self.storefrontChoices(catalog).compactMap { Storefront.named($0.value) }
+        data["identifier"] = catalog.identifier
+        data["formatVersion"] = catalog.formatVersion.description
+        data["defaultStorefront"] = catalog.defaultStorefront.countryCode
+        data["localeHeaders"] = AppLocale.allCases.map(\.rawValue)
+        data["storefrontHeaders"] = storefronts.map(\.countryCode)
+        data["tips"] = catalog.tips.map { entry -> [String: Any] in
+            let tier = catalog.tier(of: entry)
+            return ["productID": entry.productID, "emoji": tier?.emoji ?? "💝", "tierName": tier?.rawValue ?? "other",
+                    "names": AppLocale.allCases.map { catalog.displayName(of: entry, locale: $0.identifier) },
+                    "prices": storefronts.map { $0.displayPrice(entry.price) }]
+        }
+        data["nonTips"] = catalog.nonTips.map { ["productID": $0.productID, "type": $0.type.rawValue] }
+        data["previews"] = [(AppLocale.en, Storefront.usa), (.ptBR, Storefront.bra)].map { locale, storefront -> [String: Any] in
+            let products = catalog.tips.map { service.store.product(for: $0, storefront: storefront, locale: locale) }
+            return ["title": "\(locale.rawValue) · \(storefront.countryCode)", "lang": locale.rawValue,
+                    "offers": TipJarService.offers(from: products, catalog: catalog).map { ViewModels.tile($0) }]
+        }
+        return try html("pages/catalog", data)
+    }
+}

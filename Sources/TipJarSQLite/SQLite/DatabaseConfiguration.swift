@@ -1,0 +1,60 @@
+/// How a ``DatabaseQueue`` opens and configures its connection.
+///
+/// Applied on open, after the file passed validation (see ``DatabaseQueue/init(path:configuration:)``):
+/// `PRAGMA journal_mode=WAL` (<https://www.sqlite.org/wal.html>), `PRAGMA foreign_keys=ON`,
+/// `sqlite3_busy_timeout`, and `PRAGMA synchronous` (<https://www.sqlite.org/pragma.html#pragma_synchronous>).
+public struct DatabaseConfiguration: Sendable {
+    /// What a committed transaction survives.
+    public enum Durability: Sendable, Hashable {
+        /// `PRAGMA synchronous=FULL`: the WAL is fsynced at every COMMIT, so a committed
+        /// tip survives power loss / an OS crash. The default.
+        case full
+        /// `PRAGMA synchronous=NORMAL`: a committed transaction survives a crash of the
+        /// process, but the last transactions may roll back after power loss or an OS
+        /// crash (the database stays consistent).
+        case normal
+
+        var pragmaValue: String {
+            switch self {
+            case .full: "FULL"
+            case .normal: "NORMAL"
+            }
+        }
+    }
+
+    /// Durability of commits. Default ``Durability/full``.
+    public var durability: Durability
+    /// How long a statement waits for another connection's lock before failing with
+    /// `SQLITE_BUSY` (`sqlite3_busy_timeout`). Default 5 seconds.
+    public var busyTimeout: Duration
+    /// Open with `SQLITE_OPEN_READONLY`: no pragma that writes is run, writes fail with
+    /// `SQLITE_READONLY`, and the read-only-file check is skipped. Default `false`.
+    public var readOnly: Bool
+    /// Group commit: `write` calls that arrive while another write is running are
+    /// batched into one `BEGIN IMMEDIATE … COMMIT`, each in its own SAVEPOINT (a failing
+    /// closure undoes only its own work). Every batched caller resumes only after the
+    /// shared COMMIT succeeded (or receives the COMMIT error). Default `false`.
+    public var groupCommit: Bool
+
+    /// Creates a configuration.
+    /// - Parameters:
+    ///   - durability: Default ``Durability/full``.
+    ///   - busyTimeout: Default 5 seconds; clamped to 0…`Int32.max` milliseconds.
+    ///   - readOnly: Default `false`.
+    ///   - groupCommit: Default `false`.
+    public init(durability: Durability = .full, busyTimeout: Duration = .seconds(5), readOnly: Bool = false, groupCommit: Bool = false) {
+        self.durability = durability
+        self.busyTimeout = busyTimeout
+        self.readOnly = readOnly
+        self.groupCommit = groupCommit
+    }
+
+    /// The busy timeout in whole milliseconds, as `sqlite3_busy_timeout` expects.
+    var busyTimeoutMilliseconds: Int32 {
+        let (seconds, attoseconds) = busyTimeout.components
+        let milliseconds = seconds.multipliedReportingOverflow(by: 1000)
+        if milliseconds.overflow || seconds < 0 { return seconds < 0 ? 0 : Int32.max }
+        let total = milliseconds.partialValue + attoseconds / 1_000_000_000_000_000
+        return Int32(clamping: max(0, total))
+    }
+}

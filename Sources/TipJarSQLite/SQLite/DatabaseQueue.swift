@@ -1,0 +1,257 @@
+import CSQLite
+import Dispatch
+import Synchronization
+
+/// The single serializing owner of one SQLite connection (GRDB's `DatabaseQueue` shape).
+///
+/// All database access happens on a private serial `DispatchQueue`. The async
+/// ``read(_:)`` / ``write(_:)`` suspend on a checked continuation and never block the
+/// Swift cooperative thread pool; ``readSync(_:)`` / ``writeSync(_:)`` block the caller
+/// and are meant for start-up and tests.
+///
+/// `@unchecked Sendable` because the non-`Sendable` ``Database`` it owns is only touched on
+/// `queue` (every access goes through `queue.async`/`queue.sync`), and the group-commit
+/// pending list is protected by a `Mutex`. The other stored properties are immutable.
+public final class DatabaseQueue: @unchecked Sendable {
+    /// The database file path.
+    public let path: String
+    /// The configuration used on open.
+    public let configuration: DatabaseConfiguration
+    private let queue: DispatchQueue
+    /// Only accessed on `queue`.
+    private var database: Database?
+    private let pendingWrites = Mutex<[WriteJob]>([])
+
+    /// Validates then opens and configures the database at `path`.
+    ///
+    /// Before any write or modifying pragma, the file is validated (see
+    /// `DatabaseFileGuard`: header, `-wal` header/first frame, read-only
+    /// `PRAGMA quick_check`, WAL identity stamp, writability). Then, on a read-write
+    /// connection: `sqlite3_busy_timeout`, identity stamp (random `PRAGMA user_version`)
+    /// if none, `PRAGMA journal_mode=WAL` (answer must be `wal`), `PRAGMA foreign_keys=ON`,
+    /// `PRAGMA synchronous=FULL|NORMAL`.
+    /// - Parameters:
+    ///   - path: The database file; created if missing (unless read-only).
+    ///   - configuration: Durability, busy timeout, read-only, group commit.
+    /// - Throws: ``DatabaseError`` naming the file: `SQLITE_NOTADB` (not a database, foreign
+    ///   or invalid `-wal`), `SQLITE_CORRUPT` (truncated, quick_check failed),
+    ///   `SQLITE_READONLY` (file or folder read-only), `SQLITE_CANTOPEN`, or a pragma error.
+    public init(path: String, configuration: DatabaseConfiguration = DatabaseConfiguration()) throws {
+        self.path = path
+        self.configuration = configuration
+        self.queue = DispatchQueue(label: "TipJarSQLite.DatabaseQueue")
+        _ = try DatabaseFileGuard.validate(path: path, readOnly: configuration.readOnly)
+        let flags = configuration.readOnly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
+        let db = try Database(path: path, flags: flags)
+        do {
+            try Self.configure(db, configuration)
+        } catch {
+            try? db.close()
+            throw error
+        }
+        self.database = db
+    }
+
+    private static func configure(_ db: Database, _ configuration: DatabaseConfiguration) throws {
+        let connection = try db.connection()
+        let code = sqlite3_busy_timeout(connection, configuration.busyTimeoutMilliseconds)
+        guard code == SQLITE_OK else { throw DatabaseError.fromConnection(connection, code: code, path: db.path) }
+        if !configuration.readOnly {
+            // Stamp before switching to WAL, so a new database file carries it in its header.
+            if try db.fetchValue(sql: "PRAGMA user_version", as: Int64.self) == 0 {
+                try db.execute(sql: "PRAGMA user_version = \(Int32.random(in: 1...Int32.max))")
+            }
+            let mode = try db.fetchValue(sql: "PRAGMA journal_mode=WAL", as: String.self)
+            guard mode?.lowercased() == "wal" else {
+                throw DatabaseError(extendedResultCode: SQLITE_ERROR, message: "cannot enable WAL on \(db.path): journal_mode is \(mode ?? "unknown")", path: db.path)
+            }
+        }
+        try db.execute(sql: "PRAGMA foreign_keys = ON")
+        try db.execute(sql: "PRAGMA synchronous = \(configuration.durability.pragmaValue)")
+    }
+
+    // MARK: Async access
+
+    /// Runs `body` on the serial queue inside a read-only transaction
+    /// (`PRAGMA query_only=ON`, `BEGIN DEFERRED` … `COMMIT`), for a consistent snapshot.
+    /// - Parameter body: Receives the connection; must not let it escape.
+    /// - Returns: What `body` returns.
+    /// - Throws: What `body` throws; ``DatabaseError`` `SQLITE_READONLY` if `body` writes,
+    ///   `SQLITE_MISUSE` after ``close()``.
+    public func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            queue.async { continuation.resume(with: Result { try self.performRead(body) }) }
+        }
+    }
+
+    /// Runs `body` on the serial queue inside `BEGIN IMMEDIATE` … `COMMIT`, rolling back
+    /// if it throws. Returns only after COMMIT succeeded. With
+    /// ``DatabaseConfiguration/groupCommit``, concurrent calls may share one transaction,
+    /// each in its own SAVEPOINT.
+    /// - Parameter body: Receives the connection; must not let it escape, COMMIT nor ROLLBACK.
+    /// - Returns: What `body` returns, once its changes are committed.
+    /// - Throws: What `body` throws (its changes rolled back); ``DatabaseError``
+    ///   `SQLITE_BUSY` if another connection holds the write lock past the busy timeout,
+    ///   `SQLITE_FULL`, `SQLITE_READONLY`, `SQLITE_IOERR`, or the COMMIT error.
+    public func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            guard configuration.groupCommit else {
+                queue.async { continuation.resume(with: Result { try self.performWrite(body) }) }
+                return
+            }
+            let box = ResultBox<T>()
+            let job = WriteJob(
+                run: { db in
+                    box.result = Result { try body(db) }
+                    if case .failure = box.result { return false }
+                    return true
+                },
+                finish: { error in
+                    if let error { continuation.resume(throwing: error) } else { continuation.resume(with: box.result!) }
+                })
+            pendingWrites.withLock { $0.append(job) }
+            queue.async { self.drainPendingWrites() }
+        }
+    }
+
+    // MARK: Sync access
+
+    /// Like ``read(_:)``, blocking the calling thread. For start-up and tests; never call it
+    /// from the queue itself (precondition) nor from an async context that must not block.
+    public func readSync<T>(_ body: (Database) throws -> T) throws -> T {
+        dispatchPrecondition(condition: .notOnQueue(queue))
+        return try queue.sync { try performRead(body) }
+    }
+
+    /// Like ``write(_:)``, blocking the calling thread (never batched). For start-up and tests.
+    public func writeSync<T>(_ body: (Database) throws -> T) throws -> T {
+        dispatchPrecondition(condition: .notOnQueue(queue))
+        return try queue.sync { try performWrite(body) }
+    }
+
+    /// Finalizes cached statements and closes the connection (`sqlite3_close_v2`), after
+    /// every previously scheduled read/write ran. Later calls throw `SQLITE_MISUSE`. Idempotent.
+    /// - Throws: ``DatabaseError`` if `sqlite3_close_v2` fails.
+    public func close() throws {
+        dispatchPrecondition(condition: .notOnQueue(queue))
+        try queue.sync {
+            defer { database = nil }
+            try database?.close()
+        }
+    }
+
+    // MARK: On-queue implementation
+
+    private func openDatabase() throws -> Database {
+        guard let database else {
+            throw DatabaseError(extendedResultCode: SQLITE_MISUSE, message: "database \(path) is closed", path: path)
+        }
+        return database
+    }
+
+    private func performRead<T>(_ body: (Database) throws -> T) throws -> T {
+        let db = try openDatabase()
+        try db.execute(sql: "PRAGMA query_only = ON")
+        defer { try? db.execute(sql: "PRAGMA query_only = OFF") }
+        try db.execute(sql: "BEGIN DEFERRED")
+        do {
+            let result = try body(db)
+            try db.execute(sql: "COMMIT")
+            return result
+        } catch {
+            db.rollbackIgnoringErrors()
+            throw error
+        }
+    }
+
+    private func performWrite<T>(_ body: (Database) throws -> T) throws -> T {
+        let db = try openDatabase()
+        try db.execute(sql: "BEGIN IMMEDIATE")
+        do {
+            let result = try body(db)
+            try requireOpenTransaction(db)
+            try db.execute(sql: "COMMIT")
+            return result
+        } catch {
+            db.rollbackIgnoringErrors()
+            throw error
+        }
+    }
+
+    private func requireOpenTransaction(_ db: Database) throws {
+        guard db.isInsideTransaction else {
+            throw DatabaseError(extendedResultCode: SQLITE_MISUSE, message: "the write closure ended the transaction itself (COMMIT/ROLLBACK or an error that made SQLite roll back)", path: path)
+        }
+    }
+
+    /// Group commit: runs every pending job in one transaction, each in a SAVEPOINT.
+    private func drainPendingWrites() {
+        var jobs = pendingWrites.withLock { pending in
+            defer { pending.removeAll() }
+            return pending
+        }
+        guard !jobs.isEmpty else { return } // an earlier drain took them
+        let db: Database
+        do { db = try openDatabase() } catch {
+            jobs.forEach { $0.finish(error) }
+            return
+        }
+        while !jobs.isEmpty {
+            do {
+                try db.execute(sql: "BEGIN IMMEDIATE")
+            } catch {
+                jobs.forEach { $0.finish(error) }
+                return
+            }
+            var succeeded: [WriteJob] = []
+            var failed: [WriteJob] = []
+            var transactionLost: Error?
+            while !jobs.isEmpty, transactionLost == nil {
+                let job = jobs.removeFirst()
+                let ok: Bool
+                do {
+                    try db.inSavepoint { () throws -> Void in
+                        if !job.run(db) { throw ClosureFailed() }
+                    }
+                    ok = true
+                } catch {
+                    ok = false
+                }
+                if ok { succeeded.append(job) } else { failed.append(job) }
+                if !db.isInsideTransaction {
+                    // SQLite rolled back the whole transaction (e.g. SQLITE_FULL): the
+                    // earlier jobs' work is gone too.
+                    transactionLost = DatabaseError(extendedResultCode: SQLITE_ABORT, message: "group-committed write was rolled back because another write in the same transaction failed", path: path)
+                }
+            }
+            failed.forEach { $0.finish(nil) } // they report their own error; their work was undone
+            if let transactionLost {
+                succeeded.forEach { $0.finish(transactionLost) }
+                continue
+            }
+            do {
+                try db.execute(sql: "COMMIT")
+                succeeded.forEach { $0.finish(nil) }
+            } catch {
+                db.rollbackIgnoringErrors()
+                succeeded.forEach { $0.finish(error) }
+            }
+        }
+    }
+}
+
+/// Makes `inSavepoint` roll back a job whose closure threw (its error is in its ResultBox).
+private struct ClosureFailed: Error {}
+
+/// A type-erased batched write. `run` and `finish` only run on the database queue.
+private struct WriteJob: @unchecked Sendable {
+    /// Runs the closure, stores its result; returns `false` if it threw.
+    let run: (Database) -> Bool
+    /// Resumes the caller: with the stored result, or with `error` if the commit failed.
+    let finish: (Error?) -> Void
+}
+
+/// Holds one batched write's result between `run` and `finish` (both on the database queue).
+private final class ResultBox<T>: @unchecked Sendable {
+    var result: Result<T, Error>?
+}

@@ -1,0 +1,112 @@
+import Foundation
+import TipJar
+
+/// The `tipjar` commands: `serve` and `check-storekit`. Usage errors exit 64 (`EX_USAGE`,
+/// sysexits.h), a bad `.storekit` file exits 1.
+enum CommandLineTool {
+    static let usage = """
+        USAGE: tipjar <command> [options]
+
+        Simulates a StoreKit 2 tip jar end to end and serves its admin dashboard.
+
+        COMMANDS:
+          serve             Serve the dashboard (default http://127.0.0.1:8080).
+          check-storekit    Load a .storekit file exactly as serve would and list its tips.
+
+        Run 'tipjar <command> --help' for the options of a command.
+        """
+
+    static func run(_ arguments: [String]) async -> Int32 {
+        guard let command = arguments.first else {
+            printError(usage)
+            return 64
+        }
+        let rest = Array(arguments.dropFirst())
+        switch command {
+        case "--help", "-h", "help":
+            print(usage)
+            return 0
+        case "serve":
+            if rest.contains("--help") || rest.contains("-h") {
+                print(ServeCommand.usage)
+                return 0
+            }
+            do {
+                return try await ServeCommand(arguments: rest).run()
+            } catch let error as UsageError {
+                printError("error: \(error.message)\n\n\(ServeCommand.usage)")
+                return 64
+            } catch {
+                printError("error: \(error)")
+                return 1
+            }
+        case "check-storekit":
+            if rest.contains("--help") || rest.contains("-h") {
+                print(CheckStoreKitCommand.usage)
+                return 0
+            }
+            do {
+                return try CheckStoreKitCommand(arguments: rest).run()
+            } catch let error as UsageError {
+                printError("error: \(error.message)\n\n\(CheckStoreKitCommand.usage)")
+                return 64
+            } catch {
+                printError("error: \(error)")
+                return 1
+            }
+        default:
+            printError("error: unknown command '\(command)'\n\n\(usage)")
+            return 64
+        }
+    }
+}
+
+/// A command line that does not parse.
+struct UsageError: Error {
+    var message: String
+}
+
+/// Reads `--name value` options and positional arguments.
+struct ArgumentReader {
+    private(set) var options: [String: String] = [:]
+    private(set) var flags: Set<String> = []
+    private(set) var positional: [String] = []
+
+    /// - Parameters:
+    ///   - arguments: The words after the command.
+    ///   - valued: Option names that take a value.
+    ///   - flags: Option names that take none.
+    /// - Throws: `UsageError` for an unknown option or a missing value.
+    init(_ arguments: [String], valued: Set<String>, flags flagNames: Set<String> = []) throws {
+        var index = 0
+        while index < arguments.count {
+            let word = arguments[index]
+            if word.hasPrefix("--") {
+                var name = word, value: String?
+                if let equals = word.firstIndex(of: "=") {
+                    name = String(word[..<equals])
+                    value = String(word[word.index(after: equals)...])
+                }
+                if flagNames.contains(name), value == nil {
+                    flags.insert(name)
+                } else if valued.contains(name) {
+                    if value == nil {
+                        index += 1
+                        guard index < arguments.count else { throw UsageError(message: "\(name) needs a value") }
+                        value = arguments[index]
+                    }
+                    options[name] = value
+                } else {
+                    throw UsageError(message: "unknown option '\(name)'")
+                }
+            } else {
+                positional.append(word)
+            }
+            index += 1
+        }
+    }
+}
+
+func printError(_ text: String) {
+    FileHandle.standardError.write(Data((text + "\n").utf8))
+}

@@ -1,0 +1,136 @@
+import Dispatch
+import Foundation
+import HTTPServer
+import TipJar
+import TipJarDashboard
+import TipJarSQLite
+
+/// `tipjar serve`: opens the SQLite file (creating it on first start), loads the catalog, and
+/// serves the dashboard until SIGINT or SIGTERM, then shuts down gracefully: stop accepting,
+/// finish in-flight requests (bounded wait), close the database, exit 0.
+struct ServeCommand {
+    static let usage = """
+        USAGE: tipjar serve [options]
+
+        Serves the Tip Jar Dashboard. On first start it creates the SQLite file and loads the
+        shipped catalog (TipProducts.storekit).
+
+        OPTIONS:
+          --host ADDRESS          Address to bind (default: 127.0.0.1). A non-loopback address
+                                  needs --admin-token.
+          --port N                TCP port, 0 for any free port (default: 8080).
+          --database PATH         SQLite file (default: ./tipjar.sqlite3).
+          --storekit PATH         Xcode StoreKit configuration file to load instead of the
+                                  shipped catalog.
+          --durability full|normal
+                                  full (default): PRAGMA synchronous=FULL, an acknowledged tip
+                                  survives power loss. normal: survives a crash of the
+                                  process, not of the machine; faster.
+          --admin-token TOKEN     Required to bind a non-loopback address: at least 32 hex
+                                  digits (128 bits). Scripts send Authorization: Bearer TOKEN;
+                                  browsers open the printed ?token= link once.
+          --reload-templates      Re-read Templates/ on every request (for template editing).
+          --templates DIR         Templates folder (default: the package's Templates/).
+          --public DIR            Static files folder (default: the package's Public/).
+          -h, --help              Show this help.
+        """
+
+    var host = "127.0.0.1"
+    var port = 8080
+    var database = "./tipjar.sqlite3"
+    var storekit: String?
+    var durability = DatabaseConfiguration.Durability.full
+    var adminToken: String?
+    var reloadTemplates = false
+    var templates: URL
+    var publicDirectory: URL
+
+    /// The package root, found from this file's path at build time, so `swift run tipjar serve`
+    /// finds `Templates/` and `Public/` from any folder.
+    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    init(arguments: [String]) throws {
+        let reader = try ArgumentReader(arguments, valued: ["--host", "--port", "--database", "--storekit", "--durability",
+                                                            "--admin-token", "--templates", "--public"],
+                                        flags: ["--reload-templates"])
+        guard reader.positional.isEmpty else { throw UsageError(message: "unexpected argument '\(reader.positional[0])'") }
+        host = reader.options["--host"] ?? host
+        if let text = reader.options["--port"] {
+            guard let value = Int(text), (0...65_535).contains(value) else { throw UsageError(message: "--port must be 0...65535") }
+            port = value
+        }
+        database = reader.options["--database"] ?? database
+        storekit = reader.options["--storekit"]
+        if let text = reader.options["--durability"] {
+            switch text {
+            case "full": durability = .full
+            case "normal": durability = .normal
+            default: throw UsageError(message: "--durability must be full or normal")
+            }
+        }
+        adminToken = reader.options["--admin-token"]
+        if let token = adminToken, token.count < 32 || !token.allSatisfy(\.isHexDigit) {
+            throw UsageError(message: "--admin-token must be at least 32 hex digits (128 bits)")
+        }
+        if !Self.isLoopback(host), adminToken == nil {
+            throw UsageError(message: "binding to \(host) (not loopback) requires --admin-token")
+        }
+        reloadTemplates = reader.flags.contains("--reload-templates")
+        templates = reader.options["--templates"].map { URL(fileURLWithPath: $0) } ?? Self.packageRoot.appendingPathComponent("Templates")
+        publicDirectory = reader.options["--public"].map { URL(fileURLWithPath: $0) } ?? Self.packageRoot.appendingPathComponent("Public")
+    }
+
+    static func isLoopback(_ host: String) -> Bool {
+        host == "localhost" || host == "::1" || host == "[::1]" || host.hasPrefix("127.")
+    }
+
+    func run() async throws -> Int32 {
+        let catalog: Catalog
+        do {
+            catalog = try storekit.map { try Catalog.load(contentsOf: URL(fileURLWithPath: $0)) } ?? Catalog.shipped()
+        } catch let error as CatalogError {
+            printError("tipjar: cannot load the catalog: \(error.description)")
+            return 1
+        }
+        let storage: SQLiteTipJarStorage
+        do {
+            storage = try SQLiteTipJarStorage(path: database, configuration: DatabaseConfiguration(durability: durability))
+        } catch {
+            printError("tipjar: cannot open the database \(database): \(error)")
+            return 1
+        }
+        let environment = TipJarEnvironment.live
+        let store = try await SimulatedStore(catalog: catalog, storage: storage, environment: environment)
+        let service = TipJarService(store: store, storage: storage, environment: environment)
+        let catalogName = storekit.map { URL(fileURLWithPath: $0).lastPathComponent } ?? Catalog.shippedFileName
+        let dashboard = try Dashboard(service: service, storage: storage,
+                                      configuration: DashboardConfiguration(templatesDirectory: templates, publicDirectory: publicDirectory,
+                                                                            reloadTemplates: reloadTemplates, adminToken: adminToken,
+                                                                            catalogName: catalogName),
+                                      log: environment.log)
+        let server = HTTPServer(configuration: HTTPServerConfiguration(host: host, port: port), responder: dashboard,
+                                accessLog: { entry in FileHandle.standardError.write(Data("\(entry)\n".utf8)) })
+        let boundPort = try server.start()
+        let shownHost = host.contains(":") ? "[\(host)]" : host
+        var address = "http://\(shownHost):\(boundPort)/"
+        if let adminToken { address += "?token=\(adminToken)" }
+        FileHandle.standardOutput.write(Data("Tip Jar Dashboard serving \(catalogName) on \(address) (database \(database), durability \(durability))\n".utf8))
+        let signals = Self.installSignalHandlers { await server.shutdown(timeout: .seconds(10)) }
+        await server.waitUntilStopped()
+        _ = signals
+        try? storage.queue.close()
+        printError("tipjar: stopped cleanly")
+        return 0
+    }
+
+    /// SIGINT and SIGTERM start a graceful shutdown instead of killing the process.
+    static func installSignalHandlers(_ shutdown: @escaping @Sendable () async -> Void) -> [any DispatchSourceSignal] {
+        [SIGINT, SIGTERM].map { number in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { Task { await shutdown() } }
+            source.resume()
+            return source
+        }
+    }
+}

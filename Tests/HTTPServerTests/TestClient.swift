@@ -1,0 +1,71 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+@testable import HTTPServer
+
+/// A raw blocking TCP client for integration tests. Blocking I/O runs on its own thread so the
+/// Swift concurrency pool stays free for the server's responders.
+enum TestClient {
+    static func onThread<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
+        await withCheckedContinuation { continuation in
+            Thread.detachNewThread { continuation.resume(returning: body()) }
+        }
+    }
+
+    /// Connects to 127.0.0.1:port (or `host`) with a receive timeout; returns the fd.
+    static func connect(port: Int, host: String = "127.0.0.1", timeoutMs: Int = 3000) -> Int32 {
+        let v6 = host.contains(":")
+        let fd = socket(v6 ? AF_INET6 : AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var tv = timeval(tv_sec: timeoutMs / 1000, tv_usec: Int((timeoutMs % 1000) * 1000))
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+        var result: Int32
+        if v6 {
+            var addr = sockaddr_in6()
+            addr.sin6_family = sa_family_t(AF_INET6)
+            addr.sin6_port = in_port_t(UInt16(port).bigEndian)
+            inet_pton(AF_INET6, host, &addr.sin6_addr)
+            result = withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in6>.size)) } }
+        } else {
+            var addr = sockaddr_in()
+            addr.sin_family = sa_family_t(AF_INET)
+            addr.sin_port = in_port_t(UInt16(port).bigEndian)
+            inet_pton(AF_INET, host, &addr.sin_addr)
+            result = withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+        }
+        if result != 0 { close(fd); return -1 }
+        return fd
+    }
+
+    static func send(_ fd: Int32, _ text: String) {
+        var bytes = Array(text.utf8)
+        _ = bytes.withUnsafeMutableBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+    }
+
+    /// Reads until the peer closes or the receive timeout passes; `closed` tells which.
+    static func readAll(_ fd: Int32) -> (text: String, closed: Bool) {
+        var data: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if n > 0 { data += buffer[0..<n]; continue }
+            return (String(decoding: data, as: UTF8.self), n == 0)
+        }
+    }
+
+    /// One exchange on a fresh connection: send `text`, read until close or timeout.
+    static func exchange(port: Int, _ text: String, timeoutMs: Int = 3000) async -> (text: String, closed: Bool) {
+        await onThread {
+            let fd = connect(port: port, timeoutMs: timeoutMs)
+            guard fd >= 0 else { return ("", true) }
+            defer { close(fd) }
+            send(fd, text)
+            return readAll(fd)
+        }
+    }
+
+    /// Status codes of every response in `text`, in order.
+    static func statuses(_ text: String) -> [Int] {
+        text.components(separatedBy: "HTTP/1.1 ").dropFirst().compactMap { Int($0.prefix(3)) }
+    }
+}

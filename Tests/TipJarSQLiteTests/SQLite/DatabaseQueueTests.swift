@@ -1,0 +1,134 @@
+import CSQLite
+import Foundation
+import Testing
+@testable import TipJarSQLite
+
+@Suite("DatabaseQueue")
+struct DatabaseQueueTests {
+    @Test("Opening applies WAL, foreign keys, busy timeout and the configured durability")
+    func openingConfiguresConnection() throws {
+        let folder = try SQLiteTemporaryFolder()
+        for (durability, expected) in [(DatabaseConfiguration.Durability.full, Int64(2)), (.normal, 1)] {
+            let queue = try DatabaseQueue(path: folder.path("\(expected).sqlite"), configuration: .init(durability: durability))
+            try queue.readSync { db throws in
+                #expect(try db.fetchValue(sql: "PRAGMA journal_mode", as: String.self) == "wal")
+                #expect(try db.fetchValue(sql: "PRAGMA synchronous", as: Int64.self) == expected)
+                #expect(try db.fetchValue(sql: "PRAGMA foreign_keys", as: Int64.self) == 1)
+                #expect(try db.fetchValue(sql: "PRAGMA busy_timeout", as: Int64.self) == 5000)
+                #expect(try db.fetchValue(sql: "PRAGMA user_version", as: Int64.self) != 0) // identity stamp
+            }
+            try queue.close()
+        }
+    }
+
+    @Test("write commits before returning; a throwing write rolls back everything it did")
+    func writeCommitsOrRollsBack() async throws {
+        let folder = try SQLiteTemporaryFolder()
+        let queue = try DatabaseQueue(path: folder.path("db.sqlite"))
+        try await queue.write { db in try db.execute(sql: "CREATE TABLE tips(cents INTEGER NOT NULL)") }
+        let id = try await queue.write { db throws in
+            try db.execute(sql: "INSERT INTO tips(cents) VALUES (?)", arguments: [299])
+            return db.lastInsertedRowID
+        }
+        #expect(id == 1)
+        await #expect(throws: DatabaseError.self) {
+            try await queue.write { db throws in
+                try db.execute(sql: "INSERT INTO tips(cents) VALUES (?)", arguments: [499])
+                try db.execute(sql: "INSERT INTO tips(cents) VALUES (?)", arguments: [nil])
+            }
+        }
+        // A second connection sees the committed row only.
+        let other = try DatabaseQueue(path: folder.path("db.sqlite"))
+        #expect(try await other.read { try $0.fetchAll(sql: "SELECT cents FROM tips") { try $0.value(at: 0, as: Int64.self) } } == [299])
+        #expect(throws: DatabaseError.self) { try other.readSync { try $0.execute(sql: "DELETE FROM tips") } } // query_only
+    }
+
+    @Test("Disk full (max_page_count) throws isFull, rolls back, and the next write succeeds once space is back")
+    func diskFullRollsBack() throws {
+        let folder = try SQLiteTemporaryFolder()
+        let queue = try DatabaseQueue(path: folder.path("db.sqlite"))
+        try queue.writeSync { db in try db.execute(sql: "CREATE TABLE t(payload BLOB)") }
+        try queue.writeSync { db throws in
+            let pages = try db.fetchValue(sql: "PRAGMA page_count", as: Int64.self) ?? 0
+            _ = try db.fetchValue(sql: "PRAGMA max_page_count = \(pages)", as: Int64.self)
+        }
+        let error = expectSQLiteError {
+            try queue.writeSync { db throws in
+                try db.execute(sql: "INSERT INTO t VALUES (?)", arguments: [[UInt8](repeating: 1, count: 10)])
+                try db.execute(sql: "INSERT INTO t VALUES (?)", arguments: [[UInt8](repeating: 1, count: 200_000)])
+            }
+        }
+        #expect(error?.isFull == true)
+        #expect(try queue.readSync { try $0.fetchValue(sql: "SELECT COUNT(*) FROM t", as: Int64.self) } == 0)
+        try queue.writeSync { db throws in
+            _ = try db.fetchValue(sql: "PRAGMA max_page_count = 1000000", as: Int64.self)
+            try db.execute(sql: "INSERT INTO t VALUES (?)", arguments: [[UInt8](repeating: 1, count: 200_000)])
+        }
+        #expect(try queue.readSync { try $0.fetchValue(sql: "SELECT COUNT(*) FROM t", as: Int64.self) } == 1)
+    }
+
+    @Test("A lock held past the busy timeout throws isBusy, writes nothing, and the write succeeds after release")
+    func lockedDatabaseIsBusy() throws {
+        let folder = try SQLiteTemporaryFolder()
+        let path = folder.path("db.sqlite")
+        let queue = try DatabaseQueue(path: path, configuration: .init(busyTimeout: .milliseconds(100)))
+        try queue.writeSync { db in try db.execute(sql: "CREATE TABLE t(x INTEGER)") }
+        let blocker = try Database(path: path, flags: SQLITE_OPEN_READWRITE)
+        try blocker.execute(sql: "BEGIN EXCLUSIVE")
+        let started = ContinuousClock.now
+        let error = expectSQLiteError {
+            try queue.writeSync { db in try db.execute(sql: "INSERT INTO t VALUES (1)") }
+        }
+        #expect(error?.isBusy == true)
+        #expect(ContinuousClock.now - started >= .milliseconds(90))
+        try blocker.execute(sql: "ROLLBACK")
+        #expect(try queue.readSync { try $0.fetchValue(sql: "SELECT COUNT(*) FROM t", as: Int64.self) } == 0)
+        try queue.writeSync { db in try db.execute(sql: "INSERT INTO t VALUES (1)") }
+        #expect(try blocker.fetchValue(sql: "SELECT COUNT(*) FROM t", as: Int64.self) == 1)
+        try blocker.close()
+    }
+
+    @Test("Group commit: concurrent writes all commit; a failing write undoes only its own work")
+    func groupCommitIsolatesFailures() async throws {
+        let folder = try SQLiteTemporaryFolder()
+        let queue = try DatabaseQueue(path: folder.path("db.sqlite"), configuration: .init(groupCommit: true))
+        try await queue.write { db in try db.execute(sql: "CREATE TABLE t(x INTEGER NOT NULL)") }
+        let outcomes = await withTaskGroup(of: (Int, Bool).self) { group in
+            for i in 0..<200 {
+                group.addTask {
+                    do {
+                        try await queue.write { db throws in
+                            try db.execute(sql: "INSERT INTO t VALUES (?)", arguments: [i])
+                            if i % 10 == 3 { try db.execute(sql: "INSERT INTO t VALUES (NULL)") } // fails
+                        }
+                        return (i, true)
+                    } catch {
+                        return (i, false)
+                    }
+                }
+            }
+            var all: [Int: Bool] = [:]
+            for await (i, ok) in group { all[i] = ok }
+            return all
+        }
+        let stored = try await queue.read { db in try db.fetchAll(sql: "SELECT x FROM t ORDER BY x") { try $0.value(at: 0, as: Int.self) } }
+        let expected = (0..<200).filter { $0 % 10 != 3 }
+        #expect(stored == expected)
+        #expect(outcomes.filter { $0.value }.keys.sorted() == expected)
+    }
+
+    @Test("Closing finalizes statements and later access is refused")
+    func closeIsClean() async throws {
+        let folder = try SQLiteTemporaryFolder()
+        let path = folder.path("db.sqlite")
+        let queue = try DatabaseQueue(path: path)
+        try await queue.write { db throws in
+            try db.execute(sql: "CREATE TABLE t(x)")
+            try db.execute(sql: "INSERT INTO t VALUES (?)", arguments: [1])
+        }
+        try queue.close()
+        #expect(!FileManager.default.fileExists(atPath: path + "-wal")) // clean close checkpoints and removes the WAL
+        await #expect(throws: DatabaseError.self) { try await queue.read { _ in 1 } }
+    }
+}
+
