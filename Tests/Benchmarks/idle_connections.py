@@ -1,0 +1,111 @@
+#!/usr/bin/env python3
+"""Holds N idle HTTP/1.1 keep-alive connections open against 127.0.0.1:PORT (http_bench.sh case 4).
+
+Each connection sends one `GET /app.css` request, reads the whole response, then sends nothing
+more, so the server holds it as an idle keep-alive connection. When all are connected the script
+writes a one-line summary to --ready; it then waits (at most --seconds, or until SIGUSR1/SIGTERM)
+and writes to --report how many connections the server closed meanwhile. Standard library only.
+"""
+import argparse
+import select
+import signal
+import socket
+import sys
+import time
+
+
+def read_response(sock, deadline):
+    """Reads one response with Content-Length; returns (status, ok)."""
+    data = b""
+    while b"\r\n\r\n" not in data:
+        if time.time() > deadline:
+            return 0, False
+        chunk = sock.recv(65536)
+        if not chunk:
+            return 0, False
+        data += chunk
+    head, _, body = data.partition(b"\r\n\r\n")
+    lines = head.split(b"\r\n")
+    status = int(lines[0].split()[1])
+    length = 0
+    for line in lines[1:]:
+        name, _, value = line.partition(b":")
+        if name.strip().lower() == b"content-length":
+            length = int(value.strip())
+    while len(body) < length:
+        if time.time() > deadline:
+            return status, False
+        chunk = sock.recv(65536)
+        if not chunk:
+            return status, False
+        body += chunk
+    return status, True
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--port", type=int, required=True)
+    parser.add_argument("--count", type=int, default=1000)
+    parser.add_argument("--seconds", type=float, default=60)
+    parser.add_argument("--path", default="/app.css")
+    parser.add_argument("--ready", required=True)
+    parser.add_argument("--report", required=True)
+    args = parser.parse_args()
+
+    stop = {"now": False}
+
+    def on_signal(signum, frame):
+        stop["now"] = True
+
+    signal.signal(signal.SIGUSR1, on_signal)
+    signal.signal(signal.SIGTERM, on_signal)
+
+    request = ("GET %s HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n\r\n" % (args.path, args.port)).encode()
+    socks, failures, statuses = [], 0, {}
+    started = time.time()
+    for _ in range(args.count):
+        try:
+            s = socket.create_connection(("127.0.0.1", args.port), timeout=5)
+            s.sendall(request)
+            status, ok = read_response(s, time.time() + 5)
+            statuses[status] = statuses.get(status, 0) + 1
+            if ok:
+                socks.append(s)
+            else:
+                failures += 1
+                s.close()
+        except OSError:
+            failures += 1
+    with open(args.ready, "w") as f:
+        f.write("   idle: %d connections open (%d failed, statuses %s) in %.1f s\n"
+                % (len(socks), failures, statuses, time.time() - started))
+
+    deadline = time.time() + args.seconds
+    poller = select.poll()  # not select(): descriptors above FD_SETSIZE (1024) are expected
+    by_fd = {s.fileno(): s for s in socks}
+    for fd in by_fd:
+        poller.register(fd, select.POLLIN | select.POLLHUP | select.POLLERR)
+    closed = set()
+    while not stop["now"] and time.time() < deadline and len(closed) < len(socks):
+        try:
+            events = poller.poll(200)
+        except InterruptedError:
+            continue
+        for fd, _ in events:
+            try:
+                gone = not by_fd[fd].recv(65536)
+            except OSError:
+                gone = True
+            if gone:
+                closed.add(fd)
+                poller.unregister(fd)
+    held = time.time() - started
+    with open(args.report, "w") as f:
+        f.write("   idle: %d of %d connections still open after %.1f s (%d closed by the server)\n"
+                % (len(socks) - len(closed), len(socks), held, len(closed)))
+    for s in socks:
+        s.close()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,119 @@
+import Foundation
+import Testing
+import TipJar
+@testable import TipJarSQLite
+
+/// DESIGN.md rule 4: every purchase outcome, and the purchase lock.
+@Suite("Purchase outcomes")
+struct PurchaseOutcomeTests {
+    @Test func successVerifiedRecordsFinishesAndAddsAHeart() async throws {
+        let world = try await TestWorld.make()
+        let install = try await world.runningInstall()
+        let report = try await world.service.purchase(productID: TestWorld.coffee, installID: install.id)
+        #expect(report.outcome == .purchased)
+        #expect(report.transactionID == 1)
+        #expect(report.recordOutcome == .counted)
+        #expect(report.hearts == 1)
+        #expect(report.addedHeart)
+        #expect(try await world.storage.transaction(withID: 1)?.isFinished == true)
+    }
+
+    @Test func successUnverifiedIsNotRecordedNorFinished() async throws {
+        let world = try await TestWorld.make(settings: StoreSettings(purchaseOutcome: .unverified))
+        let install = try await world.runningInstall()
+        let report = try await world.service.purchase(productID: TestWorld.coffee, installID: install.id)
+        #expect(report.outcome == .unverified)
+        #expect(report.errorName == "invalidSignature")
+        #expect(report.hearts == 0)
+        #expect(try await world.storage.transaction(withID: 1)?.isFinished == false)
+    }
+
+    @Test(arguments: VerificationError.allCases)
+    func verificationFailureInjectionNamesEachOfTheSixErrors(_ error: VerificationError) async throws {
+        let world = try await TestWorld.make(settings: StoreSettings(failures: .init(verification: error)))
+        let install = try await world.runningInstall()
+        let report = try await world.service.purchase(productID: TestWorld.coffee, installID: install.id)
+        #expect(report.outcome == .unverified)
+        #expect(report.verificationError == error)
+    }
+
+    @Test func userCancelledIsNoErrorAndNoTransaction() async throws {
+        let world = try await TestWorld.make(settings: StoreSettings(purchaseOutcome: .cancelled))
+        let install = try await world.runningInstall()
+        let report = try await world.service.purchase(productID: TestWorld.coffee, installID: install.id)
+        #expect(report.outcome == .cancelled)
+        #expect(report.transactionID == nil)
+        #expect(report.errorName == nil)
+        #expect(await world.service.isPurchaseOpen(installID: install.id) == false)
+    }
+
+    @Test(arguments: [StoreKitError.networkError, .systemError, .notAvailableInStorefront, .notEntitled, .unknown])
+    func thrownStoreErrorIsAFailedReportWithTheLocalizedMessage(_ error: StoreKitError) async throws {
+        let world = try await TestWorld.make(settings: StoreSettings(purchaseOutcome: .failed, purchaseError: error))
+        let install = try await world.runningInstall(locale: .ptBR, storefront: "BRA")
+        let report = try await world.service.purchase(productID: TestWorld.coffee, installID: install.id)
+        #expect(report.outcome == .failed)
+        #expect(report.errorName == error.rawValue)
+        #expect(error.message(locale: .ptBR) != error.message(locale: .en))
+        #expect(try await world.storage.recentTransactions(limit: 10).isEmpty)
+    }
+
+    @Test func pendingThenApprovedIsDeliveredThroughTheListener() async throws {
+        let world = try await TestWorld.make(settings: StoreSettings(purchaseOutcome: .pending))
+        let install = try await world.runningInstall()
+        let report = try await world.service.purchase(productID: TestWorld.snack, installID: install.id)
+        #expect(report.outcome == .pending)
+        #expect(report.transactionID == nil, "a pending purchase has no transaction for the app yet")
+        #expect(try await world.storage.pendingTransactions().map(\.transaction.id) == [1])
+        let delivery = try await world.service.approve(transactionID: 1)
+        #expect(delivery?.path == .listener)
+        #expect(delivery?.outcome == .counted)
+        #expect(try await world.hearts(install.id) == 1)
+        #expect(try await world.storage.pendingTransactions().isEmpty)
+    }
+
+    @Test func pendingThenDeclinedRecordsNothing() async throws {
+        let world = try await TestWorld.make(settings: StoreSettings(purchaseOutcome: .pending))
+        let install = try await world.runningInstall()
+        _ = try await world.service.purchase(productID: TestWorld.snack, installID: install.id)
+        try await world.service.decline(transactionID: 1)
+        #expect(try await world.hearts(install.id) == 0)
+        #expect(try await world.ledgerOutcomes(install.id).isEmpty)
+        await #expect(throws: TipJarError.transactionNotPending(1)) { try await world.service.approve(transactionID: 1) }
+    }
+
+    @Test func secondConcurrentPurchaseForTheSameInstallIsRefused() async throws {
+        let gate = Gate()
+        let world = try await TestWorld.make(settings: StoreSettings(purchaseLatencyMs: 1500), gate: gate)
+        let install = try await world.runningInstall()
+        let other = try await world.runningInstall()
+        let first = Task { try await world.service.purchase(productID: TestWorld.coffee, installID: install.id) }
+        await gate.untilSomeoneWaits()
+        #expect(await world.service.isPurchaseOpen(installID: install.id))
+        await #expect(throws: TipJarError.purchaseInProgress(installID: install.id)) {
+            try await world.service.purchase(productID: TestWorld.lunch, installID: install.id)
+        }
+        let otherPurchase = Task { try await world.service.purchase(productID: TestWorld.lunch, installID: other.id) }
+        await gate.open()
+        #expect(try await first.value.outcome == .purchased)
+        #expect(try await otherPurchase.value.outcome == .purchased, "another install is not blocked")
+        #expect(try await world.hearts(install.id) == 1)
+        #expect(await world.service.isPurchaseOpen(installID: install.id) == false)
+    }
+
+    @Test func unknownProductPurchaseIsRefused() async throws {
+        let world = try await TestWorld.make()
+        let install = try await world.runningInstall()
+        await #expect(throws: TipJarError.unknownProduct("com.example.nope")) {
+            try await world.service.purchase(productID: "com.example.nope", installID: install.id)
+        }
+    }
+
+    @Test func purchaseOnAStoppedInstallLaunchesItFirst() async throws {
+        let world = try await TestWorld.make()
+        let install = try await world.service.createInstall(locale: .en, storefront: nil, legacyHasTipped: true)
+        let report = try await world.service.purchase(productID: TestWorld.coffee, installID: install.id)
+        #expect(report.hearts == 2, "launch migrated the legacy flag, then the tip was counted")
+        #expect(try await world.service.install(install.id).isRunning)
+    }
+}

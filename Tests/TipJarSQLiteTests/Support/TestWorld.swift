@@ -1,0 +1,112 @@
+import Foundation
+import Synchronization
+import TipJar
+@testable import TipJarSQLite
+
+/// A deterministic world for service scenarios: a real SQLite file in a temporary folder, the
+/// shipped catalog, a clock that starts at 2026-09-10T00:00:00Z and ticks one second per reading,
+/// install IDs `install-1`, `install-2`, … and transaction IDs 1, 2, 3, …
+struct TestWorld {
+    let directory: URL
+    let path: String
+    let storage: SQLiteTipJarStorage
+    let store: SimulatedStore
+    let service: TipJarService
+    let logged: LogRecorder
+
+    static let epoch = Date(timeIntervalSince1970: 1_757_462_400)
+
+    static func make(catalog: Catalog? = nil, settings: StoreSettings = .normal, gate: Gate? = nil,
+                     directory: URL? = nil) async throws -> TestWorld {
+        let directory = directory ?? FileManager.default.temporaryDirectory.appendingPathComponent("tipjar-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let path = directory.appendingPathComponent("tipjar.sqlite3").path
+        let storage = try SQLiteTipJarStorage(path: path)
+        let logged = LogRecorder()
+        let environment = TestWorld.environment(gate: gate, log: logged)
+        let store = try await SimulatedStore(catalog: try catalog ?? Catalog.shipped(), storage: storage, environment: environment)
+        if settings != .normal { try await store.update(settings) }
+        return TestWorld(directory: directory, path: path, storage: storage, store: store,
+                         service: TipJarService(store: store, storage: storage, environment: environment), logged: logged)
+    }
+
+    static func environment(gate: Gate?, log: LogRecorder) -> TipJarEnvironment {
+        let ticks = Mutex(0)
+        let installs = Mutex(0)
+        return TipJarEnvironment(
+            now: { epoch.addingTimeInterval(Double(ticks.withLock { $0 += 1; return $0 })) },
+            sleep: { _ in if let gate { await gate.wait() } },
+            makeInstallID: { "install-\(installs.withLock { $0 += 1; return $0 })" },
+            log: { message, metadata in log.append(message, metadata) })
+    }
+
+    /// Reopens the same file with a fresh service, as a restart of the server would.
+    func reopened() async throws -> TestWorld {
+        try storage.queue.close()
+        let storage = try SQLiteTipJarStorage(path: path)
+        let environment = TestWorld.environment(gate: nil, log: logged)
+        let store = try await SimulatedStore(catalog: store.catalog, storage: storage, environment: environment)
+        return TestWorld(directory: directory, path: path, storage: storage, store: store,
+                         service: TipJarService(store: store, storage: storage, environment: environment), logged: logged)
+    }
+
+    /// A running install (created, then launched).
+    func runningInstall(locale: AppLocale = .en, storefront: String = "USA", accountID: String? = nil,
+                        legacyHasTipped: Bool = false) async throws -> Install {
+        let install = try await service.createInstall(locale: locale, storefront: storefront, accountID: accountID,
+                                                      legacyHasTipped: legacyHasTipped)
+        _ = try await service.launch(installID: install.id)
+        return try await service.install(install.id)
+    }
+
+    func hearts(_ installID: String) async throws -> Int { try await service.install(installID).hearts }
+
+    func ledgerOutcomes(_ installID: String) async throws -> [RecordOutcome] {
+        try await storage.ledger(installID: installID, limit: 1000).map(\.outcome)
+    }
+
+    func setSettings(_ change: (inout StoreSettings) -> Void) async throws {
+        var settings = await store.settings
+        change(&settings)
+        try await store.update(settings)
+    }
+
+    static let coffee = "com.example.tipjar.tip.coffee"
+    static let snack = "com.example.tipjar.tip.snack"
+    static let lunch = "com.example.tipjar.tip.lunch"
+}
+
+/// Holds simulated latencies until the test opens it, so "a purchase is open" is a state the test
+/// controls instead of a race.
+actor Gate {
+    private var waiters: [CheckedContinuation<Void, Never>] = []
+    private var isOpen = false
+
+    var waiting: Int { waiters.count }
+
+    func wait() async {
+        if isOpen { return }
+        await withCheckedContinuation { waiters.append($0) }
+    }
+
+    func open() {
+        isOpen = true
+        waiters.forEach { $0.resume() }
+        waiters.removeAll()
+    }
+
+    /// Suspends until at least one caller waits at the gate.
+    func untilSomeoneWaits() async {
+        while waiters.isEmpty { await Task.yield() }
+    }
+}
+
+/// An in-memory log sink (swift-log's advice: tests read what was logged).
+final class LogRecorder: Sendable {
+    private let lines = Mutex<[String]>([])
+    func append(_ message: String, _ metadata: [String: String]) {
+        let text = message + " " + metadata.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
+        lines.withLock { $0.append(text) }
+    }
+    var all: [String] { lines.withLock { $0 } }
+}
