@@ -9,9 +9,25 @@ enum JSONBody {
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         encoder.dateEncodingStrategy = .iso8601
         let data = (try? encoder.encode(value)) ?? Data(#"{"error":"The response could not be encoded."}"#.utf8)
-        var response = HTTPResponse.json(data: [UInt8](data), status: status)
+        var response = HTTPResponse.json(data: inert(data), status: status)
         response.fields["Content-Type"] = "application/json; charset=utf-8"
         return response
+    }
+
+    /// Escapes `<`, `>` and `&` as `\u003c`, `\u003e`, `\u0026`: they can only occur inside JSON
+    /// strings, so the value is unchanged, and no JSON body can ever be read as markup.
+    static func inert(_ data: Data) -> [UInt8] {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(data.count)
+        for byte in data {
+            switch byte {
+            case UInt8(ascii: "<"): bytes += Array(#"\u003c"#.utf8)
+            case UInt8(ascii: ">"): bytes += Array(#"\u003e"#.utf8)
+            case UInt8(ascii: "&"): bytes += Array(#"\u0026"#.utf8)
+            default: bytes.append(byte)
+            }
+        }
+        return bytes
     }
 
     /// Decodes a request body, or throws a `RequestError` (400) that says what is wrong.

@@ -1,0 +1,10 @@
+#!/bin/sh
+# Runs the real-browser end-to-end tests against the release server binary
+# (TIPJAR_BIN, default .build/release/tipjar; build it with `swift build -c release --product tipjar`).
+# Prints pytest's summary line; the exit code is pytest's.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+"$here/install.sh" || exit $?
+cd "$here/../.." || exit 1
+python3 -m pytest -p no:cacheprovider "$@" Tests/Browser
+exit $?

@@ -1,0 +1,188 @@
+import Foundation
+import Testing
+import TipJar
+
+/// The JSON API over a real socket (issue 2's shapes, issue 3's actions).
+@Suite("JSON API", .serialized)
+struct JSONAPITests {
+    static let coffee = "com.example.tipjar.tip.coffee"
+
+    func createInstall(_ server: LiveServer, _ body: String = #"{"locale":"en","storefront":"USA","legacyHasTipped":false}"#) async throws -> String {
+        let reply = await server.json("POST", "/api/installs", body)
+        #expect(reply.status == 201)
+        return try #require(reply.object["id"] as? String)
+    }
+
+    @Test func createInstallThenPurchaseThenReadTheLedger() async throws {
+        let server = try await LiveServer()
+        defer { Task { await server.stop() } }
+        let created = await server.json("POST", "/api/installs", #"{"locale":"en","storefront":"USA","legacyHasTipped":false}"#)
+        #expect(created.status == 201)
+        #expect(created["Content-Type"] == "application/json; charset=utf-8")
+        #expect(created.object["locale"] as? String == "en")
+        #expect(created.object["storefront"] as? String == "USA")
+        #expect(created.object["hearts"] as? Int == 0)
+        #expect(created.object["legacyHasTipped"] as? Bool == false)
+        let id = try #require(created.object["id"] as? String)
+
+        let offers = await server.json("GET", "/api/installs/\(id)/offers")
+        #expect(offers.object["state"] as? String == "ready")
+        let tiles = try #require(offers.object["offers"] as? [[String: Any]])
+        #expect(tiles.map { $0["name"] as? String } == ["Coffee", "Snack", "Lunch"])
+        #expect(tiles.map { $0["displayPrice"] as? String } == ["$0.99", "$2.99", "$4.99"])
+        #expect(tiles.map { $0["emoji"] as? String } == ["☕", "🥐", "🍱"])
+
+        let purchase = await server.json("POST", "/api/installs/\(id)/purchases", #"{"productID":"\#(Self.coffee)"}"#)
+        #expect(purchase.status == 200)
+        #expect(purchase.object["outcome"] as? String == "purchased")
+        #expect(purchase.object["hearts"] as? Int == 1)
+        let transactionID = try #require(purchase.object["transactionID"] as? Int)
+
+        let ledger = await server.json("GET", "/api/installs/\(id)/ledger")
+        #expect(ledger.array.count == 1)
+        #expect(ledger.array.first?["transactionID"] as? Int == transactionID)
+        #expect(ledger.array.first?["path"] as? String == "purchase")
+        #expect(ledger.array.first?["outcome"] as? String == "counted")
+        #expect(ledger.array.first?["finished"] as? Bool == true)
+        #expect((ledger.array.first?["at"] as? String)?.hasSuffix("Z") == true)
+
+        #expect(await server.json("GET", "/api/installs/\(id)").object["hearts"] as? Int == 1)
+    }
+
+    @Test func unknownInstallIs404AndUnknownProductIs422() async throws {
+        let server = try await LiveServer()
+        defer { Task { await server.stop() } }
+        let missing = await server.json("GET", "/api/installs/no-such-install")
+        #expect(missing.status == 404)
+        #expect(missing.object["error"] is String)
+        let id = try await createInstall(server)
+        let unknown = await server.json("POST", "/api/installs/\(id)/purchases", #"{"productID":"com.example.nope"}"#)
+        #expect(unknown.status == 422)
+    }
+
+    @Test func secondPurchaseWhileOneIsOpenIs409() async throws {
+        let server = try await LiveServer(settings: StoreSettings(purchaseLatencyMs: 700))
+        defer { Task { await server.stop() } }
+        let id = try await createInstall(server)
+        async let first = server.json("POST", "/api/installs/\(id)/purchases", #"{"productID":"\#(Self.coffee)"}"#)
+        try await Task.sleep(for: .milliseconds(250))
+        let second = await server.json("POST", "/api/installs/\(id)/purchases", #"{"productID":"\#(Self.coffee)"}"#)
+        #expect(second.status == 409)
+        #expect(await first.status == 200)
+        #expect(await server.json("GET", "/api/installs/\(id)").object["hearts"] as? Int == 1)
+    }
+
+    @Test func storeSettingsRoundTripAndFailedPurchaseCarriesTheMessage() async throws {
+        let server = try await LiveServer()
+        defer { Task { await server.stop() } }
+        let put = await server.json("PUT", "/api/store",
+                                    #"{"catalog":"normal","latencyMs":0,"purchaseOutcome":"failed","purchaseError":"notEntitled","failures":{"verification":null}}"#)
+        #expect(put.status == 200)
+        #expect(put.object["purchaseOutcome"] as? String == "failed")
+        #expect(await server.json("GET", "/api/store").object["purchaseError"] as? String == "notEntitled")
+        let id = try await createInstall(server, #"{"locale":"pt-BR","storefront":"BRA"}"#)
+        let purchase = await server.json("POST", "/api/installs/\(id)/purchases", #"{"productID":"\#(Self.coffee)"}"#)
+        #expect(purchase.object["outcome"] as? String == "failed")
+        #expect(purchase.object["error"] as? String == StoreKitError.notEntitled.message(locale: .ptBR))
+        #expect(purchase.object["transactionID"] == nil)
+    }
+
+    @Test(arguments: [
+        #"{"catalog":"sometimes"}"#, #"{"latencyMs":-1}"#, #"{"latencyMs":60001}"#, #"{"latencyMs":true}"#,
+        #"{"purchaseOutcome":3}"#, #"{"failures":{"sync":"flood"}}"#, #"{"failures":[]}"#, #"{"surprise":1}"#, #"[1,2]"#, #"{"catalog":"#,
+    ])
+    func badStoreSettingsAre400AndChangeNothing(_ body: String) async throws {
+        let server = try await LiveServer()
+        defer { Task { await server.stop() } }
+        let before = await server.json("GET", "/api/store").body
+        let reply = await server.json("PUT", "/api/store", body)
+        #expect(reply.status == 400)
+        #expect(reply.object["error"] is String)
+        #expect(await server.json("GET", "/api/store").body == before)
+    }
+
+    @Test(arguments: ["", "{", #"{"locale":"fr"}"#, #"{"storefront":"XYZ"}"#, #"{"legacyHasTipped":"yes"}"#, #"{"label":"\#(String(repeating: "x", count: 101))"}"#])
+    func badNewInstallBodiesAre400(_ body: String) async throws {
+        let server = try await LiveServer()
+        defer { Task { await server.stop() } }
+        let reply = await server.send("POST", "/api/installs", fields: [("Content-Type", "application/json")], body: body)
+        #expect(reply.status == 400)
+        #expect(reply.object["error"] is String)
+    }
+
+    @Test func askToBuyApprovalReachesTheListener() async throws {
+        let server = try await LiveServer(settings: StoreSettings(purchaseOutcome: .pending))
+        defer { Task { await server.stop() } }
+        let id = try await createInstall(server, #"{"locale":"en","launch":true}"#)
+        let purchase = await server.json("POST", "/api/installs/\(id)/purchases", #"{"productID":"\#(Self.coffee)"}"#)
+        #expect(purchase.object["outcome"] as? String == "pending")
+        let pending = await server.json("GET", "/api/store/pending").array
+        #expect(pending.count == 1)
+        #expect(pending.first?["installID"] as? String == id)
+        let transactionID = try #require(pending.first?["transactionID"] as? Int)
+        let approved = await server.json("POST", "/api/store/pending/\(transactionID)/approve")
+        #expect(approved.status == 200)
+        #expect(approved.object["outcome"] as? String == "counted")
+        #expect(await server.json("GET", "/api/installs/\(id)").object["hearts"] as? Int == 1)
+        #expect(await server.json("GET", "/api/installs/\(id)/ledger").array.first?["path"] as? String == "listener")
+    }
+
+    @Test func refundKeepsTheHeartAndShowsInTheLedger() async throws {
+        let server = try await LiveServer()
+        defer { Task { await server.stop() } }
+        let id = try await createInstall(server)
+        let purchase = await server.json("POST", "/api/installs/\(id)/purchases", #"{"productID":"\#(Self.coffee)"}"#)
+        let transactionID = try #require(purchase.object["transactionID"] as? Int)
+        let refund = await server.json("POST", "/api/transactions/\(transactionID)/refund", #"{"reason":"developerIssue"}"#)
+        #expect(refund.status == 200)
+        #expect(refund.object["revocationReason"] as? String == "developerIssue")
+        #expect(refund.object["outcome"] as? String == "revoked")
+        #expect(await server.json("GET", "/api/installs/\(id)").object["hearts"] as? Int == 1)
+        #expect(await server.json("GET", "/api/installs/\(id)/ledger").array.map { $0["outcome"] as? String } == ["counted", "revoked"])
+    }
+
+    @Test func stoppedInstallGetsAnExternalPurchaseAtItsNextLaunch() async throws {
+        let server = try await LiveServer()
+        defer { Task { await server.stop() } }
+        let id = try await createInstall(server, #"{"locale":"en","launch":true}"#)
+        #expect(await server.json("POST", "/api/installs/\(id)/stop").object["isRunning"] as? Bool == false)
+        let external = await server.json("POST", "/api/installs/\(id)/external-purchases", #"{"productID":"com.example.tipjar.tip.lunch"}"#)
+        #expect(external.status == 201)
+        #expect(external.object["delivered"] as? Bool == false)
+        let launched = await server.json("POST", "/api/installs/\(id)/launch")
+        #expect(launched.object["hearts"] as? Int == 1)
+        #expect(await server.json("GET", "/api/installs/\(id)/ledger").array.first?["path"] as? String == "launch")
+    }
+
+    @Test func restoreWithSyncFailureIsAnErrorAndWithoutItReturnsTheInstall() async throws {
+        let server = try await LiveServer(settings: StoreSettings(failures: .init(sync: .networkError)))
+        defer { Task { await server.stop() } }
+        let id = try await createInstall(server)
+        let failed = await server.json("POST", "/api/installs/\(id)/restore")
+        #expect(failed.status == 503)
+        #expect(failed.object["storeKitError"] as? String == "networkError")
+        _ = await server.json("PUT", "/api/store", #"{"failures":{"sync":null}}"#)
+        let restored = await server.json("POST", "/api/installs/\(id)/restore")
+        #expect(restored.status == 200)
+        #expect(restored.object["id"] as? String == id)
+    }
+
+    @Test func legacyInstallMigratesAtLaunch() async throws {
+        let server = try await LiveServer()
+        defer { Task { await server.stop() } }
+        let id = try await createInstall(server, #"{"locale":"en","storefront":"USA","legacyHasTipped":true}"#)
+        #expect(await server.json("GET", "/api/installs/\(id)").object["legacyHasTipped"] as? Bool == true)
+        let launched = await server.json("POST", "/api/installs/\(id)/launch")
+        #expect(launched.object["hearts"] as? Int == 1)
+        #expect(launched.object["legacyHasTipped"] as? Bool == false)
+    }
+
+    @Test func emptyCatalogOffersAreUnavailableWithAMessage() async throws {
+        let server = try await LiveServer(settings: StoreSettings(catalog: .empty))
+        defer { Task { await server.stop() } }
+        let id = try await createInstall(server)
+        let offers = await server.json("GET", "/api/installs/\(id)/offers")
+        #expect(offers.object["state"] as? String == "unavailable")
+        #expect(offers.object["message"] as? String == "No tips are available right now.")
+    }
+}

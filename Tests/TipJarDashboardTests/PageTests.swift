@@ -1,0 +1,240 @@
+import Foundation
+import Testing
+import TipJar
+
+/// Pages, fragments and form posts over a real socket, as a browser (with and without
+/// JavaScript) uses them.
+@Suite("Pages and fragments", .serialized)
+struct PageTests {
+    /// A browser session: the cookie and CSRF token from a first page view.
+    struct Session {
+        var cookie: String
+        var token: String
+    }
+
+    func session(_ server: LiveServer) async throws -> Session {
+        let page = await server.send("GET", "/installs")
+        #expect(page.status == 200)
+        return Session(cookie: try #require(page.sessionCookie), token: try #require(page.csrfToken))
+    }
+
+    func post(_ server: LiveServer, _ target: String, _ session: Session, form: String, fragment: Bool = false,
+              origin: String? = nil, fetchSite: String? = "same-origin") async -> HTTPReply {
+        var fields = [("Content-Type", "application/x-www-form-urlencoded"), ("Cookie", session.cookie), ("Origin", origin ?? server.origin)]
+        if let fetchSite { fields.append(("Sec-Fetch-Site", fetchSite)) }
+        if fragment { fields += [("X-Fragment", "1"), ("X-CSRF-Token", session.token)] }
+        return await server.send("POST", target, fields: fields, body: fragment ? form : form + "&csrfToken=\(session.token)")
+    }
+
+    func createInstall(_ server: LiveServer, _ session: Session, locale: String = "en", storefront: String = "USA",
+                       label: String = "") async throws -> String {
+        let label = label.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
+        let reply = await post(server, "/installs", session, form: "locale=\(locale)&storefront=\(storefront)&launch=1&label=\(label)")
+        #expect(reply.status == 303)
+        let location = try #require(reply["Location"])
+        return String(location.dropFirst("/installs/".count))
+    }
+
+    @Test(arguments: ["/", "/installs", "/store", "/catalog"])
+    func everyPageRendersWithTheSecurityHeaders(_ path: String) async throws {
+        let server = try await LiveServer()
+        defer { Task { await server.stop() } }
+        let page = await server.send("GET", path)
+        #expect(page.status == 200)
+        #expect(page["Content-Type"] == "text/html; charset=utf-8")
+        #expect(page["Content-Security-Policy"]?.contains("script-src 'self'") == true)
+        #expect(page["X-Content-Type-Options"] == "nosniff")
+        #expect(page["X-Frame-Options"] == "DENY")
+        #expect(page["Referrer-Policy"] == "no-referrer")
+        #expect(page["Cache-Control"] == "no-store")
+        #expect(page["Set-Cookie"]?.contains("HttpOnly; SameSite=Strict") == true)
+        #expect(page["Access-Control-Allow-Origin"] == nil)
+        #expect(page.body.hasPrefix("<!DOCTYPE html>"))
+        #expect(!page.body.contains("<script>"), "no inline script")
+        #expect(!page.body.contains("style=\""), "no inline style")
+    }
+
+    @Test func errorsCarryTheSecurityHeadersToo() async throws {
+        let server = try await LiveServer()
+        defer { Task { await server.stop() } }
+        let missing = await server.send("GET", "/installs/does-not-exist")
+        #expect(missing.status == 404)
+        #expect(missing["Content-Security-Policy"] != nil)
+        #expect(missing["X-Frame-Options"] == "DENY")
+    }
+
+    @Test func installPageShowsTheSkeletonThenTheFragmentHasThreeTilesInTierOrder() async throws {
+        let server = try await LiveServer()
+        defer { Task { await server.stop() } }
+        let session = try await session(server)
+        let id = try await createInstall(server, session, locale: "pt-BR", storefront: "BRA")
+        let page = await server.send("GET", "/installs/\(id)", fields: [("Cookie", session.cookie)])
+        #expect(page.body.contains(#"data-state="loading""#))
+        #expect(page.body.contains(#"data-src="/installs/\#(id)/offers""#))
+        #expect(page.body.contains("Informações e Créditos"))
+        let fragment = await server.send("GET", "/installs/\(id)/offers", fields: [("Cookie", session.cookie), ("X-Fragment", "1")])
+        #expect(fragment.status == 200)
+        #expect(!fragment.body.contains("<html"), "a fragment, not a page")
+        let tiers = ["tier-coffee", "tier-snack", "tier-lunch"].compactMap { fragment.body.range(of: $0)?.lowerBound }
+        #expect(tiers.count == 3)
+        #expect(tiers == tiers.sorted())
+        for text in ["Café", "Lanche", "Almoço completo", "R$\u{A0}0,99", "R$\u{A0}4,99", "<button type=\"submit\" class=\"tile"] {
+            #expect(fragment.body.contains(text), "missing \(text)")
+        }
+    }
+
+    @Test func failingCatalogShowsTheInlineRetryState() async throws {
+        let server = try await LiveServer(settings: StoreSettings(catalog: .failing))
+        defer { Task { await server.stop() } }
+        let session = try await session(server)
+        let id = try await createInstall(server, session)
+        let fragment = await server.send("GET", "/installs/\(id)/offers", fields: [("X-Fragment", "1")])
+        #expect(fragment.body.contains(#"data-state="unavailable""#))
+        #expect(fragment.body.contains("The tips couldn&#39;t be loaded."))
+        #expect(fragment.body.contains(">Retry</button>"))
+    }
+
+    @Test func purchaseWithoutJavaScriptPostsAndRedirectsToTheThankYou() async throws {
+        let server = try await LiveServer()
+        defer { Task { await server.stop() } }
+        let session = try await session(server)
+        let id = try await createInstall(server, session)
+        let reply = await post(server, "/installs/\(id)/purchases", session, form: "productID=com.example.tipjar.tip.coffee")
+        #expect(reply.status == 303)
+        let location = try #require(reply["Location"])
+        #expect(location == "/installs/\(id)?load=now&feedback=purchased")
+        let page = await server.send("GET", location, fields: [("Cookie", session.cookie)])
+        #expect(page.body.contains("Thank you for the tip! One more heart."))
+        #expect(page.body.contains(#"data-state="ready""#))
+        #expect(page.body.contains("♥♡♡♡♡"))
+    }
+
+    @Test func purchaseFragmentReturnsHeartsFeedbackAndLedger() async throws {
+        let server = try await LiveServer(settings: StoreSettings(purchaseOutcome: .failed, purchaseError: .networkError))
+        defer { Task { await server.stop() } }
+        let session = try await session(server)
+        let id = try await createInstall(server, session)
+        let reply = await post(server, "/installs/\(id)/purchases", session, form: "productID=com.example.tipjar.tip.coffee", fragment: true)
+        #expect(reply.status == 200)
+        #expect(reply.body.contains(#"id="hearts""#))
+        #expect(reply.body.contains(#"<dialog id="alert""#))
+        #expect(reply.body.contains(StoreKitError.networkError.message(locale: .en)))
+        #expect(reply.body.contains(#"id="ledger""#))
+    }
+
+    @Test func formPostWithoutTheCSRFTokenIsRefused() async throws {
+        let server = try await LiveServer()
+        defer { Task { await server.stop() } }
+        let session = try await session(server)
+        let reply = await server.send("POST", "/installs", fields: [("Content-Type", "application/x-www-form-urlencoded"),
+                                                                   ("Cookie", session.cookie), ("Sec-Fetch-Site", "same-origin")],
+                                      body: "locale=en&storefront=USA")
+        #expect(reply.status == 403)
+        #expect(reply["Content-Security-Policy"] != nil)
+        let installs = await server.json("GET", "/api/installs").object["installs"] as? [Any]
+        #expect(installs?.isEmpty == true, "nothing was created")
+    }
+
+    @Test func tokenFromAnotherSessionIsRefused() async throws {
+        let server = try await LiveServer()
+        defer { Task { await server.stop() } }
+        let mine = try await session(server)
+        let theirs = try await session(server)
+        let reply = await post(server, "/installs", Session(cookie: mine.cookie, token: theirs.token), form: "locale=en&storefront=USA")
+        #expect(reply.status == 403)
+    }
+
+    @Test(arguments: [("http://localhost:3000", "same-site"), ("http://evil.example", "cross-site"), ("http://localhost:3000", nil)])
+    func otherOriginsCannotPostEvenWithAValidToken(_ origin: String, _ fetchSite: String?) async throws {
+        let server = try await LiveServer()
+        defer { Task { await server.stop() } }
+        let session = try await session(server)
+        let reply = await post(server, "/installs", session, form: "locale=en&storefront=USA", origin: origin, fetchSite: fetchSite)
+        #expect(reply.status == 403)
+    }
+
+    @Test func jsonEndpointsRefuseOtherContentTypes() async throws {
+        let server = try await LiveServer()
+        defer { Task { await server.stop() } }
+        let reply = await server.send("POST", "/api/installs", fields: [("Content-Type", "text/plain")], body: #"{"locale":"en"}"#)
+        #expect(reply.status == 415)
+        let form = await server.send("POST", "/api/installs", fields: [("Content-Type", "application/x-www-form-urlencoded")], body: "locale=en")
+        #expect(form.status == 415)
+    }
+
+    @Test func jsonEndpointsRefuseCrossOriginBrowsers() async throws {
+        let server = try await LiveServer()
+        defer { Task { await server.stop() } }
+        let reply = await server.send("POST", "/api/installs", fields: [("Content-Type", "application/json"), ("Origin", "http://localhost:3000"),
+                                                                       ("Sec-Fetch-Site", "same-site")], body: #"{"locale":"en"}"#)
+        #expect(reply.status == 403)
+        #expect(reply["Access-Control-Allow-Origin"] == nil)
+    }
+
+    @Test(arguments: ["evil.example", "localhost:3000", "127.0.0.1:1"])
+    func foreignHostIsRefusedBeforeRouting(_ host: String) async throws {
+        let server = try await LiveServer()
+        defer { Task { await server.stop() } }
+        let raw = "GET /installs HTTP/1.1\r\nHost: \(host)\r\nConnection: close\r\n\r\n"
+        let reply = HTTPReply(parsing: await LiveServer.exchange(port: server.port, raw))
+        #expect(reply.status == 421)
+        let absolute = "GET http://\(host)/installs HTTP/1.1\r\nHost: 127.0.0.1:\(server.port)\r\nConnection: close\r\n\r\n"
+        #expect(HTTPReply(parsing: await LiveServer.exchange(port: server.port, absolute)).status == 421)
+    }
+
+    static let hostileLabels = ["<script>alert(1)</script>", "\" onmouseover=\"alert(1)", "'><img src=x onerror=alert(1)>", "javascript:alert(1)"]
+
+    static func escaped(_ text: String) -> String {
+        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;").replacingOccurrences(of: ">", with: "&gt;")
+            .replacingOccurrences(of: "\"", with: "&quot;").replacingOccurrences(of: "'", with: "&#39;")
+    }
+
+    @Test(arguments: hostileLabels)
+    func hostileLabelsRenderInert(_ label: String) async throws {
+        let server = try await LiveServer()
+        defer { Task { await server.stop() } }
+        let session = try await session(server)
+        let id = try await createInstall(server, session, label: label)
+        for path in ["/installs", "/installs/\(id)"] {
+            let page = await server.send("GET", path, fields: [("Cookie", session.cookie)])
+            for marker in ["<script>alert", "\" onmouseover=", "'><img", "<img src=x", "href=\"javascript:"] {
+                #expect(!page.body.contains(marker), "\(marker) reached \(path) unescaped")
+            }
+            #expect(page.body.contains(Self.escaped(label)), "the label is shown, escaped, in \(path)")
+        }
+        let json = await server.json("GET", "/api/installs/\(id)")
+        #expect(json.object["label"] as? String == label, "JSON carries the text exactly, as data")
+        #expect(!json.body.contains("<script>"), "JSON escapes nothing dangerous into markup")
+    }
+
+    @Test func adminTokenGuardsEveryRequest() async throws {
+        let token = String(repeating: "ab", count: 16)
+        let server = try await LiveServer(adminToken: token)
+        defer { Task { await server.stop() } }
+        #expect(await server.send("GET", "/").status == 401)
+        #expect(await server.send("GET", "/api/store").status == 401)
+        #expect(await server.send("GET", "/api/store", fields: [("Authorization", "Bearer \(token)")]).status == 200)
+        #expect(await server.send("GET", "/api/store", fields: [("Authorization", "Bearer \(token.dropLast())0")]).status == 401)
+        let link = await server.send("GET", "/installs?token=\(token)")
+        #expect(link.status == 303)
+        #expect(link["Location"] == "/installs")
+        let cookie = try #require(link["Set-Cookie"]?.split(separator: ";").first.map(String.init))
+        #expect(link["Set-Cookie"]?.contains("HttpOnly") == true)
+        #expect(await server.send("GET", "/installs", fields: [("Cookie", cookie)]).status == 200)
+    }
+
+    @Test func staticFilesAreServedAndCannotEscapePublic() async throws {
+        let server = try await LiveServer()
+        defer { Task { await server.stop() } }
+        let css = await server.send("GET", "/app.css")
+        #expect(css.status == 200)
+        #expect(css["Content-Type"]?.hasPrefix("text/css") == true)
+        #expect(css["ETag"] != nil)
+        #expect(css["X-Content-Type-Options"] == "nosniff")
+        for path in ["/../Package.swift", "/%2e%2e/Package.swift", "/.gitignore", "/..%2fPackage.swift"] {
+            let reply = await server.send("GET", path)
+            #expect(reply.status >= 400, "\(path) answered \(reply.status)")
+            #expect(!reply.body.contains("PackageDescription"))
+        }
+    }
+}

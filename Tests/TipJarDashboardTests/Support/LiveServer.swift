@@ -1,0 +1,122 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+import HTTPServer
+import TipJar
+import TipJarDashboard
+import TipJarSQLite
+
+/// The real dashboard on a real socket: `HTTPServer` bound to 127.0.0.1 port 0, a temporary
+/// SQLite file, the shipped catalog, and the repository's `Templates/` and `Public/`.
+final class LiveServer: Sendable {
+    let server: HTTPServer
+    let port: Int
+    let storage: SQLiteTipJarStorage
+    let directory: URL
+
+    static let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent()
+
+    init(settings: StoreSettings = .normal, adminToken: String? = nil) async throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("tipjar-live-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        storage = try SQLiteTipJarStorage(path: directory.appendingPathComponent("tipjar.sqlite3").path)
+        let environment = TipJarEnvironment(now: { Date() }, sleep: { try await Task.sleep(for: $0) },
+                                            makeInstallID: { UUID().uuidString.lowercased() }, log: { _, _ in })
+        let store = try await SimulatedStore(catalog: try Catalog.shipped(), storage: storage, environment: environment)
+        try await store.update(settings)
+        let service = TipJarService(store: store, storage: storage, environment: environment)
+        let dashboard = try Dashboard(service: service, storage: storage,
+                                      configuration: DashboardConfiguration(templatesDirectory: Self.repositoryRoot.appendingPathComponent("Templates"),
+                                                                            publicDirectory: Self.repositoryRoot.appendingPathComponent("Public"),
+                                                                            adminToken: adminToken),
+                                      log: { _, _ in })
+        server = HTTPServer(configuration: HTTPServerConfiguration(host: "127.0.0.1", port: 0), responder: dashboard, accessLog: nil)
+        port = try server.start()
+    }
+
+    func stop() async {
+        await server.shutdown(timeout: .seconds(2))
+        try? storage.queue.close()
+    }
+
+    var origin: String { "http://127.0.0.1:\(port)" }
+
+    /// One request on a fresh connection (`Connection: close`), over a blocking socket on its own
+    /// thread so the server's tasks keep the cooperative pool.
+    func send(_ method: String, _ target: String, fields: [(String, String)] = [], body: String = "") async -> HTTPReply {
+        var head = "\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n"
+        for (name, value) in fields { head += "\(name): \(value)\r\n" }
+        if !body.isEmpty || method == "POST" || method == "PUT" { head += "Content-Length: \(body.utf8.count)\r\n" }
+        let raw = head + "\r\n" + body
+        return HTTPReply(parsing: await Self.exchange(port: port, raw))
+    }
+
+    func json(_ method: String, _ target: String, _ body: String = "") async -> HTTPReply {
+        await send(method, target, fields: body.isEmpty ? [] : [("Content-Type", "application/json")], body: body)
+    }
+
+    static func exchange(port: Int, _ text: String) async -> [UInt8] {
+        await withCheckedContinuation { continuation in
+            Thread.detachNewThread {
+                let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+                var timeout = timeval(tv_sec: 10, tv_usec: 0)
+                setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+                var address = sockaddr_in()
+                address.sin_family = sa_family_t(AF_INET)
+                address.sin_port = in_port_t(UInt16(port).bigEndian)
+                inet_pton(AF_INET, "127.0.0.1", &address.sin_addr)
+                let connected = withUnsafePointer(to: &address) {
+                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+                }
+                var received: [UInt8] = []
+                if connected == 0 {
+                    var bytes = Array(text.utf8)
+                    _ = bytes.withUnsafeMutableBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+                    var buffer = [UInt8](repeating: 0, count: 65_536)
+                    while true {
+                        let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+                        if count <= 0 { break }
+                        received += buffer[0..<count]
+                    }
+                }
+                close(fd)
+                continuation.resume(returning: received)
+            }
+        }
+    }
+}
+
+/// A parsed HTTP/1.1 response.
+struct HTTPReply {
+    var status = 0
+    var fields: [(name: String, value: String)] = []
+    var body = ""
+
+    init(parsing bytes: [UInt8]) {
+        let text = String(decoding: bytes, as: UTF8.self)
+        guard let split = text.range(of: "\r\n\r\n") else { return }
+        let lines = text[..<split.lowerBound].components(separatedBy: "\r\n")
+        status = Int(lines.first?.split(separator: " ").dropFirst().first ?? "") ?? 0
+        for line in lines.dropFirst() {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            fields.append((String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)))
+        }
+        body = String(text[split.upperBound...])
+    }
+
+    subscript(_ name: String) -> String? { fields.first { $0.name.lowercased() == name.lowercased() }?.value }
+
+    var object: [String: Any] { ((try? JSONSerialization.jsonObject(with: Data(body.utf8))) as? [String: Any]) ?? [:] }
+    var array: [[String: Any]] { ((try? JSONSerialization.jsonObject(with: Data(body.utf8))) as? [[String: Any]]) ?? [] }
+
+    /// The session cookie `name=value` from `Set-Cookie`.
+    var sessionCookie: String? { self["Set-Cookie"]?.split(separator: ";").first.map(String.init) }
+
+    /// The CSRF token of a page (`<meta name="csrf-token" content="…">`).
+    var csrfToken: String? {
+        guard let range = body.range(of: #"name="csrf-token" content=""#) else { return nil }
+        return String(body[range.upperBound...].prefix { $0 != "\"" })
+    }
+}
