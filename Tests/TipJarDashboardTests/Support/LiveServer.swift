@@ -18,10 +18,11 @@ final class LiveServer: Sendable {
     static let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().deletingLastPathComponent()
 
-    init(settings: StoreSettings = .normal, adminToken: String? = nil) async throws {
+    init(settings: StoreSettings = .normal, adminToken: String? = nil,
+         database: DatabaseConfiguration = DatabaseConfiguration()) async throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("tipjar-live-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        storage = try SQLiteTipJarStorage(path: directory.appendingPathComponent("tipjar.sqlite3").path)
+        storage = try SQLiteTipJarStorage(path: directory.appendingPathComponent("tipjar.sqlite3").path, configuration: database)
         let environment = TipJarEnvironment(now: { Date() }, sleep: { try await Task.sleep(for: $0) },
                                             makeInstallID: { UUID().uuidString.lowercased() }, log: { _, _ in })
         let store = try await SimulatedStore(catalog: try Catalog.shipped(), storage: storage, environment: environment)
@@ -40,6 +41,8 @@ final class LiveServer: Sendable {
         await server.shutdown(timeout: .seconds(2))
         try? storage.queue.close()
     }
+
+    var databasePath: String { directory.appendingPathComponent("tipjar.sqlite3").path }
 
     var origin: String { "http://127.0.0.1:\(port)" }
 

@@ -1,0 +1,119 @@
+import Foundation
+import Testing
+
+/// The `tipjar` executable as a person runs it: help texts, `check-storekit` on every fixture,
+/// usage errors, and start-up refusals (issue 2, issue 6 fault 2).
+@Suite("tipjar command line")
+struct CommandLineTests {
+    struct Run {
+        var status: Int32
+        var output: String
+        var error: String
+    }
+
+    static var binary: URL {
+        let beside = Bundle.main.bundleURL.appendingPathComponent("tipjar")
+        if FileManager.default.isExecutableFile(atPath: beside.path) { return beside }
+        return LiveServer.repositoryRoot.appendingPathComponent(".build/debug/tipjar")
+    }
+
+    static func run(_ arguments: [String], timeout: Duration = .seconds(20)) throws -> Run {
+        let process = Process()
+        process.executableURL = binary
+        process.arguments = arguments
+        let output = Pipe(), error = Pipe()
+        process.standardOutput = output
+        process.standardError = error
+        try process.run()
+        let outData = output.fileHandleForReading.readDataToEndOfFile()
+        let errData = error.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Run(status: process.terminationStatus, output: String(decoding: outData, as: UTF8.self),
+                   error: String(decoding: errData, as: UTF8.self))
+    }
+
+    static var fixtures: URL { LiveServer.repositoryRoot.appendingPathComponent("Tests/TipJarTests/Fixtures/storekit") }
+
+    @Test func helpExplainsTheCommands() throws {
+        let help = try Self.run(["--help"])
+        #expect(help.status == 0)
+        #expect(help.output.contains("serve"))
+        #expect(help.output.contains("check-storekit"))
+        let serve = try Self.run(["serve", "--help"])
+        #expect(serve.status == 0)
+        for option in ["--host", "--port", "--database", "--storekit", "--durability", "--admin-token", "--reload-templates"] {
+            #expect(serve.output.contains(option), "serve --help does not mention \(option)")
+        }
+    }
+
+    @Test(arguments: [["frobnicate"], ["serve", "--port", "70000"], ["serve", "--bogus"], ["serve", "--durability", "sometimes"],
+                      ["serve", "--host", "0.0.0.0"], ["serve", "--host", "0.0.0.0", "--admin-token", "short"],
+                      ["check-storekit"], ["check-storekit", "a", "b"], ["check-storekit", "x.storekit", "--locale", "fr"]])
+    func usageErrorsExit64WithAMessage(_ arguments: [String]) throws {
+        let run = try Self.run(arguments)
+        #expect(run.status == 64)
+        #expect(run.error.contains("error:"))
+    }
+
+    static let expectedListings: [(file: String, arguments: [String], lines: [String])] = [
+        ("v1-single-tip", [], ["\tBig Thanks\t$99.99"]),
+        ("v1.1-legacy-error-key", [], ["com.example.helper.consumable.tip\tGenerous tip\t$29.00"]),
+        ("v3-three-tiers-pt-BR", ["--locale", "pt-BR"], ["app.example.photos.tip.coffee\tCafé\tR$\u{A0}4,90",
+                                                         "app.example.photos.tip.snack\tLanche\tR$\u{A0}6,90",
+                                                         "app.example.photos.tip.lunch\tAlmoço\tR$\u{A0}9,90"]),
+        ("v3-tips-and-subscriptions", [], ["\tSmall tip\t$0.99", "\tMedium tip\t$1.99", "\tLarge tip\t$4.99", "not a tip: "]),
+        ("v3-yen-integer-prices", [], ["\t¥100", "\t¥200", "\t¥500"]),
+        ("v4-ja-only-names", [], ["\tコーヒー\t", "\tおやつ\t", "\tランチ\t"]),
+        ("v4-empty-display-names", [], ["\tSmall Tip\t", "\tMedium Tip\t", "\tLarge Tip\t"]),
+        ("v4-compact-no-newline", [], ["\tSmall tip — thanks!\t$1.99", "\tMedium tip\t$4.99", "\tLarge tip\t$9.99"]),
+        ("v4-empty-catalog", [], []),
+        ("v5-nested-offers", [], ["\tCoffee\t$1.69", "\tSnack\t$3.49", "not a tip: "]),
+    ]
+
+    @Test(arguments: expectedListings.indices)
+    func checkStoreKitListsTheTipsOfEveryGoodFixture(_ index: Int) throws {
+        let expected = Self.expectedListings[index]
+        let run = try Self.run(["check-storekit", Self.fixtures.appendingPathComponent("\(expected.file).storekit").path] + expected.arguments)
+        #expect(run.status == 0, "\(expected.file): \(run.error)")
+        let lines = run.output.split(separator: "\n").map(String.init)
+        var cursor = 0
+        for fragment in expected.lines {
+            let found = lines[cursor...].firstIndex { $0.contains(fragment) }
+            #expect(found != nil, "\(expected.file): no line with \(fragment) in order; got \(lines)")
+            cursor = (found ?? cursor) + (fragment.hasPrefix("not a tip") ? 0 : 1)
+        }
+        if expected.lines.isEmpty { #expect(lines.filter { !$0.hasPrefix("not a tip") }.isEmpty) }
+    }
+
+    @Test(arguments: [("bad-truncated", "end of file"), ("bad-not-json", "not a StoreKit configuration file"),
+                      ("bad-price-not-a-number", "products[1].displayPrice"), ("bad-duplicate-product-id", "com.example.bad.tip.same"),
+                      ("bad-unknown-product-type", "products[0].type")])
+    func checkStoreKitRefusesEveryBadFixtureNamingTheProblem(_ file: String, _ location: String) throws {
+        let path = Self.fixtures.appendingPathComponent("\(file).storekit").path
+        let run = try Self.run(["check-storekit", path])
+        #expect(run.status == 1)
+        #expect(run.output.isEmpty, "nothing half-loaded is printed")
+        #expect(run.error.hasPrefix(path + ": "))
+        #expect(run.error.contains(location))
+    }
+
+    @Test func serveRefusesACorruptDatabaseAndLeavesItsBytesAlone() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tipjar-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let file = directory.appendingPathComponent("garbage.sqlite3")
+        var generator = SystemRandomNumberGenerator()
+        let bytes = Data((0..<8192).map { _ in UInt8.random(in: 0...255, using: &generator) })
+        try bytes.write(to: file)
+        let run = try Self.run(["serve", "--port", "0", "--database", file.path])
+        #expect(run.status == 1)
+        #expect(run.error.contains(file.path))
+        #expect(try Data(contentsOf: file) == bytes)
+    }
+
+    @Test func serveRefusesABadStoreKitFile() throws {
+        let run = try Self.run(["serve", "--port", "0", "--database", "/nonexistent-dir/x.sqlite3",
+                                "--storekit", Self.fixtures.appendingPathComponent("bad-truncated.storekit").path])
+        #expect(run.status == 1)
+        #expect(run.error.contains("bad-truncated.storekit"))
+    }
+}
