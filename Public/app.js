@@ -15,13 +15,19 @@
       var current = document.getElementById(node.id);
       if (current) { current.replaceWith(node); }
     });
+    showAlert();
+    enhance(document);
+  }
+
+  // An alert the server rendered open (fragment, or a page after a no-JavaScript redirect) becomes
+  // a modal dialog.
+  function showAlert() {
     var alert = document.getElementById("alert");
     if (alert && alert.hasAttribute("open") && typeof alert.showModal === "function" && !alert.dataset.shown) {
       alert.dataset.shown = "1";
       alert.removeAttribute("open");
       alert.showModal();
     }
-    enhance(document);
   }
 
   function request(url, options) {
@@ -44,7 +50,12 @@
   function load(element) {
     var src = element.getAttribute("data-src");
     element.removeAttribute("data-src");
-    request(src).then(function (result) { swap(result.text); });
+    request(src).then(function (result) {
+      swap(result.text);
+      // The page was rendered busy (loading); the offers are in, so the live region is settled and
+      // the live poll (which skips busy tip jars) may run.
+      if (element.id === "tipjar") { element.setAttribute("aria-busy", "false"); }
+    });
   }
 
   function submit(event) {
@@ -87,5 +98,5 @@
   }
 
   document.addEventListener("submit", submit);
-  document.addEventListener("DOMContentLoaded", function () { enhance(document); poll(); });
+  document.addEventListener("DOMContentLoaded", function () { showAlert(); enhance(document); poll(); });
 })();

@@ -70,7 +70,9 @@ public final class Dashboard: HTTPResponder {
             newCookie = "\(SessionStore.cookieName)=\(session.id); Path=/; HttpOnly; SameSite=Strict"
             request.fields["Cookie"] = "\(SessionStore.cookieName)=\(session.id)"
         }
-        if !["GET", "HEAD", "OPTIONS"].contains(request.method) {
+        // The methods this dashboard changes state with (it has no DELETE route); any other method
+        // reaches the router, which answers 405 (with Allow) or 501 without acting.
+        if ["POST", "PUT", "PATCH"].contains(request.method) {
             if let refusal = OriginCheck.refusal(for: request, isAPI: isAPI, sessionToken: token) { return refusal }
         }
         var response = await router.respond(to: request)

@@ -94,7 +94,7 @@ struct ServeCommand {
         }
         let storage: SQLiteTipJarStorage
         do {
-            storage = try SQLiteTipJarStorage(path: database, configuration: DatabaseConfiguration(durability: durability))
+            storage = try SQLiteTipJarStorage(path: database, configuration: DatabaseConfiguration(durability: durability, groupCommit: true))
         } catch {
             printError("tipjar: cannot open the database \(database): \(error)")
             return 1

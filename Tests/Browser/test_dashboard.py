@@ -235,13 +235,17 @@ def tier_classes(driver):
     return [next(c for c in element.get_attribute("class").split() if c.startswith("tier-")) for element in tiles(driver)]
 
 
+# The live fragments are swapped under our feet, so these read the page in one script (no stale
+# element between finding and reading).
+
 def hearts(driver):
-    return driver.find_element(By.ID, "hearts").text.count("♥")
+    return driver.execute_script(
+        "var h = document.getElementById('hearts'); return h ? (h.textContent.match(/♥/g) || []).length : -1;")
 
 
 def notice_text(driver):
-    notices = driver.find_elements(By.CSS_SELECTOR, "#feedback .notice")
-    return notices[0].text if notices else None
+    return driver.execute_script(
+        "var n = document.querySelector('#feedback .notice'); return n ? n.innerText.trim() : null;")
 
 
 def alert_is_modal(driver):
@@ -287,6 +291,7 @@ def test_create_an_install_and_see_the_tiles_load_in_tier_order(browser, server)
     wait_for_state(browser, "ready")
     assert tier_classes(browser) == TIERS
     assert [t.find_element(By.CLASS_NAME, "name").text for t in tiles(browser)] == ["Coffee", "Snack", "Lunch"]
+    assert browser.find_element(By.ID, "tipjar").get_attribute("aria-busy") == "false"
     assert all(t.is_enabled() for t in tiles(browser))
 
 

@@ -20,7 +20,7 @@ struct DatabaseFaultTests {
     }
 
     @Test func lockedLongerThanTheBusyTimeoutIs503ThenRecovers() async throws {
-        let server = try await LiveServer(database: DatabaseConfiguration(busyTimeout: .milliseconds(200)))
+        let server = try await LiveServer(database: DatabaseConfiguration(busyTimeout: .milliseconds(200), groupCommit: true))
         defer { Task { await server.stop() } }
         let id = try await install(server)
         #expect(await server.json("POST", "/api/installs/\(id)/purchases", Self.coffee).status == 200)

@@ -19,7 +19,7 @@ final class LiveServer: Sendable {
         .deletingLastPathComponent().deletingLastPathComponent()
 
     init(settings: StoreSettings = .normal, adminToken: String? = nil,
-         database: DatabaseConfiguration = DatabaseConfiguration()) async throws {
+         database: DatabaseConfiguration = DatabaseConfiguration(groupCommit: true)) async throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("tipjar-live-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         storage = try SQLiteTipJarStorage(path: directory.appendingPathComponent("tipjar.sqlite3").path, configuration: database)
