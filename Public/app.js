@@ -13,7 +13,14 @@
     nodes.forEach(function (node) {
       if (!node.id) { return; }
       var current = document.getElementById(node.id);
-      if (current) { current.replaceWith(node); }
+      if (!current) { return; }
+      // A live region must stay in the document for its new content to be announced: keep the
+      // element and swap what is inside it.
+      if (current.hasAttribute("aria-live")) {
+        current.replaceChildren.apply(current, Array.prototype.slice.call(node.childNodes));
+      } else {
+        current.replaceWith(node);
+      }
     });
     showAlert();
     enhance(document);
@@ -63,8 +70,9 @@
     if (!form.matches("form[data-fragment]")) { return; }
     event.preventDefault();
     var isPurchase = form.hasAttribute("data-purchase");
+    var button = form.querySelector("button");
     if (isPurchase) {
-      if (form.querySelector("button").disabled) { return; }
+      if (button.disabled) { return; }
       setPurchaseOpen(true);
     }
     var method = (form.getAttribute("method") || "get").toUpperCase();
@@ -80,7 +88,24 @@
     }
     promise.then(function (result) { swap(result.text); })
       .catch(function () { swap('<div id="feedback" class="feedback"><p class="notice notice-pending" role="status">The dashboard could not be reached.</p></div>'); })
-      .then(function () { if (isPurchase) { setPurchaseOpen(false); } });
+      .then(function () {
+        if (isPurchase) {
+          setPurchaseOpen(false);
+          restoreFocus(button);
+        }
+      });
+  }
+
+  // Disabling the focused tile drops keyboard focus to <body>; give it back once the purchase is
+  // over (or once its alert is closed), so a keyboard user stays where they were.
+  function restoreFocus(button) {
+    if (!button || !button.isConnected) { return; }
+    var alert = document.getElementById("alert");
+    if (alert && alert.open) {
+      alert.addEventListener("close", function () { if (button.isConnected) { button.focus(); } }, { once: true });
+    } else if (!document.activeElement || document.activeElement === document.body) {
+      button.focus();
+    }
   }
 
   function enhance(root) {

@@ -77,25 +77,19 @@ extension Routes {
     func installPage(_ request: HTTPRequest, installID: String, load: Bool) async throws -> HTTPResponse {
         let install = try await service.install(installID)
         let state: TipJarState = load ? try await service.loadOffers(installID: installID) : .loading
-        var data = try await tipJarData(request, install: install, state: state)
-        for (key, value) in await pageData(request, nav: "installs") { data[key] = value }
-        let textSize = ViewModels.textSizes.map(\.value).contains(request.queryValue("textSize") ?? "") ? request.queryValue("textSize")! : "default"
-        data["textSize"] = textSize
-        data["textSizes"] = ViewModels.choices(ViewModels.textSizes, selected: textSize)
-        data["feedback"] = Feedback.fromQuery(request, locale: install.locale)?.data ?? [:]
-        data["ledger"] = try await storage.ledger(installID: installID, limit: 200).map(ViewModels.delivery)
-        data["events"] = try await storage.events(installID: installID, limit: 30).map(ViewModels.event)
-        data["live"] = "/installs/\(install.id)/live"
+        let data = ViewModels.installPage(
+            install: install, state: state, isPurchaseOpen: await service.isPurchaseOpen(installID: installID),
+            ledger: try await storage.ledger(installID: installID, limit: 200),
+            events: try await storage.events(installID: installID, limit: 30),
+            csrfToken: await csrfToken(request), catalogName: catalogName, textSize: request.queryValue("textSize"),
+            feedback: Feedback.fromQuery(request, locale: install.locale))
         return try html("pages/install", data)
     }
 
-    /// What `fragments/tipjar` and the install page need about the tip jar itself.
+    /// What `fragments/tipjar` needs about the tip jar itself.
     func tipJarData(_ request: HTTPRequest, install: Install, state: TipJarState) async throws -> [String: Any] {
-        let strings = TipJarStrings.of(install.locale)
-        let disabled = await service.isPurchaseOpen(installID: install.id)
-        return ["install": ViewModels.install(install), "installID": install.id, "t": ViewModels.strings(strings),
-                "hearts": ViewModels.hearts(install.hearts, strings: strings), "csrfToken": await csrfToken(request),
-                "state": ViewModels.state(state, strings: strings, disabled: disabled)]
+        ViewModels.tipJar(install: install, state: state, isPurchaseOpen: await service.isPurchaseOpen(installID: install.id),
+                          csrfToken: await csrfToken(request))
     }
 
     /// The fragments a purchase, restore or poll swaps in: hearts, feedback, ledger.

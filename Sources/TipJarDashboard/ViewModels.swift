@@ -84,6 +84,32 @@ enum ViewModels {
                 "listenerReemits": settings.listenerReemits]
     }
 
+    /// What `fragments/tipjar` needs: the install, the localized strings, the hearts and the state.
+    static func tipJar(install: Install, state: TipJarState, isPurchaseOpen: Bool, csrfToken: String) -> [String: Any] {
+        let strings = TipJarStrings.of(install.locale)
+        return ["install": Self.install(install), "installID": install.id, "t": Self.strings(strings),
+                "hearts": hearts(install.hearts, strings: strings), "csrfToken": csrfToken,
+                "state": Self.state(state, strings: strings, disabled: isPurchaseOpen)]
+    }
+
+    /// The whole `/installs/{id}` page, from domain values only (no I/O), so it can be tested and
+    /// benchmarked without a server.
+    static func installPage(install: Install, state: TipJarState, isPurchaseOpen: Bool, ledger: [Delivery],
+                            events: [InstallEvent], csrfToken: String, catalogName: String, textSize: String?,
+                            feedback: Feedback?) -> [String: Any] {
+        var data = tipJar(install: install, state: state, isPurchaseOpen: isPurchaseOpen, csrfToken: csrfToken)
+        data["catalogName"] = catalogName
+        data["nav"] = ["installs": true]
+        let size = textSizes.map(\.value).contains(textSize ?? "") ? textSize! : "default"
+        data["textSize"] = size
+        data["textSizes"] = choices(textSizes, selected: size)
+        data["feedback"] = feedback?.data ?? [:]
+        data["ledger"] = ledger.map(delivery)
+        data["events"] = events.map(event)
+        data["live"] = "/installs/\(install.id)/live"
+        return data
+    }
+
     /// `<option>`/radio choices: `[{value, name, selected}]`.
     static func choices(_ values: [(value: String, name: String)], selected: String) -> [[String: Any]] {
         values.map { ["value": $0.value, "name": $0.name, "selected": $0.value == selected] }

@@ -300,7 +300,7 @@ def test_tap_the_coffee_tip_while_the_purchase_is_slow(browser, server):
     server.store(purchaseLatencyMs=1500)
     open_install(browser, server, install_id)
     assert hearts(browser) == 0
-    browser.execute_script("window.__marker = 1;")
+    browser.execute_script("window.__marker = 1; document.getElementById('feedback').__kept = 1;")
     started = time.monotonic()
     tile(browser, "coffee").click()
     assert tiles_disabled(browser) == [True, True, True]
@@ -312,6 +312,8 @@ def test_tap_the_coffee_tip_while_the_purchase_is_slow(browser, server):
     assert notice_text(browser) == THANK_YOU
     wait(browser, lambda: tiles_disabled(browser) == [False, False, False], message="tiles stayed disabled")
     assert browser.execute_script("return window.__marker;") == 1, "the page was reloaded"
+    assert browser.execute_script("return document.getElementById('feedback').__kept;") == 1, \
+        "the feedback live region was replaced instead of updated (screen readers miss the thank-you)"
     assert server.install(install_id)["hearts"] == 1
 
 
@@ -512,17 +514,38 @@ def test_every_tile_is_a_button_named_with_its_price(browser, server):
         assert name in element.accessible_name
 
 
+def active_is(driver, element):
+    return driver.switch_to.active_element == element
+
+
+def press(driver, key):
+    ActionChains(driver).send_keys(key).perform()
+
+
 def test_buy_a_tip_with_the_keyboard_alone(browser, server):
     install_id = server.create_install()
     open_install(browser, server, install_id)
     coffee = tile(browser, "coffee")
     for _ in range(40):
-        ActionChains(browser).send_keys(Keys.TAB).perform()
-        if browser.switch_to.active_element == coffee:
+        press(browser, Keys.TAB)
+        if active_is(browser, coffee):
             break
     else:
         pytest.fail("Tab never reached the coffee tile")
-    ActionChains(browser).send_keys(Keys.ENTER).perform()
+    press(browser, Keys.ENTER)
     wait(browser, lambda: hearts(browser) == 1, message="Enter on the focused tile bought nothing")
     assert notice_text(browser) == THANK_YOU
+    wait(browser, lambda: tiles_disabled(browser) == [False, False, False])
     assert server.install(install_id)["hearts"] == 1
+    # Focus comes back to the tile, so a second Enter buys again without hunting for it.
+    wait(browser, lambda: active_is(browser, coffee), message="focus was lost after the purchase")
+    # A failed purchase: the alert takes focus, Enter on OK closes it and focus returns to the tile.
+    server.store(purchaseOutcome="failed", purchaseError="networkError")
+    press(browser, Keys.ENTER)
+    wait(browser, lambda: alert_is_modal(browser), message="no modal alert")
+    ok = browser.find_element(By.CSS_SELECTOR, "dialog#alert button")
+    wait(browser, lambda: active_is(browser, ok), message="the alert's OK button did not take focus")
+    press(browser, Keys.ENTER)
+    wait(browser, lambda: not alert_is_modal(browser), message="Enter did not close the alert")
+    wait(browser, lambda: active_is(browser, coffee), message="focus did not return to the tile after the alert")
+    assert hearts(browser) == 1
