@@ -27,36 +27,33 @@ enum CommandLineTool {
             print(usage)
             return 0
         case "serve":
-            if rest.contains("--help") || rest.contains("-h") {
-                print(ServeCommand.usage)
-                return 0
-            }
-            do {
-                return try await ServeCommand(arguments: rest).run()
-            } catch let error as UsageError {
-                printError("error: \(error.message)\n\n\(ServeCommand.usage)")
-                return 64
-            } catch {
-                printError("error: \(error)")
-                return 1
-            }
+            return await runCommand(rest, usage: ServeCommand.usage) { try await ServeCommand(arguments: $0).run() }
         case "check-storekit":
-            if rest.contains("--help") || rest.contains("-h") {
-                print(CheckStoreKitCommand.usage)
-                return 0
-            }
-            do {
-                return try CheckStoreKitCommand(arguments: rest).run()
-            } catch let error as UsageError {
-                printError("error: \(error.message)\n\n\(CheckStoreKitCommand.usage)")
-                return 64
-            } catch {
-                printError("error: \(error)")
-                return 1
-            }
+            return await runCommand(rest, usage: CheckStoreKitCommand.usage) { try CheckStoreKitCommand(arguments: $0).run() }
         default:
             printError("error: unknown command '\(command)'\n\n\(usage)")
             return 64
+        }
+    }
+}
+
+extension CommandLineTool {
+    /// Runs one command: `--help` prints its usage; a `UsageError` prints the message and the
+    /// usage and exits 64; any other error exits 1.
+    static func runCommand(_ arguments: [String], usage: String,
+                           _ body: ([String]) async throws -> Int32) async -> Int32 {
+        if arguments.contains("--help") || arguments.contains("-h") {
+            print(usage)
+            return 0
+        }
+        do {
+            return try await body(arguments)
+        } catch let error as UsageError {
+            printError("error: \(error.message)\n\n\(usage)")
+            return 64
+        } catch {
+            printError("error: \(error)")
+            return 1
         }
     }
 }
