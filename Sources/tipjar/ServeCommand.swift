@@ -110,12 +110,13 @@ struct ServeCommand {
                                       log: environment.log)
         let server = HTTPServer(configuration: HTTPServerConfiguration(host: host, port: port), responder: dashboard,
                                 accessLog: { entry in FileHandle.standardError.write(Data("\(entry)\n".utf8)) })
+        // Handlers first, so a signal that arrives as soon as the banner is out is already caught.
+        let signals = Self.installSignalHandlers { await server.shutdown(timeout: .seconds(10)) }
         let boundPort = try server.start()
         let shownHost = host.contains(":") ? "[\(host)]" : host
         var address = "http://\(shownHost):\(boundPort)/"
         if let adminToken { address += "?token=\(adminToken)" }
         FileHandle.standardOutput.write(Data("Tip Jar Dashboard serving \(catalogName) on \(address) (database \(database), durability \(durability))\n".utf8))
-        let signals = Self.installSignalHandlers { await server.shutdown(timeout: .seconds(10)) }
         await server.waitUntilStopped()
         _ = signals
         try? storage.queue.close()

@@ -116,4 +116,31 @@ struct CommandLineTests {
         #expect(run.status == 1)
         #expect(run.error.contains("bad-truncated.storekit"))
     }
+
+    @Test(arguments: [SIGTERM, SIGINT])
+    func serveShutsDownGracefullyOnASignalAndClosesTheDatabase(_ signal: Int32) throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tipjar-signal-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let database = directory.appendingPathComponent("tipjar.sqlite3").path
+        let process = Process()
+        process.executableURL = Self.binary
+        process.arguments = ["serve", "--port", "0", "--database", database]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = Pipe()
+        try process.run()
+        var banner = Data()
+        while !banner.contains(UInt8(ascii: "\n")) {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            banner += chunk
+        }
+        #expect(String(decoding: banner, as: UTF8.self).contains("serving TipProducts.storekit on http://127.0.0.1:"))
+        #expect(FileManager.default.fileExists(atPath: database + "-wal"))
+        kill(process.processIdentifier, signal)
+        process.waitUntilExit()
+        #expect(process.terminationReason == .exit)
+        #expect(process.terminationStatus == 0)
+        #expect(!FileManager.default.fileExists(atPath: database + "-wal"), "the database was closed cleanly (WAL checkpointed)")
+    }
 }
