@@ -109,7 +109,7 @@ struct ServeCommand {
                                                                             catalogName: catalogName),
                                       log: environment.log)
         let server = HTTPServer(configuration: HTTPServerConfiguration(host: host, port: port), responder: dashboard,
-                                accessLog: { entry in FileHandle.standardError.write(Data("\(entry)\n".utf8)) })
+                                accessLog: { entry in FileHandle.standardError.write(Data("\(AccessLogRedaction.redact(entry))\n".utf8)) })
         // Handlers first, so a signal that arrives as soon as the banner is out is already caught.
         let signals = Self.installSignalHandlers { await server.shutdown(timeout: .seconds(10)) }
         let boundPort = try server.start()

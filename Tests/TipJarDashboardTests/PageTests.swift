@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 import TipJar
+import HTTPServer
+@testable import TipJarDashboard
 
 /// Pages, fragments and form posts over a real socket, as a browser (with and without
 /// JavaScript) uses them.
@@ -236,5 +238,23 @@ struct PageTests {
             #expect(reply.status >= 400, "\(path) answered \(reply.status)")
             #expect(!reply.body.contains("PackageDescription"))
         }
+    }
+}
+
+/// Issue 7: no secrets in logs.
+@Suite("Access log")
+struct AccessLogTests {
+    @Test func theAdminTokenNeverReachesTheAccessLog() {
+        let entry = AccessLogEntry(method: "GET", target: "/installs?page=2&token=abcdef0123456789abcdef0123456789&q=x", status: 303,
+                                   bytes: 0, durationMilliseconds: 1, requestID: "1-1", remoteAddress: "127.0.0.1:5")
+        let line = AccessLogRedaction.redact(entry).description
+        #expect(!line.contains("abcdef0123456789"))
+        #expect(line.contains(#"target="/installs?page=2&token=REDACTED&q=x""#))
+    }
+
+    @Test func targetsWithoutSecretsAreLoggedAsTheyCame() {
+        let entry = AccessLogEntry(method: "GET", target: "/installs?q=ab", status: 200, bytes: 10, durationMilliseconds: 1,
+                                   requestID: "1-1", remoteAddress: "127.0.0.1:5")
+        #expect(AccessLogRedaction.redact(entry).target == "/installs?q=ab")
     }
 }
