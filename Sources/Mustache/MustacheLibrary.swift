@@ -63,9 +63,23 @@ public struct MustacheLibrary: Sendable {
     /// - Returns: The rendered text.
     /// - Throws: ``MustacheError`` with kind `.templateNotFound` when `name` is not in the library.
     public func render(_ name: String, _ data: Any) throws -> String {
+        try template(required: name).render(data)
+    }
+
+    /// Renders the named template into UTF-8 bytes (see ``MustacheTemplate/renderUTF8(value:)``).
+    /// - Parameters:
+    ///   - name: The template name.
+    ///   - value: The root context.
+    /// - Returns: The rendered text as UTF-8.
+    /// - Throws: ``MustacheError`` with kind `.templateNotFound` when `name` is not in the library.
+    public func renderUTF8(_ name: String, _ value: MustacheValue) throws -> [UInt8] {
+        try template(required: name).renderUTF8(value: value)
+    }
+
+    private func template(required name: String) throws -> MustacheTemplate {
         guard let template = template(named: name) else {
             throw MustacheError(kind: .templateNotFound(name), templateName: name, line: 0, column: 0)
         }
-        return template.render(data)
+        return template
     }
 }

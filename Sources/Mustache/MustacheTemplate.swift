@@ -49,8 +49,16 @@ public struct MustacheTemplate: Sendable {
     /// - Parameter value: The root context.
     /// - Returns: The rendered text.
     public func render(value: MustacheValue) -> String {
+        String(decoding: renderUTF8(value: value), as: UTF8.self)
+    }
+
+    /// Renders the template into UTF-8 bytes, for callers that write bytes (an HTTP message
+    /// body) and need no `String`: it skips building and validating one.
+    /// - Parameter value: The root context.
+    /// - Returns: The rendered text as UTF-8.
+    public func renderUTF8(value: MustacheValue) -> [UInt8] {
         var renderer = MustacheRenderer(set: templateSet, root: value, capacity: root.sizeHint)
         renderer.render(root.nodes)
-        return String(decoding: renderer.output, as: UTF8.self)
+        return renderer.output
     }
 }

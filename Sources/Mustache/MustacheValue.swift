@@ -34,16 +34,40 @@ public enum MustacheValue: Sendable, Equatable {
     /// - Parameter any: The value to convert.
     /// - Returns: The equivalent typed value.
     public init(_ any: Any?) {
-        guard let any = any.flatMap(Self.unwrapOptional) else {
+        guard let any else {
             self = .null
             return
         }
-        switch any {
-        case let value as MustacheValue: self = value
-        case let value as String: self = .string(value)
-        case let value as [String: Any]: self = .object(value.mapValues { MustacheValue($0) })
-        case let value as [Any]: self = .array(value.map { MustacheValue($0) })
-        default: self = Self.convertScalar(any)
+        // Exact-type checks first: they are pointer comparisons, where an `as?` cast walks the
+        // runtime's conformance tables (and `as? [Any]` converts every element).
+        let dynamicType = type(of: any)
+        if dynamicType == String.self {
+            self = .string(any as! String)
+        } else if dynamicType == [String: Any].self {
+            self = .object((any as! [String: Any]).mapValues { MustacheValue($0) })
+        } else if dynamicType == [[String: Any]].self {
+            self = .array((any as! [[String: Any]]).map { .object($0.mapValues { MustacheValue($0) }) })
+        } else if dynamicType == Bool.self {
+            self = .bool(any as! Bool)
+        } else if dynamicType == Int.self {
+            self = .int(any as! Int)
+        } else if dynamicType == [String].self {
+            self = .array((any as! [String]).map { .string($0) })
+        } else if dynamicType == MustacheValue.self {
+            self = any as! MustacheValue
+        } else {
+            // A wrapped optional (`String?` inside `Any`) is unwrapped here, off the fast path.
+            guard let any = Self.unwrapOptional(any) else {
+                self = .null
+                return
+            }
+            switch any {
+            case let value as MustacheValue: self = value
+            case let value as String: self = .string(value)
+            case let value as [String: Any]: self = .object(value.mapValues { MustacheValue($0) })
+            case let value as [Any]: self = .array(value.map { MustacheValue($0) })
+            default: self = Self.convertScalar(any)
+            }
         }
     }
 

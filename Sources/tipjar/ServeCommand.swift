@@ -117,8 +117,10 @@ struct ServeCommand {
         var address = "http://\(shownHost):\(boundPort)/"
         if let adminToken { address += "?token=\(adminToken)" }
         FileHandle.standardOutput.write(Data("Tip Jar Dashboard serving \(catalogName) on \(address) (database \(database), durability \(durability))\n".utf8))
+        // The signal sources must outlive the wait: an optimized build may otherwise release them
+        // as soon as their last use, and SIGTERM would then be ignored.
         await server.waitUntilStopped()
-        _ = signals
+        withExtendedLifetime(signals) {}
         try? storage.queue.close()
         printError("tipjar: stopped cleanly")
         return 0

@@ -11,7 +11,9 @@ struct CommandLineTests {
         var error: String
     }
 
+    /// `TIPJAR_BIN` (CI points it at the release build), else the `tipjar` built beside the tests.
     static var binary: URL {
+        if let path = ProcessInfo.processInfo.environment["TIPJAR_BIN"] { return URL(fileURLWithPath: path) }
         let beside = Bundle.main.bundleURL.appendingPathComponent("tipjar")
         if FileManager.default.isExecutableFile(atPath: beside.path) { return beside }
         return LiveServer.repositoryRoot.appendingPathComponent(".build/debug/tipjar")
