@@ -35,7 +35,7 @@ extension Routes {
         let overview = try await storage.overview()
         data["overview"] = ["installs": overview.installs, "tips": overview.tips, "hearts": overview.hearts]
         data["settings"] = ViewModels.settings(await service.store.settings)
-        data["events"] = try await storage.events(installID: nil, limit: 20).map(ViewModels.event)
+        data["events"] = await service.timeline.events(installID: nil, limit: 20).map(ViewModels.event)
         return try html("pages/overview", data)
     }
 
@@ -80,7 +80,7 @@ extension Routes {
         let data = ViewModels.installPage(
             install: install, state: state, isPurchaseOpen: await service.isPurchaseOpen(installID: installID),
             ledger: try await storage.ledger(installID: installID, limit: 200),
-            events: try await storage.events(installID: installID, limit: 30),
+            events: await service.timeline.events(installID: installID, limit: 30),
             csrfToken: await csrfToken(request), catalogName: catalogName, textSize: request.queryValue("textSize"),
             feedback: Feedback.fromQuery(request, locale: install.locale))
         return try html("pages/install", data)

@@ -123,26 +123,6 @@ extension SQLiteTipJarStorage {
         }
     }
 
-    public func append(_ event: InstallEvent) async throws {
-        try await queue.write { db in
-            try db.execute(sql: "INSERT INTO events (install_id, at_ms, kind, detail) VALUES (?, ?, ?, ?)",
-                           arguments: [event.installID, Self.milliseconds(event.at), event.kind, event.detail])
-        }
-    }
-
-    public func events(installID: String?, limit: Int) async throws -> [InstallEvent] {
-        let sql = installID == nil
-            ? "SELECT install_id, at_ms, kind, detail FROM events ORDER BY id DESC LIMIT ?"
-            : "SELECT install_id, at_ms, kind, detail FROM events WHERE install_id = ? ORDER BY id DESC LIMIT ?"
-        let arguments: StatementArguments = installID.map { [$0, limit] } ?? [limit]
-        return try await queue.read { db in
-            try db.cachedStatement(sql: sql).fetchAll(arguments: arguments) { row in
-                InstallEvent(installID: try row.value(at: 0), at: Self.date(try row.value(at: 1)),
-                             kind: try row.value(at: 2), detail: try row.value(at: 3))
-            }
-        }
-    }
-
     public func overview() async throws -> Overview {
         try await queue.read { db in
             try db.cachedStatement(sql: """

@@ -57,22 +57,14 @@ public enum TipJarSchema {
         );
         """
 
-    /// `v2-labels-and-timeline`: the install label (issue 7) and the per-install timeline (issue 3).
+    /// `v2-install-labels`: the install's free-text label (issue 7).
     public static let v2 = """
         ALTER TABLE installs ADD COLUMN label TEXT NOT NULL DEFAULT '';
-        CREATE TABLE events (
-            id INTEGER PRIMARY KEY,
-            install_id TEXT,
-            at_ms INTEGER NOT NULL,
-            kind TEXT NOT NULL,
-            detail TEXT NOT NULL
-        );
-        CREATE INDEX events_by_install ON events (install_id, id);
         """
 
     /// Every migration, in order: (identifier, SQL).
     public static let migrations: [(identifier: String, sql: String)] = [
         ("v1-core", v1),
-        ("v2-labels-and-timeline", v2),
+        ("v2-install-labels", v2),
     ]
 }

@@ -49,7 +49,13 @@ cleanup() {
     done
     if [ -n "$NGINX_PID" ]; then kill -QUIT "$NGINX_PID" 2>/dev/null || true; fi
     for pid in $HOLDER_PID $SERVER_PID $NGINX_PID; do
-        [ -n "$pid" ] && { for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done; kill -9 "$pid" 2>/dev/null || true; }
+        [ -n "$pid" ] || continue
+        for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+        if kill -0 "$pid" 2>/dev/null; then
+            [ "$pid" = "$SERVER_PID" ] && echo "note: tipjar serve (pid $pid) did not exit within 5 s of SIGTERM; sending SIGKILL" >&2
+            kill -9 "$pid" 2>/dev/null || true
+        fi
+        wait "$pid" 2>/dev/null || true
     done
     rm -rf "$WORK"
 }

@@ -20,4 +20,4 @@ if [ -n "$missing" ]; then
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq $packages
 fi
 
-python3 -m pip install -q --disable-pip-version-check -r "$here/requirements.txt"
+PIP_ROOT_USER_ACTION=ignore python3 -m pip install -q --disable-pip-version-check -r "$here/requirements.txt"

@@ -182,6 +182,6 @@ extension TipJarService {
     }
 
     func event(_ installID: String?, _ kind: String, _ detail: String) async throws {
-        try await storage.append(InstallEvent(installID: installID, at: environment.now(), kind: kind, detail: detail))
+        await timeline.append(InstallEvent(installID: installID, at: environment.now(), kind: kind, detail: detail))
     }
 }

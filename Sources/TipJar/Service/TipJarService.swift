@@ -10,6 +10,8 @@ public actor TipJarService {
     /// The loaded catalog.
     public nonisolated let catalog: Catalog
     let storage: any TipJarStorage
+    /// Recent events per install, in memory.
+    public nonisolated let timeline = Timeline()
     let environment: TipJarEnvironment
     var openPurchases: Set<String> = []
 

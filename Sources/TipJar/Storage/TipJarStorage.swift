@@ -50,10 +50,6 @@ public protocol TipJarStorage: Sendable {
     func record(_ delivery: Delivery) async throws -> (outcome: RecordOutcome, hearts: Int)
     /// An install's ledger, oldest first, the last `limit` rows.
     func ledger(installID: String, limit: Int) async throws -> [Delivery]
-    /// Appends a line to an install's timeline.
-    func append(_ event: InstallEvent) async throws
-    /// An install's timeline (or every install's when `installID` is nil), newest first.
-    func events(installID: String?, limit: Int) async throws -> [InstallEvent]
     /// Totals for the overview page.
     func overview() async throws -> Overview
 }
