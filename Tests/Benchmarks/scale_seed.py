@@ -36,7 +36,7 @@ def main():
 
     db = sqlite3.connect(args.database, isolation_level=None)
     tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-    for table in ("installs", "transactions", "counted_transactions", "deliveries", "events"):
+    for table in ("installs", "transactions", "counted_transactions", "deliveries"):
         if table not in tables:
             sys.exit("scale_seed: %s has no table %s; start `tipjar serve` on it once first" % (args.database, table))
     if db.execute("SELECT count(*) FROM installs").fetchone()[0]:
@@ -137,14 +137,6 @@ def main():
     db.execute("""
         UPDATE installs SET hearts = min(5, (SELECT count(*) FROM counted_transactions c WHERE c.install_id = installs.id))
         """)
-    # A short timeline for every 100th install and 30 events for the big install.
-    db.execute("""
-        INSERT INTO events (install_id, at_ms, kind, detail)
-        SELECT id, created_at_ms, 'install.created', 'Installed (' || locale || ', ' || storefront || ').'
-        FROM installs WHERE rowid % 100 = 1
-        """)
-    db.executemany("INSERT INTO events (install_id, at_ms, kind, detail) VALUES (?, ?, ?, ?)",
-                   [(big_id, first_ms + k * 1000, "purchase.closed", "purchase closed: purchased.") for k in range(30)])
     db.execute("DROP TABLE temp.seed_deliveries")
     db.execute("DROP TABLE temp.install_by_number")
     problems = db.execute("PRAGMA foreign_key_check").fetchall()
@@ -154,7 +146,7 @@ def main():
     db.execute("COMMIT")
     db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     counts = {table: db.execute("SELECT count(*) FROM %s" % table).fetchone()[0]
-              for table in ("installs", "deliveries", "transactions", "counted_transactions", "events")}
+              for table in ("installs", "deliveries", "transactions", "counted_transactions")}
     big_rows = db.execute("SELECT count(*) FROM deliveries WHERE install_id = ?", (big_id,)).fetchone()[0]
     hearts3 = db.execute("SELECT count(*) FROM installs WHERE hearts = 3").fetchone()[0]
     assert db.execute("PRAGMA user_version").fetchone()[0] == stamp, "the identity stamp changed"
