@@ -39,9 +39,7 @@ struct Routes: Sendable {
 
     /// Renders a template as an HTML response.
     func html(_ template: String, _ data: [String: Any], status: HTTPStatus = .ok) throws -> HTTPResponse {
-        var response = HTTPResponse.html(try templates.render(template, data), status: status)
-        response.fields["Content-Type"] = "text/html; charset=utf-8"
-        return response
+        HTTPResponse(status: status, fields: ["Content-Type": "text/html; charset=utf-8"], body: try templates.renderUTF8(template, data))
     }
 
     /// Data every page shares: the CSRF token, the catalog name and the active navigation item.

@@ -24,7 +24,14 @@ actor SessionStore {
     /// 32 bytes from the system's CSPRNG, as 64 lowercase hex digits.
     static func randomHex() -> String {
         var generator = SystemRandomNumberGenerator()
-        return (0..<4).map { _ in String(format: "%016llx", generator.next() as UInt64) }.joined()
+        let digits = Array("0123456789abcdef".utf8)
+        var text = [UInt8]()
+        text.reserveCapacity(64)
+        for _ in 0..<4 {
+            let word: UInt64 = generator.next()
+            for shift in stride(from: 60, through: 0, by: -4) { text.append(digits[Int((word >> UInt64(shift)) & 0xF)]) }
+        }
+        return String(decoding: text, as: UTF8.self)
     }
 
     /// Reads the session ID from a `Cookie` field value (RFC 6265 §5.4 `name=value; …` pairs).

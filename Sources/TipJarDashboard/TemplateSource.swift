@@ -18,8 +18,14 @@ final class TemplateSource: Sendable {
     /// Renders the template `name` with `data`.
     /// - Throws: `MustacheError` when the template is missing or (reload mode) does not parse.
     func render(_ name: String, _ data: [String: Any]) throws -> String {
+        String(decoding: try renderUTF8(name, data), as: UTF8.self)
+    }
+
+    /// Renders the template `name` with `data` straight into UTF-8 bytes, for a message body.
+    /// - Throws: `MustacheError` when the template is missing or (reload mode) does not parse.
+    func renderUTF8(_ name: String, _ data: [String: Any]) throws -> [UInt8] {
         let library = try cached ?? MustacheLibrary(directory: directory)
-        return try library.render(name, Self.withPresenceFlags(data))
+        return try library.renderUTF8(name, MustacheValue(Self.withPresenceFlags(data)))
     }
 
     /// Adds `hasX` = "the list `x` is not empty" for every top-level list, so templates can say

@@ -29,7 +29,7 @@ enum ViewModels {
     }
 
     static func hearts(_ hearts: Int, strings: TipJarStrings) -> [String: Any] {
-        ["text": heartsText(hearts), "label": String(format: strings.heartsLabel, hearts)]
+        ["text": heartsText(hearts), "label": strings.heartsLabel.replacingOccurrences(of: "%d", with: String(hearts))]
     }
 
     static func strings(_ strings: TipJarStrings) -> [String: Any] {

@@ -201,11 +201,11 @@ public final class Database {
     ///   (e.g. `SQLITE_FULL`, `SQLITE_IOERR`) after rolling back.
     public func inTransaction<T>(_ body: () throws -> T) throws -> T {
         if isInsideTransaction { return try inSavepoint(body) }
-        try execute(sql: "BEGIN IMMEDIATE")
+        try cachedStatement(sql: "BEGIN IMMEDIATE").execute()
         let result: T
         do {
             result = try body()
-            try execute(sql: "COMMIT")
+            try cachedStatement(sql: "COMMIT").execute()
         } catch {
             rollbackIgnoringErrors()
             throw error
@@ -244,7 +244,7 @@ public final class Database {
         guard isInsideTransaction else { return }
         // A ROLLBACK can fail with pending writes from unreset statements: reset cached ones.
         for statement in statementCache.values { _ = sqlite3_reset(statement.handle) }
-        try? execute(sql: "ROLLBACK")
+        try? cachedStatement(sql: "ROLLBACK").execute()
     }
 }
 

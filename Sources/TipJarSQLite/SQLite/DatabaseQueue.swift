@@ -151,12 +151,12 @@ public final class DatabaseQueue: @unchecked Sendable {
 
     private func performRead<T>(_ body: (Database) throws -> T) throws -> T {
         let db = try openDatabase()
-        try db.execute(sql: "PRAGMA query_only = ON")
-        defer { try? db.execute(sql: "PRAGMA query_only = OFF") }
-        try db.execute(sql: "BEGIN DEFERRED")
+        try db.cachedStatement(sql: "PRAGMA query_only = ON").execute()
+        defer { try? db.cachedStatement(sql: "PRAGMA query_only = OFF").execute() }
+        try db.cachedStatement(sql: "BEGIN DEFERRED").execute()
         do {
             let result = try body(db)
-            try db.execute(sql: "COMMIT")
+            try db.cachedStatement(sql: "COMMIT").execute()
             return result
         } catch {
             db.rollbackIgnoringErrors()
@@ -166,11 +166,11 @@ public final class DatabaseQueue: @unchecked Sendable {
 
     private func performWrite<T>(_ body: (Database) throws -> T) throws -> T {
         let db = try openDatabase()
-        try db.execute(sql: "BEGIN IMMEDIATE")
+        try db.cachedStatement(sql: "BEGIN IMMEDIATE").execute()
         do {
             let result = try body(db)
             try requireOpenTransaction(db)
-            try db.execute(sql: "COMMIT")
+            try db.cachedStatement(sql: "COMMIT").execute()
             return result
         } catch {
             db.rollbackIgnoringErrors()
@@ -198,7 +198,7 @@ public final class DatabaseQueue: @unchecked Sendable {
         }
         while !jobs.isEmpty {
             do {
-                try db.execute(sql: "BEGIN IMMEDIATE")
+                try db.cachedStatement(sql: "BEGIN IMMEDIATE").execute()
             } catch {
                 jobs.forEach { $0.finish(error) }
                 return
@@ -230,7 +230,7 @@ public final class DatabaseQueue: @unchecked Sendable {
                 continue
             }
             do {
-                try db.execute(sql: "COMMIT")
+                try db.cachedStatement(sql: "COMMIT").execute()
                 succeeded.forEach { $0.finish(nil) }
             } catch {
                 db.rollbackIgnoringErrors()
