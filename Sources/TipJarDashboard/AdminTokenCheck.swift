@@ -17,10 +17,8 @@ struct AdminTokenCheck {
            SessionStore.constantTimeEquals(String(authorization.dropFirst(7)), token) {
             return .allowed
         }
-        if let cookie = request.fields["Cookie"], cookie.split(separator: ";").contains(where: {
-            let parts = $0.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
-            return parts.count == 2 && parts[0] == Self.cookieName && SessionStore.constantTimeEquals(parts[1], token)
-        }) {
+        if let cookie = SessionStore.cookie(named: Self.cookieName, in: request.fields["Cookie"]),
+           SessionStore.constantTimeEquals(cookie, token) {
             return .allowed
         }
         if request.method == "GET", let sent = request.queryValue("token"), SessionStore.constantTimeEquals(sent, token) {

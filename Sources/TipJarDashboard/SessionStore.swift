@@ -36,10 +36,18 @@ actor SessionStore {
 
     /// Reads the session ID from a `Cookie` field value (RFC 6265 §5.4 `name=value; …` pairs).
     static func sessionID(fromCookie header: String?) -> String? {
+        cookie(named: cookieName, in: header)
+    }
+
+    /// The value of the cookie `name` in a `Cookie` field value (RFC 6265 §5.4), or `nil`.
+    static func cookie(named name: String, in header: String?) -> String? {
         guard let header else { return nil }
-        for pair in header.split(separator: ";") {
-            let parts = pair.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
-            if parts.count == 2, parts[0] == cookieName, !parts[1].isEmpty { return parts[1] }
+        for pair in header.utf8.split(separator: UInt8(ascii: ";")) {
+            guard let equals = pair.firstIndex(of: UInt8(ascii: "=")) else { continue }
+            let key = pair[..<equals].drop { $0 == UInt8(ascii: " ") }
+            guard key.elementsEqual(name.utf8) else { continue }
+            let value = pair[pair.index(after: equals)...].drop { $0 == UInt8(ascii: " ") }
+            return value.isEmpty ? nil : String(decoding: value, as: UTF8.self)
         }
         return nil
     }

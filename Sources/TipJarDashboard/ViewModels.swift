@@ -5,13 +5,10 @@ import TipJar
 /// strings, numbers, booleans and arrays, built from domain values and testable without rendering.
 enum ViewModels {
     /// `2026-11-30T08:01:02.345Z`.
-    static func iso(_ date: Date) -> String { date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)) }
+    static func iso(_ date: Date) -> String { UTCTimestamp(date).isoWithMilliseconds }
 
     /// `2026-11-30 08:01:02` (UTC), for tables.
-    static func short(_ date: Date) -> String {
-        let text = iso(date)
-        return String(text.prefix(19)).replacingOccurrences(of: "T", with: " ")
-    }
+    static func short(_ date: Date) -> String { UTCTimestamp(date).short }
 
     /// The first eight characters of an install ID, for lists.
     static func shortID(_ id: String) -> String { String(id.prefix(8)) }
@@ -57,13 +54,15 @@ enum ViewModels {
     }
 
     static func delivery(_ delivery: Delivery) -> [String: Any] {
-        ["at": iso(delivery.at), "atShort": short(delivery.at), "path": delivery.path.rawValue,
+        let at = UTCTimestamp(delivery.at)
+        return ["at": at.isoWithMilliseconds, "atShort": at.short, "path": delivery.path.rawValue,
          "transactionID": String(delivery.transactionID), "productID": delivery.productID,
          "outcome": delivery.outcome.rawValue, "finished": delivery.finished]
     }
 
     static func event(_ event: InstallEvent) -> [String: Any] {
-        var data: [String: Any] = ["at": iso(event.at), "atShort": short(event.at), "kind": event.kind, "detail": event.detail]
+        let at = UTCTimestamp(event.at)
+        var data: [String: Any] = ["at": at.isoWithMilliseconds, "atShort": at.short, "kind": event.kind, "detail": event.detail]
         if let id = event.installID {
             data["installID"] = id
             data["installShort"] = shortID(id)
@@ -126,5 +125,5 @@ enum ViewModels {
 
 extension ViewModels {
     /// ISO 8601 UTC without fractions, e.g. `2026-11-30T08:01:02Z` (the JSON API's `at`).
-    static func isoSeconds(_ date: Date) -> String { date.formatted(Date.ISO8601FormatStyle()) }
+    static func isoSeconds(_ date: Date) -> String { UTCTimestamp(date).iso }
 }

@@ -258,3 +258,25 @@ struct AccessLogTests {
         #expect(AccessLogRedaction.redact(entry).target == "/installs?q=ab")
     }
 }
+
+/// The hand-rolled UTC formatting agrees with Foundation's ISO 8601 formatter.
+@Suite("UTC timestamps")
+struct UTCTimestampTests {
+    @Test(arguments: [0.0, 951_782_400.123, 1_757_462_400.999, 4_102_444_799.5, -86_400.25, 1_709_208_000])
+    func matchesFoundationsISO8601(_ seconds: Double) {
+        let date = Date(timeIntervalSince1970: seconds)
+        #expect(UTCTimestamp(date).iso == date.formatted(Date.ISO8601FormatStyle()))
+        #expect(UTCTimestamp(date).isoWithMilliseconds == date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)))
+        #expect(UTCTimestamp(date).short == String(UTCTimestamp(date).iso.dropLast()).replacingOccurrences(of: "T", with: " "))
+    }
+
+    @Test(arguments: ["a=1; tipjar_session=abc; b=2", "tipjar_session=abc", " tipjar_session=abc ;x=y"])
+    func readsTheSessionCookie(_ header: String) {
+        #expect(SessionStore.sessionID(fromCookie: header)?.trimmingCharacters(in: .whitespaces) == "abc")
+    }
+
+    @Test(arguments: ["", "tipjar_sessionx=abc", "tipjar_session=", "a=b"])
+    func ignoresOtherCookies(_ header: String) {
+        #expect(SessionStore.sessionID(fromCookie: header) == nil)
+    }
+}
