@@ -59,10 +59,8 @@ extension Routes {
         router.post("/api/installs/:id/purchases") { request, parameters in
             await handling(request) {
                 let body = try JSONBody.decode(APIModels.ProductBody.self, from: request)
-                let id = parameters["id"] ?? ""
-                let install = try await service.install(id)
-                let report = try await service.purchase(productID: body.productID, installID: id)
-                let message = report.outcome == .failed ? Feedback.message(forError: report.errorName, locale: install.locale) : nil
+                let report = try await service.purchase(productID: body.productID, installID: parameters["id"] ?? "")
+                let message = report.outcome == .failed ? Feedback.message(forError: report.errorName, locale: report.locale) : nil
                 return JSONBody.response(APIModels.PurchaseBody(outcome: report.outcome.rawValue, transactionID: report.transactionID,
                                                                 hearts: report.hearts, error: message ?? (report.outcome == .unverified ? report.errorName : nil),
                                                                 recordOutcome: report.recordOutcome?.rawValue))

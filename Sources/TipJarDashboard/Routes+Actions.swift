@@ -82,9 +82,8 @@ extension Routes {
 
     func purchase(_ request: HTTPRequest, installID: String) async throws -> HTTPResponse {
         let productID = Self.form(request)["productID"] ?? ""
-        let install = try await service.install(installID)
         let report = try await service.purchase(productID: productID, installID: installID)
-        let feedback = Feedback.purchase(report, locale: install.locale)
+        let feedback = Feedback.purchase(report, locale: report.locale)
         if Self.wantsFragment(request) {
             return try await liveFragments(request, install: try await service.install(installID), feedback: feedback)
         }

@@ -24,6 +24,8 @@ public struct PurchaseReport: Sendable, Equatable {
     public var hearts: Int
     /// Whether this purchase added a heart (false at five hearts, or for a duplicate).
     public var addedHeart: Bool = false
+    /// The install's locale, for the alert text.
+    public var locale: AppLocale = .en
     /// The thrown store error, for `.failed`.
     public var error: (any Error & LocalizedMessage & Sendable)?
     /// The verification error, for `.unverified`.

@@ -17,16 +17,22 @@ extension TipJarService {
         openPurchases.insert(installID)
         defer { openPurchases.remove(installID) }
         var install = try await install(installID)
-        if !install.isRunning { _ = try await launch(installID: installID) }
-        try await event(installID, "purchase.open", "purchase open: \(productID); every tip button disabled.")
-        let report: PurchaseReport
+        if !install.isRunning {
+            install.hearts = try await launch(installID: installID).hearts
+            install.isRunning = true
+            install.legacyHasTipped = false
+        }
+        await event(installID, "purchase.open", "purchase open: \(productID); every tip button disabled.")
+        var report: PurchaseReport
         do {
             switch try await store.purchase(productID: productID, for: install) {
             case .success(let verification):
-                let heartsBefore = try await self.install(installID).hearts
-                let delivery = try await handle(verification, installID: installID, path: .purchase)
-                try await reemit(verification.unsafePayloadValue, installID: installID)
-                install = try await self.install(installID)
+                let heartsBefore = install.hearts
+                let (delivery, hearts) = try await record(verification, installID: installID, path: .purchase)
+                install.hearts = hearts
+                if try await reemit(verification.unsafePayloadValue, installID: installID) {
+                    install = try await self.install(installID)
+                }
                 report = PurchaseReport(outcome: verification.verificationError == nil ? .purchased : .unverified,
                                         transactionID: verification.unsafePayloadValue.id, recordOutcome: delivery.outcome,
                                         hearts: install.hearts, addedHeart: install.hearts > heartsBefore,
@@ -41,7 +47,8 @@ extension TipJarService {
         } catch let error as Product.PurchaseError {
             report = PurchaseReport(outcome: .failed, hearts: install.hearts, error: error)
         }
-        try await event(installID, "purchase.closed", "purchase closed: \(report.outcome.rawValue)\(report.errorName.map { " (\($0))" } ?? "").")
+        report.locale = install.locale
+        await event(installID, "purchase.closed", "purchase closed: \(report.outcome.rawValue)\(report.errorName.map { " (\($0))" } ?? "").")
         return report
     }
 
@@ -55,6 +62,12 @@ extension TipJarService {
     ///   commit together).
     @discardableResult
     public func handle(_ verification: VerificationResult<Transaction>, installID: String, path: DeliveryPath) async throws -> Delivery {
+        try await record(verification, installID: installID, path: path).delivery
+    }
+
+    /// The handler's work; also returns the install's hearts as committed.
+    func record(_ verification: VerificationResult<Transaction>, installID: String,
+                path: DeliveryPath) async throws -> (delivery: Delivery, hearts: Int) {
         let transaction = verification.unsafePayloadValue
         let proposed = Self.proposedOutcome(for: verification, isKnownProduct: catalog.product(withID: transaction.productID) != nil)
         if proposed == .unknownProduct {
@@ -64,12 +77,13 @@ extension TipJarService {
         let crashes = await store.settings.crashBeforeFinish && proposed != .unverified
         var delivery = Delivery(installID: installID, transactionID: transaction.id, productID: transaction.productID, path: path,
                                 outcome: proposed, finished: proposed != .unverified && !crashes, at: environment.now())
-        delivery.outcome = try await storage.record(delivery).outcome
+        let committed = try await storage.record(delivery)
+        delivery.outcome = committed.outcome
         if crashes {
             try await storage.setRunning(false, installID: installID)
-            try await event(installID, "crash", "The app crashed before finish(): transaction \(transaction.id) stays unfinished.")
+            await event(installID, "crash", "The app crashed before finish(): transaction \(transaction.id) stays unfinished.")
         }
-        return delivery
+        return (delivery, committed.hearts)
     }
 
     /// The recording rule as a pure function (seed 001: "ignores unknown products and revoked
@@ -89,7 +103,7 @@ extension TipJarService {
     @discardableResult
     public func deliverThroughListener(_ stored: StoredTransaction) async throws -> Delivery? {
         guard let install = try await storage.install(withID: stored.installID), install.isRunning else {
-            try await event(stored.installID, "listener.queued", "Transaction \(stored.transaction.id) waits for the next launch (app not running).")
+            await event(stored.installID, "listener.queued", "Transaction \(stored.transaction.id) waits for the next launch (app not running).")
             return nil
         }
         let delivery = try await handle(await store.verify(stored.transaction), installID: install.id, path: .listener)
@@ -103,10 +117,10 @@ extension TipJarService {
     public func launch(installID: String) async throws -> DeliveryReport {
         let install = try await install(installID)
         try await storage.setRunning(true, installID: installID)
-        try await event(installID, "launch", "Launched; Transaction.updates listener started.")
+        await event(installID, "launch", "Launched; Transaction.updates listener started.")
         let migrated = try await storage.migrateLegacyFlag(installID: installID)
         if migrated {
-            try await event(installID, "migration", "Migrated the old \"has tipped\" flag: one heart if the count was zero; flag removed.")
+            await event(installID, "migration", "Migrated the old \"has tipped\" flag: one heart if the count was zero; flag removed.")
         }
         var deliveries: [Delivery] = []
         for verification in try await store.unfinished(accountID: install.accountID) {
@@ -119,7 +133,7 @@ extension TipJarService {
     public func stop(installID: String) async throws -> Install {
         _ = try await install(installID)
         try await storage.setRunning(false, installID: installID)
-        try await event(installID, "stop", "Stopped; the listener receives nothing until the next launch.")
+        await event(installID, "stop", "Stopped; the listener receives nothing until the next launch.")
         return try await install(installID)
     }
 
@@ -130,7 +144,7 @@ extension TipJarService {
     public func restore(installID: String) async throws -> DeliveryReport {
         let install = try await install(installID)
         if !install.isRunning { _ = try await launch(installID: installID) }
-        try await event(installID, "restore", "Restore: AppStore.sync() called.")
+        await event(installID, "restore", "Restore: AppStore.sync() called.")
         var deliveries: [Delivery] = []
         for verification in try await store.sync(accountID: install.accountID) {
             deliveries.append(try await handle(verification, installID: installID, path: .restore))
@@ -143,20 +157,20 @@ extension TipJarService {
     /// Ask to Buy approved on `/store`: the transaction reaches the install's listener.
     public func approve(transactionID: UInt64) async throws -> Delivery? {
         let stored = try await store.approve(transactionID: transactionID)
-        try await event(stored.installID, "askToBuy.approved", "Ask to Buy approved: transaction \(transactionID).")
+        await event(stored.installID, "askToBuy.approved", "Ask to Buy approved: transaction \(transactionID).")
         return try await deliverThroughListener(stored)
     }
 
     /// Ask to Buy declined on `/store`: nothing is recorded.
     public func decline(transactionID: UInt64) async throws {
         let stored = try await store.decline(transactionID: transactionID)
-        try await event(stored.installID, "askToBuy.declined", "Ask to Buy declined: transaction \(transactionID); nothing recorded.")
+        await event(stored.installID, "askToBuy.declined", "Ask to Buy declined: transaction \(transactionID); nothing recorded.")
     }
 
     /// A refund from the dashboard: the revoked transaction, same ID, reaches the listener.
     public func refund(transactionID: UInt64, reason: Transaction.RevocationReason = .other) async throws -> Delivery? {
         let stored = try await store.refund(transactionID: transactionID, reason: reason)
-        try await event(stored.installID, "refund", "Refunded transaction \(transactionID) (\(reason.rawValue)).")
+        await event(stored.installID, "refund", "Refunded transaction \(transactionID) (\(reason.rawValue)).")
         return try await deliverThroughListener(stored)
     }
 
@@ -169,19 +183,23 @@ extension TipJarService {
             throw TipJarError.invalidValue(field: "productID", reason: "must be 1 to 200 printable characters")
         }
         let stored = try await store.externalPurchase(productID: productID, for: try await install(installID))
-        try await event(installID, "external", "Purchased outside the app: transaction \(stored.transaction.id) (\(productID)).")
+        await event(installID, "external", "Purchased outside the app: transaction \(stored.transaction.id) (\(productID)).")
         return (stored, try await deliverThroughListener(stored))
     }
 
-    private func reemit(_ transaction: Transaction, installID: String) async throws {
+    /// Re-emits a delivered transaction through the listener `listenerReemits` times.
+    /// - Returns: Whether anything was re-emitted.
+    @discardableResult
+    private func reemit(_ transaction: Transaction, installID: String) async throws -> Bool {
         let count = await store.settings.listenerReemits
-        guard count > 0, try await self.install(installID).isRunning else { return }
+        guard count > 0, try await self.install(installID).isRunning else { return false }
         for _ in 0..<count {
             try await handle(await store.verify(transaction), installID: installID, path: .listener)
         }
+        return true
     }
 
-    func event(_ installID: String?, _ kind: String, _ detail: String) async throws {
+    func event(_ installID: String?, _ kind: String, _ detail: String) async {
         await timeline.append(InstallEvent(installID: installID, at: environment.now(), kind: kind, detail: detail))
     }
 }
