@@ -2,15 +2,19 @@ import CSQLite
 import Dispatch
 import Synchronization
 
-/// The single serializing owner of one SQLite connection (GRDB's `DatabaseQueue` shape).
+/// The single serializing owner of the database's writer connection (GRDB's `DatabaseQueue`
+/// shape), plus one read-only connection on its own serial queue so that reads never wait
+/// behind a commit's `fsync` (WAL lets readers and the writer work at once; GRDB's
+/// `DatabasePool` idea, with one reader).
 ///
-/// All database access happens on a private serial `DispatchQueue`. The async
+/// All writer access happens on a private serial `DispatchQueue`, all reader access on another. The async
 /// ``read(_:)`` / ``write(_:)`` suspend on a checked continuation and never block the
 /// Swift cooperative thread pool; ``readSync(_:)`` / ``writeSync(_:)`` block the caller
 /// and are meant for start-up and tests.
 ///
-/// `@unchecked Sendable` because the non-`Sendable` ``Database`` it owns is only touched on
-/// `queue` (every access goes through `queue.async`/`queue.sync`), and the group-commit
+/// `@unchecked Sendable` because each non-`Sendable` ``Database`` it owns is only touched on
+/// its own queue (the writer on `queue`, the reader on `readQueue`, always through
+/// `async`/`sync` on that queue), and the group-commit
 /// pending list is protected by a `Mutex`. The other stored properties are immutable.
 public final class DatabaseQueue: @unchecked Sendable {
     /// The database file path.
@@ -20,6 +24,9 @@ public final class DatabaseQueue: @unchecked Sendable {
     private let queue: DispatchQueue
     /// Only accessed on `queue`.
     private var database: Database?
+    private let readQueue: DispatchQueue
+    /// The read-only connection; only accessed on `readQueue`.
+    private var reader: Database?
     private let pendingWrites = Mutex<[WriteJob]>([])
 
     /// Validates then opens and configures the database at `path`.
@@ -40,6 +47,7 @@ public final class DatabaseQueue: @unchecked Sendable {
         self.path = path
         self.configuration = configuration
         self.queue = DispatchQueue(label: "TipJarSQLite.DatabaseQueue")
+        self.readQueue = DispatchQueue(label: "TipJarSQLite.DatabaseQueue.reader")
         _ = try DatabaseFileGuard.validate(path: path, readOnly: configuration.readOnly)
         let flags = configuration.readOnly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
         let db = try Database(path: path, flags: flags)
@@ -50,6 +58,19 @@ public final class DatabaseQueue: @unchecked Sendable {
             throw error
         }
         self.database = db
+        do {
+            let reader = try Database(path: path, flags: SQLITE_OPEN_READONLY)
+            let connection = try reader.connection()
+            let code = sqlite3_busy_timeout(connection, configuration.busyTimeoutMilliseconds)
+            guard code == SQLITE_OK else { throw DatabaseError.fromConnection(connection, code: code, path: path) }
+            // The same connection settings as the writer's, so either connection reports them.
+            try reader.execute(sql: "PRAGMA foreign_keys = ON")
+            try reader.execute(sql: "PRAGMA synchronous = \(configuration.durability.pragmaValue)")
+            self.reader = reader
+        } catch {
+            try? db.close()
+            throw error
+        }
     }
 
     private static func configure(_ db: Database, _ configuration: DatabaseConfiguration) throws {
@@ -80,7 +101,7 @@ public final class DatabaseQueue: @unchecked Sendable {
     ///   `SQLITE_MISUSE` after ``close()``.
     public func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
-            queue.async { continuation.resume(with: Result { try self.performRead(body) }) }
+            readQueue.async { continuation.resume(with: Result { try self.performRead(body) }) }
         }
     }
 
@@ -119,8 +140,8 @@ public final class DatabaseQueue: @unchecked Sendable {
     /// Like ``read(_:)``, blocking the calling thread. For start-up and tests; never call it
     /// from the queue itself (precondition) nor from an async context that must not block.
     public func readSync<T>(_ body: (Database) throws -> T) throws -> T {
-        dispatchPrecondition(condition: .notOnQueue(queue))
-        return try queue.sync { try performRead(body) }
+        dispatchPrecondition(condition: .notOnQueue(readQueue))
+        return try readQueue.sync { try performRead(body) }
     }
 
     /// Like ``write(_:)``, blocking the calling thread (never batched). For start-up and tests.
@@ -134,6 +155,11 @@ public final class DatabaseQueue: @unchecked Sendable {
     /// - Throws: ``DatabaseError`` if `sqlite3_close_v2` fails.
     public func close() throws {
         dispatchPrecondition(condition: .notOnQueue(queue))
+        dispatchPrecondition(condition: .notOnQueue(readQueue))
+        try readQueue.sync {
+            defer { reader = nil }
+            try reader?.close()
+        }
         try queue.sync {
             defer { database = nil }
             try database?.close()
@@ -149,10 +175,12 @@ public final class DatabaseQueue: @unchecked Sendable {
         return database
     }
 
+    /// On `readQueue`: a read transaction on the read-only connection (a write inside fails
+    /// with `SQLITE_READONLY`).
     private func performRead<T>(_ body: (Database) throws -> T) throws -> T {
-        let db = try openDatabase()
-        try db.cachedStatement(sql: "PRAGMA query_only = ON").execute()
-        defer { try? db.cachedStatement(sql: "PRAGMA query_only = OFF").execute() }
+        guard let db = reader else {
+            throw DatabaseError(extendedResultCode: SQLITE_MISUSE, message: "database \(path) is closed", path: path)
+        }
         try db.cachedStatement(sql: "BEGIN DEFERRED").execute()
         do {
             let result = try body(db)
