@@ -21,6 +21,7 @@ extension SQLiteTipJarStorage {
                                  isFinished: try row.value(at: 7), isExternal: try row.value(at: 8))
     }
 
+    /// `TipJarStorage.insert(_:)` for a transaction: one `INSERT INTO transactions`. - Throws: `DatabaseError` (e.g. a duplicate ID).
     public func insert(_ stored: StoredTransaction) async throws {
         let t = stored.transaction
         try await queue.write { db in
@@ -32,6 +33,7 @@ extension SQLiteTipJarStorage {
         }
     }
 
+    /// `TipJarStorage.transaction(withID:)`: by primary key, on the reader connection.
     public func transaction(withID id: UInt64) async throws -> StoredTransaction? {
         try await queue.read { db in
             try db.cachedStatement(sql: "SELECT \(Self.transactionColumns) FROM transactions WHERE id = ?")
@@ -39,6 +41,7 @@ extension SQLiteTipJarStorage {
         }
     }
 
+    /// `TipJarStorage.update(_:)`: status, purchase date, finished flag and revocation in one `UPDATE`.
     public func update(_ stored: StoredTransaction) async throws {
         let t = stored.transaction
         try await queue.write { db in
@@ -50,6 +53,7 @@ extension SQLiteTipJarStorage {
         }
     }
 
+    /// `TipJarStorage.pendingTransactions()`: through the partial index on `status = 'pending'`.
     public func pendingTransactions() async throws -> [StoredTransaction] {
         try await queue.read { db in
             try db.cachedStatement(sql: "SELECT \(Self.transactionColumns) FROM transactions WHERE status = 'pending' ORDER BY id")
@@ -57,6 +61,7 @@ extension SQLiteTipJarStorage {
         }
     }
 
+    /// `TipJarStorage.unfinishedTransactions(accountID:)`: through the partial index of unfinished purchases.
     public func unfinishedTransactions(accountID: String) async throws -> [StoredTransaction] {
         try await queue.read { db in
             try db.cachedStatement(sql: """
@@ -66,6 +71,7 @@ extension SQLiteTipJarStorage {
         }
     }
 
+    /// `TipJarStorage.recentTransactions(limit:)`: newest first.
     public func recentTransactions(limit: Int) async throws -> [StoredTransaction] {
         try await queue.read { db in
             try db.cachedStatement(sql: "SELECT \(Self.transactionColumns) FROM transactions ORDER BY id DESC LIMIT ?")
@@ -73,6 +79,7 @@ extension SQLiteTipJarStorage {
         }
     }
 
+    /// `TipJarStorage.largestTransactionID()`: `max(id)`, 0 on an empty table.
     public func largestTransactionID() async throws -> UInt64 {
         try await queue.read { db in
             let value = try db.cachedStatement(sql: "SELECT max(id) FROM transactions").fetchOne { try $0.value(at: 0, as: Int64?.self) }
@@ -82,6 +89,10 @@ extension SQLiteTipJarStorage {
 
     // MARK: Ledger
 
+    /// `TipJarStorage.record(_:)`: in one write transaction, `INSERT … ON CONFLICT DO NOTHING` into
+    /// `counted_transactions` and `sqlite3_changes()` decide counted or duplicate (never read-then-write),
+    /// the heart is added up to five, the ledger row inserted and, when finished, the transaction marked
+    /// finished. Returns after `COMMIT`. - Throws: `DatabaseError` (busy, full, read-only); nothing is kept then.
     public func record(_ delivery: Delivery) async throws -> (outcome: RecordOutcome, hearts: Int) {
         try await queue.write { db in
             var outcome = delivery.outcome
@@ -109,6 +120,7 @@ extension SQLiteTipJarStorage {
         }
     }
 
+    /// `TipJarStorage.ledger(installID:limit:)`: the last `limit` rows, oldest first.
     public func ledger(installID: String, limit: Int) async throws -> [Delivery] {
         try await queue.read { db in
             try db.cachedStatement(sql: """
@@ -123,6 +135,7 @@ extension SQLiteTipJarStorage {
         }
     }
 
+    /// `TipJarStorage.overview()`: counts of installs and counted tips, and the sum of hearts.
     public func overview() async throws -> Overview {
         try await queue.read { db in
             try db.cachedStatement(sql: """

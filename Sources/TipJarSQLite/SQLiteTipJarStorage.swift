@@ -40,6 +40,7 @@ public final class SQLiteTipJarStorage: TipJarStorage {
                 isRunning: try row.value(at: 7), createdAt: date(try row.value(at: 8)))
     }
 
+    /// `TipJarStorage.insert(_:)` for an install. - Throws: `DatabaseError` (constraint on a duplicate ID).
     public func insert(_ install: Install) async throws {
         try await queue.write { db in
             try db.execute(sql: """
@@ -50,6 +51,7 @@ public final class SQLiteTipJarStorage: TipJarStorage {
         }
     }
 
+    /// `TipJarStorage.install(withID:)`: by primary key, on the reader connection.
     public func install(withID id: String) async throws -> Install? {
         try await queue.read { db in
             try db.cachedStatement(sql: "SELECT \(Self.installColumns) FROM installs WHERE id = ?")
@@ -57,6 +59,8 @@ public final class SQLiteTipJarStorage: TipJarStorage {
         }
     }
 
+    /// `TipJarStorage.installs(matching:)`: newest first; a hex/dash search is an ID-prefix range on the
+    /// primary key, any other text a case-insensitive label match; `LIMIT pageSize + 1` tells whether more follow.
     public func installs(matching query: InstallQuery) async throws -> InstallPage {
         var conditions: [String] = []
         var arguments: [any DatabaseValueConvertible] = []
@@ -88,18 +92,22 @@ public final class SQLiteTipJarStorage: TipJarStorage {
         return InstallPage(installs: Array(rows.prefix(query.pageSize)), hasMore: rows.count > query.pageSize)
     }
 
+    /// `TipJarStorage.setRunning(_:installID:)`.
     public func setRunning(_ isRunning: Bool, installID: String) async throws {
         try await queue.write { db in
             try db.execute(sql: "UPDATE installs SET is_running = ? WHERE id = ?", arguments: [isRunning, installID])
         }
     }
 
+    /// `TipJarStorage.setLabel(_:installID:)`: the label is a bound parameter, never SQL.
     public func setLabel(_ label: String, installID: String) async throws {
         try await queue.write { db in
             try db.execute(sql: "UPDATE installs SET label = ? WHERE id = ?", arguments: [label, installID])
         }
     }
 
+    /// `TipJarStorage.migrateLegacyFlag(installID:)`: one conditional `UPDATE`; `sqlite3_changes()` says
+    /// whether it ran, so it can never run twice.
     public func migrateLegacyFlag(installID: String) async throws -> Bool {
         try await queue.write { db in
             try db.execute(sql: """
@@ -112,6 +120,7 @@ public final class SQLiteTipJarStorage: TipJarStorage {
 
     // MARK: Store
 
+    /// `TipJarStorage.storeSettings()`: the JSON row of `store_settings`, decoded. - Throws: `DecodingError` on a damaged row.
     public func storeSettings() async throws -> StoreSettings? {
         let json: String? = try await queue.read { db in
             try db.cachedStatement(sql: "SELECT json FROM store_settings WHERE id = 1").fetchOne { try $0.value(at: 0) }
@@ -120,6 +129,7 @@ public final class SQLiteTipJarStorage: TipJarStorage {
         return try JSONDecoder().decode(StoreSettings.self, from: Data(json.utf8))
     }
 
+    /// `TipJarStorage.save(_:)`: an upsert of the single `store_settings` row.
     public func save(_ settings: StoreSettings) async throws {
         let json = String(decoding: try JSONEncoder().encode(settings), as: UTF8.self)
         try await queue.write { db in
