@@ -1,4 +1,5 @@
 import HTTPServer
+import Mustache
 import TipJar
 
 /// The feedback layer after an action on the tip jar (DESIGN.md, "three layers of feedback"):
@@ -55,14 +56,14 @@ struct Feedback: Equatable {
         return StoreKitError.unknown.message(locale: locale)
     }
 
-    var data: [String: Any] {
-        var data: [String: Any] = ["kind": kind.rawValue]
-        if let notice { data["notice"] = notice }
+    var data: MustacheValue {
+        var data: TemplateData = ["kind": .string(kind.rawValue)]
+        if let notice { data["notice"] = .string(notice) }
         if let alert {
-            data["alert"] = alert
-            data["alertTitle"] = strings.alertTitle
+            data["alert"] = .string(alert)
+            data["alertTitle"] = .string(strings.alertTitle)
         }
-        return data
+        return .object(data)
     }
 
     /// `feedback=…&error=…&count=…` for the redirect after a form post.

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPServer
+import Mustache
 import TipJar
 
 extension Routes {
@@ -90,7 +91,7 @@ extension Routes {
     }
 
     /// What `fragments/tipjar` needs about the tip jar itself.
-    func tipJarData(_ request: HTTPRequest, install: Install, state: TipJarState) async throws -> [String: Any] {
+    func tipJarData(_ request: HTTPRequest, install: Install, state: TipJarState) async throws -> TemplateData {
         ViewModels.tipJar(install: install, state: state, isPurchaseOpen: await service.isPurchaseOpen(installID: install.id),
                           csrfToken: await csrfToken(request))
     }
@@ -101,7 +102,7 @@ extension Routes {
         var parts = [try templates.render("fragments/hearts", ["hearts": ViewModels.hearts(install.hearts, strings: strings)])]
         if let feedback { parts.append(try templates.render("fragments/feedback", ["feedback": feedback.data])) }
         let ledger = try await storage.ledger(installID: install.id, limit: 200).map(ViewModels.delivery)
-        parts.append(try templates.render("fragments/ledger", ["ledger": ledger]))
+        parts.append(try templates.render("fragments/ledger", ["ledger": .array(ledger)]))
         var response = HTTPResponse.html(parts.joined(separator: "\n"))
         response.fields["Content-Type"] = "text/html; charset=utf-8"
         return response

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPServer
+import Mustache
 import TipJar
 import TipJarSQLite
 
@@ -39,6 +40,12 @@ struct Routes: Sendable {
 
     /// Renders a template as an HTML response.
     func html(_ template: String, _ data: [String: Any], status: HTTPStatus = .ok) throws -> HTTPResponse {
+        guard case .object(let typed) = MustacheValue(data) else { return try html(template, TemplateData(), status: status) }
+        return try html(template, typed, status: status)
+    }
+
+    /// Renders a template from typed data (no conversion) as an HTML response.
+    func html(_ template: String, _ data: TemplateData, status: HTTPStatus = .ok) throws -> HTTPResponse {
         HTTPResponse(status: status, fields: ["Content-Type": "text/html; charset=utf-8"], body: try templates.renderUTF8(template, data))
     }
 

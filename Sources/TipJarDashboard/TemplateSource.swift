@@ -17,25 +17,25 @@ final class TemplateSource: Sendable {
 
     /// Renders the template `name` with `data`.
     /// - Throws: `MustacheError` when the template is missing or (reload mode) does not parse.
-    func render(_ name: String, _ data: [String: Any]) throws -> String {
+    func render(_ name: String, _ data: TemplateData) throws -> String {
         String(decoding: try renderUTF8(name, data), as: UTF8.self)
     }
 
     /// Renders the template `name` with `data` straight into UTF-8 bytes, for a message body.
     /// - Throws: `MustacheError` when the template is missing or (reload mode) does not parse.
-    func renderUTF8(_ name: String, _ data: [String: Any]) throws -> [UInt8] {
+    func renderUTF8(_ name: String, _ data: TemplateData) throws -> [UInt8] {
         let library = try cached ?? MustacheLibrary(directory: directory)
-        return try library.renderUTF8(name, MustacheValue(Self.withPresenceFlags(data)))
+        return try library.renderUTF8(name, .object(Self.withPresenceFlags(data)))
     }
 
     /// Adds `hasX` = "the list `x` is not empty" for every top-level list, so templates can say
     /// `{{#hasLedger}}<table>…{{/hasLedger}}{{^hasLedger}}empty{{/hasLedger}}` (Mustache has no
     /// emptiness test other than iterating).
-    static func withPresenceFlags(_ data: [String: Any]) -> [String: Any] {
+    static func withPresenceFlags(_ data: TemplateData) -> TemplateData {
         var data = data
         for (key, value) in data {
-            guard let list = value as? [Any], let first = key.first else { continue }
-            data["has" + first.uppercased() + key.dropFirst()] = !list.isEmpty
+            guard case .array(let list) = value, let first = key.first else { continue }
+            data["has" + first.uppercased() + key.dropFirst()] = .bool(!list.isEmpty)
         }
         return data
     }

@@ -1,8 +1,13 @@
 import Foundation
+import Mustache
 import TipJar
 
-/// Builds the logic-free data the templates render (STYLE.md rule 10): plain dictionaries of
-/// strings, numbers, booleans and arrays, built from domain values and testable without rendering.
+/// What a template renders: names to typed values, built once per request and rendered without
+/// any conversion (the `Mustache` library's fast path).
+typealias TemplateData = [String: MustacheValue]
+
+/// Builds the logic-free data the templates render (STYLE.md rule 10): typed Mustache values
+/// (strings, numbers, booleans, lists and objects), built from domain values and testable without rendering.
 enum ViewModels {
     /// `2026-11-30T08:01:02.345Z`.
     static func iso(_ date: Date) -> String { UTCTimestamp(date).isoWithMilliseconds }
@@ -19,75 +24,77 @@ enum ViewModels {
         return String(repeating: "♥", count: filled) + String(repeating: "♡", count: Install.maximumHearts - filled)
     }
 
-    static func install(_ install: Install) -> [String: Any] {
-        ["id": install.id, "shortID": shortID(install.id), "label": install.label, "hasLabel": !install.label.isEmpty, "locale": install.locale.rawValue,
-         "storefront": install.storefront, "accountID": install.accountID, "hearts": install.hearts,
-         "heartsText": heartsText(install.hearts), "legacyHasTipped": install.legacyHasTipped, "isRunning": install.isRunning]
+    static func install(_ install: Install) -> MustacheValue {
+        ["id": .string(install.id), "shortID": .string(shortID(install.id)), "label": .string(install.label),
+         "hasLabel": .bool(!install.label.isEmpty), "locale": .string(install.locale.rawValue), "storefront": .string(install.storefront),
+         "accountID": .string(install.accountID), "hearts": .int(install.hearts), "heartsText": .string(heartsText(install.hearts)),
+         "legacyHasTipped": .bool(install.legacyHasTipped), "isRunning": .bool(install.isRunning)]
     }
 
-    static func hearts(_ hearts: Int, strings: TipJarStrings) -> [String: Any] {
-        ["text": heartsText(hearts), "label": strings.heartsLabel.replacingOccurrences(of: "%d", with: String(hearts))]
+    static func hearts(_ hearts: Int, strings: TipJarStrings) -> MustacheValue {
+        ["text": .string(heartsText(hearts)), "label": .string(strings.heartsLabel.replacingOccurrences(of: "%d", with: String(hearts)))]
     }
 
-    static func strings(_ strings: TipJarStrings) -> [String: Any] {
-        ["infoAndCredits": strings.infoAndCredits, "blurb": strings.blurb, "loading": strings.loading,
-         "showTips": strings.showTips, "retry": strings.retry, "restore": strings.restore]
+    static func strings(_ strings: TipJarStrings) -> MustacheValue {
+        ["infoAndCredits": .string(strings.infoAndCredits), "blurb": .string(strings.blurb), "loading": .string(strings.loading),
+         "showTips": .string(strings.showTips), "retry": .string(strings.retry), "restore": .string(strings.restore)]
     }
 
     /// The tip jar's state for `fragments/tipjar`: `loading`, `unavailable` with its message, or
     /// `ready` with its tiles.
-    static func state(_ state: TipJarState, strings: TipJarStrings, disabled: Bool = false) -> [String: Any] {
+    static func state(_ state: TipJarState, strings: TipJarStrings, disabled: Bool = false) -> MustacheValue {
         switch state {
         case .loading:
             return ["name": "loading", "loading": true]
         case .unavailable(let reason):
             let message = reason == .empty ? strings.unavailableEmpty : strings.unavailableFailed
-            return ["name": "unavailable", "unavailable": true, "message": message]
+            return ["name": "unavailable", "unavailable": true, "message": .string(message)]
         case .ready(let offers):
-            return ["name": "ready", "ready": true, "offers": offers.map { tile($0, disabled: disabled) }]
+            return ["name": "ready", "ready": true, "offers": .array(offers.map { tile($0, disabled: disabled) })]
         }
     }
 
-    static func tile(_ offer: TipOffer, disabled: Bool = false) -> [String: Any] {
-        ["productID": offer.productID, "name": offer.name, "emoji": offer.emoji, "displayPrice": offer.displayPrice,
-         "tierName": offer.tier?.rawValue ?? "other", "disabled": disabled]
+    static func tile(_ offer: TipOffer, disabled: Bool = false) -> MustacheValue {
+        ["productID": .string(offer.productID), "name": .string(offer.name), "emoji": .string(offer.emoji),
+         "displayPrice": .string(offer.displayPrice), "tierName": .string(offer.tier?.rawValue ?? "other"), "disabled": .bool(disabled)]
     }
 
-    static func delivery(_ delivery: Delivery) -> [String: Any] {
+    static func delivery(_ delivery: Delivery) -> MustacheValue {
         let at = UTCTimestamp(delivery.at)
-        return ["at": at.isoWithMilliseconds, "atShort": at.short, "path": delivery.path.rawValue,
-         "transactionID": String(delivery.transactionID), "productID": delivery.productID,
-         "outcome": delivery.outcome.rawValue, "finished": delivery.finished]
+        return ["at": .string(at.isoWithMilliseconds), "atShort": .string(at.short), "path": .string(delivery.path.rawValue),
+                "transactionID": .string(String(delivery.transactionID)), "productID": .string(delivery.productID),
+                "outcome": .string(delivery.outcome.rawValue), "finished": .bool(delivery.finished)]
     }
 
-    static func event(_ event: InstallEvent) -> [String: Any] {
+    static func event(_ event: InstallEvent) -> MustacheValue {
         let at = UTCTimestamp(event.at)
-        var data: [String: Any] = ["at": at.isoWithMilliseconds, "atShort": at.short, "kind": event.kind, "detail": event.detail]
+        var data: TemplateData = ["at": .string(at.isoWithMilliseconds), "atShort": .string(at.short), "kind": .string(event.kind),
+                                  "detail": .string(event.detail)]
         if let id = event.installID {
-            data["installID"] = id
-            data["installShort"] = shortID(id)
+            data["installID"] = .string(id)
+            data["installShort"] = .string(shortID(id))
         }
-        return data
+        return .object(data)
     }
 
-    static func settings(_ settings: StoreSettings) -> [String: Any] {
-        var failures: [[String: Any]] = []
-        if let error = settings.failures.loadProducts { failures.append(["name": "Load Products", "error": error.rawValue]) }
-        if let error = settings.failures.purchase { failures.append(["name": "Purchase", "error": error.rawValue]) }
-        if let error = settings.failures.verification { failures.append(["name": "Verification", "error": error.rawValue]) }
-        if let error = settings.failures.sync { failures.append(["name": "App Store Sync", "error": error.rawValue]) }
-        return ["catalog": settings.catalog.rawValue, "isSlow": settings.catalog == .slow, "latencyMs": settings.latencyMs,
-                "purchaseOutcome": settings.purchaseOutcome.rawValue, "isFailed": settings.purchaseOutcome == .failed,
-                "purchaseError": settings.purchaseError.rawValue, "purchaseLatencyMs": settings.purchaseLatencyMs,
-                "failureList": failures, "crashBeforeFinish": settings.crashBeforeFinish,
-                "listenerReemits": settings.listenerReemits]
+    static func settings(_ settings: StoreSettings) -> MustacheValue {
+        var failures: [MustacheValue] = []
+        if let error = settings.failures.loadProducts { failures.append(["name": "Load Products", "error": .string(error.rawValue)]) }
+        if let error = settings.failures.purchase { failures.append(["name": "Purchase", "error": .string(error.rawValue)]) }
+        if let error = settings.failures.verification { failures.append(["name": "Verification", "error": .string(error.rawValue)]) }
+        if let error = settings.failures.sync { failures.append(["name": "App Store Sync", "error": .string(error.rawValue)]) }
+        return ["catalog": .string(settings.catalog.rawValue), "isSlow": .bool(settings.catalog == .slow), "latencyMs": .int(settings.latencyMs),
+                "purchaseOutcome": .string(settings.purchaseOutcome.rawValue), "isFailed": .bool(settings.purchaseOutcome == .failed),
+                "purchaseError": .string(settings.purchaseError.rawValue), "purchaseLatencyMs": .int(settings.purchaseLatencyMs),
+                "failureList": .array(failures), "crashBeforeFinish": .bool(settings.crashBeforeFinish),
+                "listenerReemits": .int(settings.listenerReemits)]
     }
 
     /// What `fragments/tipjar` needs: the install, the localized strings, the hearts and the state.
-    static func tipJar(install: Install, state: TipJarState, isPurchaseOpen: Bool, csrfToken: String) -> [String: Any] {
+    static func tipJar(install: Install, state: TipJarState, isPurchaseOpen: Bool, csrfToken: String) -> TemplateData {
         let strings = TipJarStrings.of(install.locale)
-        return ["install": Self.install(install), "installID": install.id, "t": Self.strings(strings),
-                "hearts": hearts(install.hearts, strings: strings), "csrfToken": csrfToken,
+        return ["install": Self.install(install), "installID": .string(install.id), "t": Self.strings(strings),
+                "hearts": hearts(install.hearts, strings: strings), "csrfToken": .string(csrfToken),
                 "state": Self.state(state, strings: strings, disabled: isPurchaseOpen)]
     }
 
@@ -95,27 +102,27 @@ enum ViewModels {
     /// benchmarked without a server.
     static func installPage(install: Install, state: TipJarState, isPurchaseOpen: Bool, ledger: [Delivery],
                             events: [InstallEvent], csrfToken: String, catalogName: String, textSize: String?,
-                            feedback: Feedback?) -> [String: Any] {
+                            feedback: Feedback?) -> TemplateData {
         var data = tipJar(install: install, state: state, isPurchaseOpen: isPurchaseOpen, csrfToken: csrfToken)
-        data["catalogName"] = catalogName
+        data["catalogName"] = .string(catalogName)
         data["nav"] = ["installs": true]
         let size = textSizes.map(\.value).contains(textSize ?? "") ? textSize! : "default"
-        data["textSize"] = size
+        data["textSize"] = .string(size)
         data["textSizes"] = choices(textSizes, selected: size)
         data["feedback"] = feedback?.data ?? [:]
-        data["ledger"] = ledger.map(delivery)
-        data["events"] = events.map(event)
-        data["live"] = "/installs/\(install.id)/live"
+        data["ledger"] = .array(ledger.map(delivery))
+        data["events"] = .array(events.map(event))
+        data["live"] = .string("/installs/\(install.id)/live")
         return data
     }
 
     /// `<option>`/radio choices: `[{value, name, selected}]`.
-    static func choices(_ values: [(value: String, name: String)], selected: String) -> [[String: Any]] {
-        values.map { ["value": $0.value, "name": $0.name, "selected": $0.value == selected] }
+    static func choices(_ values: [(value: String, name: String)], selected: String) -> MustacheValue {
+        .array(values.map { ["value": .string($0.value), "name": .string($0.name), "selected": .bool($0.value == selected)] })
     }
 
     /// Choices for an optional error: "off" plus every case.
-    static func failureChoices<E: RawRepresentable & CaseIterable>(_ type: E.Type, selected: E?) -> [[String: Any]] where E.RawValue == String {
+    static func failureChoices<E: RawRepresentable & CaseIterable>(_ type: E.Type, selected: E?) -> MustacheValue where E.RawValue == String {
         choices([("", "off")] + E.allCases.map { ($0.rawValue, $0.rawValue) }, selected: selected?.rawValue ?? "")
     }
 
