@@ -76,15 +76,14 @@ extension Routes {
     /// The install's page. Without `load`, the tip jar shows its skeleton and `app.js` loads the
     /// offers fragment; with `load` (no-JavaScript path), the offers are loaded before rendering.
     func installPage(_ request: HTTPRequest, installID: String, load: Bool) async throws -> HTTPResponse {
-        // The install and its ledger are read side by side on the reader connection.
-        async let found = storage.install(withID: installID)
-        async let ledger = storage.ledger(installID: installID, limit: 200)
+        // The install and its ledger come from one snapshot, so hearts and ledger always agree.
+        async let found = storage.installWithLedger(id: installID, limit: 200)
         async let token = csrfToken(request)
-        guard let install = try await found else { throw TipJarError.installNotFound(installID) }
+        guard let (install, ledger) = try await found else { throw TipJarError.installNotFound(installID) }
         let state: TipJarState = load ? try await service.loadOffers(installID: installID) : .loading
         let data = ViewModels.installPage(
             install: install, state: state, isPurchaseOpen: await service.isPurchaseOpen(installID: installID),
-            ledger: try await ledger, events: await service.timeline.events(installID: installID, limit: 30),
+            ledger: ledger, events: await service.timeline.events(installID: installID, limit: 30),
             csrfToken: await token, catalogName: catalogName, textSize: request.queryValue("textSize"),
             feedback: Feedback.fromQuery(request, locale: install.locale))
         return try html("pages/install", data)

@@ -122,16 +122,27 @@ extension SQLiteTipJarStorage {
 
     /// `TipJarStorage.ledger(installID:limit:)`: the last `limit` rows, oldest first.
     public func ledger(installID: String, limit: Int) async throws -> [Delivery] {
+        try await queue.read { db in try Self.ledger(db, installID: installID, limit: limit) }
+    }
+
+    /// `TipJarStorage.installWithLedger(id:limit:)`: both queries in one read transaction.
+    public func installWithLedger(id: String, limit: Int) async throws -> (install: Install, ledger: [Delivery])? {
         try await queue.read { db in
-            try db.cachedStatement(sql: """
-                SELECT install_id, transaction_id, product_id, path, outcome, finished, at_ms FROM
-                (SELECT * FROM deliveries WHERE install_id = ? ORDER BY id DESC LIMIT ?) ORDER BY id
-                """).fetchAll(arguments: [installID, limit]) { row in
-                Delivery(installID: try row.value(at: 0), transactionID: UInt64(bitPattern: try row.value(at: 1)),
-                         productID: try row.value(at: 2), path: DeliveryPath(rawValue: try row.value(at: 3)) ?? .listener,
-                         outcome: RecordOutcome(rawValue: try row.value(at: 4)) ?? .unverified,
-                         finished: try row.value(at: 5), at: Self.date(try row.value(at: 6)))
-            }
+            guard let install = try db.cachedStatement(sql: "SELECT \(Self.installColumns) FROM installs WHERE id = ?")
+                .fetchOne(arguments: [id], Self.install) else { return nil }
+            return (install, try Self.ledger(db, installID: id, limit: limit))
+        }
+    }
+
+    static func ledger(_ db: Database, installID: String, limit: Int) throws -> [Delivery] {
+        try db.cachedStatement(sql: """
+            SELECT install_id, transaction_id, product_id, path, outcome, finished, at_ms FROM
+            (SELECT * FROM deliveries WHERE install_id = ? ORDER BY id DESC LIMIT ?) ORDER BY id
+            """).fetchAll(arguments: [installID, limit]) { row in
+            Delivery(installID: try row.value(at: 0), transactionID: UInt64(bitPattern: try row.value(at: 1)),
+                     productID: try row.value(at: 2), path: DeliveryPath(rawValue: try row.value(at: 3)) ?? .listener,
+                     outcome: RecordOutcome(rawValue: try row.value(at: 4)) ?? .unverified,
+                     finished: try row.value(at: 5), at: Self.date(try row.value(at: 6)))
         }
     }
 

@@ -108,8 +108,9 @@ struct ServeCommand {
                                                                             reloadTemplates: reloadTemplates, adminToken: adminToken,
                                                                             catalogName: catalogName),
                                       log: environment.log)
+        let accessLog = BufferedStandardError()
         let server = HTTPServer(configuration: HTTPServerConfiguration(host: host, port: port), responder: dashboard,
-                                accessLog: { entry in FileHandle.standardError.write(Data("\(AccessLogRedaction.redact(entry))\n".utf8)) })
+                                accessLog: { entry in accessLog.write(line: AccessLogRedaction.redact(entry).description) })
         // Handlers first, so a signal that arrives as soon as the banner is out is already caught.
         let signals = Self.installSignalHandlers { await server.shutdown(timeout: .seconds(10)) }
         let boundPort = try server.start()
@@ -121,6 +122,7 @@ struct ServeCommand {
         // as soon as their last use, and SIGTERM would then be ignored.
         await server.waitUntilStopped()
         withExtendedLifetime(signals) {}
+        accessLog.flush()
         try? storage.queue.close()
         printError("tipjar: stopped cleanly")
         return 0

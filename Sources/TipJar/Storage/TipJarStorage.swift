@@ -50,6 +50,9 @@ public protocol TipJarStorage: Sendable {
     func record(_ delivery: Delivery) async throws -> (outcome: RecordOutcome, hearts: Int)
     /// An install's ledger, oldest first, the last `limit` rows.
     func ledger(installID: String, limit: Int) async throws -> [Delivery]
+    /// An install and the last `limit` rows of its ledger from one consistent snapshot (so the
+    /// hearts shown always agree with the ledger beside them), or `nil` for an unknown ID.
+    func installWithLedger(id: String, limit: Int) async throws -> (install: Install, ledger: [Delivery])?
     /// Totals for the overview page.
     func overview() async throws -> Overview
 }
