@@ -38,22 +38,3 @@ public enum StoreKitError: String, Error, Sendable, CaseIterable, Codable, Local
         }
     }
 }
-
-/// An error that knows its alert text in each locale the tip jar speaks.
-public protocol LocalizedMessage {
-    /// The message for `locale`.
-    /// - Parameter locale: The install's locale.
-    /// - Returns: One sentence or two, for a modal alert.
-    func message(locale: AppLocale) -> String
-}
-
-/// The locales an install can run in: `en` and `pt-BR` (the seeds were written in both).
-public enum AppLocale: String, Sendable, CaseIterable, Codable {
-    /// English.
-    case en
-    /// Brazilian Portuguese.
-    case ptBR = "pt-BR"
-
-    /// The BCP 47 identifier Foundation and the catalog use for this locale.
-    public var identifier: String { rawValue }
-}
