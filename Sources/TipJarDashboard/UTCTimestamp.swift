@@ -27,25 +27,48 @@ struct UTCTimestamp: Equatable {
         year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
     }
 
-    private static func padded(_ value: Int, _ width: Int) -> String {
-        let digits = String(value)
-        return digits.count >= width ? digits : String(repeating: "0", count: width - digits.count) + digits
+    /// Appends `value` as exactly `width` decimal digits (zero-padded; 0 ≤ value < 10^width, so
+    /// years 0...9999, which every date this dashboard records is).
+    private static func append(_ value: Int, width: Int, to bytes: inout [UInt8]) {
+        var divisor = 1
+        for _ in 1..<width { divisor *= 10 }
+        var rest = value
+        while divisor > 0 {
+            bytes.append(UInt8(ascii: "0") + UInt8(truncatingIfNeeded: rest / divisor % 10))
+            rest %= divisor
+            divisor /= 10
+        }
+    }
+
+    /// `YYYY-MM-DD<separator>hh:mm:ss`, then `suffix`.
+    private func text(separator: UInt8, milliseconds: Bool, zulu: Bool) -> String {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(24)
+        Self.append(year, width: 4, to: &bytes)
+        bytes.append(UInt8(ascii: "-"))
+        Self.append(month, width: 2, to: &bytes)
+        bytes.append(UInt8(ascii: "-"))
+        Self.append(day, width: 2, to: &bytes)
+        bytes.append(separator)
+        Self.append(hour, width: 2, to: &bytes)
+        bytes.append(UInt8(ascii: ":"))
+        Self.append(minute, width: 2, to: &bytes)
+        bytes.append(UInt8(ascii: ":"))
+        Self.append(second, width: 2, to: &bytes)
+        if milliseconds {
+            bytes.append(UInt8(ascii: "."))
+            Self.append(millisecond, width: 3, to: &bytes)
+        }
+        if zulu { bytes.append(UInt8(ascii: "Z")) }
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// `2026-11-30 08:01:02`, for tables.
-    var short: String {
-        "\(Self.padded(year, 4))-\(Self.padded(month, 2))-\(Self.padded(day, 2)) "
-            + "\(Self.padded(hour, 2)):\(Self.padded(minute, 2)):\(Self.padded(second, 2))"
-    }
+    var short: String { text(separator: UInt8(ascii: " "), milliseconds: false, zulu: false) }
 
     /// `2026-11-30T08:01:02Z` (ISO 8601, UTC, whole seconds).
-    var iso: String {
-        "\(Self.padded(year, 4))-\(Self.padded(month, 2))-\(Self.padded(day, 2))T"
-            + "\(Self.padded(hour, 2)):\(Self.padded(minute, 2)):\(Self.padded(second, 2))Z"
-    }
+    var iso: String { text(separator: UInt8(ascii: "T"), milliseconds: false, zulu: true) }
 
     /// `2026-11-30T08:01:02.345Z` (ISO 8601, UTC, milliseconds).
-    var isoWithMilliseconds: String {
-        String(iso.dropLast()) + "." + Self.padded(millisecond, 3) + "Z"
-    }
+    var isoWithMilliseconds: String { text(separator: UInt8(ascii: "T"), milliseconds: true, zulu: true) }
 }
