@@ -186,3 +186,18 @@ struct JSONAPITests {
         #expect(offers.object["message"] as? String == "No tips are available right now.")
     }
 }
+
+/// Found by a fresh-eyes review: numbers a client sends never reach unchecked arithmetic.
+@Suite("Hostile query values", .serialized)
+struct HostileQueryTests {
+    @Test(arguments: ["9223372036854775807", "-9223372036854775808", "99999999999999999999", "1e99", "-1", "0", "abc"])
+    func anyPageNumberIsAnsweredAndTheServerKeepsServing(_ page: String) async throws {
+        let server = try await LiveServer()
+        defer { Task { await server.stop() } }
+        for path in ["/api/installs?page=\(page)", "/api/installs?pageSize=\(page)&page=\(page)", "/installs?page=\(page)"] {
+            let reply = await server.send("GET", path)
+            #expect(reply.status == 200, "\(path) answered \(reply.status)")
+        }
+        #expect(await server.json("GET", "/api/store").status == 200, "still serving")
+    }
+}

@@ -63,16 +63,20 @@ public struct InstallQuery: Sendable, Equatable {
     public var search: String
     /// Only installs with exactly this many hearts, or `nil` for all.
     public var hearts: Int?
-    /// 1-based page number.
+    /// 1-based page number, at most `InstallQuery.maximumPage`.
     public var page: Int
     /// Rows per page (1...200).
     public var pageSize: Int
 
-    /// Creates a query.
+    /// The deepest page a query may ask for; with at most 200 rows a page, the row offset stays far
+    /// inside 64-bit arithmetic whatever number a client sends.
+    public static let maximumPage = 1_000_000
+
+    /// Creates a query; `page` is clamped to 1...`maximumPage` and `pageSize` to 1...200.
     public init(search: String = "", hearts: Int? = nil, page: Int = 1, pageSize: Int = 50) {
         self.search = search
         self.hearts = hearts
-        self.page = max(1, page)
+        self.page = min(Self.maximumPage, max(1, page))
         self.pageSize = min(200, max(1, pageSize))
     }
 }
