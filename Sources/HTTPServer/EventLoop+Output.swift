@@ -33,7 +33,8 @@ extension EventLoop {
 
     /// Answers a framing error (or timeout) with `Connection: close`, then closes (never resynchronise).
     func sendError(_ connection: Connection, _ error: HTTPParseError) {
-        let response = HTTPResponse.status(error.status)
+        var response = HTTPResponse.status(error.status)
+        for (name, value) in configuration.serverResponseFields { response.fields[name] = value }
         let (bytes, bodyBytes) = ResponseSerializer.serialize(
             response, isHead: false, keepAlive: false, http10: false, dateLine: date.fieldLine())
         requestCounter &+= 1

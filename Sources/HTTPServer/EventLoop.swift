@@ -128,6 +128,7 @@ final class EventLoop: @unchecked Sendable {
             if shed {
                 // Load shedding: a canned 503 instead of falling over (RFC 9110 §15.6.4).
                 var response = HTTPResponse.status(.serviceUnavailable)
+                for (name, value) in configuration.serverResponseFields { response.fields[name] = value }
                 response.fields["Retry-After"] = "1"
                 startWrite(connection, ResponseSerializer.serialize(response, isHead: false, keepAlive: false, http10: false,
                                                                    dateLine: date.fieldLine()).bytes, close: true)

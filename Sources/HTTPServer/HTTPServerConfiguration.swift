@@ -19,6 +19,11 @@ public struct HTTPServerConfiguration: Sendable {
     /// from ``host`` and the bound port (plus `localhost`/`127.0.0.1`/`[::1]` for loopback binds);
     /// a wildcard bind (`0.0.0.0`, `::`) with `nil` accepts any valid Host.
     public var allowedHosts: [String]?
+    /// Fields added to every response the server writes by itself, without the responder: framing
+    /// errors (400/413/414/421/431/501/505), timeouts (408) and load shedding (503). An application
+    /// puts its security headers here so that they are on every response, errors included.
+    /// Default: none.
+    public var serverResponseFields: HTTPFields
 
     /// Creates a configuration; every parameter has the documented default.
     /// - Parameters:
@@ -29,9 +34,11 @@ public struct HTTPServerConfiguration: Sendable {
     ///   - maxConnections: connection cap, default 4096.
     ///   - backlog: listen backlog, default 511.
     ///   - allowedHosts: Host allow-list, default derived.
+    ///   - serverResponseFields: fields for the server's own responses, default none.
     public init(host: String = "127.0.0.1", port: Int = 8080, limits: HTTPLimits = HTTPLimits(),
                 timeouts: HTTPTimeouts = HTTPTimeouts(), maxConnections: Int = 4096, backlog: Int = 511,
-                allowedHosts: [String]? = nil) {
+                allowedHosts: [String]? = nil, serverResponseFields: HTTPFields = HTTPFields()) {
+        self.serverResponseFields = serverResponseFields
         self.host = host
         self.port = port
         self.limits = limits

@@ -2,9 +2,18 @@ import HTTPServer
 
 /// The headers every response carries, errors included (issue 7): a Content-Security-Policy with
 /// no inline script or style, `nosniff`, no framing, no referrer; `no-store` on dynamic responses.
-enum SecurityHeaders {
-    static let contentSecurityPolicy = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+public enum SecurityHeaders {
+    /// The Content-Security-Policy: only this origin's scripts, styles and images; no plugins,
+    /// no `<base>`, forms post only here, never framed.
+    public static let contentSecurityPolicy = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
         + "object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+
+    /// The fields for responses the HTTP server writes by itself (framing errors, timeouts, load
+    /// shedding), for `HTTPServerConfiguration.serverResponseFields`.
+    public static let fields: HTTPFields = [
+        "Content-Security-Policy": contentSecurityPolicy, "X-Content-Type-Options": "nosniff", "X-Frame-Options": "DENY",
+        "Referrer-Policy": "no-referrer", "Cache-Control": "no-store",
+    ]
 
     /// Adds the security headers to `response`; `Cache-Control: no-store` unless it already has a
     /// cache policy (static files do).

@@ -109,7 +109,8 @@ struct ServeCommand {
                                                                             catalogName: catalogName),
                                       log: environment.log)
         let accessLog = BufferedStandardError()
-        let server = HTTPServer(configuration: HTTPServerConfiguration(host: host, port: port), responder: dashboard,
+        let server = HTTPServer(configuration: HTTPServerConfiguration(host: host, port: port, serverResponseFields: SecurityHeaders.fields),
+                                responder: dashboard,
                                 accessLog: { entry in accessLog.write(line: AccessLogRedaction.redact(entry).description) })
         // Handlers first, so a signal that arrives as soon as the banner is out is already caught.
         let signals = Self.installSignalHandlers { await server.shutdown(timeout: .seconds(10)) }

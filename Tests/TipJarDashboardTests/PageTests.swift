@@ -56,6 +56,17 @@ struct PageTests {
         #expect(!page.body.contains("style=\""), "no inline style")
     }
 
+    @Test(arguments: ["GET / HTTP/1.1\r\nHost: H\r\nContent-Length: 1\r\nTransfer-Encoding: chunked\r\n\r\n",
+                      "GET /\u{0}x HTTP/1.1\r\nHost: H\r\n\r\n", "GET / HTTP/3.0\r\nHost: H\r\n\r\n"])
+    func framingErrorsCarryTheSecurityHeaders(_ raw: String) async throws {
+        let server = try await LiveServer()
+        defer { Task { await server.stop() } }
+        let reply = HTTPReply(parsing: await LiveServer.exchange(port: server.port, raw.replacingOccurrences(of: "Host: H", with: "Host: 127.0.0.1:\(server.port)")))
+        #expect((400...505).contains(reply.status))
+        #expect(reply["Content-Security-Policy"] != nil)
+        #expect(reply["X-Frame-Options"] == "DENY")
+    }
+
     @Test func errorsCarryTheSecurityHeadersToo() async throws {
         let server = try await LiveServer()
         defer { Task { await server.stop() } }
@@ -180,6 +191,8 @@ struct PageTests {
         let raw = "GET /installs HTTP/1.1\r\nHost: \(host)\r\nConnection: close\r\n\r\n"
         let reply = HTTPReply(parsing: await LiveServer.exchange(port: server.port, raw))
         #expect(reply.status == 421)
+        #expect(reply["Content-Security-Policy"] == SecurityHeaders.contentSecurityPolicy, "errors the server writes itself carry the headers too")
+        #expect(reply["X-Content-Type-Options"] == "nosniff")
         let absolute = "GET http://\(host)/installs HTTP/1.1\r\nHost: 127.0.0.1:\(server.port)\r\nConnection: close\r\n\r\n"
         #expect(HTTPReply(parsing: await LiveServer.exchange(port: server.port, absolute)).status == 421)
     }

@@ -33,7 +33,8 @@ final class LiveServer: Sendable {
                                                                             publicDirectory: Self.repositoryRoot.appendingPathComponent("Public"),
                                                                             adminToken: adminToken),
                                       log: { _, _ in })
-        server = HTTPServer(configuration: HTTPServerConfiguration(host: "127.0.0.1", port: 0), responder: dashboard, accessLog: nil)
+        server = HTTPServer(configuration: HTTPServerConfiguration(host: "127.0.0.1", port: 0, serverResponseFields: SecurityHeaders.fields),
+                            responder: dashboard, accessLog: nil)
         port = try server.start()
     }
 
