@@ -76,11 +76,11 @@ struct Routes: Sendable {
             switch error {
             case .installNotFound, .transactionNotFound: return (.notFound, "Not found", error.description)
             case .unknownProduct: return (.unprocessableContent, "Unknown product", error.description)
-            case .purchaseInProgress, .transactionNotPending: return (.conflict, "Conflict", error.description)
+            case .purchaseInProgress, .transactionNotPending, .alreadyRefunded: return (.conflict, "Conflict", error.description)
             case .invalidValue: return (.badRequest, "Bad value", error.description)
             }
         case let error as RequestError:
-            return (error.status, "Bad request", error.message)
+            return (error.status, error.status == .notFound ? "Not found" : "Bad request", error.message)
         case let error as DatabaseError where error.isBusy || error.isLocked:
             return (.serviceUnavailable, "Database busy",
                     "The database is locked by another process. Nothing was changed; try again in a moment.")

@@ -71,6 +71,29 @@ struct StoreKitTrapTests {
         #expect(try await world.ledgerOutcomes(install.id) == [.counted, .revoked])
     }
 
+    @Test func trap4RefundWhileTheAppIsStoppedArrivesAtItsNextLaunch() async throws {
+        let world = try await TestWorld.make()
+        let install = try await world.runningInstall()
+        _ = try await world.service.purchase(productID: TestWorld.coffee, installID: install.id)
+        _ = try await world.service.stop(installID: install.id)
+        #expect(try await world.service.refund(transactionID: 1) == nil, "not running: nothing delivered yet")
+        let launch = try await world.service.launch(installID: install.id)
+        #expect(launch.deliveries.map(\.outcome) == [.revoked])
+        #expect(launch.deliveries.map(\.path) == [.launch])
+        #expect(try await world.hearts(install.id) == 1)
+        #expect(try await world.service.launch(installID: install.id).deliveries.isEmpty, "handled once, then finished")
+    }
+
+    @Test func aTransactionIsRefundedOnlyOnce() async throws {
+        let world = try await TestWorld.make()
+        let install = try await world.runningInstall()
+        _ = try await world.service.purchase(productID: TestWorld.coffee, installID: install.id)
+        _ = try await world.service.refund(transactionID: 1, reason: .developerIssue)
+        await #expect(throws: TipJarError.alreadyRefunded(1)) { try await world.service.refund(transactionID: 1, reason: .other) }
+        #expect(try await world.storage.transaction(withID: 1)?.transaction.revocationReason == .developerIssue)
+        #expect(try await world.ledgerOutcomes(install.id) == [.counted, .revoked])
+    }
+
     @Test func trap5DoubleClickMakesExactlyOnePurchase() async throws {
         let gate = Gate()
         let world = try await TestWorld.make(settings: StoreSettings(purchaseLatencyMs: 200), gate: gate)

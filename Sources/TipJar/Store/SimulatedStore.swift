@@ -150,8 +150,11 @@ public actor SimulatedStore {
     }
 
     /// A refund: sets `revocationDate` and `revocationReason`; the revoked transaction, with the
-    /// same ID, is then delivered through the listener.
-    /// - Throws: `TipJarError.transactionNotFound`, or `.invalidValue` if it is not purchased.
+    /// same ID, is then delivered through the listener. It becomes unfinished again, so an app
+    /// that is not running receives the revocation at its next launch (StoreKit delivers it through
+    /// `Transaction.updates` until the app handles it).
+    /// - Throws: `TipJarError.transactionNotFound`; `.invalidValue` if it is not purchased;
+    ///   `.alreadyRefunded` for a second refund.
     public func refund(transactionID: UInt64, reason: Transaction.RevocationReason) async throws -> StoredTransaction {
         guard var stored = try await storage.transaction(withID: transactionID) else {
             throw TipJarError.transactionNotFound(transactionID)
@@ -159,8 +162,10 @@ public actor SimulatedStore {
         guard stored.status == .purchased else {
             throw TipJarError.invalidValue(field: "transactionID", reason: "only a purchased transaction can be refunded")
         }
+        guard !stored.transaction.isRevoked else { throw TipJarError.alreadyRefunded(transactionID) }
         stored.transaction.revocationDate = environment.now()
         stored.transaction.revocationReason = reason
+        stored.isFinished = false
         try await storage.update(stored)
         return stored
     }
