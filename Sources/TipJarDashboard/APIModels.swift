@@ -66,12 +66,14 @@ enum APIModels {
         var message: String?
     }
 
-    /// The result of a purchase.
+    /// The result of a purchase: `error` is the localized alert text, `errorName` the StoreKit
+    /// name of the error (`networkError`, `invalidSignature`, …).
     struct PurchaseBody: Encodable {
         var outcome: String
         var transactionID: UInt64?
         var hearts: Int
         var error: String?
+        var errorName: String?
         var recordOutcome: String?
     }
 

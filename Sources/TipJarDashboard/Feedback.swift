@@ -61,7 +61,7 @@ struct Feedback: Equatable {
         if let notice { data["notice"] = .string(notice) }
         if let alert {
             data["alert"] = .string(alert)
-            data["alertTitle"] = .string(strings.alertTitle)
+            data["alertTitle"] = .string(kind == .restoreFailed ? strings.restoreFailedTitle : strings.alertTitle)
         }
         return .object(data)
     }

@@ -60,9 +60,13 @@ extension Routes {
             await handling(request) {
                 let body = try JSONBody.decode(APIModels.ProductBody.self, from: request)
                 let report = try await service.purchase(productID: body.productID, installID: parameters["id"] ?? "")
-                let message = report.outcome == .failed ? Feedback.message(forError: report.errorName, locale: report.locale) : nil
+                let message: String? = switch report.outcome {
+                case .failed: Feedback.message(forError: report.errorName, locale: report.locale)
+                case .unverified: TipJarStrings.of(report.locale).unverified
+                default: nil
+                }
                 return JSONBody.response(APIModels.PurchaseBody(outcome: report.outcome.rawValue, transactionID: report.transactionID,
-                                                                hearts: report.hearts, error: message ?? (report.outcome == .unverified ? report.errorName : nil),
+                                                                hearts: report.hearts, error: message, errorName: report.errorName,
                                                                 recordOutcome: report.recordOutcome?.rawValue))
             }
         }

@@ -18,21 +18,21 @@ extension Routes {
                 let id = parameters["id"] ?? ""
                 _ = try await service.stop(installID: id)
                 _ = try await service.launch(installID: id)
-                return .redirect(to: "/installs/\(id)")
+                return .redirect(to: "/installs/\(id)?load=now\(Self.textSizeQuery(request))")
             }
         }
         router.post("/installs/:id/stop") { request, parameters in
             await handling(request) {
                 let id = parameters["id"] ?? ""
                 _ = try await service.stop(installID: id)
-                return .redirect(to: "/installs/\(id)")
+                return .redirect(to: "/installs/\(id)?load=now\(Self.textSizeQuery(request))")
             }
         }
         router.post("/installs/:id/label") { request, parameters in
             await handling(request) {
                 let id = parameters["id"] ?? ""
                 _ = try await service.setLabel(Self.form(request)["label"] ?? "", installID: id)
-                return .redirect(to: "/installs/\(id)")
+                return .redirect(to: "/installs/\(id)?load=now\(Self.textSizeQuery(request))")
             }
         }
         router.post("/store") { request, _ in
@@ -87,7 +87,7 @@ extension Routes {
         if Self.wantsFragment(request) {
             return try await liveFragments(request, install: try await service.install(installID), feedback: feedback)
         }
-        return .redirect(to: "/installs/\(installID)?load=now&\(feedback.query)")
+        return .redirect(to: "/installs/\(installID)?load=now&\(feedback.query)\(Self.textSizeQuery(request))")
     }
 
     func restore(_ request: HTTPRequest, installID: String) async throws -> HTTPResponse {
@@ -102,7 +102,14 @@ extension Routes {
         if Self.wantsFragment(request) {
             return try await liveFragments(request, install: try await service.install(installID), feedback: feedback)
         }
-        return .redirect(to: "/installs/\(installID)?load=now&\(feedback.query)")
+        return .redirect(to: "/installs/\(installID)?load=now&\(feedback.query)\(Self.textSizeQuery(request))")
+    }
+
+    /// `&textSize=…` when the form carried a known, non-default text size, so a no-JavaScript user
+    /// keeps it across the redirect.
+    static func textSizeQuery(_ request: HTTPRequest) -> String {
+        guard let size = form(request)["textSize"], size != "default", ViewModels.textSizes.contains(where: { $0.value == size }) else { return "" }
+        return "&textSize=\(size)"
     }
 
     static func transactionID(_ text: String?) throws -> UInt64 {

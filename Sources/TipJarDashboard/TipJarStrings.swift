@@ -15,6 +15,7 @@ struct TipJarStrings: Sendable {
     let thankYouMax: String
     let pending: String
     let alertTitle: String
+    let restoreFailedTitle: String
     let unverified: String
     let restoredNone: String
     let restoredSome: String
@@ -40,6 +41,7 @@ struct TipJarStrings: Sendable {
         thankYouMax: "Thank you for the tip! The hearts are already full.",
         pending: "Your purchase is waiting for approval. The heart appears once it's approved.",
         alertTitle: "Purchase failed",
+        restoreFailedTitle: "Restore failed",
         unverified: "The App Store couldn't verify this purchase, so it wasn't counted.",
         restoredNone: "Restore finished. Tips are consumable, so only purchases the app never finished come back; there were none.",
         restoredSome: "Restore finished: %d unfinished purchase(s) delivered.",
@@ -59,6 +61,7 @@ struct TipJarStrings: Sendable {
         thankYouMax: "Obrigado pela gorjeta! Os corações já estão completos.",
         pending: "Sua compra está aguardando aprovação. O coração aparece quando ela for aprovada.",
         alertTitle: "A compra falhou",
+        restoreFailedTitle: "A restauração falhou",
         unverified: "A App Store não conseguiu verificar esta compra, então ela não foi contada.",
         restoredNone: "Restauração concluída. Gorjetas são consumíveis: só voltam compras que o app não finalizou, e não havia nenhuma.",
         restoredSome: "Restauração concluída: %d compra(s) não finalizada(s) entregue(s).",

@@ -99,6 +99,14 @@ struct CommandLineTests {
         #expect(run.error.contains(location))
     }
 
+    @Test(arguments: [("/tmp", "is a folder"), ("/dev/zero", "is not a regular file"), ("/nonexistent/tips.storekit", "no such file")])
+    func checkStoreKitExplainsAPathThatIsNotAFile(_ path: String, _ problem: String) throws {
+        let run = try Self.run(["check-storekit", path])
+        #expect(run.status == 1)
+        #expect(run.error.hasPrefix(path + ": "))
+        #expect(run.error.contains(problem))
+    }
+
     @Test func serveRefusesACorruptDatabaseAndLeavesItsBytesAlone() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tipjar-cli-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)

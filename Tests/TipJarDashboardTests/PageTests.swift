@@ -122,6 +122,19 @@ struct PageTests {
         #expect(page.body.contains("♥♡♡♡♡"))
     }
 
+    @Test func withoutJavaScriptTheTextSizeSurvivesThePurchaseRedirect() async throws {
+        let server = try await LiveServer()
+        defer { Task { await server.stop() } }
+        let session = try await session(server)
+        let id = try await createInstall(server, session)
+        let page = await server.send("GET", "/installs/\(id)?textSize=accessibility&load=now", fields: [("Cookie", session.cookie)])
+        #expect(page.body.contains(#"name="textSize" value="accessibility""#))
+        let reply = await post(server, "/installs/\(id)/purchases", session, form: "productID=com.example.tipjar.tip.coffee&textSize=accessibility")
+        #expect(reply["Location"] == "/installs/\(id)?load=now&feedback=purchased&textSize=accessibility")
+        let hostile = await post(server, "/installs/\(id)/purchases", session, form: "productID=com.example.tipjar.tip.coffee&textSize=%22%3E%3Cscript%3E")
+        #expect(hostile["Location"] == "/installs/\(id)?load=now&feedback=purchased", "unknown sizes are dropped, never echoed")
+    }
+
     @Test func purchaseFragmentReturnsHeartsFeedbackAndLedger() async throws {
         let server = try await LiveServer(settings: StoreSettings(purchaseOutcome: .failed, purchaseError: .networkError))
         defer { Task { await server.stop() } }
