@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Browser sessions and their synchronizer CSRF tokens (OWASP's synchronizer token pattern):
 /// a random session ID in an `HttpOnly; SameSite=Strict` cookie, and a random token bound to it
@@ -16,22 +19,33 @@ actor SessionStore {
     /// Starts a session. - Returns: its ID and CSRF token (each 256 random bits, hex).
     func start() -> (id: String, token: String) {
         if tokens.count >= maximumSessions { tokens.removeAll(keepingCapacity: true) }
-        let id = Self.randomHex(), token = Self.randomHex()
+        let (id, token) = Self.randomHexPair()
         tokens[id] = token
         return (id, token)
     }
 
     /// 32 bytes from the system's CSPRNG, as 64 lowercase hex digits.
     static func randomHex() -> String {
-        var generator = SystemRandomNumberGenerator()
+        randomHexPair().first
+    }
+
+    /// Two independent 32-byte secrets (a session ID and its CSRF token) from one read of the
+    /// system's CSPRNG (glibc's `arc4random_buf`, seeded from `getrandom(2)`), as 64 hex
+    /// digits each.
+    static func randomHexPair() -> (first: String, second: String) {
+        var bytes = [UInt8](repeating: 0, count: 64)
+        bytes.withUnsafeMutableBytes { buffer in arc4random_buf(buffer.baseAddress!, buffer.count) }
         let digits = Array("0123456789abcdef".utf8)
-        var text = [UInt8]()
-        text.reserveCapacity(64)
-        for _ in 0..<4 {
-            let word: UInt64 = generator.next()
-            for shift in stride(from: 60, through: 0, by: -4) { text.append(digits[Int((word >> UInt64(shift)) & 0xF)]) }
+        func hex(_ slice: ArraySlice<UInt8>) -> String {
+            var text = [UInt8]()
+            text.reserveCapacity(slice.count * 2)
+            for byte in slice {
+                text.append(digits[Int(byte >> 4)])
+                text.append(digits[Int(byte & 0xF)])
+            }
+            return String(decoding: text, as: UTF8.self)
         }
-        return String(decoding: text, as: UTF8.self)
+        return (hex(bytes[0..<32]), hex(bytes[32..<64]))
     }
 
     /// Reads the session ID from a `Cookie` field value (RFC 6265 §5.4 `name=value; …` pairs).

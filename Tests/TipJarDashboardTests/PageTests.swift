@@ -306,3 +306,19 @@ struct UTCTimestampTests {
         #expect(SessionStore.sessionID(fromCookie: header) == nil)
     }
 }
+
+/// Session secrets: 256 bits each, hex, never repeated.
+@Suite("Session secrets")
+struct SessionSecretTests {
+    @Test func sessionIDsAndTokensAre64HexDigitsAndDistinct() {
+        var seen = Set<String>()
+        for _ in 0..<500 {
+            let (id, token) = SessionStore.randomHexPair()
+            for secret in [id, token] {
+                #expect(secret.count == 64)
+                #expect(secret.allSatisfy { $0.isHexDigit && !$0.isUppercase })
+                #expect(seen.insert(secret).inserted)
+            }
+        }
+    }
+}
