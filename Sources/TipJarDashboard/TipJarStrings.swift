@@ -19,7 +19,8 @@ struct TipJarStrings: Sendable {
     let unverified: String
     let restoredNone: String
     let restoredSome: String
-    let heartsLabel: String
+    /// "3 of 5 hearts": the accessible name of the hearts row.
+    let heartsLabel: @Sendable (Int) -> String
 
     static func of(_ locale: AppLocale) -> TipJarStrings {
         switch locale {
@@ -45,7 +46,7 @@ struct TipJarStrings: Sendable {
         unverified: "The App Store couldn't verify this purchase, so it wasn't counted.",
         restoredNone: "Restore finished. Tips are consumable, so only purchases the app never finished come back; there were none.",
         restoredSome: "Restore finished: %d unfinished purchase(s) delivered.",
-        heartsLabel: "%d of 5 hearts"
+        heartsLabel: { "\($0) of 5 hearts" }
     )
 
     static let portuguese = TipJarStrings(
@@ -65,6 +66,6 @@ struct TipJarStrings: Sendable {
         unverified: "A App Store não conseguiu verificar esta compra, então ela não foi contada.",
         restoredNone: "Restauração concluída. Gorjetas são consumíveis: só voltam compras que o app não finalizou, e não havia nenhuma.",
         restoredSome: "Restauração concluída: %d compra(s) não finalizada(s) entregue(s).",
-        heartsLabel: "%d de 5 corações"
+        heartsLabel: { "\($0) de 5 corações" }
     )
 }

@@ -32,7 +32,7 @@ enum ViewModels {
     }
 
     static func hearts(_ hearts: Int, strings: TipJarStrings) -> MustacheValue {
-        ["text": .string(heartsText(hearts)), "label": .string(strings.heartsLabel.replacingOccurrences(of: "%d", with: String(hearts)))]
+        ["text": .string(heartsText(hearts)), "label": .string(strings.heartsLabel(hearts))]
     }
 
     static func strings(_ strings: TipJarStrings) -> MustacheValue {
