@@ -27,6 +27,12 @@ struct CommandLineTests {
         process.standardOutput = output
         process.standardError = error
         try process.run()
+        // A watchdog: a command that should have exited but did not is killed, so a regression
+        // fails this test instead of hanging the suite.
+        let seconds = Double(timeout.components.seconds)
+        DispatchQueue.global().asyncAfter(deadline: .now() + seconds) {
+            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        }
         let outData = output.fileHandleForReading.readDataToEndOfFile()
         let errData = error.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
@@ -148,6 +154,12 @@ struct CommandLineTests {
         #expect(String(decoding: banner, as: UTF8.self).contains("serving TipProducts.storekit on http://127.0.0.1:"))
         #expect(FileManager.default.fileExists(atPath: database + "-wal"))
         kill(process.processIdentifier, signal)
+        let deadline = Date().addingTimeInterval(10)
+        while process.isRunning, Date() < deadline { usleep(20_000) }
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            Issue.record("tipjar serve ignored signal \(signal) for 10 s")
+        }
         process.waitUntilExit()
         #expect(process.terminationReason == .exit)
         #expect(process.terminationStatus == 0)
