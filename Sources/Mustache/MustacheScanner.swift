@@ -28,17 +28,17 @@ struct MustacheScanner {
     func scan() throws -> [MustacheToken] {
         var tokens: [MustacheToken] = []
         tokens.reserveCapacity(bytes.count / 16 + 4)
-        var open: [UInt8] = Array("{{".utf8)
+        var opening: [UInt8] = Array("{{".utf8)
         var close: [UInt8] = Array("}}".utf8)
         var pos = 0
         let end = bytes.count
         while pos < end {
-            guard let tagStart = find(open, from: pos) else {
+            guard let tagStart = find(opening, from: pos) else {
                 appendText(pos..<end, to: &tokens)
                 break
             }
             appendText(pos..<tagStart, to: &tokens)
-            var contentStart = tagStart + open.count
+            var contentStart = tagStart + opening.count
             var closer = close
             var triple = false
             if contentStart < end, bytes[contentStart] == UInt8(ascii: "{") {
@@ -80,7 +80,7 @@ struct MustacheScanner {
                 guard parts.count == 2, !parts.contains(where: { $0.contains(UInt8(ascii: "=")) }) else {
                     throw error(.badDelimiter(String(decoding: content, as: UTF8.self)), at: tagStart)
                 }
-                open = Array(parts[0])
+                opening = Array(parts[0])
                 close = Array(parts[1])
                 tokens.append(.tag(kind: .delimiter, name: "", offset: tagStart))
             default:

@@ -24,11 +24,6 @@ actor SessionStore {
         return (id, token)
     }
 
-    /// 32 bytes from the system's CSPRNG, as 64 lowercase hex digits.
-    static func randomHex() -> String {
-        randomHexPair().first
-    }
-
     /// Two independent 32-byte secrets (a session ID and its CSRF token) from one read of the
     /// system's CSPRNG (glibc's `arc4random_buf`, seeded from `getrandom(2)`), as 64 hex
     /// digits each.

@@ -9,12 +9,6 @@ typealias TemplateData = [String: MustacheValue]
 /// Builds the logic-free data the templates render (STYLE.md rule 10): typed Mustache values
 /// (strings, numbers, booleans, lists and objects), built from domain values and testable without rendering.
 enum ViewModels {
-    /// `2026-11-30T08:01:02.345Z`.
-    static func iso(_ date: Date) -> String { UTCTimestamp(date).isoWithMilliseconds }
-
-    /// `2026-11-30 08:01:02` (UTC), for tables.
-    static func short(_ date: Date) -> String { UTCTimestamp(date).short }
-
     /// The first eight characters of an install ID, for lists.
     static func shortID(_ id: String) -> String { String(id.prefix(8)) }
 
