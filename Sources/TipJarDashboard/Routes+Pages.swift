@@ -36,7 +36,7 @@ extension Routes {
         let overview = try await storage.overview()
         data["overview"] = ["installs": overview.installs, "tips": overview.tips, "hearts": overview.hearts]
         data["settings"] = ViewModels.settings(await service.store.settings)
-        data["events"] = await service.timeline.events(installID: nil, limit: 20).map(ViewModels.event)
+        data["events"] = service.timeline.events(installID: nil, limit: 20).map(ViewModels.event)
         return try html("pages/overview", data)
     }
 
@@ -83,7 +83,7 @@ extension Routes {
         let state: TipJarState = load ? try await service.loadOffers(installID: installID) : .loading
         let data = ViewModels.installPage(
             install: install, state: state, isPurchaseOpen: await service.isPurchaseOpen(installID: installID),
-            ledger: ledger, events: await service.timeline.events(installID: installID, limit: 30),
+            ledger: ledger, events: service.timeline.events(installID: installID, limit: 30),
             csrfToken: await token, catalogName: catalogName, textSize: request.queryValue("textSize"),
             feedback: Feedback.fromQuery(request, locale: install.locale))
         return try html("pages/install", data)

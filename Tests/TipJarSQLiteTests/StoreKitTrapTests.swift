@@ -208,7 +208,7 @@ struct StoreKitTrapTests {
         let install = try await world.runningInstall()
         _ = try await world.service.loadOffers(installID: install.id)
         _ = try await world.service.purchase(productID: TestWorld.coffee, installID: install.id)
-        let kinds = await world.service.timeline.events(installID: install.id, limit: 20).map(\.kind).reversed()
+        let kinds = world.service.timeline.events(installID: install.id, limit: 20).map(\.kind).reversed()
         #expect(Array(kinds) == ["install.created", "launch", "state.loading", "state.ready", "purchase.open", "purchase.closed"])
     }
 }

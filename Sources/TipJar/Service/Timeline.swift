@@ -1,12 +1,21 @@
+import Synchronization
+
 /// The service's recent history per install, in memory: state changes (`loading` → `ready` /
 /// `unavailable`), purchases opening and closing, launches, migrations and store actions
 /// (issue 3). Diagnostic only, so it costs no disk write; the durable record is the ledger.
 /// Bounded: the last `perInstall` events of at most `maximumInstalls` installs, and the last
 /// `overall` events of all.
-public actor Timeline {
-    private var byInstall: [String: [InstallEvent]] = [:]
-    private var installOrder: [String] = []
-    private var recent: [InstallEvent] = []
+///
+/// A `Mutex`-protected class rather than an actor: appending is a few array operations, and a
+/// purchase appends twice, so a lock held for microseconds is cheaper than an executor hop.
+public final class Timeline: Sendable {
+    private struct Events {
+        var byInstall: [String: [InstallEvent]] = [:]
+        var installOrder: [String] = []
+        var recent: [InstallEvent] = []
+    }
+
+    private let events = Mutex(Events())
     private let perInstall: Int
     private let overall: Int
     private let maximumInstalls: Int
@@ -20,20 +29,24 @@ public actor Timeline {
 
     /// Records an event, dropping the oldest beyond the bounds.
     public func append(_ event: InstallEvent) {
-        recent.append(event)
-        if recent.count > overall { recent.removeFirst(recent.count - overall) }
-        guard let id = event.installID else { return }
-        if byInstall[id] == nil {
-            installOrder.append(id)
-            if installOrder.count > maximumInstalls { byInstall[installOrder.removeFirst()] = nil }
+        events.withLock { events in
+            events.recent.append(event)
+            if events.recent.count > overall { events.recent.removeFirst(events.recent.count - overall) }
+            guard let id = event.installID else { return }
+            if events.byInstall[id] == nil {
+                events.installOrder.append(id)
+                if events.installOrder.count > maximumInstalls { events.byInstall[events.installOrder.removeFirst()] = nil }
+            }
+            events.byInstall[id, default: []].append(event)
+            if let count = events.byInstall[id]?.count, count > perInstall { events.byInstall[id]?.removeFirst(count - perInstall) }
         }
-        byInstall[id, default: []].append(event)
-        if let count = byInstall[id]?.count, count > perInstall { byInstall[id]?.removeFirst(count - perInstall) }
     }
 
     /// An install's events (or everyone's when `installID` is nil), newest first, at most `limit`.
     public func events(installID: String?, limit: Int) -> [InstallEvent] {
-        let events = installID.map { byInstall[$0] ?? [] } ?? recent
-        return Array(events.suffix(limit).reversed())
+        events.withLock { events in
+            let selected = installID.map { events.byInstall[$0] ?? [] } ?? events.recent
+            return Array(selected.suffix(limit).reversed())
+        }
     }
 }

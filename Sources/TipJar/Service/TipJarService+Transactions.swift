@@ -22,7 +22,7 @@ extension TipJarService {
             install.isRunning = true
             install.legacyHasTipped = false
         }
-        await event(installID, "purchase.open", "purchase open: \(productID); every tip button disabled.")
+        event(installID, "purchase.open", "purchase open: \(productID); every tip button disabled.")
         var report: PurchaseReport
         do {
             switch try await store.purchase(productID: productID, for: install) {
@@ -48,7 +48,7 @@ extension TipJarService {
             report = PurchaseReport(outcome: .failed, hearts: install.hearts, error: error)
         }
         report.locale = install.locale
-        await event(installID, "purchase.closed", "purchase closed: \(report.outcome.rawValue)\(report.errorName.map { " (\($0))" } ?? "").")
+        event(installID, "purchase.closed", "purchase closed: \(report.outcome.rawValue)\(report.errorName.map { " (\($0))" } ?? "").")
         return report
     }
 
@@ -81,7 +81,7 @@ extension TipJarService {
         delivery.outcome = committed.outcome
         if crashes {
             try await storage.setRunning(false, installID: installID)
-            await event(installID, "crash", "The app crashed before finish(): transaction \(transaction.id) stays unfinished.")
+            event(installID, "crash", "The app crashed before finish(): transaction \(transaction.id) stays unfinished.")
         }
         return (delivery, committed.hearts)
     }
@@ -103,7 +103,7 @@ extension TipJarService {
     @discardableResult
     public func deliverThroughListener(_ stored: StoredTransaction) async throws -> Delivery? {
         guard let install = try await storage.install(withID: stored.installID), install.isRunning else {
-            await event(stored.installID, "listener.queued", "Transaction \(stored.transaction.id) waits for the next launch (app not running).")
+            event(stored.installID, "listener.queued", "Transaction \(stored.transaction.id) waits for the next launch (app not running).")
             return nil
         }
         let delivery = try await handle(await store.verify(stored.transaction), installID: install.id, path: .listener)
@@ -117,10 +117,10 @@ extension TipJarService {
     public func launch(installID: String) async throws -> DeliveryReport {
         let install = try await install(installID)
         try await storage.setRunning(true, installID: installID)
-        await event(installID, "launch", "Launched; Transaction.updates listener started.")
+        event(installID, "launch", "Launched; Transaction.updates listener started.")
         let migrated = try await storage.migrateLegacyFlag(installID: installID)
         if migrated {
-            await event(installID, "migration", "Migrated the old \"has tipped\" flag: one heart if the count was zero; flag removed.")
+            event(installID, "migration", "Migrated the old \"has tipped\" flag: one heart if the count was zero; flag removed.")
         }
         var deliveries: [Delivery] = []
         for verification in try await store.unfinished(accountID: install.accountID) {
@@ -133,7 +133,7 @@ extension TipJarService {
     public func stop(installID: String) async throws -> Install {
         _ = try await install(installID)
         try await storage.setRunning(false, installID: installID)
-        await event(installID, "stop", "Stopped; the listener receives nothing until the next launch.")
+        event(installID, "stop", "Stopped; the listener receives nothing until the next launch.")
         return try await install(installID)
     }
 
@@ -144,7 +144,7 @@ extension TipJarService {
     public func restore(installID: String) async throws -> DeliveryReport {
         let install = try await install(installID)
         if !install.isRunning { _ = try await launch(installID: installID) }
-        await event(installID, "restore", "Restore: AppStore.sync() called.")
+        event(installID, "restore", "Restore: AppStore.sync() called.")
         var deliveries: [Delivery] = []
         for verification in try await store.sync(accountID: install.accountID) {
             deliveries.append(try await handle(verification, installID: installID, path: .restore))
@@ -157,20 +157,20 @@ extension TipJarService {
     /// Ask to Buy approved on `/store`: the transaction reaches the install's listener.
     public func approve(transactionID: UInt64) async throws -> Delivery? {
         let stored = try await store.approve(transactionID: transactionID)
-        await event(stored.installID, "askToBuy.approved", "Ask to Buy approved: transaction \(transactionID).")
+        event(stored.installID, "askToBuy.approved", "Ask to Buy approved: transaction \(transactionID).")
         return try await deliverThroughListener(stored)
     }
 
     /// Ask to Buy declined on `/store`: nothing is recorded.
     public func decline(transactionID: UInt64) async throws {
         let stored = try await store.decline(transactionID: transactionID)
-        await event(stored.installID, "askToBuy.declined", "Ask to Buy declined: transaction \(transactionID); nothing recorded.")
+        event(stored.installID, "askToBuy.declined", "Ask to Buy declined: transaction \(transactionID); nothing recorded.")
     }
 
     /// A refund from the dashboard: the revoked transaction, same ID, reaches the listener.
     public func refund(transactionID: UInt64, reason: Transaction.RevocationReason = .other) async throws -> Delivery? {
         let stored = try await store.refund(transactionID: transactionID, reason: reason)
-        await event(stored.installID, "refund", "Refunded transaction \(transactionID) (\(reason.rawValue)).")
+        event(stored.installID, "refund", "Refunded transaction \(transactionID) (\(reason.rawValue)).")
         return try await deliverThroughListener(stored)
     }
 
@@ -183,7 +183,7 @@ extension TipJarService {
             throw TipJarError.invalidValue(field: "productID", reason: "must be 1 to 200 printable characters")
         }
         let stored = try await store.externalPurchase(productID: productID, for: try await install(installID))
-        await event(installID, "external", "Purchased outside the app: transaction \(stored.transaction.id) (\(productID)).")
+        event(installID, "external", "Purchased outside the app: transaction \(stored.transaction.id) (\(productID)).")
         return (stored, try await deliverThroughListener(stored))
     }
 
@@ -199,7 +199,7 @@ extension TipJarService {
         return true
     }
 
-    func event(_ installID: String?, _ kind: String, _ detail: String) async {
-        await timeline.append(InstallEvent(installID: installID, at: environment.now(), kind: kind, detail: detail))
+    func event(_ installID: String?, _ kind: String, _ detail: String) {
+        timeline.append(InstallEvent(installID: installID, at: environment.now(), kind: kind, detail: detail))
     }
 }

@@ -48,7 +48,7 @@ public actor TipJarService {
         let install = Install(id: id, label: label, locale: locale, storefront: code, accountID: account ?? "account-\(id.prefix(8))",
                               legacyHasTipped: legacyHasTipped, createdAt: environment.now())
         try await storage.insert(install)
-        await event(id, "install.created", "Installed (\(locale.rawValue), \(code))\(legacyHasTipped ? " by the old version, has tipped" : "").")
+        event(id, "install.created", "Installed (\(locale.rawValue), \(code))\(legacyHasTipped ? " by the old version, has tipped" : "").")
         return install
     }
 
@@ -86,7 +86,7 @@ public actor TipJarService {
     /// - Throws: `TipJarError.installNotFound`; storage errors. Store errors become `.unavailable`.
     public func loadOffers(installID: String) async throws -> TipJarState {
         let install = try await install(installID)
-        await event(installID, "state.loading", "loading: Product.products(for:) asked for \(catalog.tips.count) tips.")
+        event(installID, "state.loading", "loading: Product.products(for:) asked for \(catalog.tips.count) tips.")
         let state: TipJarState
         do {
             let storefront = Storefront.named(install.storefront) ?? catalog.defaultStorefront
@@ -97,9 +97,9 @@ public actor TipJarService {
             state = .unavailable(.loadFailed(error))
         }
         switch state {
-        case .ready(let offers): await event(installID, "state.ready", "ready: \(offers.count) offers.")
-        case .unavailable(.empty): await event(installID, "state.unavailable", "unavailable: the store returned no products.")
-        case .unavailable(.loadFailed(let error)): await event(installID, "state.unavailable", "unavailable: Product.products(for:) threw \(error).")
+        case .ready(let offers): event(installID, "state.ready", "ready: \(offers.count) offers.")
+        case .unavailable(.empty): event(installID, "state.unavailable", "unavailable: the store returned no products.")
+        case .unavailable(.loadFailed(let error)): event(installID, "state.unavailable", "unavailable: Product.products(for:) threw \(error).")
         case .loading: break
         }
         return state
