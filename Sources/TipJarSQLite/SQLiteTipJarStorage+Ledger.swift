@@ -23,14 +23,29 @@ extension SQLiteTipJarStorage {
 
     /// `TipJarStorage.insert(_:)` for a transaction: one `INSERT INTO transactions`. - Throws: `DatabaseError` (e.g. a duplicate ID).
     public func insert(_ stored: StoredTransaction) async throws {
+        try await queue.write { db in try Self.insertTransaction(stored, db) }
+    }
+
+    static func insertTransaction(_ stored: StoredTransaction, _ db: Database) throws {
         let t = stored.transaction
-        try await queue.write { db in
-            try db.execute(sql: """
-                INSERT INTO transactions (\(Self.transactionColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """, arguments: [Int64(bitPattern: t.id), t.productID, Self.milliseconds(t.purchaseDate), t.storefront,
-                                 stored.accountID, stored.installID, stored.status.rawValue, stored.isFinished, stored.isExternal,
-                                 t.revocationDate.map(Self.milliseconds), t.revocationReason?.rawValue])
-        }
+        try db.execute(sql: """
+            INSERT INTO transactions (\(transactionColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """, arguments: [Int64(bitPattern: t.id), t.productID, milliseconds(t.purchaseDate), t.storefront,
+                             stored.accountID, stored.installID, stored.status.rawValue, stored.isFinished, stored.isExternal,
+                             t.revocationDate.map(milliseconds), t.revocationReason?.rawValue])
+    }
+
+    /// `TipJarStorage.enqueueInsert(_:)`: the same `INSERT`, submitted behind every earlier write
+    /// (`DatabaseQueue.submitWrite`). If it fails, its error is kept until `record(_:)` of the
+    /// same transaction throws it (on the writer's queue, so always before that record runs).
+    public func enqueueInsert(_ stored: StoredTransaction) {
+        queue.submitWrite({ db in try Self.insertTransaction(stored, db) }, onFailure: { error in
+            self.failedInserts.withLock { failed in
+                // Bounded: an entry lives until its record; only a flood of failures without one fills it.
+                if failed.count >= 1024 { failed.removeAll() }
+                failed[stored.transaction.id] = error
+            }
+        })
     }
 
     /// `TipJarStorage.transaction(withID:)`: by primary key, on the reader connection.
@@ -92,17 +107,20 @@ extension SQLiteTipJarStorage {
     /// `TipJarStorage.record(_:)`: in one write transaction, `INSERT … ON CONFLICT DO NOTHING` into
     /// `counted_transactions` and `sqlite3_changes()` decide counted or duplicate (never read-then-write),
     /// the heart is added up to five, the ledger row inserted and, when finished, the transaction marked
-    /// finished. Returns after `COMMIT`. - Throws: `DatabaseError` (busy, full, read-only); nothing is kept then.
+    /// finished. A heart already at five is left alone (no page written). Returns after `COMMIT`.
+    /// - Throws: `DatabaseError` (busy, full, read-only), or the error of this transaction's failed
+    ///   `enqueueInsert(_:)`; nothing is kept then.
     public func record(_ delivery: Delivery) async throws -> (outcome: RecordOutcome, hearts: Int) {
         try await queue.write { db in
+            if let insertError = self.failedInserts.withLock({ $0.removeValue(forKey: delivery.transactionID) }) { throw insertError }
             var outcome = delivery.outcome
             let transactionID = Int64(bitPattern: delivery.transactionID)
             if outcome == .counted {
                 try db.execute(sql: "INSERT INTO counted_transactions (install_id, transaction_id) VALUES (?, ?) ON CONFLICT DO NOTHING",
                                arguments: [delivery.installID, transactionID])
                 if db.changes == 1 {
-                    try db.execute(sql: "UPDATE installs SET hearts = min(hearts + 1, ?) WHERE id = ?",
-                                   arguments: [Install.maximumHearts, delivery.installID])
+                    try db.execute(sql: "UPDATE installs SET hearts = hearts + 1 WHERE id = ? AND hearts < ?",
+                                   arguments: [delivery.installID, Install.maximumHearts])
                 } else {
                     outcome = .duplicate
                 }

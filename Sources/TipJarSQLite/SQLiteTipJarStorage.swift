@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import TipJar
 
 /// The core's `TipJarStorage` on an SQLite file: every method is one serialized unit of work on
@@ -8,6 +9,8 @@ import TipJar
 public final class SQLiteTipJarStorage: TipJarStorage {
     /// The serialized connection.
     public let queue: DatabaseQueue
+    /// Errors of `enqueueInsert(_:)` calls, by transaction ID, until `record(_:)` throws them.
+    let failedInserts = Mutex<[UInt64: any Error]>([:])
 
     /// Opens (creating if needed) the database at `path` and applies pending migrations.
     /// - Parameters:

@@ -1,3 +1,4 @@
+import CSQLite
 import Foundation
 import Testing
 import TipJar
@@ -16,6 +17,30 @@ struct PurchaseOutcomeTests {
         #expect(report.hearts == 1)
         #expect(report.addedHeart)
         #expect(try await world.storage.transaction(withID: 1)?.isFinished == true)
+    }
+
+    @Test("If the store's enqueued insert fails, the handler records nothing and the purchase throws that error",
+          arguments: [false, true])
+    func failedStoreInsertFailsThePurchaseAndRecordsNothing(groupCommit: Bool) async throws {
+        let world = try await TestWorld.make(database: DatabaseConfiguration(groupCommit: groupCommit))
+        let install = try await world.runningInstall()
+        // A row already holds the ID the store issues next, so the store's INSERT fails (primary key).
+        let squatter = StoredTransaction(transaction: Transaction(id: 1, productID: TestWorld.coffee, purchaseDate: TestWorld.epoch,
+                                                                  storefront: "USA"),
+                                         accountID: "another-account", installID: install.id, status: .declined)
+        try await world.storage.insert(squatter)
+        let error = await #expect(throws: DatabaseError.self) {
+            try await world.service.purchase(productID: TestWorld.coffee, installID: install.id)
+        }
+        #expect(error.map { $0.extendedResultCode & 0xff } == SQLITE_CONSTRAINT)
+        #expect(try await world.service.install(install.id).hearts == 0)
+        #expect(try await world.storage.ledger(installID: install.id, limit: 10).isEmpty)
+        #expect(try await world.storage.transaction(withID: 1)?.status == .declined)
+        // Nothing is stuck: the next purchase gets the next ID and counts.
+        let report = try await world.service.purchase(productID: TestWorld.coffee, installID: install.id)
+        #expect(report.outcome == .purchased)
+        #expect(report.transactionID == 2)
+        #expect(report.hearts == 1)
     }
 
     @Test func successUnverifiedIsNotRecordedNorFinished() async throws {

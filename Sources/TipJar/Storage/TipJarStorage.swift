@@ -26,8 +26,13 @@ public protocol TipJarStorage: Sendable {
     /// Saves the store settings.
     func save(_ settings: StoreSettings) async throws
 
-    /// Saves a transaction the store issued.
+    /// Saves a transaction the store issued; returns after the commit.
     func insert(_ transaction: StoredTransaction) async throws
+    /// Saves a transaction the store issued without waiting for the commit: for a purchase whose
+    /// transaction goes straight to the handler's `record(_:)`. Writes commit in the order they
+    /// were made, so that `record(_:)` commits together with this insert or after it, and throws
+    /// this insert's error if it failed; an answer sent after the record therefore covers both.
+    func enqueueInsert(_ transaction: StoredTransaction)
     /// The stored transaction with `id`, or `nil`.
     func transaction(withID id: UInt64) async throws -> StoredTransaction?
     /// Replaces a stored transaction (status, revocation, finished flag).

@@ -104,9 +104,9 @@ public actor SimulatedStore {
             _ = try await issue(productID: productID, for: install, status: .pending)
             return .pending
         case .success:
-            return .success(verify(try await issue(productID: productID, for: install, status: .purchased).transaction))
+            return .success(verify(try await issue(productID: productID, for: install, status: .purchased, handledNext: true).transaction))
         case .unverified:
-            let stored = try await issue(productID: productID, for: install, status: .purchased)
+            let stored = try await issue(productID: productID, for: install, status: .purchased, handledNext: true)
             return .success(.unverified(stored.transaction, settings.failures.verification ?? .invalidSignature))
         }
     }
@@ -182,14 +182,22 @@ public actor SimulatedStore {
         return stored
     }
 
+    /// Issues and saves a transaction. With `handledNext` (a purchase answered `.success`, which
+    /// the app's handler records next), the insert is enqueued instead of awaited: writes commit
+    /// in order, so the handler's record commits with it or after it and fails if it failed, and
+    /// the purchase waits for the disk once instead of twice.
     private func issue(productID: String, for install: Install, status: StoredTransaction.Status,
-                       isExternal: Bool = false) async throws -> StoredTransaction {
+                       isExternal: Bool = false, handledNext: Bool = false) async throws -> StoredTransaction {
         lastTransactionID = environment.nextTransactionID(lastTransactionID)
         let transaction = Transaction(id: lastTransactionID, productID: productID,
                                       purchaseDate: environment.now(), storefront: install.storefront)
         let stored = StoredTransaction(transaction: transaction, accountID: install.accountID, installID: install.id,
                                        status: status, isExternal: isExternal)
-        try await storage.insert(stored)
+        if handledNext {
+            storage.enqueueInsert(stored)
+        } else {
+            try await storage.insert(stored)
+        }
         return stored
     }
 }

@@ -214,17 +214,18 @@ public final class Database {
     }
 
     /// Runs `body` inside `SAVEPOINT` … `RELEASE`; on error, `ROLLBACK TO` then `RELEASE`,
-    /// so only `body`'s own changes are undone.
+    /// so only `body`'s own changes are undone. The savepoint is named after its nesting depth,
+    /// so its statements are prepared once per depth and cached (group commit opens one per write).
     /// - Returns: What `body` returns.
     /// - Throws: What `body` throws, or the savepoint statement's ``DatabaseError``.
     public func inSavepoint<T>(_ body: () throws -> T) throws -> T {
         savepointCounter += 1
         let name = "tipjar_sp\(savepointCounter)"
         defer { savepointCounter -= 1 }
-        try execute(sql: "SAVEPOINT \(name)")
+        try cachedStatement(sql: "SAVEPOINT \(name)").execute()
         do {
             let result = try body()
-            try execute(sql: "RELEASE SAVEPOINT \(name)")
+            try cachedStatement(sql: "RELEASE SAVEPOINT \(name)").execute()
             return result
         } catch {
             // If SQLite already rolled back the whole transaction (SQLITE_FULL, IOERR…),

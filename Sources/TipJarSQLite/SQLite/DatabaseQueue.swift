@@ -1,21 +1,23 @@
 import CSQLite
 import Dispatch
+import Foundation
 import Synchronization
 
 /// The single serializing owner of the database's writer connection (GRDB's `DatabaseQueue`
-/// shape), plus one read-only connection on its own serial queue so that reads never wait
-/// behind a commit's `fsync` (WAL lets readers and the writer work at once; GRDB's
-/// `DatabasePool` idea, with one reader).
+/// shape), plus one read-only connection so that reads never wait behind a commit's `fsync`
+/// (WAL lets readers and the writer work at once; GRDB's `DatabasePool` idea, with one reader).
 ///
-/// All writer access happens on a private serial `DispatchQueue`, all reader access on another. The async
-/// ``read(_:)`` / ``write(_:)`` suspend on a checked continuation and never block the
-/// Swift cooperative thread pool; ``readSync(_:)`` / ``writeSync(_:)`` block the caller
-/// and are meant for start-up and tests.
+/// All writer access happens on a private serial `DispatchQueue`: ``write(_:)`` suspends on a
+/// checked continuation and never blocks the Swift cooperative thread pool while a commit waits
+/// for the disk. Reads run on the caller's thread, on the reader connection, under a lock: a WAL
+/// reader never waits for the writer, and a point read takes microseconds, less than the two
+/// thread hand-offs a read queue would cost (measured: `Tests/Benchmarks/purchase_bench.sh`).
+/// ``writeSync(_:)`` blocks the caller and is meant for start-up and tests.
 ///
-/// `@unchecked Sendable` because each non-`Sendable` ``Database`` it owns is only touched on
-/// its own queue (the writer on `queue`, the reader on `readQueue`, always through
-/// `async`/`sync` on that queue), and the group-commit
-/// pending list is protected by a `Mutex`. The other stored properties are immutable.
+/// `@unchecked Sendable` because each non-`Sendable` ``Database`` it owns is only touched under
+/// its own serialization (the writer on `queue`, always through `async`/`sync` on it; the reader
+/// inside `readLock`), and the group-commit pending list is protected by a `Mutex`. The other
+/// stored properties are immutable.
 public final class DatabaseQueue: @unchecked Sendable {
     /// The database file path.
     public let path: String
@@ -24,8 +26,9 @@ public final class DatabaseQueue: @unchecked Sendable {
     private let queue: DispatchQueue
     /// Only accessed on `queue`.
     private var database: Database?
-    private let readQueue: DispatchQueue
-    /// The read-only connection; only accessed on `readQueue`.
+    /// Serializes use of `reader`.
+    private let readLock = NSLock()
+    /// The read-only connection; only accessed inside `readLock`.
     private var reader: Database?
     private let pendingWrites = Mutex<[WriteJob]>([])
 
@@ -47,7 +50,6 @@ public final class DatabaseQueue: @unchecked Sendable {
         self.path = path
         self.configuration = configuration
         self.queue = DispatchQueue(label: "TipJarSQLite.DatabaseQueue")
-        self.readQueue = DispatchQueue(label: "TipJarSQLite.DatabaseQueue.reader")
         _ = try DatabaseFileGuard.validate(path: path, readOnly: configuration.readOnly)
         let flags = configuration.readOnly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
         let db = try Database(path: path, flags: flags)
@@ -93,16 +95,15 @@ public final class DatabaseQueue: @unchecked Sendable {
 
     // MARK: Async access
 
-    /// Runs `body` on the serial queue inside a read-only transaction
-    /// (`PRAGMA query_only=ON`, `BEGIN DEFERRED` … `COMMIT`), for a consistent snapshot.
+    /// Runs `body` on the read-only connection inside `BEGIN DEFERRED` … `COMMIT`, for a
+    /// consistent snapshot of the last commit. Runs on the calling thread, under a lock shared
+    /// with other reads (never with the writer): keep `body` to a few queries.
     /// - Parameter body: Receives the connection; must not let it escape.
     /// - Returns: What `body` returns.
     /// - Throws: What `body` throws; ``DatabaseError`` `SQLITE_READONLY` if `body` writes,
     ///   `SQLITE_MISUSE` after ``close()``.
-    public func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
-            readQueue.async { continuation.resume(with: Result { try self.performRead(body) }) }
-        }
+    public func read<T: Sendable>(_ body: @Sendable (Database) throws -> T) async throws -> T {
+        try readSync(body)
     }
 
     /// Runs `body` on the serial queue inside `BEGIN IMMEDIATE` … `COMMIT`, rolling back
@@ -135,13 +136,45 @@ public final class DatabaseQueue: @unchecked Sendable {
         }
     }
 
+    /// Queues `body` as a write behind every earlier write and returns at once, without waiting
+    /// for it to run or commit. Writes run and commit in submission order, so any write awaited
+    /// after this call commits in the same transaction as `body` or a later one.
+    ///
+    /// For a write whose result the caller does not need now because a later awaited write
+    /// depends on it and checks that it happened (the store's side of a purchase, recorded next
+    /// by the transaction handler): the caller saves one wait for the disk.
+    /// - Parameters:
+    ///   - body: The write; must not let the connection escape, COMMIT nor ROLLBACK.
+    ///   - onFailure: Called on the writer's queue, before any later write runs, with what `body`
+    ///     threw or the COMMIT error; its changes are rolled back then.
+    public func submitWrite(_ body: @escaping @Sendable (Database) throws -> Void,
+                            onFailure: @escaping @Sendable (any Error) -> Void) {
+        guard configuration.groupCommit else {
+            queue.async {
+                do { try self.performWrite(body) } catch { onFailure(error) }
+            }
+            return
+        }
+        let box = ResultBox<Void>()
+        let job = WriteJob(
+            run: { db in
+                box.result = Result { try body(db) }
+                if case .failure = box.result { return false }
+                return true
+            },
+            finish: { error in
+                if let error { onFailure(error) } else if case .failure(let error)? = box.result { onFailure(error) }
+            })
+        pendingWrites.withLock { $0.append(job) }
+        queue.async { self.drainPendingWrites() }
+    }
+
     // MARK: Sync access
 
-    /// Like ``read(_:)``, blocking the calling thread. For start-up and tests; never call it
-    /// from the queue itself (precondition) nor from an async context that must not block.
+    /// ``read(_:)`` from synchronous code (start-up, the migrator, tests): the same read on the
+    /// calling thread. Do not call it from inside another read's `body` (the lock is not recursive).
     public func readSync<T>(_ body: (Database) throws -> T) throws -> T {
-        dispatchPrecondition(condition: .notOnQueue(readQueue))
-        return try readQueue.sync { try performRead(body) }
+        try readLock.withLock { try performRead(body) }
     }
 
     /// Like ``write(_:)``, blocking the calling thread (never batched). For start-up and tests.
@@ -155,8 +188,7 @@ public final class DatabaseQueue: @unchecked Sendable {
     /// - Throws: ``DatabaseError`` if `sqlite3_close_v2` fails.
     public func close() throws {
         dispatchPrecondition(condition: .notOnQueue(queue))
-        dispatchPrecondition(condition: .notOnQueue(readQueue))
-        try readQueue.sync {
+        try readLock.withLock {
             defer { reader = nil }
             try reader?.close()
         }
@@ -175,7 +207,7 @@ public final class DatabaseQueue: @unchecked Sendable {
         return database
     }
 
-    /// On `readQueue`: a read transaction on the read-only connection (a write inside fails
+    /// Inside `readLock`: a read transaction on the read-only connection (a write inside fails
     /// with `SQLITE_READONLY`).
     private func performRead<T>(_ body: (Database) throws -> T) throws -> T {
         guard let db = reader else {
@@ -232,7 +264,6 @@ public final class DatabaseQueue: @unchecked Sendable {
                 return
             }
             var succeeded: [WriteJob] = []
-            var failed: [WriteJob] = []
             var transactionLost: Error?
             while !jobs.isEmpty, transactionLost == nil {
                 let job = jobs.removeFirst()
@@ -245,14 +276,15 @@ public final class DatabaseQueue: @unchecked Sendable {
                 } catch {
                     ok = false
                 }
-                if ok { succeeded.append(job) } else { failed.append(job) }
+                // A failed job learns it at once (its work is already undone), before the next
+                // job runs: `submitWrite` promises its failure handler that order.
+                if ok { succeeded.append(job) } else { job.finish(nil) }
                 if !db.isInsideTransaction {
                     // SQLite rolled back the whole transaction (e.g. SQLITE_FULL): the
                     // earlier jobs' work is gone too.
                     transactionLost = DatabaseError(extendedResultCode: SQLITE_ABORT, message: "group-committed write was rolled back because another write in the same transaction failed", path: path)
                 }
             }
-            failed.forEach { $0.finish(nil) } // they report their own error; their work was undone
             if let transactionLost {
                 succeeded.forEach { $0.finish(transactionLost) }
                 continue

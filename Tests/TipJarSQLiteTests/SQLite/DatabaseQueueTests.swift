@@ -1,5 +1,6 @@
 import CSQLite
 import Foundation
+import Synchronization
 import Testing
 @testable import TipJarSQLite
 
@@ -115,6 +116,62 @@ struct DatabaseQueueTests {
         let expected = (0..<200).filter { $0 % 10 != 3 }
         #expect(stored == expected)
         #expect(outcomes.filter { $0.value }.keys.sorted() == expected)
+    }
+
+    @Test("A submitted write commits no later than the next awaited write, with and without group commit",
+          arguments: [false, true])
+    func submittedWriteCommitsBeforeTheNextAwaitedWrite(groupCommit: Bool) async throws {
+        let folder = try SQLiteTemporaryFolder()
+        let queue = try DatabaseQueue(path: folder.path("db.sqlite"), configuration: .init(groupCommit: groupCommit))
+        try await queue.write { db in try db.execute(sql: "CREATE TABLE t(x INTEGER NOT NULL)") }
+        for i in 0..<50 {
+            queue.submitWrite({ db in try db.execute(sql: "INSERT INTO t VALUES (?)", arguments: [i]) },
+                              onFailure: { error in Issue.record("submitted write \(i) failed: \(error)") })
+            // The awaited write sees the submitted row: it ran first, and both are committed on return.
+            let seen = try await queue.write { db in try db.fetchValue(sql: "SELECT count(*) FROM t WHERE x = ?", arguments: [i], as: Int64.self) }
+            #expect(seen == 1)
+            #expect(try queue.readSync { try $0.fetchValue(sql: "SELECT count(*) FROM t", as: Int64.self) } == Int64(i + 1))
+        }
+    }
+
+    @Test("A failing submitted write is rolled back and reported before the next write runs", arguments: [false, true])
+    func failingSubmittedWriteIsReportedBeforeTheNextWrite(groupCommit: Bool) async throws {
+        let folder = try SQLiteTemporaryFolder()
+        let queue = try DatabaseQueue(path: folder.path("db.sqlite"), configuration: .init(groupCommit: groupCommit))
+        try await queue.write { db in try db.execute(sql: "CREATE TABLE t(x INTEGER NOT NULL)") }
+        let reported = Mutex<[Int32]>([])
+        queue.submitWrite({ db in
+            try db.execute(sql: "INSERT INTO t VALUES (1)")
+            try db.execute(sql: "INSERT INTO t VALUES (NULL)") // NOT NULL: the whole submitted write is undone
+        }, onFailure: { error in reported.withLock { $0.append((error as? DatabaseError)?.extendedResultCode ?? -1) } })
+        let seenByNextWrite = try await queue.write { _ in reported.withLock { $0 } }
+        #expect(seenByNextWrite == [SQLITE_CONSTRAINT | (5 << 8)]) // SQLITE_CONSTRAINT_NOTNULL
+        #expect(try queue.readSync { try $0.fetchValue(sql: "SELECT count(*) FROM t", as: Int64.self) } == 0)
+    }
+
+    @Test("Reads run on the caller's thread while a commit holds the writer")
+    func readsDoNotWaitForTheWriter() async throws {
+        let folder = try SQLiteTemporaryFolder()
+        let queue = try DatabaseQueue(path: folder.path("db.sqlite"), configuration: .init(groupCommit: true))
+        try await queue.write { db in
+            try db.execute(sql: "CREATE TABLE t(x INTEGER NOT NULL)")
+            try db.execute(sql: "INSERT INTO t VALUES (1)")
+        }
+        let release = DispatchSemaphore(value: 0)
+        let writing = DispatchSemaphore(value: 0)
+        let slowWrite = Task {
+            try await queue.write { db in
+                try db.execute(sql: "INSERT INTO t VALUES (2)")
+                writing.signal()
+                release.wait() // the writer is busy inside its transaction
+            }
+        }
+        writing.wait()
+        // The read does not queue behind the writer: it sees the last commit at once.
+        #expect(try await queue.read { try $0.fetchValue(sql: "SELECT count(*) FROM t", as: Int64.self) } == 1)
+        release.signal()
+        try await slowWrite.value
+        #expect(try await queue.read { try $0.fetchValue(sql: "SELECT count(*) FROM t", as: Int64.self) } == 2)
     }
 
     @Test("Closing finalizes statements and later access is refused")

@@ -17,11 +17,11 @@ struct TestWorld {
     static let epoch = Date(timeIntervalSince1970: 1_757_462_400)
 
     static func make(catalog: Catalog? = nil, settings: StoreSettings = .normal, gate: Gate? = nil,
-                     directory: URL? = nil) async throws -> TestWorld {
+                     directory: URL? = nil, database: DatabaseConfiguration = DatabaseConfiguration()) async throws -> TestWorld {
         let directory = directory ?? FileManager.default.temporaryDirectory.appendingPathComponent("tipjar-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let path = directory.appendingPathComponent("tipjar.sqlite3").path
-        let storage = try SQLiteTipJarStorage(path: path)
+        let storage = try SQLiteTipJarStorage(path: path, configuration: database)
         let logged = LogRecorder()
         let environment = TestWorld.environment(gate: gate, log: logged)
         let store = try await SimulatedStore(catalog: try catalog ?? Catalog.shipped(), storage: storage, environment: environment)
