@@ -18,6 +18,8 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]
         ),
+        // glibc's <malloc.h> (mallopt), which the Glibc module does not export.
+        .systemLibrary(name: "CMalloc"),
         .target(
             name: "TipJar",
             resources: [.copy("Resources/TipProducts.storekit")]
@@ -31,7 +33,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "tipjar",
-            dependencies: ["TipJar", "TipJarSQLite", "TipJarDashboard", "HTTPServer"]
+            dependencies: ["TipJar", "TipJarSQLite", "TipJarDashboard", "HTTPServer", "CMalloc"]
         ),
         .testTarget(name: "TipJarTests", dependencies: ["TipJar"], resources: [.copy("Fixtures")]),
         .testTarget(name: "TipJarSQLiteTests", dependencies: ["TipJarSQLite", "TipJar", "CSQLite"], resources: [.copy("Fixtures")]),
