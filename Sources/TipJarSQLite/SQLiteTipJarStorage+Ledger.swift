@@ -115,14 +115,17 @@ extension SQLiteTipJarStorage {
             if let insertError = self.failedInserts.withLock({ $0.removeValue(forKey: delivery.transactionID) }) { throw insertError }
             var outcome = delivery.outcome
             let transactionID = Int64(bitPattern: delivery.transactionID)
+            // Read, then write only a change: the write lock is held, so nothing moves in between.
+            var hearts: Int = try db.cachedStatement(sql: "SELECT hearts FROM installs WHERE id = ?")
+                .fetchOne(arguments: [delivery.installID]) { try $0.value(at: 0) } ?? 0
             if outcome == .counted {
                 try db.execute(sql: "INSERT INTO counted_transactions (install_id, transaction_id) VALUES (?, ?) ON CONFLICT DO NOTHING",
                                arguments: [delivery.installID, transactionID])
-                if db.changes == 1 {
-                    try db.execute(sql: "UPDATE installs SET hearts = hearts + 1 WHERE id = ? AND hearts < ?",
-                                   arguments: [delivery.installID, Install.maximumHearts])
-                } else {
+                if db.changes != 1 {
                     outcome = .duplicate
+                } else if hearts < Install.maximumHearts {
+                    hearts += 1
+                    try db.execute(sql: "UPDATE installs SET hearts = ? WHERE id = ?", arguments: [hearts, delivery.installID])
                 }
             }
             try db.execute(sql: """
@@ -132,8 +135,6 @@ extension SQLiteTipJarStorage {
             if delivery.finished {
                 try db.execute(sql: "UPDATE transactions SET is_finished = 1 WHERE id = ?", arguments: [transactionID])
             }
-            let hearts: Int = try db.cachedStatement(sql: "SELECT hearts FROM installs WHERE id = ?")
-                .fetchOne(arguments: [delivery.installID]) { try $0.value(at: 0) } ?? 0
             return (outcome, hearts)
         }
     }
