@@ -121,18 +121,7 @@ public final class DatabaseQueue: @unchecked Sendable {
                 queue.async { continuation.resume(with: Result { try self.performWrite(body) }) }
                 return
             }
-            let box = ResultBox<T>()
-            let job = WriteJob(
-                run: { db in
-                    box.result = Result { try body(db) }
-                    if case .failure = box.result { return false }
-                    return true
-                },
-                finish: { error in
-                    if let error { continuation.resume(throwing: error) } else { continuation.resume(with: box.result!) }
-                })
-            pendingWrites.withLock { $0.append(job) }
-            queue.async { self.drainPendingWrites() }
+            enqueue(body) { continuation.resume(with: $0) }
         }
     }
 
@@ -155,16 +144,24 @@ public final class DatabaseQueue: @unchecked Sendable {
             }
             return
         }
-        let box = ResultBox<Void>()
+        enqueue(body) { result in
+            if case .failure(let error) = result { onFailure(error) }
+        }
+    }
+
+    /// Group commit: queues `body` for the next batch; `completion` runs on the writer's queue
+    /// with what `body` returned once the batch committed, with what it threw (its savepoint rolled
+    /// back, before the next job runs), or with the error that undid the batch.
+    private func enqueue<T>(_ body: @escaping @Sendable (Database) throws -> T,
+                            completion: @escaping (Result<T, any Error>) -> Void) {
+        let box = ResultBox<T>()
         let job = WriteJob(
             run: { db in
                 box.result = Result { try body(db) }
                 if case .failure = box.result { return false }
                 return true
             },
-            finish: { error in
-                if let error { onFailure(error) } else if case .failure(let error)? = box.result { onFailure(error) }
-            })
+            finish: { error in completion(error.map { .failure($0) } ?? box.result!) })
         pendingWrites.withLock { $0.append(job) }
         queue.async { self.drainPendingWrites() }
     }
