@@ -1,3 +1,4 @@
+import CSQLite
 import Foundation
 import TipJar
 
@@ -36,21 +37,19 @@ extension SQLiteTipJarStorage {
     }
 
     /// `TipJarStorage.enqueueInsert(_:)`: the same `INSERT`, submitted behind every earlier write
-    /// (`DatabaseQueue.submitWrite`). If it fails, its error is kept until `record(_:)` of the
-    /// same transaction throws it (on the writer's queue, so always before that record runs).
+    /// (`DatabaseQueue.submitWrite`). The transaction is remembered until its `record(_:)`
+    /// finishes, with the insert's error if it fails, so that the record can check the insert.
     public func enqueueInsert(_ stored: StoredTransaction) {
+        let id = stored.transaction.id
+        enqueuedInserts.withLock { $0[id] = EnqueuedInsert() }
         queue.submitWrite({ db in try Self.insertTransaction(stored, db) }, onFailure: { error in
-            self.failedInserts.withLock { failed in
-                // Bounded: an entry lives until its record; only a flood of failures without one fills it.
-                if failed.count >= 1024 { failed.removeAll() }
-                failed[stored.transaction.id] = error
-            }
+            self.enqueuedInserts.withLock { $0[id]?.error = error }
         })
     }
 
-    /// `TipJarStorage.transaction(withID:)`: by primary key, on the reader connection.
+    /// `TipJarStorage.transaction(withID:)`: by primary key, a point read on the caller's thread.
     public func transaction(withID id: UInt64) async throws -> StoredTransaction? {
-        try await queue.read { db in
+        try queue.pointRead { db in
             try db.cachedStatement(sql: "SELECT \(Self.transactionColumns) FROM transactions WHERE id = ?")
                 .fetchOne(arguments: [Int64(bitPattern: id)], Self.storedTransaction)
         }
@@ -107,14 +106,27 @@ extension SQLiteTipJarStorage {
     /// `TipJarStorage.record(_:)`: in one write transaction, `INSERT … ON CONFLICT DO NOTHING` into
     /// `counted_transactions` and `sqlite3_changes()` decide counted or duplicate (never read-then-write),
     /// the heart is added up to five, the ledger row inserted and, when finished, the transaction marked
-    /// finished. A heart already at five is left alone (no page written). Returns after `COMMIT`.
-    /// - Throws: `DatabaseError` (busy, full, read-only), or the error of this transaction's failed
-    ///   `enqueueInsert(_:)`; nothing is kept then.
+    /// finished. A heart already at five is left alone (no page written). When the transaction's
+    /// insert was queued by `enqueueInsert(_:)`, the record first checks, in its own transaction,
+    /// that the insert committed. Returns after `COMMIT`.
+    /// - Throws: `DatabaseError` (busy, full, read-only); the error of this transaction's failed
+    ///   `enqueueInsert(_:)`, or `SQLITE_CONSTRAINT_FOREIGNKEY` if its row is missing for any other
+    ///   reason. Nothing is kept then.
     public func record(_ delivery: Delivery) async throws -> (outcome: RecordOutcome, hearts: Int) {
-        try await queue.write { db in
-            if let insertError = self.failedInserts.withLock({ $0.removeValue(forKey: delivery.transactionID) }) { throw insertError }
+        defer { _ = enqueuedInserts.withLock { $0.removeValue(forKey: delivery.transactionID) } }
+        return try await queue.write { db in
             var outcome = delivery.outcome
             let transactionID = Int64(bitPattern: delivery.transactionID)
+            if let enqueued = self.enqueuedInserts.withLock({ $0[delivery.transactionID] }) {
+                if let error = enqueued.error { throw error }
+                let exists = try db.cachedStatement(sql: "SELECT 1 FROM transactions WHERE id = ?")
+                    .fetchOne(arguments: [transactionID]) { _ in true } ?? false
+                guard exists else {
+                    throw DatabaseError(extendedResultCode: SQLITE_CONSTRAINT | (3 << 8), // SQLITE_CONSTRAINT_FOREIGNKEY
+                                        message: "transaction \(delivery.transactionID) is not in the store: its insert did not commit",
+                                        path: self.queue.path)
+                }
+            }
             // Read, then write only a change: the write lock is held, so nothing moves in between.
             var hearts: Int = try db.cachedStatement(sql: "SELECT hearts FROM installs WHERE id = ?")
                 .fetchOne(arguments: [delivery.installID]) { try $0.value(at: 0) } ?? 0

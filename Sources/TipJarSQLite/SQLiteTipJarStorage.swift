@@ -9,8 +9,13 @@ import TipJar
 public final class SQLiteTipJarStorage: TipJarStorage {
     /// The serialized connection.
     public let queue: DatabaseQueue
-    /// Errors of `enqueueInsert(_:)` calls, by transaction ID, until `record(_:)` throws them.
-    let failedInserts = Mutex<[UInt64: any Error]>([:])
+    /// Transactions whose insert `enqueueInsert(_:)` queued, by ID, until their `record(_:)` finishes.
+    let enqueuedInserts = Mutex<[UInt64: EnqueuedInsert]>([:])
+
+    /// A queued store insert, and its error once it failed.
+    struct EnqueuedInsert {
+        var error: (any Error)?
+    }
 
     /// Opens (creating if needed) the database at `path` and applies pending migrations.
     /// - Parameters:
@@ -54,9 +59,9 @@ public final class SQLiteTipJarStorage: TipJarStorage {
         }
     }
 
-    /// `TipJarStorage.install(withID:)`: by primary key, on the reader connection.
+    /// `TipJarStorage.install(withID:)`: by primary key, a point read on the caller's thread.
     public func install(withID id: String) async throws -> Install? {
-        try await queue.read { db in
+        try queue.pointRead { db in
             try db.cachedStatement(sql: "SELECT \(Self.installColumns) FROM installs WHERE id = ?")
                 .fetchOne(arguments: [id], Self.install)
         }

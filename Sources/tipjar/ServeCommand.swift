@@ -1,6 +1,8 @@
 import Dispatch
 import Foundation
+#if os(Linux)
 import CMalloc
+#endif
 import HTTPServer
 import TipJar
 import TipJarDashboard
@@ -138,7 +140,9 @@ struct ServeCommand {
     /// quarter of the writer's time in the purchase benchmark. Freed memory now stays mapped
     /// for reuse (at most 32 MiB per arena above what is in use).
     static func keepFreedHeapMapped() {
+        #if os(Linux)
         _ = mallopt(M_TRIM_THRESHOLD, 32 << 20)
+        #endif
     }
 
     /// SIGINT and SIGTERM start a graceful shutdown instead of killing the process.

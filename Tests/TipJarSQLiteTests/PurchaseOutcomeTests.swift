@@ -43,6 +43,38 @@ struct PurchaseOutcomeTests {
         #expect(report.hearts == 1)
     }
 
+    @Test("A store insert that failed while another process held the lock is never recorded, and nothing is left behind",
+          arguments: [false, true])
+    func insertFailedUnderALockIsNeverRecorded(groupCommit: Bool) async throws {
+        let world = try await TestWorld.make(database: DatabaseConfiguration(busyTimeout: .zero, groupCommit: groupCommit))
+        let install = try await world.runningInstall()
+        var other: OpaquePointer?
+        #expect(sqlite3_open(world.path, &other) == SQLITE_OK)
+        defer { sqlite3_close(other) }
+        #expect(sqlite3_exec(other, "BEGIN IMMEDIATE", nil, nil, nil) == SQLITE_OK) // another process holds the write lock
+        for _ in 0..<20 {
+            await #expect(throws: DatabaseError.self) {
+                try await world.service.purchase(productID: TestWorld.coffee, installID: install.id)
+            }
+        }
+        // The store's insert fails (SQLITE_BUSY); the lock goes before the handler's record runs.
+        let transaction = Transaction(id: 9_001, productID: TestWorld.coffee, purchaseDate: TestWorld.epoch, storefront: "USA")
+        world.storage.enqueueInsert(StoredTransaction(transaction: transaction, accountID: install.accountID, installID: install.id,
+                                                      status: .purchased))
+        _ = try? await world.storage.queue.write { _ in } // a write behind the insert: the insert has run
+        #expect(sqlite3_exec(other, "ROLLBACK", nil, nil, nil) == SQLITE_OK)
+        let delivery = Delivery(installID: install.id, transactionID: 9_001, productID: TestWorld.coffee, path: .purchase,
+                                outcome: .counted, finished: true, at: TestWorld.epoch)
+        let error = await #expect(throws: DatabaseError.self) { try await world.storage.record(delivery) }
+        #expect(error?.isBusy == true)
+        #expect(try await world.hearts(install.id) == 0)
+        #expect(try await world.storage.ledger(installID: install.id, limit: 10).isEmpty)
+        #expect(try await world.storage.transaction(withID: 9_001) == nil)
+        #expect(world.storage.enqueuedInserts.withLock { $0.isEmpty })
+        // After the lock, purchases count again.
+        #expect(try await world.service.purchase(productID: TestWorld.coffee, installID: install.id).hearts == 1)
+    }
+
     @Test func successUnverifiedIsNotRecordedNorFinished() async throws {
         let world = try await TestWorld.make(settings: StoreSettings(purchaseOutcome: .unverified))
         let install = try await world.runningInstall()

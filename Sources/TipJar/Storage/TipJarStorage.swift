@@ -29,9 +29,10 @@ public protocol TipJarStorage: Sendable {
     /// Saves a transaction the store issued; returns after the commit.
     func insert(_ transaction: StoredTransaction) async throws
     /// Saves a transaction the store issued without waiting for the commit: for a purchase whose
-    /// transaction goes straight to the handler's `record(_:)`. Writes commit in the order they
-    /// were made, so that `record(_:)` commits together with this insert or after it, and throws
-    /// this insert's error if it failed; an answer sent after the record therefore covers both.
+    /// transaction goes straight to the handler's `record(_:)`, which must follow. Writes commit
+    /// in the order they were made, so that `record(_:)` commits together with this insert or
+    /// after it; it checks in its own transaction that the insert committed and throws otherwise
+    /// (with the insert's error when it is known). An answer sent after the record covers both.
     func enqueueInsert(_ transaction: StoredTransaction)
     /// The stored transaction with `id`, or `nil`.
     func transaction(withID id: UInt64) async throws -> StoredTransaction?

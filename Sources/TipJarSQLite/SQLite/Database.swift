@@ -2,9 +2,10 @@ import CSQLite
 
 /// One SQLite connection (`sqlite3*`), modelled on GRDB's `Database`.
 ///
-/// A `Database` is **not** `Sendable`: it is created by, and only used inside, the
-/// serial queue of its owning ``DatabaseQueue``, which hands it to `read`/`write`
-/// closures. Do not let it (or its statements) escape those closures.
+/// A `Database` is **not** `Sendable`: it is created by its owning ``DatabaseQueue`` and only
+/// used under that owner's serialization of it (a serial queue, or a lock for the point reader),
+/// which hands it to `read`/`pointRead`/`write` closures. Do not let it (or its statements)
+/// escape those closures.
 ///
 /// Follows <https://www.sqlite.org/c3ref/sqlite3.html>.
 public final class Database {
@@ -249,5 +250,5 @@ public final class Database {
     }
 }
 
-@available(*, unavailable, message: "Database is used only on its owner's serial queue")
+@available(*, unavailable, message: "Database is used only under its owner's serialization (a serial queue or a lock)")
 extension Database: Sendable {}

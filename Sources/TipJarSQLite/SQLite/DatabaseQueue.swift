@@ -4,20 +4,21 @@ import Foundation
 import Synchronization
 
 /// The single serializing owner of the database's writer connection (GRDB's `DatabaseQueue`
-/// shape), plus one read-only connection so that reads never wait behind a commit's `fsync`
-/// (WAL lets readers and the writer work at once; GRDB's `DatabasePool` idea, with one reader).
+/// shape), plus two read-only connections so that reads never wait behind a commit's `fsync`
+/// (WAL lets readers and the writer work at once; GRDB's `DatabasePool` idea).
 ///
-/// All writer access happens on a private serial `DispatchQueue`: ``write(_:)`` suspends on a
-/// checked continuation and never blocks the Swift cooperative thread pool while a commit waits
-/// for the disk. Reads run on the caller's thread, on the reader connection, under a lock: a WAL
-/// reader never waits for the writer, and a point read takes microseconds, less than the two
-/// thread hand-offs a read queue would cost (measured: `Tests/Benchmarks/purchase_bench.sh`).
-/// ``writeSync(_:)`` blocks the caller and is meant for start-up and tests.
+/// The writer and the general reader each live on a private serial `DispatchQueue`: ``write(_:)``
+/// and ``read(_:)`` suspend on a checked continuation and never block the Swift cooperative
+/// thread pool, however long a scan or a commit's `fsync` takes. ``pointRead(_:)`` is for a few
+/// rows by key: it runs on the caller's thread, on the second reader connection under a lock,
+/// because such a read takes microseconds, less than the two thread hand-offs of a queue
+/// (measured on the purchase path: `Tests/Benchmarks/purchase_bench.sh`). ``readSync(_:)`` /
+/// ``writeSync(_:)`` block the caller and are meant for start-up and tests.
 ///
 /// `@unchecked Sendable` because each non-`Sendable` ``Database`` it owns is only touched under
-/// its own serialization (the writer on `queue`, always through `async`/`sync` on it; the reader
-/// inside `readLock`), and the group-commit pending list is protected by a `Mutex`. The other
-/// stored properties are immutable.
+/// its own serialization (the writer on `queue` and the reader on `readQueue`, always through
+/// `async`/`sync` on them; the point reader inside `pointReadLock`), and the group-commit pending
+/// list is protected by a `Mutex`. The other stored properties are immutable.
 public final class DatabaseQueue: @unchecked Sendable {
     /// The database file path.
     public let path: String
@@ -26,10 +27,13 @@ public final class DatabaseQueue: @unchecked Sendable {
     private let queue: DispatchQueue
     /// Only accessed on `queue`.
     private var database: Database?
-    /// Serializes use of `reader`.
-    private let readLock = NSLock()
-    /// The read-only connection; only accessed inside `readLock`.
+    private let readQueue: DispatchQueue
+    /// The general read-only connection; only accessed on `readQueue`.
     private var reader: Database?
+    /// Serializes use of `pointReader`.
+    private let pointReadLock = NSLock()
+    /// The read-only connection for ``pointRead(_:)``; only accessed inside `pointReadLock`.
+    private var pointReader: Database?
     private let pendingWrites = Mutex<[WriteJob]>([])
 
     /// Validates then opens and configures the database at `path`.
@@ -50,6 +54,7 @@ public final class DatabaseQueue: @unchecked Sendable {
         self.path = path
         self.configuration = configuration
         self.queue = DispatchQueue(label: "TipJarSQLite.DatabaseQueue")
+        self.readQueue = DispatchQueue(label: "TipJarSQLite.DatabaseQueue.reader")
         _ = try DatabaseFileGuard.validate(path: path, readOnly: configuration.readOnly)
         let flags = configuration.readOnly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
         let db = try Database(path: path, flags: flags)
@@ -61,18 +66,25 @@ public final class DatabaseQueue: @unchecked Sendable {
         }
         self.database = db
         do {
-            let reader = try Database(path: path, flags: SQLITE_OPEN_READONLY)
-            let connection = try reader.connection()
-            let code = sqlite3_busy_timeout(connection, configuration.busyTimeoutMilliseconds)
-            guard code == SQLITE_OK else { throw DatabaseError.fromConnection(connection, code: code, path: path) }
-            // The same connection settings as the writer's, so either connection reports them.
-            try reader.execute(sql: "PRAGMA foreign_keys = ON")
-            try reader.execute(sql: "PRAGMA synchronous = \(configuration.durability.pragmaValue)")
-            self.reader = reader
+            self.reader = try Self.openReader(path: path, configuration: configuration)
+            self.pointReader = try Self.openReader(path: path, configuration: configuration)
         } catch {
+            try? reader?.close()
             try? db.close()
             throw error
         }
+    }
+
+    /// A read-only connection with the writer's busy timeout and settings (so any connection
+    /// reports them).
+    private static func openReader(path: String, configuration: DatabaseConfiguration) throws -> Database {
+        let reader = try Database(path: path, flags: SQLITE_OPEN_READONLY)
+        let connection = try reader.connection()
+        let code = sqlite3_busy_timeout(connection, configuration.busyTimeoutMilliseconds)
+        guard code == SQLITE_OK else { throw DatabaseError.fromConnection(connection, code: code, path: path) }
+        try reader.execute(sql: "PRAGMA foreign_keys = ON")
+        try reader.execute(sql: "PRAGMA synchronous = \(configuration.durability.pragmaValue)")
+        return reader
     }
 
     private static func configure(_ db: Database, _ configuration: DatabaseConfiguration) throws {
@@ -95,15 +107,26 @@ public final class DatabaseQueue: @unchecked Sendable {
 
     // MARK: Async access
 
-    /// Runs `body` on the read-only connection inside `BEGIN DEFERRED` … `COMMIT`, for a
-    /// consistent snapshot of the last commit. Runs on the calling thread, under a lock shared
-    /// with other reads (never with the writer): keep `body` to a few queries.
+    /// Runs `body` on the reader's serial queue inside `BEGIN DEFERRED` … `COMMIT`, on a
+    /// read-only connection, for a consistent snapshot of the last commit.
     /// - Parameter body: Receives the connection; must not let it escape.
     /// - Returns: What `body` returns.
     /// - Throws: What `body` throws; ``DatabaseError`` `SQLITE_READONLY` if `body` writes,
     ///   `SQLITE_MISUSE` after ``close()``.
-    public func read<T: Sendable>(_ body: @Sendable (Database) throws -> T) async throws -> T {
-        try readSync(body)
+    public func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            readQueue.async { continuation.resume(with: Result { try self.performRead(body, on: self.reader) }) }
+        }
+    }
+
+    /// Like ``read(_:)``, but on the calling thread, on a second read-only connection under a
+    /// lock: for a few rows by key (a primary-key lookup), never a scan, since a point read
+    /// waiting for the lock blocks its thread. Another point read is the only thing it can wait
+    /// for (a WAL reader does not wait for the writer).
+    /// - Throws: What `body` throws; ``DatabaseError`` `SQLITE_READONLY` if `body` writes,
+    ///   `SQLITE_MISUSE` after ``close()``.
+    public func pointRead<T>(_ body: (Database) throws -> T) throws -> T {
+        try pointReadLock.withLock { try performRead(body, on: pointReader) }
     }
 
     /// Runs `body` on the serial queue inside `BEGIN IMMEDIATE` … `COMMIT`, rolling back
@@ -130,12 +153,14 @@ public final class DatabaseQueue: @unchecked Sendable {
     /// after this call commits in the same transaction as `body` or a later one.
     ///
     /// For a write whose result the caller does not need now because a later awaited write
-    /// depends on it and checks that it happened (the store's side of a purchase, recorded next
-    /// by the transaction handler): the caller saves one wait for the disk.
+    /// depends on it and checks, inside its own transaction, that it happened (the store's side of
+    /// a purchase, recorded next by the transaction handler): the caller saves one wait for the disk.
     /// - Parameters:
     ///   - body: The write; must not let the connection escape, COMMIT nor ROLLBACK.
-    ///   - onFailure: Called on the writer's queue, before any later write runs, with what `body`
-    ///     threw or the COMMIT error; its changes are rolled back then.
+    ///   - onFailure: Called on the writer's queue once `body`'s changes are rolled back: with
+    ///     what `body` threw, before any later write runs; or with the error that undid its whole
+    ///     transaction (BEGIN or COMMIT failed, or another write's failure rolled it back), after
+    ///     the other writes of that transaction, which fail with it.
     public func submitWrite(_ body: @escaping @Sendable (Database) throws -> Void,
                             onFailure: @escaping @Sendable (any Error) -> Void) {
         guard configuration.groupCommit else {
@@ -168,10 +193,11 @@ public final class DatabaseQueue: @unchecked Sendable {
 
     // MARK: Sync access
 
-    /// ``read(_:)`` from synchronous code (start-up, the migrator, tests): the same read on the
-    /// calling thread. Do not call it from inside another read's `body` (the lock is not recursive).
+    /// Like ``read(_:)``, blocking the calling thread. For start-up and tests; never call it
+    /// from the reader's queue (precondition) nor from an async context that must not block.
     public func readSync<T>(_ body: (Database) throws -> T) throws -> T {
-        try readLock.withLock { try performRead(body) }
+        dispatchPrecondition(condition: .notOnQueue(readQueue))
+        return try readQueue.sync { try performRead(body, on: reader) }
     }
 
     /// Like ``write(_:)``, blocking the calling thread (never batched). For start-up and tests.
@@ -185,7 +211,12 @@ public final class DatabaseQueue: @unchecked Sendable {
     /// - Throws: ``DatabaseError`` if `sqlite3_close_v2` fails.
     public func close() throws {
         dispatchPrecondition(condition: .notOnQueue(queue))
-        try readLock.withLock {
+        try pointReadLock.withLock {
+            defer { pointReader = nil }
+            try pointReader?.close()
+        }
+        dispatchPrecondition(condition: .notOnQueue(readQueue))
+        try readQueue.sync {
             defer { reader = nil }
             try reader?.close()
         }
@@ -204,10 +235,10 @@ public final class DatabaseQueue: @unchecked Sendable {
         return database
     }
 
-    /// Inside `readLock`: a read transaction on the read-only connection (a write inside fails
-    /// with `SQLITE_READONLY`).
-    private func performRead<T>(_ body: (Database) throws -> T) throws -> T {
-        guard let db = reader else {
+    /// A read transaction on `db`, one of the read-only connections, under its owner's
+    /// serialization (a write inside fails with `SQLITE_READONLY`).
+    private func performRead<T>(_ body: (Database) throws -> T, on db: Database?) throws -> T {
+        guard let db else {
             throw DatabaseError(extendedResultCode: SQLITE_MISUSE, message: "database \(path) is closed", path: path)
         }
         try db.cachedStatement(sql: "BEGIN DEFERRED").execute()
@@ -274,7 +305,7 @@ public final class DatabaseQueue: @unchecked Sendable {
                     ok = false
                 }
                 // A failed job learns it at once (its work is already undone), before the next
-                // job runs: `submitWrite` promises its failure handler that order.
+                // job runs (`submitWrite` documents that order).
                 if ok { succeeded.append(job) } else { job.finish(nil) }
                 if !db.isInsideTransaction {
                     // SQLite rolled back the whole transaction (e.g. SQLITE_FULL): the

@@ -7,8 +7,8 @@ var sqliteTransient: sqlite3_destructor_type { unsafeBitCast(-1, to: sqlite3_des
 /// One prepared SQLite statement (`sqlite3_stmt`), created by
 /// ``Database/prepare(sql:)`` or ``Database/cachedStatement(sql:)``.
 ///
-/// A statement belongs to its ``Database`` and, like it, must only be used on the
-/// owner's serial queue: it is explicitly **not** `Sendable`. It is finalized
+/// A statement belongs to its ``Database`` and, like it, must only be used under the
+/// owner's serialization (a serial queue or a lock): it is explicitly **not** `Sendable`. It is finalized
 /// (`sqlite3_finalize`) in `deinit`, or when its database is closed.
 ///
 /// Follows <https://www.sqlite.org/c3ref/stmt.html>: bind, then `step()` until it
@@ -257,7 +257,7 @@ public final class Statement {
     }
 }
 
-@available(*, unavailable, message: "Statement belongs to one connection and its serial queue")
+@available(*, unavailable, message: "Statement belongs to one connection and its owner's serialization")
 extension Statement: Sendable {}
 
 /// The current row of a ``Statement`` during iteration. Only valid inside the

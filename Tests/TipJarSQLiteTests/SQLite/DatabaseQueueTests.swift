@@ -149,7 +149,7 @@ struct DatabaseQueueTests {
         #expect(try queue.readSync { try $0.fetchValue(sql: "SELECT count(*) FROM t", as: Int64.self) } == 0)
     }
 
-    @Test("Reads run on the caller's thread while a commit holds the writer")
+    @Test("Queued reads and point reads do not wait while a write holds the writer")
     func readsDoNotWaitForTheWriter() async throws {
         let folder = try SQLiteTemporaryFolder()
         let queue = try DatabaseQueue(path: folder.path("db.sqlite"), configuration: .init(groupCommit: true))
@@ -167,8 +167,9 @@ struct DatabaseQueueTests {
             }
         }
         writing.wait()
-        // The read does not queue behind the writer: it sees the last commit at once.
+        // Neither read queues behind the writer: each sees the last commit at once.
         #expect(try await queue.read { try $0.fetchValue(sql: "SELECT count(*) FROM t", as: Int64.self) } == 1)
+        #expect(try queue.pointRead { try $0.fetchValue(sql: "SELECT count(*) FROM t", as: Int64.self) } == 1)
         release.signal()
         try await slowWrite.value
         #expect(try await queue.read { try $0.fetchValue(sql: "SELECT count(*) FROM t", as: Int64.self) } == 2)
