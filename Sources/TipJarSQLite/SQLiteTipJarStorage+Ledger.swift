@@ -28,12 +28,16 @@ extension SQLiteTipJarStorage {
     }
 
     static func insertTransaction(_ stored: StoredTransaction, _ db: Database) throws {
+        try db.execute(sql: insertTransactionSQL, arguments: insertArguments(stored))
+    }
+
+    static let insertTransactionSQL = "INSERT INTO transactions (\(transactionColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+
+    static func insertArguments(_ stored: StoredTransaction) -> StatementArguments {
         let t = stored.transaction
-        try db.execute(sql: """
-            INSERT INTO transactions (\(transactionColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """, arguments: [Int64(bitPattern: t.id), t.productID, milliseconds(t.purchaseDate), t.storefront,
-                             stored.accountID, stored.installID, stored.status.rawValue, stored.isFinished, stored.isExternal,
-                             t.revocationDate.map(milliseconds), t.revocationReason?.rawValue])
+        return [Int64(bitPattern: t.id), t.productID, milliseconds(t.purchaseDate), t.storefront,
+                stored.accountID, stored.installID, stored.status.rawValue, stored.isFinished, stored.isExternal,
+                t.revocationDate.map(milliseconds), t.revocationReason?.rawValue]
     }
 
     /// `TipJarStorage.enqueueInsert(_:)`: the same `INSERT`, submitted behind every earlier write
@@ -42,7 +46,7 @@ extension SQLiteTipJarStorage {
     public func enqueueInsert(_ stored: StoredTransaction) {
         let id = stored.transaction.id
         enqueuedInserts.withLock { $0[id] = EnqueuedInsert() }
-        queue.submitWrite({ db in try Self.insertTransaction(stored, db) }, onFailure: { error in
+        queue.submitWrite(sql: Self.insertTransactionSQL, arguments: Self.insertArguments(stored), onFailure: { error in
             self.enqueuedInserts.withLock { $0[id]?.error = error }
         })
     }
@@ -107,8 +111,8 @@ extension SQLiteTipJarStorage {
     /// `counted_transactions` and `sqlite3_changes()` decide counted or duplicate (never read-then-write),
     /// the heart is added up to five, the ledger row inserted and, when finished, the transaction marked
     /// finished. A heart already at five is left alone (no page written). When the transaction's
-    /// insert was queued by `enqueueInsert(_:)`, the record first checks, in its own transaction,
-    /// that the insert committed. Returns after `COMMIT`.
+    /// insert was queued by `enqueueInsert(_:)`, the record also checks, in its own transaction,
+    /// that the insert committed (the finishing `UPDATE` must change its row). Returns after `COMMIT`.
     /// - Throws: `DatabaseError` (busy, full, read-only); the error of this transaction's failed
     ///   `enqueueInsert(_:)`, or `SQLITE_CONSTRAINT_FOREIGNKEY` if its row is missing for any other
     ///   reason. Nothing is kept then.
@@ -117,15 +121,13 @@ extension SQLiteTipJarStorage {
         return try await queue.write { db in
             var outcome = delivery.outcome
             let transactionID = Int64(bitPattern: delivery.transactionID)
-            if let enqueued = self.enqueuedInserts.withLock({ $0[delivery.transactionID] }) {
-                if let error = enqueued.error { throw error }
-                let exists = try db.cachedStatement(sql: "SELECT 1 FROM transactions WHERE id = ?")
-                    .fetchOne(arguments: [transactionID]) { _ in true } ?? false
-                guard exists else {
-                    throw DatabaseError(extendedResultCode: SQLITE_CONSTRAINT | (3 << 8), // SQLITE_CONSTRAINT_FOREIGNKEY
-                                        message: "transaction \(delivery.transactionID) is not in the store: its insert did not commit",
-                                        path: self.queue.path)
-                }
+            // A store insert queued ahead of this record must have committed (checked below).
+            let enqueued = self.enqueuedInserts.withLock { $0[delivery.transactionID] }
+            if let error = enqueued?.error { throw error }
+            func missing() -> DatabaseError {
+                DatabaseError(extendedResultCode: SQLITE_CONSTRAINT | (3 << 8), // SQLITE_CONSTRAINT_FOREIGNKEY
+                              message: "transaction \(delivery.transactionID) is not in the store: its insert did not commit",
+                              path: self.queue.path)
             }
             // Read, then write only a change: the write lock is held, so nothing moves in between.
             var hearts: Int = try db.cachedStatement(sql: "SELECT hearts FROM installs WHERE id = ?")
@@ -146,6 +148,11 @@ extension SQLiteTipJarStorage {
                                  delivery.finished, Self.milliseconds(delivery.at)])
             if delivery.finished {
                 try db.execute(sql: "UPDATE transactions SET is_finished = 1 WHERE id = ?", arguments: [transactionID])
+                if enqueued != nil, db.changes == 0 { throw missing() }
+            } else if enqueued != nil {
+                let exists = try db.cachedStatement(sql: "SELECT 1 FROM transactions WHERE id = ?")
+                    .fetchOne(arguments: [transactionID]) { _ in true } ?? false
+                if !exists { throw missing() }
             }
             return (outcome, hearts)
         }

@@ -148,28 +148,33 @@ public final class DatabaseQueue: @unchecked Sendable {
         }
     }
 
-    /// Queues `body` as a write behind every earlier write and returns at once, without waiting
-    /// for it to run or commit. Writes run and commit in submission order, so any write awaited
-    /// after this call commits in the same transaction as `body` or a later one.
+    /// Queues one SQL statement as a write behind every earlier write and returns at once,
+    /// without waiting for it to run or commit. Writes run and commit in submission order, so any
+    /// write awaited after this call commits in the same transaction as this one or a later one.
     ///
     /// For a write whose result the caller does not need now because a later awaited write
     /// depends on it and checks, inside its own transaction, that it happened (the store's side of
     /// a purchase, recorded next by the transaction handler): the caller saves one wait for the disk.
+    /// Being one statement, it needs no SAVEPOINT in a group-commit batch: a statement that fails
+    /// (a constraint, with the default `ON CONFLICT ABORT`) is backed out on its own and the
+    /// transaction goes on (<https://www.sqlite.org/lang_conflict.html>).
     /// - Parameters:
-    ///   - body: The write; must not let the connection escape, COMMIT nor ROLLBACK.
-    ///   - onFailure: Called on the writer's queue once `body`'s changes are rolled back: with
-    ///     what `body` threw, before any later write runs; or with the error that undid its whole
+    ///   - sql: Exactly one statement, e.g. an `INSERT`.
+    ///   - arguments: Its bound values.
+    ///   - onFailure: Called on the writer's queue once the statement's changes are undone: with
+    ///     its error, before any later write runs; or with the error that undid its whole
     ///     transaction (BEGIN or COMMIT failed, or another write's failure rolled it back), after
     ///     the other writes of that transaction, which fail with it.
-    public func submitWrite(_ body: @escaping @Sendable (Database) throws -> Void,
+    public func submitWrite(sql: String, arguments: StatementArguments,
                             onFailure: @escaping @Sendable (any Error) -> Void) {
+        let body: @Sendable (Database) throws -> Void = { db in try db.execute(sql: sql, arguments: arguments) }
         guard configuration.groupCommit else {
             queue.async {
                 do { try self.performWrite(body) } catch { onFailure(error) }
             }
             return
         }
-        enqueue(body) { result in
+        enqueue(body, savepoint: false) { result in
             if case .failure(let error) = result { onFailure(error) }
         }
     }
@@ -177,10 +182,11 @@ public final class DatabaseQueue: @unchecked Sendable {
     /// Group commit: queues `body` for the next batch; `completion` runs on the writer's queue
     /// with what `body` returned once the batch committed, with what it threw (its savepoint rolled
     /// back, before the next job runs), or with the error that undid the batch.
-    private func enqueue<T>(_ body: @escaping @Sendable (Database) throws -> T,
+    private func enqueue<T>(_ body: @escaping @Sendable (Database) throws -> T, savepoint: Bool = true,
                             completion: @escaping (Result<T, any Error>) -> Void) {
         let box = ResultBox<T>()
         let job = WriteJob(
+            needsSavepoint: savepoint,
             run: { db in
                 box.result = Result { try body(db) }
                 if case .failure = box.result { return false }
@@ -296,13 +302,17 @@ public final class DatabaseQueue: @unchecked Sendable {
             while !jobs.isEmpty, transactionLost == nil {
                 let job = jobs.removeFirst()
                 let ok: Bool
-                do {
-                    try db.inSavepoint { () throws -> Void in
-                        if !job.run(db) { throw ClosureFailed() }
+                if job.needsSavepoint {
+                    do {
+                        try db.inSavepoint { () throws -> Void in
+                            if !job.run(db) { throw ClosureFailed() }
+                        }
+                        ok = true
+                    } catch {
+                        ok = false
                     }
-                    ok = true
-                } catch {
-                    ok = false
+                } else {
+                    ok = job.run(db) // one statement: SQLite backs it out alone if it fails
                 }
                 // A failed job learns it at once (its work is already undone), before the next
                 // job runs (`submitWrite` documents that order).
@@ -333,6 +343,8 @@ private struct ClosureFailed: Error {}
 
 /// A type-erased batched write. `run` and `finish` only run on the database queue.
 private struct WriteJob: @unchecked Sendable {
+    /// `false` for one statement, which SQLite backs out on its own when it fails.
+    let needsSavepoint: Bool
     /// Runs the closure, stores its result; returns `false` if it threw.
     let run: (Database) -> Bool
     /// Resumes the caller: with the stored result, or with `error` if the commit failed.

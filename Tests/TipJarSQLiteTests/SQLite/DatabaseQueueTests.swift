@@ -125,7 +125,7 @@ struct DatabaseQueueTests {
         let queue = try DatabaseQueue(path: folder.path("db.sqlite"), configuration: .init(groupCommit: groupCommit))
         try await queue.write { db in try db.execute(sql: "CREATE TABLE t(x INTEGER NOT NULL)") }
         for i in 0..<50 {
-            queue.submitWrite({ db in try db.execute(sql: "INSERT INTO t VALUES (?)", arguments: [i]) },
+            queue.submitWrite(sql: "INSERT INTO t VALUES (?)", arguments: [i],
                               onFailure: { error in Issue.record("submitted write \(i) failed: \(error)") })
             // The awaited write sees the submitted row: it ran first, and both are committed on return.
             let seen = try await queue.write { db in try db.fetchValue(sql: "SELECT count(*) FROM t WHERE x = ?", arguments: [i], as: Int64.self) }
@@ -134,19 +134,22 @@ struct DatabaseQueueTests {
         }
     }
 
-    @Test("A failing submitted write is rolled back and reported before the next write runs", arguments: [false, true])
+    @Test("A failing submitted statement is backed out alone and reported before the next write runs", arguments: [false, true])
     func failingSubmittedWriteIsReportedBeforeTheNextWrite(groupCommit: Bool) async throws {
         let folder = try SQLiteTemporaryFolder()
         let queue = try DatabaseQueue(path: folder.path("db.sqlite"), configuration: .init(groupCommit: groupCommit))
         try await queue.write { db in try db.execute(sql: "CREATE TABLE t(x INTEGER NOT NULL)") }
         let reported = Mutex<[Int32]>([])
-        queue.submitWrite({ db in
-            try db.execute(sql: "INSERT INTO t VALUES (1)")
-            try db.execute(sql: "INSERT INTO t VALUES (NULL)") // NOT NULL: the whole submitted write is undone
-        }, onFailure: { error in reported.withLock { $0.append((error as? DatabaseError)?.extendedResultCode ?? -1) } })
-        let seenByNextWrite = try await queue.write { _ in reported.withLock { $0 } }
+        queue.submitWrite(sql: "INSERT INTO t VALUES (1)", arguments: [], onFailure: { error in Issue.record("\(error)") })
+        // The second row violates NOT NULL: the whole statement is backed out, and only it.
+        queue.submitWrite(sql: "INSERT INTO t VALUES (2), (NULL)", arguments: [],
+                          onFailure: { error in reported.withLock { $0.append((error as? DatabaseError)?.extendedResultCode ?? -1) } })
+        let seenByNextWrite = try await queue.write { db in
+            try db.execute(sql: "INSERT INTO t VALUES (3)")
+            return reported.withLock { $0 }
+        }
         #expect(seenByNextWrite == [SQLITE_CONSTRAINT | (5 << 8)]) // SQLITE_CONSTRAINT_NOTNULL
-        #expect(try queue.readSync { try $0.fetchValue(sql: "SELECT count(*) FROM t", as: Int64.self) } == 0)
+        #expect(try queue.readSync { try $0.fetchAll(sql: "SELECT x FROM t ORDER BY x") { try $0.value(at: 0, as: Int64.self) } } == [1, 3])
     }
 
     @Test("Queued reads and point reads do not wait while a write holds the writer")
