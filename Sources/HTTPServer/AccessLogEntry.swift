@@ -47,6 +47,10 @@ public struct AccessLogEntry: Sendable, CustomStringConvertible {
 extension String {
     /// Escapes `"`, `\` and control characters so a log line cannot be forged.
     func replacingControlAndQuotes() -> String {
+        // Most targets need no escape: check the bytes once instead of rebuilding the string.
+        if !utf8.contains(where: { $0 < 0x20 || $0 == 0x7F || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+            return self
+        }
         var out = ""
         for scalar in unicodeScalars {
             switch scalar {
