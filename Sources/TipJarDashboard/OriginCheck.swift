@@ -14,10 +14,9 @@ enum OriginCheck {
         let fetchSite = request.fields["Sec-Fetch-Site"]?.lowercased()
         let origin = request.fields["Origin"]
         if isAPI {
-            if !request.body.isEmpty || request.fields["Content-Type"] != nil {
-                let mediaType = request.fields["Content-Type"]?.split(separator: ";").first?
-                    .trimmingCharacters(in: .whitespaces).lowercased()
-                guard mediaType == "application/json" else {
+            let contentType = request.fields["Content-Type"]
+            if !request.body.isEmpty || contentType != nil {
+                guard contentType.map(mediaType) == "application/json" else {
                     return Routes.problem(request, status: .unsupportedMediaType, title: "Unsupported media type",
                                           message: "JSON endpoints take Content-Type: application/json.")
                 }
@@ -38,6 +37,15 @@ enum OriginCheck {
                                   message: "This form's security token is missing or out of date. Reload the page and try again.")
         }
         return nil
+    }
+
+    /// The media type of a `Content-Type` field value (RFC 9110 §8.3.1): `type/subtype` before any
+    /// parameters, without the surrounding whitespace (space, tab), lowercased.
+    static func mediaType(_ value: String) -> String {
+        var type = value.prefix { $0 != ";" }
+        while let first = type.first, first == " " || first == "\t" { type.removeFirst() }
+        while let last = type.last, last == " " || last == "\t" { type.removeLast() }
+        return type.lowercased()
     }
 
     private static func forbidden(_ request: HTTPRequest) -> HTTPResponse {

@@ -188,6 +188,16 @@ struct PageTests {
         #expect(form.status == 415)
     }
 
+    @Test("The media type of Content-Type ignores parameters, surrounding whitespace and case (RFC 9110 §8.3.1)")
+    func mediaTypeOfContentType() {
+        #expect(OriginCheck.mediaType("application/json") == "application/json")
+        #expect(OriginCheck.mediaType(" Application/JSON ; charset=utf-8") == "application/json")
+        #expect(OriginCheck.mediaType("\tapplication/json\t;x=y;z") == "application/json")
+        #expect(OriginCheck.mediaType("application/jsonx") != "application/json")
+        #expect(OriginCheck.mediaType("text/plain; x=application/json") == "text/plain")
+        #expect(OriginCheck.mediaType("") == "")
+    }
+
     @Test func jsonEndpointsRefuseCrossOriginBrowsers() async throws {
         let server = try await LiveServer()
         defer { Task { await server.stop() } }
