@@ -62,9 +62,26 @@ public enum TipJarSchema {
         ALTER TABLE installs ADD COLUMN label TEXT NOT NULL DEFAULT '';
         """
 
+    /// `v3-counted-by-transaction`: the counted-transaction keys ordered by transaction first.
+    /// Transaction IDs only grow, so a purchase's key lands on the table's last page, which the
+    /// other purchases of the same group commit share, instead of on a page picked by the install
+    /// ID (a random UUID): fewer pages written per commit and per checkpoint. Same uniqueness.
+    public static let v3 = """
+        CREATE TABLE counted_transactions_by_transaction (
+            transaction_id INTEGER NOT NULL,
+            install_id TEXT NOT NULL REFERENCES installs (id),
+            PRIMARY KEY (transaction_id, install_id)
+        ) WITHOUT ROWID;
+        INSERT INTO counted_transactions_by_transaction (transaction_id, install_id)
+            SELECT transaction_id, install_id FROM counted_transactions;
+        DROP TABLE counted_transactions;
+        ALTER TABLE counted_transactions_by_transaction RENAME TO counted_transactions;
+        """
+
     /// Every migration, in order: (identifier, SQL).
     public static let migrations: [(identifier: String, sql: String)] = [
         ("v1-core", v1),
         ("v2-install-labels", v2),
+        ("v3-counted-by-transaction", v3),
     ]
 }

@@ -132,10 +132,13 @@ def main():
         """)
     db.execute("""
         INSERT INTO counted_transactions (install_id, transaction_id)
-        SELECT install_id, transaction_id FROM deliveries WHERE outcome = 'counted' ORDER BY install_id, transaction_id
+        SELECT install_id, transaction_id FROM deliveries WHERE outcome = 'counted' ORDER BY transaction_id, install_id
         """)
+    # One aggregate pass (the counted keys are ordered by transaction, not by install).
     db.execute("""
-        UPDATE installs SET hearts = min(5, (SELECT count(*) FROM counted_transactions c WHERE c.install_id = installs.id))
+        UPDATE installs SET hearts = min(5, counted.n)
+        FROM (SELECT install_id, count(*) AS n FROM counted_transactions GROUP BY install_id) AS counted
+        WHERE counted.install_id = installs.id
         """)
     db.execute("DROP TABLE temp.seed_deliveries")
     db.execute("DROP TABLE temp.install_by_number")

@@ -25,6 +25,15 @@ struct SchemaUpgradeTests {
         #expect(settings.latencyMs == 1200)
         #expect(settings.listenerReemits == 0, "a field added later takes its default")
         #expect(try await storage.largestTransactionID() == 2)
+        // v3 moved the counted keys: delivering a counted transaction again is still a duplicate.
+        let again = Delivery(installID: tipped.id, transactionID: 1, productID: "com.example.tipjar.tip.coffee", path: .restore,
+                             outcome: .counted, finished: true, at: Date(timeIntervalSince1970: 1_757_462_400))
+        #expect(try await storage.record(again).outcome == .duplicate)
+        #expect(try await storage.install(withID: tipped.id)?.hearts == 2)
+        let table = try storage.queue.readSync { db in
+            try db.fetchValue(sql: "SELECT sql FROM sqlite_schema WHERE name = 'counted_transactions'", as: String.self)
+        }
+        #expect(table?.contains("PRIMARY KEY (transaction_id, install_id)") == true)
 
         let legacy = try #require(try await storage.install(withID: "0a1b2c3d-0000-4000-8000-000000000002"))
         #expect(legacy.legacyHasTipped)
