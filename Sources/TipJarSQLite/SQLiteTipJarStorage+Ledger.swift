@@ -24,11 +24,7 @@ extension SQLiteTipJarStorage {
 
     /// `TipJarStorage.insert(_:)` for a transaction: one `INSERT INTO transactions`. - Throws: `DatabaseError` (e.g. a duplicate ID).
     public func insert(_ stored: StoredTransaction) async throws {
-        try await queue.write { db in try Self.insertTransaction(stored, db) }
-    }
-
-    static func insertTransaction(_ stored: StoredTransaction, _ db: Database) throws {
-        try db.execute(sql: insertTransactionSQL, arguments: insertArguments(stored))
+        try await queue.write { db in try db.execute(sql: Self.insertTransactionSQL, arguments: Self.insertArguments(stored)) }
     }
 
     static let insertTransactionSQL = "INSERT INTO transactions (\(transactionColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"

@@ -136,9 +136,9 @@ struct ServeCommand {
     /// Raises glibc's `M_TRIM_THRESHOLD` (`mallopt(3)`) to 32 MiB. With the default (128 KiB),
     /// SQLite freeing its page buffers at the end of every write transaction made glibc give the
     /// top of the writer thread's arena back to the kernel (`madvise(MADV_DONTNEED)`, a TLB
-    /// shoot-down on every core), and the next transaction fault the same pages in again: a
-    /// quarter of the writer's time in the purchase benchmark. Freed memory now stays mapped
-    /// for reuse (at most 32 MiB per arena above what is in use).
+    /// shoot-down on every core), and the next transaction fault the same pages in again: about a
+    /// fifth of the writer's time recording deliveries in the purchase benchmark's `perf` profile.
+    /// Freed memory now stays mapped for reuse (at most 32 MiB per arena above what is in use).
     static func keepFreedHeapMapped() {
         #if os(Linux)
         _ = mallopt(M_TRIM_THRESHOLD, 32 << 20)

@@ -59,7 +59,7 @@ public final class DatabaseQueue: @unchecked Sendable {
         let flags = configuration.readOnly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
         let db = try Database(path: path, flags: flags)
         do {
-            try Self.configure(db, configuration)
+            try Self.configure(db, configuration, setsUpFile: true)
         } catch {
             try? db.close()
             throw error
@@ -79,19 +79,17 @@ public final class DatabaseQueue: @unchecked Sendable {
     /// reports them).
     private static func openReader(path: String, configuration: DatabaseConfiguration) throws -> Database {
         let reader = try Database(path: path, flags: SQLITE_OPEN_READONLY)
-        let connection = try reader.connection()
-        let code = sqlite3_busy_timeout(connection, configuration.busyTimeoutMilliseconds)
-        guard code == SQLITE_OK else { throw DatabaseError.fromConnection(connection, code: code, path: path) }
-        try reader.execute(sql: "PRAGMA foreign_keys = ON")
-        try reader.execute(sql: "PRAGMA synchronous = \(configuration.durability.pragmaValue)")
+        try configure(reader, configuration, setsUpFile: false)
         return reader
     }
 
-    private static func configure(_ db: Database, _ configuration: DatabaseConfiguration) throws {
+    /// Busy timeout, `foreign_keys` and `synchronous` on any connection; with `setsUpFile` (the
+    /// writer, unless read-only), first the identity stamp and WAL mode.
+    private static func configure(_ db: Database, _ configuration: DatabaseConfiguration, setsUpFile: Bool) throws {
         let connection = try db.connection()
         let code = sqlite3_busy_timeout(connection, configuration.busyTimeoutMilliseconds)
         guard code == SQLITE_OK else { throw DatabaseError.fromConnection(connection, code: code, path: db.path) }
-        if !configuration.readOnly {
+        if setsUpFile && !configuration.readOnly {
             // Stamp before switching to WAL, so a new database file carries it in its header.
             if try db.fetchValue(sql: "PRAGMA user_version", as: Int64.self) == 0 {
                 try db.execute(sql: "PRAGMA user_version = \(Int32.random(in: 1...Int32.max))")
