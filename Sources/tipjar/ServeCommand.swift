@@ -146,13 +146,42 @@ struct ServeCommand {
     }
 
     /// SIGINT and SIGTERM start a graceful shutdown instead of killing the process.
-    static func installSignalHandlers(_ shutdown: @escaping @Sendable () async -> Void) -> [any DispatchSourceSignal] {
-        [SIGINT, SIGTERM].map { number in
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { Task { await shutdown() } }
-            source.resume()
-            return source
+    ///
+    /// The handlers are installed with `sigaction(2)` before this returns, so a signal that arrives
+    /// as soon as the banner is out is never lost: each one writes a byte to a pipe (`write(2)` is
+    /// async-signal-safe), and a dispatch read source on the other end starts the shutdown. (A
+    /// `DispatchSource` signal source alone registers asynchronously, with the signal ignored
+    /// meanwhile, and once in a while lost a SIGINT sent right after start-up.)
+    /// - Returns: The read source, which must outlive the wait.
+    static func installSignalHandlers(_ shutdown: @escaping @Sendable () async -> Void) -> any DispatchSourceRead {
+        var ends: [Int32] = [-1, -1]
+        guard pipe(&ends) == 0 else { fatalError("tipjar: pipe() for the signal handlers failed: errno \(errno)") }
+        _ = fcntl(ends[1], F_SETFL, O_NONBLOCK)
+        _ = fcntl(ends[0], F_SETFD, FD_CLOEXEC)
+        _ = fcntl(ends[1], F_SETFD, FD_CLOEXEC)
+        signalPipeWriteEnd = ends[1]
+        for number in [SIGINT, SIGTERM] {
+            var action = sigaction()
+            action.__sigaction_handler.sa_handler = { _ in
+                var byte: UInt8 = 1
+                _ = write(signalPipeWriteEnd, &byte, 1)
+            }
+            sigemptyset(&action.sa_mask)
+            action.sa_flags = SA_RESTART
+            sigaction(number, &action, nil)
         }
+        let readEnd = ends[0]
+        let source = DispatchSource.makeReadSource(fileDescriptor: readEnd, queue: .global())
+        source.setEventHandler {
+            var bytes = [UInt8](repeating: 0, count: 16)
+            _ = read(readEnd, &bytes, bytes.count)
+            Task { await shutdown() }
+        }
+        source.resume()
+        return source
     }
 }
+
+/// The write end of the pipe the SIGINT/SIGTERM handler writes to; set once, before the handlers
+/// are installed, and only read afterwards (from the handler).
+nonisolated(unsafe) private var signalPipeWriteEnd: Int32 = -1
