@@ -3,8 +3,8 @@ import HTTPServer
 import Mustache
 import TipJar
 
-/// The web dashboard: every page, fragment and JSON endpoint of DESIGN.md, behind the security
-/// checks of issue 7 (admin token, CSRF token bound to a session cookie, same-origin checks,
+/// The web dashboard: every page, fragment and JSON endpoint, behind the security checks of the
+/// README's Security section (admin token, CSRF token bound to a session cookie, same-origin checks,
 /// JSON content type) and with the security headers on every response.
 ///
 /// The `Host` allow-list (DNS rebinding) is enforced by `HTTPServer` before routing.
@@ -40,7 +40,7 @@ public final class Dashboard: HTTPResponder {
     }
 
     /// Answers one request: admin token, session, CSRF and origin checks, routing, then the
-    /// security headers (issue 7).
+    /// security headers.
     public func respond(to request: HTTPRequest) async -> HTTPResponse {
         var response = await process(request)
         SecurityHeaders.apply(to: &response)

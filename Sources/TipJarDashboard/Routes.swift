@@ -74,7 +74,7 @@ struct Routes: Sendable {
     // MARK: Errors
 
     /// Runs a handler, turning every error into a response: the detail goes to the log with the
-    /// request ID; the client gets a generic, safe message (issue 7).
+    /// request ID; the client gets a generic, safe message.
     func handling(_ request: HTTPRequest, _ body: () async throws -> HTTPResponse) async -> HTTPResponse {
         do {
             return try await body()

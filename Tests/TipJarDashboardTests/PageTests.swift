@@ -281,7 +281,7 @@ struct PageTests {
     }
 }
 
-/// Issue 7: no secrets in logs.
+/// No secrets in logs.
 @Suite("Access log")
 struct AccessLogTests {
     @Test func theAdminTokenNeverReachesTheAccessLog() {

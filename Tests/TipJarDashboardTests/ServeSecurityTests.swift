@@ -17,13 +17,7 @@ struct ServeSecurityTests {
         process.standardOutput = output
         process.standardError = error
         try process.run()
-        var banner = Data()
-        while !banner.contains(UInt8(ascii: "\n")) {
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            banner += chunk
-        }
-        let text = String(decoding: banner, as: UTF8.self)
+        let text = await LiveServer.onThread { CommandLineTests.banner(output) }
         let port = try #require(text.range(of: "http://127.0.0.1:").flatMap { Int(text[$0.upperBound...].prefix { $0.isNumber }) })
         func get(_ target: String, host: String? = nil) async -> HTTPReply {
             let raw = "GET \(target) HTTP/1.1\r\nHost: \(host ?? "127.0.0.1:\(port)")\r\nConnection: close\r\n\r\n"
@@ -37,8 +31,11 @@ struct ServeSecurityTests {
         #expect(await get("/", host: "proxy.test:8443").status == 401)
         #expect(await get("/", host: "evil.example:\(port)").status == 421)
         kill(process.processIdentifier, SIGTERM)
-        let log = String(decoding: error.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
+        let log = await LiveServer.onThread {
+            let log = String(decoding: error.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            return log
+        }
         #expect(process.terminationStatus == 0)
         #expect(log.contains("REDACTED"))
         #expect(log.contains("status=421"))

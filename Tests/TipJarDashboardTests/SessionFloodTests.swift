@@ -8,14 +8,16 @@ import TipJar
 /// out a browser that is using its session.
 @Suite("Sessions under a flood", .serialized)
 struct SessionFloodTests {
-    @Test func aSessionInUseSurvivesAHundredThousandNewSessions() {
+    @Test func aSessionInUseSurvivesAHundredThousandNewSessions() async {
         let store = SessionStore()
         let (id, token) = SessionStore.randomHexPair()
         store.insert(id: id, token: token)
         #expect(store.token(forSession: id) == token, "the browser sends its cookie back: the session is in use")
-        for _ in 0..<100_000 {
-            let (other, otherToken) = SessionStore.randomHexPair()
-            store.insert(id: other, token: otherToken)
+        await LiveServer.onThread {
+            for _ in 0..<100_000 {
+                let (other, otherToken) = SessionStore.randomHexPair()
+                store.insert(id: other, token: otherToken)
+            }
         }
         #expect(store.token(forSession: id) == token)
         #expect(store.counts.new == store.limit, "new sessions stay bounded")

@@ -62,6 +62,14 @@ final class LiveServer: Sendable {
         await send(method, target, fields: body.isEmpty ? [] : [("Content-Type", "application/json")], body: body)
     }
 
+    /// Runs blocking or long work on a thread of its own, so the server's tasks keep the
+    /// cooperative pool (two threads on a two-core machine).
+    static func onThread<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
+        await withCheckedContinuation { continuation in
+            Thread.detachNewThread { continuation.resume(returning: body()) }
+        }
+    }
+
     static func exchange(port: Int, _ text: String) async -> [UInt8] {
         await withCheckedContinuation { continuation in
             Thread.detachNewThread {
