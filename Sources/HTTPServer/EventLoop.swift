@@ -40,11 +40,7 @@ final class EventLoop: @unchecked Sendable {
         self.accessLog = accessLog
         self.listenFD = listenFD
         self.onStop = onStop
-        if let hosts = configuration.allowedHosts {
-            allowedHosts = HostValidator.normalizeAll(hosts)
-        } else {
-            allowedHosts = HostValidator.defaultAllowList(host: configuration.host, port: boundPort)
-        }
+        allowedHosts = HostValidator.allowList(for: configuration, port: boundPort)
         let timeouts = configuration.timeouts
         t = (timeouts.idle.nanoseconds, timeouts.head.nanoseconds, timeouts.body.nanoseconds,
              timeouts.write.nanoseconds, timeouts.linger.nanoseconds)

@@ -16,9 +16,17 @@ public struct HTTPServerConfiguration: Sendable {
     public var backlog: Int
     /// Authorities (`host[:port]`, port defaulting to 80) accepted in `Host` and absolute-form targets;
     /// others get 421 and the connection closes (DNS-rebinding defence). `nil` (default) derives the list
-    /// from ``host`` and the bound port (plus `localhost`/`127.0.0.1`/`[::1]` for loopback binds);
-    /// a wildcard bind (`0.0.0.0`, `::`) with `nil` accepts any valid Host.
+    /// from ``host`` and the bound port: the bound address (plus `localhost`/`127.0.0.1`/`[::1]` for
+    /// loopback binds); for a wildcard bind (`0.0.0.0`, `::`) the loopback names and ``machineNames``;
+    /// plus ``additionalHosts`` in both cases. Set, it replaces all of that.
     public var allowedHosts: [String]?
+    /// More names (or addresses) accepted in `Host` besides the derived ones, e.g. a DNS name of this
+    /// machine: `name` (with the bound port) or `name:port`. Default none.
+    public var additionalHosts: [String]
+    /// The machine's own names and addresses, accepted in `Host` on a wildcard bind (with the bound
+    /// port). `nil` (default) reads them when the server starts: the host name (`gethostname(2)`)
+    /// and every interface address (`getifaddrs(3)`).
+    public var machineNames: [String]?
     /// Fields added to every response the server writes by itself, without the responder: framing
     /// errors (400/413/414/421/431/501/505), timeouts (408) and load shedding (503). An application
     /// puts its security headers here so that they are on every response, errors included.
@@ -34,10 +42,13 @@ public struct HTTPServerConfiguration: Sendable {
     ///   - maxConnections: connection cap, default 4096.
     ///   - backlog: listen backlog, default 511.
     ///   - allowedHosts: Host allow-list, default derived.
+    ///   - additionalHosts: names accepted besides the derived ones, default none.
+    ///   - machineNames: the machine's names and addresses for a wildcard bind, default read at start.
     ///   - serverResponseFields: fields for the server's own responses, default none.
     public init(host: String = "127.0.0.1", port: Int = 8080, limits: HTTPLimits = HTTPLimits(),
                 timeouts: HTTPTimeouts = HTTPTimeouts(), maxConnections: Int = 4096, backlog: Int = 511,
-                allowedHosts: [String]? = nil, serverResponseFields: HTTPFields = HTTPFields()) {
+                allowedHosts: [String]? = nil, additionalHosts: [String] = [], machineNames: [String]? = nil,
+                serverResponseFields: HTTPFields = HTTPFields()) {
         self.serverResponseFields = serverResponseFields
         self.host = host
         self.port = port
@@ -46,6 +57,17 @@ public struct HTTPServerConfiguration: Sendable {
         self.maxConnections = maxConnections
         self.backlog = backlog
         self.allowedHosts = allowedHosts
+        self.additionalHosts = additionalHosts
+        self.machineNames = machineNames
+    }
+
+    /// Whether `name` can be an entry of ``additionalHosts``: a host name or IP literal (RFC 3986
+    /// §3.2.2, IPv6 with or without brackets), optionally with `:port` (1...65535).
+    /// - Parameter name: the entry, e.g. `tipjar.lan`, `tipjar.lan:8443`, `fe80::1`.
+    public static func isValidHost(_ name: String) -> Bool {
+        guard let normalized = try? HostValidator.normalize(ArraySlice(HostValidator.authority(name, defaultPort: 80).utf8)),
+              let port = normalized.split(separator: ":").last.flatMap({ Int($0) }) else { return false }
+        return (1...65_535).contains(port)
     }
 }
 

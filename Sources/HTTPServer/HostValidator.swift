@@ -43,17 +43,42 @@ enum HostValidator {
         return set
     }
 
-    /// The default allow-list for a bind address: the literal host plus `localhost` (for loopback),
-    /// each with `port`; `nil` (no check) for wildcard binds (`0.0.0.0`, `::`).
+    /// The names every loopback listener answers to.
+    static let loopbackNames = ["localhost", "127.0.0.1", "::1"]
+
+    /// The `Host` allow-list of a server (RFC 9110 §7.2; DNS-rebinding defence), each entry with
+    /// `port` unless it names its own:
+    /// - ``HTTPServerConfiguration/allowedHosts``, when set, exactly;
+    /// - a wildcard bind (`0.0.0.0`, `::`): the loopback names, plus the machine's own names and
+    ///   addresses (``HTTPServerConfiguration/machineNames``, read with `gethostname(2)` and
+    ///   `getifaddrs(3)` when `nil`);
+    /// - any other bind: its address, plus the loopback names for a loopback address;
+    /// - in every case but the first, ``HTTPServerConfiguration/additionalHosts``.
     /// - Parameters:
-    ///   - host: the configured bind host.
+    ///   - configuration: the server's configuration.
     ///   - port: the bound port.
-    static func defaultAllowList(host: String, port: Int) -> Set<String>? {
-        if host == "0.0.0.0" || host == "::" || host == "" { return nil }
-        var names = [host.contains(":") ? "[\(host)]" : host]
-        if host == "127.0.0.1" || host == "::1" || host == "localhost" {
-            names += ["localhost", "127.0.0.1", "[::1]"]
+    static func allowList(for configuration: HTTPServerConfiguration, port: Int) -> Set<String> {
+        if let hosts = configuration.allowedHosts { return normalizeAll(hosts) }
+        let host = configuration.host
+        var names: [String]
+        if host == "0.0.0.0" || host == "::" || host == "[::]" || host.isEmpty {
+            names = loopbackNames + (configuration.machineNames ?? MachineNames.current())
+        } else {
+            names = [host]
+            if host == "localhost" || host == "::1" || host == "[::1]" || host.hasPrefix("127.") { names += loopbackNames }
         }
-        return normalizeAll(names.map { "\($0):\(port)" })
+        names += configuration.additionalHosts
+        return normalizeAll(names.map { authority($0, defaultPort: port) })
+    }
+
+    /// `name` as `host:port`: an IPv6 literal gets its brackets (RFC 3986 §3.2.2), and a name
+    /// without a port gets `defaultPort`.
+    static func authority(_ name: String, defaultPort: Int) -> String {
+        if name.hasPrefix("[") { return name.hasSuffix("]") ? "\(name):\(defaultPort)" : name }
+        switch name.utf8.filter({ $0 == UInt8(ascii: ":") }).count {
+        case 0: return "\(name):\(defaultPort)"
+        case 1: return name
+        default: return "[\(name)]:\(defaultPort)"
+        }
     }
 }

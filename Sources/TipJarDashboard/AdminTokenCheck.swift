@@ -1,18 +1,18 @@
 import Foundation
 import HTTPServer
 
-/// Admin-token sign-in for a dashboard bound to a non-loopback address (issue 7):
+/// Admin-token sign-in for a dashboard bound to a non-loopback address:
 /// `Authorization: Bearer <token>` for scripts; for browsers a `?token=` link is exchanged for a
-/// session cookie and redirected to the clean URL. Tokens are compared in constant time.
+/// session cookie and redirected to the same URL without the token, on this origin only.
+/// Tokens are compared in constant time.
 struct AdminTokenCheck {
-    enum Result { case allowed, redirect(location: String, cookie: String), refused }
+    enum Result: Equatable { case allowed, redirect(location: String, cookie: String), refused }
 
     /// The cookie that marks a browser signed in with the admin token.
     static let cookieName = "tipjar_admin"
     let token: String
-    let sessions: SessionStore
 
-    func check(_ request: HTTPRequest) async -> Result {
+    func check(_ request: HTTPRequest) -> Result {
         if let authorization = request.fields["Authorization"], authorization.hasPrefix("Bearer "),
            SessionStore.constantTimeEquals(String(authorization.dropFirst(7)), token) {
             return .allowed
@@ -21,15 +21,30 @@ struct AdminTokenCheck {
            SessionStore.constantTimeEquals(cookie, token) {
             return .allowed
         }
+        // Query names are compared decoded, so `%74oken=` signs in exactly as `token=` does.
         if request.method == "GET", let sent = request.queryValue("token"), SessionStore.constantTimeEquals(sent, token) {
             let others = request.queryItems.filter { $0.name != "token" }
-            var location = request.path
+            var location = Self.sameOriginPath(request.path)
             if !others.isEmpty {
                 location += "?" + others.map { "\(percentEncoded($0.name))=\(percentEncoded($0.value))" }.joined(separator: "&")
             }
             return .redirect(location: location, cookie: "\(Self.cookieName)=\(token); Path=/; HttpOnly; SameSite=Strict")
         }
         return .refused
+    }
+
+    /// `path` (decoded) as a `Location` that can only lead to this origin: an absolute path
+    /// (RFC 3986 §4.2 `path-absolute`) that starts with a single `/`, percent-encoded. Anything
+    /// else becomes `/`: a network-path reference `//host/…` (RFC 3986 §4.2) names another host,
+    /// browsers read `\` as `/` in `http` URLs (https://url.spec.whatwg.org/#special-authority-slashes-state),
+    /// and a scheme would make it absolute.
+    static func sameOriginPath(_ path: String) -> String {
+        var allowed = CharacterSet.urlPathAllowed
+        allowed.remove(charactersIn: ";")
+        guard path.hasPrefix("/"), !path.hasPrefix("//"), !path.hasPrefix("/\\"),
+              let encoded = path.addingPercentEncoding(withAllowedCharacters: allowed),
+              encoded.hasPrefix("/"), !encoded.hasPrefix("//") else { return "/" }
+        return encoded
     }
 
     private func percentEncoded(_ text: String) -> String {

@@ -3,8 +3,8 @@ import HTTPServer
 import Mustache
 import TipJar
 
-/// The web dashboard: every page, fragment and JSON endpoint of DESIGN.md, behind the security
-/// checks of issue 7 (admin token, CSRF token bound to a session cookie, same-origin checks,
+/// The web dashboard: every page, fragment and JSON endpoint, behind the security checks of the
+/// README's Security section (admin token, CSRF token bound to a session cookie, same-origin checks,
 /// JSON content type) and with the security headers on every response.
 ///
 /// The `Host` allow-list (DNS rebinding) is enforced by `HTTPServer` before routing.
@@ -13,7 +13,7 @@ public final class Dashboard: HTTPResponder {
     let storage: any TipJarStorage
     let configuration: DashboardConfiguration
     let templates: TemplateSource
-    let sessions = SessionStore()
+    let sessions: SessionStore
     let log: @Sendable (_ message: String, _ metadata: [String: String]) -> Void
     private let router: Router
 
@@ -30,6 +30,7 @@ public final class Dashboard: HTTPResponder {
         self.storage = storage
         self.configuration = configuration
         self.log = log
+        self.sessions = SessionStore(limit: configuration.sessionLimit)
         self.templates = try TemplateSource(directory: configuration.templatesDirectory, reload: configuration.reloadTemplates)
         var router = Router(fallback: StaticFiles(root: configuration.publicDirectory))
         let routes = Routes(templates: templates, service: service, storage: storage, sessions: sessions,
@@ -39,18 +40,16 @@ public final class Dashboard: HTTPResponder {
     }
 
     /// Answers one request: admin token, session, CSRF and origin checks, routing, then the
-    /// security headers (issue 7).
+    /// security headers.
     public func respond(to request: HTTPRequest) async -> HTTPResponse {
         var response = await process(request)
         SecurityHeaders.apply(to: &response)
         return response
     }
 
-    private func process(_ incoming: HTTPRequest) async -> HTTPResponse {
-        var request = incoming
-        var newCookie: String?
+    private func process(_ request: HTTPRequest) async -> HTTPResponse {
         if let token = configuration.adminToken {
-            switch await AdminTokenCheck(token: token, sessions: sessions).check(request) {
+            switch AdminTokenCheck(token: token).check(request) {
             case .allowed: break
             case .redirect(let location, let cookie):
                 var response = HTTPResponse.redirect(to: location)
@@ -61,24 +60,14 @@ public final class Dashboard: HTTPResponder {
                                       message: "This dashboard needs its admin token: open the link printed at start-up, or send Authorization: Bearer.")
             }
         }
-        let sessionID = SessionStore.sessionID(fromCookie: request.fields["Cookie"])
-        var token = if let sessionID { await sessions.token(forSession: sessionID) } else { String?.none }
-        let isAPI = request.path.hasPrefix("/api/")
-        if token == nil, !isAPI, !request.path.contains(".") {
-            let session = await sessions.start()
-            token = session.token
-            newCookie = "\(SessionStore.cookieName)=\(session.id); Path=/; HttpOnly; SameSite=Strict"
-            request.fields["Cookie"] = "\(SessionStore.cookieName)=\(session.id)"
-        }
+        // Looking the session up marks it as used (see `SessionStore`), whatever the request.
+        let sessionToken = SessionStore.sessionID(fromCookie: request.fields["Cookie"]).flatMap(sessions.token(forSession:))
         // The methods this dashboard changes state with (it has no DELETE route); any other method
         // reaches the router, which answers 405 (with Allow) or 501 without acting.
         if ["POST", "PUT", "PATCH"].contains(request.method) {
-            if let refusal = OriginCheck.refusal(for: request, isAPI: isAPI, sessionToken: token) { return refusal }
+            let isAPI = request.path.hasPrefix("/api/")
+            if let refusal = OriginCheck.refusal(for: request, isAPI: isAPI, sessionToken: sessionToken) { return refusal }
         }
-        var response = await router.respond(to: request)
-        if let newCookie, response.fields["Content-Type"]?.hasPrefix("text/html") == true {
-            response.fields.append(name: "Set-Cookie", value: newCookie)
-        }
-        return response
+        return await router.respond(to: request)
     }
 }

@@ -6,19 +6,28 @@ import TipJar
 extension Routes {
     func registerPages(in router: inout Router) {
         router.get("/") { request, _ in await handling(request) { try await overviewPage(request) } }
-        router.get("/installs") { request, _ in await handling(request) { try await installsPage(request) } }
+        router.get("/installs") { request, _ in
+            await handling(request) { try await withFormSession(request) { try await installsPage(request, csrfToken: $0) } }
+        }
         router.get("/installs/:id") { request, parameters in
             await handling(request) {
                 let load = request.queryValue("load") == "now"
-                return try await installPage(request, installID: parameters["id"] ?? "", load: load)
+                return try await withFormSession(request) { try await installPage(request, installID: parameters["id"] ?? "", load: load, csrfToken: $0) }
             }
         }
         router.get("/installs/:id/offers") { request, parameters in
             await handling(request) {
                 let installID = parameters["id"] ?? ""
-                guard Self.wantsFragment(request) else { return try await installPage(request, installID: installID, load: true) }
+                guard Self.wantsFragment(request) else {
+                    return try await withFormSession(request) { try await installPage(request, installID: installID, load: true, csrfToken: $0) }
+                }
                 let install = try await service.install(installID)
-                return try html("fragments/tipjar", try await tipJarData(request, install: install, state: service.loadOffers(installID: installID)))
+                let state = try await service.loadOffers(installID: installID)
+                // Only the ready state renders forms (the tiles); loading and unavailable have none.
+                guard case .ready = state else { return try html("fragments/tipjar", try await tipJarData(request, install: install, state: state)) }
+                return try await withFormSession(request) {
+                    try html("fragments/tipjar", try await tipJarData(request, install: install, state: state, csrfToken: $0))
+                }
             }
         }
         router.get("/installs/:id/live") { request, parameters in
@@ -27,12 +36,14 @@ extension Routes {
                 return try await liveFragments(request, install: install, feedback: nil)
             }
         }
-        router.get("/store") { request, _ in await handling(request) { try await storePage(request) } }
+        router.get("/store") { request, _ in
+            await handling(request) { try await withFormSession(request) { try await storePage(request, csrfToken: $0) } }
+        }
         router.get("/catalog") { request, _ in await handling(request) { try await catalogPage(request) } }
     }
 
     func overviewPage(_ request: HTTPRequest) async throws -> HTTPResponse {
-        var data = await pageData(request, nav: "overview")
+        var data = pageData(request, nav: "overview")
         let overview = try await storage.overview()
         data["overview"] = ["installs": overview.installs, "tips": overview.tips, "hearts": overview.hearts]
         data["settings"] = ViewModels.settings(await service.store.settings)
@@ -40,8 +51,8 @@ extension Routes {
         return try html("pages/overview", data)
     }
 
-    func installsPage(_ request: HTTPRequest) async throws -> HTTPResponse {
-        var data = await pageData(request, nav: "installs")
+    func installsPage(_ request: HTTPRequest, csrfToken: String) async throws -> HTTPResponse {
+        var data = pageData(request, nav: "installs", csrfToken: csrfToken)
         let heartsFilter = request.queryValue("hearts").flatMap { Int($0) }.flatMap { (0...5).contains($0) ? $0 : nil }
         let page = max(1, min(1_000_000, request.queryValue("page").flatMap { Int($0) } ?? 1))
         let search = String((request.queryValue("q") ?? "").prefix(100))
@@ -75,24 +86,23 @@ extension Routes {
 
     /// The install's page. Without `load`, the tip jar shows its skeleton and `app.js` loads the
     /// offers fragment; with `load` (no-JavaScript path), the offers are loaded before rendering.
-    func installPage(_ request: HTTPRequest, installID: String, load: Bool) async throws -> HTTPResponse {
+    func installPage(_ request: HTTPRequest, installID: String, load: Bool, csrfToken: String) async throws -> HTTPResponse {
         // The install and its ledger come from one snapshot, so hearts and ledger always agree.
         async let found = storage.installWithLedger(id: installID, limit: 200)
-        async let token = csrfToken(request)
         guard let (install, ledger) = try await found else { throw TipJarError.installNotFound(installID) }
         let state: TipJarState = load ? try await service.loadOffers(installID: installID) : .loading
         let data = ViewModels.installPage(
             install: install, state: state, isPurchaseOpen: await service.isPurchaseOpen(installID: installID),
             ledger: ledger, events: service.timeline.events(installID: installID, limit: 30),
-            csrfToken: await token, catalogName: catalogName, textSize: request.queryValue("textSize"),
+            csrfToken: csrfToken, catalogName: catalogName, textSize: request.queryValue("textSize"),
             feedback: Feedback.fromQuery(request, locale: install.locale))
         return try html("pages/install", data)
     }
 
     /// What `fragments/tipjar` needs about the tip jar itself.
-    func tipJarData(_ request: HTTPRequest, install: Install, state: TipJarState) async throws -> TemplateData {
+    func tipJarData(_ request: HTTPRequest, install: Install, state: TipJarState, csrfToken: String? = nil) async throws -> TemplateData {
         ViewModels.tipJar(install: install, state: state, isPurchaseOpen: await service.isPurchaseOpen(installID: install.id),
-                          csrfToken: await csrfToken(request))
+                          csrfToken: csrfToken ?? self.csrfToken(request))
     }
 
     /// The fragments a purchase, restore or poll swaps in: hearts, feedback, ledger.
@@ -107,12 +117,12 @@ extension Routes {
         return response
     }
 
-    func storePage(_ request: HTTPRequest, flash: String? = nil) async throws -> HTTPResponse {
-        var data = await pageData(request, nav: "store")
+    func storePage(_ request: HTTPRequest, csrfToken: String) async throws -> HTTPResponse {
+        var data = pageData(request, nav: "store", csrfToken: csrfToken)
         let store = service.store
         let settings = await store.settings
         data["settings"] = ViewModels.settings(settings)
-        data["flash"] = flash ?? request.queryValue("flash").flatMap(Self.flashMessages.index(forKey:)).map { Self.flashMessages[$0].value }
+        data["flash"] = request.queryValue("flash").flatMap(Self.flashMessages.index(forKey:)).map { Self.flashMessages[$0].value }
         data["catalogModes"] = ViewModels.choices(StoreSettings.CatalogMode.allCases.map { ($0.rawValue, $0.rawValue) }, selected: settings.catalog.rawValue)
         data["purchaseOutcomes"] = ViewModels.choices(StoreSettings.PurchaseOutcome.allCases.map { ($0.rawValue, $0.rawValue) },
                                                       selected: settings.purchaseOutcome.rawValue)
@@ -151,7 +161,7 @@ extension Routes {
     ]
 
     func catalogPage(_ request: HTTPRequest) async throws -> HTTPResponse {
-        var data = await pageData(request, nav: "catalog")
+        var data = pageData(request, nav: "catalog")
         let catalog = service.catalog
         let storefronts = Self.storefrontChoices(catalog).compactMap { Storefront.named($0.value) }
         data["identifier"] = catalog.identifier

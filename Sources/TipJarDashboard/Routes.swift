@@ -25,10 +25,26 @@ struct Routes: Sendable {
     /// Whether the request asks for a fragment (`X-Fragment: 1`, DESIGN.md).
     static func wantsFragment(_ request: HTTPRequest) -> Bool { request.fields["X-Fragment"] == "1" }
 
-    /// The CSRF token of the request's session (empty when it has none).
-    func csrfToken(_ request: HTTPRequest) async -> String {
+    /// The CSRF token of the request's session (empty when it has none). Never starts a session.
+    func csrfToken(_ request: HTTPRequest) -> String {
         guard let id = SessionStore.sessionID(fromCookie: request.fields["Cookie"]) else { return "" }
-        return await sessions.token(forSession: id) ?? ""
+        return sessions.token(forSession: id) ?? ""
+    }
+
+    /// Renders a response that holds a form with a CSRF token. A request without a live session
+    /// gets a new one, rendered with its token; the session is stored, and its cookie set, only
+    /// when the response is a `200` page (an error, a redirect or a thrown error stores nothing).
+    /// This is the only place sessions start, so requests for anything without a form (JSON,
+    /// static files, fragments without forms, redirects, errors) never add one.
+    func withFormSession(_ request: HTTPRequest, _ render: (_ csrfToken: String) async throws -> HTTPResponse) async throws -> HTTPResponse {
+        let existing = csrfToken(request)
+        if !existing.isEmpty { return try await render(existing) }
+        let (id, token) = SessionStore.randomHexPair()
+        var response = try await render(token)
+        guard response.status == .ok else { return response }
+        sessions.insert(id: id, token: token)
+        response.fields.append(name: "Set-Cookie", value: SessionStore.setCookie(id: id))
+        return response
     }
 
     /// The URL-encoded form fields of a POST body.
@@ -49,15 +65,16 @@ struct Routes: Sendable {
         HTTPResponse(status: status, fields: ["Content-Type": "text/html; charset=utf-8"], body: try templates.renderUTF8(template, data))
     }
 
-    /// Data every page shares: the CSRF token, the catalog name and the active navigation item.
-    func pageData(_ request: HTTPRequest, nav: String) async -> [String: Any] {
-        ["csrfToken": await csrfToken(request), "catalogName": catalogName, "nav": [nav: true]]
+    /// Data every page shares: the CSRF token (the request's session's, or `csrfToken` for a
+    /// page with forms, see ``withFormSession(_:_:)``), the catalog name and the active navigation item.
+    func pageData(_ request: HTTPRequest, nav: String, csrfToken: String? = nil) -> [String: Any] {
+        ["csrfToken": csrfToken ?? self.csrfToken(request), "catalogName": catalogName, "nav": [nav: true]]
     }
 
     // MARK: Errors
 
     /// Runs a handler, turning every error into a response: the detail goes to the log with the
-    /// request ID; the client gets a generic, safe message (issue 7).
+    /// request ID; the client gets a generic, safe message.
     func handling(_ request: HTTPRequest, _ body: () async throws -> HTTPResponse) async -> HTTPResponse {
         do {
             return try await body()

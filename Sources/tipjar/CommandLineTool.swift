@@ -66,6 +66,8 @@ struct UsageError: Error {
 /// Reads `--name value` options and positional arguments.
 struct ArgumentReader {
     private(set) var options: [String: String] = [:]
+    /// Every value of each repeatable option, in command-line order.
+    private(set) var repeated: [String: [String]] = [:]
     private(set) var flags: Set<String> = []
     private(set) var positional: [String] = []
 
@@ -73,8 +75,9 @@ struct ArgumentReader {
     ///   - arguments: The words after the command.
     ///   - valued: Option names that take a value.
     ///   - flags: Option names that take none.
+    ///   - repeatable: Option names that take a value and may be given more than once.
     /// - Throws: `UsageError` for an unknown option or a missing value.
-    init(_ arguments: [String], valued: Set<String>, flags flagNames: Set<String> = []) throws {
+    init(_ arguments: [String], valued: Set<String>, flags flagNames: Set<String> = [], repeatable: Set<String> = []) throws {
         var index = 0
         while index < arguments.count {
             let word = arguments[index]
@@ -86,13 +89,13 @@ struct ArgumentReader {
                 }
                 if flagNames.contains(name), value == nil {
                     flags.insert(name)
-                } else if valued.contains(name) {
+                } else if valued.contains(name) || repeatable.contains(name) {
                     if value == nil {
                         index += 1
                         guard index < arguments.count else { throw UsageError(message: "\(name) needs a value") }
                         value = arguments[index]
                     }
-                    options[name] = value
+                    if repeatable.contains(name) { repeated[name, default: []].append(value!) } else { options[name] = value }
                 } else {
                     throw UsageError(message: "unknown option '\(name)'")
                 }

@@ -29,6 +29,8 @@ struct ServeCommand {
                                   full (default): PRAGMA synchronous=FULL, an acknowledged tip
                                   survives power loss. normal: survives a crash of the
                                   process, not of the machine; faster.
+          --allowed-host NAME     Also accept NAME (or NAME:PORT) in the Host field, e.g. this
+                                  machine's DNS name; repeatable. Other names get 421.
           --admin-token TOKEN     Required to bind a non-loopback address: at least 32 hex
                                   digits (128 bits). Scripts send Authorization: Bearer TOKEN;
                                   browsers open the printed ?token= link once.
@@ -44,6 +46,7 @@ struct ServeCommand {
     var storekit: String?
     var durability = DatabaseConfiguration.Durability.full
     var adminToken: String?
+    var allowedHosts: [String] = []
     var reloadTemplates = false
     var templates: URL
     var publicDirectory: URL
@@ -55,7 +58,7 @@ struct ServeCommand {
     init(arguments: [String]) throws {
         let reader = try ArgumentReader(arguments, valued: ["--host", "--port", "--database", "--storekit", "--durability",
                                                             "--admin-token", "--templates", "--public"],
-                                        flags: ["--reload-templates"])
+                                        flags: ["--reload-templates"], repeatable: ["--allowed-host"])
         guard reader.positional.isEmpty else { throw UsageError(message: "unexpected argument '\(reader.positional[0])'") }
         host = reader.options["--host"] ?? host
         if let text = reader.options["--port"] {
@@ -77,6 +80,10 @@ struct ServeCommand {
         }
         if !Self.isLoopback(host), adminToken == nil {
             throw UsageError(message: "binding to \(host) (not loopback) requires --admin-token")
+        }
+        allowedHosts = reader.repeated["--allowed-host"] ?? []
+        for name in allowedHosts where !HTTPServerConfiguration.isValidHost(name) {
+            throw UsageError(message: "--allowed-host '\(name)' is not a host name, IP address or host:port")
         }
         reloadTemplates = reader.flags.contains("--reload-templates")
         templates = reader.options["--templates"].map { URL(fileURLWithPath: $0) } ?? Self.packageRoot.appendingPathComponent("Templates")
@@ -113,9 +120,11 @@ struct ServeCommand {
                                                                             catalogName: catalogName),
                                       log: environment.log)
         let accessLog = BufferedStandardError()
-        let server = HTTPServer(configuration: HTTPServerConfiguration(host: host, port: port, serverResponseFields: SecurityHeaders.fields),
+        let token = adminToken
+        let server = HTTPServer(configuration: HTTPServerConfiguration(host: host, port: port, additionalHosts: allowedHosts,
+                                                                       serverResponseFields: SecurityHeaders.fields),
                                 responder: dashboard,
-                                accessLog: { entry in accessLog.write(line: AccessLogRedaction.redact(entry).description) })
+                                accessLog: { entry in accessLog.write(line: AccessLogRedaction.redact(entry, adminToken: token).description) })
         // Handlers first, so a signal that arrives as soon as the banner is out is already caught.
         let signals = Self.installSignalHandlers { await server.shutdown(timeout: .seconds(10)) }
         let boundPort = try server.start()

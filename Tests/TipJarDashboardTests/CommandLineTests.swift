@@ -40,6 +40,17 @@ struct CommandLineTests {
                    error: String(decoding: errData, as: UTF8.self))
     }
 
+    /// The first line `serve` prints (the address it serves), read as it arrives.
+    static func banner(_ output: Pipe) -> String {
+        var banner = Data()
+        while !banner.contains(UInt8(ascii: "\n")) {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            banner += chunk
+        }
+        return String(decoding: banner, as: UTF8.self)
+    }
+
     static var fixtures: URL { LiveServer.repositoryRoot.appendingPathComponent("Tests/TipJarTests/Fixtures/storekit") }
 
     @Test func helpExplainsTheCommands() throws {
@@ -49,13 +60,14 @@ struct CommandLineTests {
         #expect(help.output.contains("check-storekit"))
         let serve = try Self.run(["serve", "--help"])
         #expect(serve.status == 0)
-        for option in ["--host", "--port", "--database", "--storekit", "--durability", "--admin-token", "--reload-templates"] {
+        for option in ["--host", "--port", "--database", "--storekit", "--durability", "--admin-token", "--allowed-host", "--reload-templates"] {
             #expect(serve.output.contains(option), "serve --help does not mention \(option)")
         }
     }
 
     @Test(arguments: [["frobnicate"], ["serve", "--port", "70000"], ["serve", "--bogus"], ["serve", "--durability", "sometimes"],
                       ["serve", "--host", "0.0.0.0"], ["serve", "--host", "0.0.0.0", "--admin-token", "short"],
+                      ["serve", "--allowed-host", "bad host"], ["serve", "--allowed-host"],
                       ["check-storekit"], ["check-storekit", "a", "b"], ["check-storekit", "x.storekit", "--locale", "fr"]])
     func usageErrorsExit64WithAMessage(_ arguments: [String]) throws {
         let run = try Self.run(arguments)
@@ -145,13 +157,7 @@ struct CommandLineTests {
         process.standardOutput = output
         process.standardError = Pipe()
         try process.run()
-        var banner = Data()
-        while !banner.contains(UInt8(ascii: "\n")) {
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            banner += chunk
-        }
-        #expect(String(decoding: banner, as: UTF8.self).contains("serving TipProducts.storekit on http://127.0.0.1:"))
+        #expect(Self.banner(output).contains("serving TipProducts.storekit on http://127.0.0.1:"))
         #expect(FileManager.default.fileExists(atPath: database + "-wal"))
         kill(process.processIdentifier, signal)
         let deadline = Date().addingTimeInterval(10)

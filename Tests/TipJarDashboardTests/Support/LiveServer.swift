@@ -11,6 +11,7 @@ import TipJarSQLite
 /// SQLite file, the shipped catalog, and the repository's `Templates/` and `Public/`.
 final class LiveServer: Sendable {
     let server: HTTPServer
+    let dashboard: Dashboard
     let port: Int
     let storage: SQLiteTipJarStorage
     let directory: URL
@@ -19,7 +20,7 @@ final class LiveServer: Sendable {
         .deletingLastPathComponent().deletingLastPathComponent()
 
     init(settings: StoreSettings = .normal, adminToken: String? = nil,
-         database: DatabaseConfiguration = DatabaseConfiguration(groupCommit: true)) async throws {
+         database: DatabaseConfiguration = DatabaseConfiguration(groupCommit: true), sessionLimit: Int = 10_000) async throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("tipjar-live-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         storage = try SQLiteTipJarStorage(path: directory.appendingPathComponent("tipjar.sqlite3").path, configuration: database)
@@ -28,10 +29,10 @@ final class LiveServer: Sendable {
         let store = try await SimulatedStore(catalog: try Catalog.shipped(), storage: storage, environment: environment)
         try await store.update(settings)
         let service = TipJarService(store: store, storage: storage, environment: environment)
-        let dashboard = try Dashboard(service: service, storage: storage,
+        dashboard = try Dashboard(service: service, storage: storage,
                                       configuration: DashboardConfiguration(templatesDirectory: Self.repositoryRoot.appendingPathComponent("Templates"),
                                                                             publicDirectory: Self.repositoryRoot.appendingPathComponent("Public"),
-                                                                            adminToken: adminToken),
+                                                                            adminToken: adminToken, sessionLimit: sessionLimit),
                                       log: { _, _ in })
         server = HTTPServer(configuration: HTTPServerConfiguration(host: "127.0.0.1", port: 0, serverResponseFields: SecurityHeaders.fields),
                             responder: dashboard, accessLog: nil)
@@ -59,6 +60,14 @@ final class LiveServer: Sendable {
 
     func json(_ method: String, _ target: String, _ body: String = "") async -> HTTPReply {
         await send(method, target, fields: body.isEmpty ? [] : [("Content-Type", "application/json")], body: body)
+    }
+
+    /// Runs blocking or long work on a thread of its own, so the server's tasks keep the
+    /// cooperative pool (two threads on a two-core machine).
+    static func onThread<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
+        await withCheckedContinuation { continuation in
+            Thread.detachNewThread { continuation.resume(returning: body()) }
+        }
     }
 
     static func exchange(port: Int, _ text: String) async -> [UInt8] {
