@@ -10,6 +10,18 @@ extension Catalog {
         return locales
     }
 
+    /// The given locales, then every locale of ``fileLocales`` that is not one of them (`pt_BR` is `pt-BR`;
+    /// `en_US` is not `en`), for a table with one name column per locale.
+    /// - Parameter first: e.g. `["en", "pt-BR"]`.
+    /// - Returns: e.g. `["en", "pt-BR", "en_US", "de_DE"]`.
+    public func locales(startingWith first: [String]) -> [String] {
+        var locales = first
+        for locale in fileLocales where !locales.contains(where: { Self.normalized($0) == Self.normalized(locale) }) {
+            locales.append(locale)
+        }
+        return locales
+    }
+
     /// Whether a requested locale names one the file holds: the same identifier (`pt-BR` = `pt_BR`,
     /// case-insensitive), or the same language when either side has no region (`fr` = `fr_FR`, `ja_JP` = `ja`).
     /// - Parameter locale: e.g. `"fr"`, `"de"`, `"ja_JP"`, `"pt-BR"`.

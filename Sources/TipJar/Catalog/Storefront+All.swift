@@ -17,7 +17,8 @@ extension Storefront {
     ///   a country or region with a report region of its own is priced in that region's currency (Bulgaria and
     ///   Croatia in EUR); the Euro-zone region's other countries (and Kosovo, whose legal tender is the euro) in
     ///   EUR; every other storefront (Latin America and the Caribbean, Rest of World, South Asia and Pacific) in
-    ///   USD. That is 44 currencies, as the same Help pages count them.
+    ///   USD. That is 43 currencies (Bulgaria's move from BGN to the euro took the count Apple long gave, 44,
+    ///   down by one).
     /// - The formatting locale: a Foundation locale of the storefront's region whose digits are Latin (`ar_SA`
     ///   would format with Arabic-Indic digits, so Saudi Arabia uses `en_SA`); `en_<region>` where no such locale
     ///   exists. Where the storefront's currency is the region's own, it is the currency Foundation's `Locale`

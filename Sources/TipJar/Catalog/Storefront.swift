@@ -48,9 +48,9 @@ public struct Storefront: Sendable, Hashable, Codable, CustomStringConvertible {
     /// ``all`` by country code.
     static let byCode: [String: Storefront] = Dictionary(all.map { ($0.countryCode, $0) }, uniquingKeysWith: { first, _ in first })
 
-    /// The storefronts closest to a code that names none, best first, for "did you mean" messages: a storefront
-    /// whose ISO 3166-1 alpha-2 code (`"LU"`) or English name (`"Luxembourg"`) is the text, then those at the
-    /// smallest Levenshtein edit distance (at most 2) from it, in alphabetical order.
+    /// The storefronts closest to a code that names none, for "did you mean" messages: the storefronts whose
+    /// ISO 3166-1 alpha-2 code (`"LU"`) or English name (`"Luxembourg"`) is the text; else those one edit away
+    /// (one letter added, removed, changed, or two neighbours swapped: `"LUQ"`, `"KZA"`), in alphabetical order.
     /// - Parameters:
     ///   - code: what was given, e.g. `"LUQ"`, `"lu"`, `"Russia"`.
     ///   - limit: most codes returned.
@@ -58,12 +58,10 @@ public struct Storefront: Sendable, Hashable, Codable, CustomStringConvertible {
     public static func closest(to code: String, limit: Int = 5) -> [String] {
         let wanted = code.trimmingCharacters(in: .whitespaces).uppercased()
         guard !wanted.isEmpty else { return [] }
-        var found = all.filter { $0.regionCode == wanted || $0.name.uppercased() == wanted }.map(\.countryCode)
-        let distances = all.map { (code: $0.countryCode, distance: editDistance(Array(wanted), Array($0.countryCode))) }
-        if let best = distances.map(\.distance).min(), best <= 2 {
-            found += distances.filter { $0.distance == best && !found.contains($0.code) }.map(\.code).sorted()
-        }
-        return Array(found.prefix(limit))
+        let named = all.filter { $0.regionCode == wanted || $0.name.uppercased() == wanted }.map(\.countryCode)
+        if !named.isEmpty { return Array(named.prefix(limit)) }
+        let near = all.map(\.countryCode).filter { editDistance(Array(wanted), Array($0)) == 1 }
+        return Array(near.prefix(limit))
     }
 
     /// Why a code is refused, with the closest valid codes: `unknown storefront "LUQ" (expected the ISO 3166-1
@@ -77,19 +75,20 @@ public struct Storefront: Sendable, Hashable, Codable, CustomStringConvertible {
             + (closest.isEmpty ? ")" : "; closest: \(closest.joined(separator: ", ")))")
     }
 
-    /// The Levenshtein distance between two strings of characters (insertions, deletions, substitutions).
+    /// The optimal string alignment distance between two strings of characters: the fewest insertions,
+    /// deletions, substitutions and swaps of two neighbours that turn one into the other.
     static func editDistance(_ a: [Character], _ b: [Character]) -> Int {
-        guard !a.isEmpty else { return b.count }
-        guard !b.isEmpty else { return a.count }
-        var previous = Array(0...b.count)
-        for (i, x) in a.enumerated() {
-            var current = [i + 1] + Array(repeating: 0, count: b.count)
-            for (j, y) in b.enumerated() {
-                current[j + 1] = Swift.min(previous[j + 1] + 1, current[j] + 1, previous[j] + (x == y ? 0 : 1))
+        guard !a.isEmpty, !b.isEmpty else { return max(a.count, b.count) }
+        var d = Array(repeating: Array(repeating: 0, count: b.count + 1), count: a.count + 1)
+        for i in 0...a.count { d[i][0] = i }
+        for j in 0...b.count { d[0][j] = j }
+        for i in 1...a.count {
+            for j in 1...b.count {
+                d[i][j] = Swift.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+                if i > 1, j > 1, a[i - 1] == b[j - 2], a[i - 2] == b[j - 1] { d[i][j] = Swift.min(d[i][j], d[i - 2][j - 2] + 1) }
             }
-            previous = current
         }
-        return previous[b.count]
+        return d[a.count][b.count]
     }
 
     /// The ISO 3166-1 alpha-2 code of the storefront's region, from its formatting locale: `"US"`, `"LU"`, `"XK"`.
