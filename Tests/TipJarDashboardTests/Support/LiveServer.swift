@@ -19,13 +19,13 @@ final class LiveServer: Sendable {
         .deletingLastPathComponent().deletingLastPathComponent()
 
     init(settings: StoreSettings = .normal, adminToken: String? = nil,
-         database: DatabaseConfiguration = DatabaseConfiguration(groupCommit: true)) async throws {
+         database: DatabaseConfiguration = DatabaseConfiguration(groupCommit: true), catalog: Catalog? = nil) async throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("tipjar-live-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         storage = try SQLiteTipJarStorage(path: directory.appendingPathComponent("tipjar.sqlite3").path, configuration: database)
         let environment = TipJarEnvironment(now: { Date() }, sleep: { try await Task.sleep(for: $0) },
                                             makeInstallID: { UUID().uuidString.lowercased() }, log: { _, _ in })
-        let store = try await SimulatedStore(catalog: try Catalog.shipped(), storage: storage, environment: environment)
+        let store = try await SimulatedStore(catalog: try catalog ?? Catalog.shipped(), storage: storage, environment: environment)
         try await store.update(settings)
         let service = TipJarService(store: store, storage: storage, environment: environment)
         let dashboard = try Dashboard(service: service, storage: storage,
