@@ -51,6 +51,11 @@ enum APIModels {
         var label: String
     }
 
+    /// `PUT /api/installs/{id}/storefront` body: `{"storefront":"GBR"}`, an alpha-3 code of any App Store storefront.
+    struct StorefrontBody: Decodable {
+        var storefront: String
+    }
+
     /// One offer tile.
     struct OfferBody: Encodable {
         var productID: String

@@ -38,6 +38,12 @@ extension Routes {
                 return JSONBody.response(APIModels.InstallBody(try await service.setLabel(body.label, installID: parameters["id"] ?? "")))
             }
         }
+        router.put("/api/installs/:id/storefront") { request, parameters in
+            await handling(request) {
+                let body = try JSONBody.decode(APIModels.StorefrontBody.self, from: request)
+                return JSONBody.response(APIModels.InstallBody(try await service.setStorefront(body.storefront, installID: parameters["id"] ?? "")))
+            }
+        }
         router.get("/api/installs/:id/offers") { request, parameters in
             await handling(request) {
                 let id = parameters["id"] ?? ""

@@ -35,6 +35,13 @@ extension Routes {
                 return .redirect(to: "/installs/\(id)?load=now\(Self.textSizeQuery(request))")
             }
         }
+        router.post("/installs/:id/storefront") { request, parameters in
+            await handling(request) {
+                let id = parameters["id"] ?? ""
+                _ = try await service.setStorefront(Self.form(request)["storefront"] ?? "", installID: id)
+                return .redirect(to: "/installs/\(id)?load=now\(Self.textSizeQuery(request))")
+            }
+        }
         router.post("/store") { request, _ in
             await handling(request) {
                 try await service.store.update(try Self.settings(fromForm: Self.form(request)))

@@ -65,7 +65,7 @@ extension Routes {
         let catalog = service.catalog
         data["locales"] = ViewModels.choices(AppLocale.allCases.map { ($0.rawValue, $0 == .en ? "English (en)" : "Português (pt-BR)") },
                                              selected: AppLocale.en.rawValue)
-        data["storefronts"] = ViewModels.choices(Self.storefrontChoices(catalog), selected: catalog.defaultStorefront.countryCode)
+        data["storefronts"] = ViewModels.storefrontChoices(selected: catalog.defaultStorefront.countryCode)
         func link(_ page: Int) -> String {
             var items = [("page", "\(page)")]
             if !search.isEmpty { items.append(("q", search)) }
@@ -77,7 +77,13 @@ extension Routes {
         return try html("pages/installs", data)
     }
 
-    /// USA and BRA first (the storefronts the tip jar is written for), then the catalog's default.
+    /// The name columns of `/catalog`: the app's locales (`en`, `pt-BR`), then every other locale the file holds.
+    static func catalogLocales(_ catalog: Catalog) -> [String] {
+        catalog.locales(startingWith: AppLocale.allCases.map(\.identifier))
+    }
+
+    /// The storefront columns of `/catalog`: USA and BRA (the storefronts the tip jar is written for), then the
+    /// catalog's default.
     static func storefrontChoices(_ catalog: Catalog) -> [(value: String, name: String)] {
         var codes = ["USA", "BRA"]
         if !codes.contains(catalog.defaultStorefront.countryCode) { codes.append(catalog.defaultStorefront.countryCode) }
@@ -167,13 +173,25 @@ extension Routes {
         data["identifier"] = catalog.identifier
         data["formatVersion"] = catalog.formatVersion.description
         data["defaultStorefront"] = catalog.defaultStorefront.countryCode
-        data["localeHeaders"] = AppLocale.allCases.map(\.rawValue)
+        let locales = Self.catalogLocales(catalog)
+        data["localeHeaders"] = locales
         data["storefrontHeaders"] = storefronts.map(\.countryCode)
         data["tips"] = catalog.tips.map { entry -> [String: Any] in
             let tier = catalog.tier(of: entry)
             return ["productID": entry.productID, "emoji": tier?.emoji ?? "💝", "tierName": tier?.rawValue ?? "other",
-                    "names": AppLocale.allCases.map { catalog.displayName(of: entry, locale: $0.identifier) },
+                    "names": locales.map { locale -> [String: Any] in
+                        var name: [String: Any] = ["name": catalog.displayName(of: entry, locale: locale)]
+                        if let source = catalog.nameFallback(of: entry, locale: locale) { name["fallback"] = source }
+                        return name
+                    },
                     "prices": storefronts.map { $0.displayPrice(entry.price) }]
+        }
+        let sample = catalog.tips.first
+        data["sampleTip"] = sample.map { catalog.displayName(of: $0, locale: AppLocale.en.identifier) }
+        data["allStorefronts"] = Storefront.all.map { storefront -> [String: Any] in
+            ["code": storefront.countryCode, "name": storefront.name, "currency": storefront.currencyCode,
+             "locale": storefront.localeIdentifier, "price": sample.map { storefront.displayPrice($0.price) } ?? "—",
+             "isDefault": storefront == catalog.defaultStorefront]
         }
         data["nonTips"] = catalog.nonTips.map { ["productID": $0.productID, "type": $0.type.rawValue] }
         data["previews"] = [(AppLocale.en, Storefront.usa), (.ptBR, Storefront.bra)].map { locale, storefront -> [String: Any] in

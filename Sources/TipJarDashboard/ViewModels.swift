@@ -115,6 +115,16 @@ enum ViewModels {
         .array(values.map { ["value": .string($0.value), "name": .string($0.name), "selected": .bool($0.value == selected)] })
     }
 
+    /// Every App Store storefront (``Storefront/all``) as `<option>` choices, `LUX · Luxembourg (EUR)`.
+    static func storefrontChoices(selected: String) -> MustacheValue {
+        choices(storefrontNames, selected: selected)
+    }
+
+    /// The value and label of every storefront, built once.
+    static let storefrontNames: [(value: String, name: String)] = Storefront.all.map {
+        ($0.countryCode, "\($0.countryCode) · \($0.name) (\($0.currencyCode))")
+    }
+
     /// Choices for an optional error: "off" plus every case.
     static func failureChoices<E: RawRepresentable & CaseIterable>(_ type: E.Type, selected: E?) -> MustacheValue where E.RawValue == String {
         choices([("", "off")] + E.allCases.map { ($0.rawValue, $0.rawValue) }, selected: selected?.rawValue ?? "")

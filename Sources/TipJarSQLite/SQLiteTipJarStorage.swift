@@ -114,6 +114,13 @@ public final class SQLiteTipJarStorage: TipJarStorage {
         }
     }
 
+    /// `TipJarStorage.setStorefront(_:installID:)`: one `UPDATE` with a bound parameter.
+    public func setStorefront(_ countryCode: String, installID: String) async throws {
+        try await queue.write { db in
+            try db.execute(sql: "UPDATE installs SET storefront = ? WHERE id = ?", arguments: [countryCode, installID])
+        }
+    }
+
     /// `TipJarStorage.migrateLegacyFlag(installID:)`: one conditional `UPDATE`; `sqlite3_changes()` says
     /// whether it ran, so it can never run twice.
     public func migrateLegacyFlag(installID: String) async throws -> Bool {

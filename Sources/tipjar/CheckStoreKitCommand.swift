@@ -1,38 +1,42 @@
 import Foundation
 import TipJar
 
-/// `tipjar check-storekit FILE [--locale en|pt-BR] [--storefront USA]`: loads a `.storekit` file
-/// exactly as `serve` would and prints one line per tip in tier order,
-/// `<productID>\t<name>\t<displayPrice>`, then `not a tip: <productID> (<type>)` for each other
-/// product (issue 2). A bad file prints `<file>: <JSON location>: <problem>` and exits 1.
+/// `tipjar check-storekit FILE [--locale LOCALE] [--storefront CODE]`: loads a `.storekit` file exactly as
+/// `serve` would and prints one line per tip in the order they are offered,
+/// `<productID>\t<name>\t<displayPrice>`, then `not a tip: <productID> (<type>)` for each other product
+/// (``Catalog/tipListing(locale:storefront:)``; fields escaped by ``Catalog/escapedField(_:)``). A bad file
+/// prints `<file>: <JSON location>: <problem>` and exits 1; a bad option exits 64.
 struct CheckStoreKitCommand {
     static let usage = """
-        USAGE: tipjar check-storekit FILE [--locale en|pt-BR] [--storefront CODE]
+        USAGE: tipjar check-storekit FILE [--locale LOCALE] [--storefront CODE]
 
-        Loads FILE as 'tipjar serve --storekit FILE' would, then prints each tip in tier order
-        as <productID> TAB <name> TAB <displayPrice>, then 'not a tip: <productID> (<type>)'
-        for every other product. Exits 1 with <file>: <JSON location>: <problem> on a bad file.
+        Loads FILE as 'tipjar serve --storekit FILE' would, then prints each tip in the order the
+        tip jar offers them as <productID> TAB <name> TAB <displayPrice>, then
+        'not a tip: <productID> (<type>)' for every other product. Inside a field, a backslash is
+        written \\\\, a tab \\t, a line feed \\n, a carriage return \\r and any other control
+        character \\u{XX} (its hex code point), so every line has exactly three fields.
+        Exits 1 with <file>: <JSON location>: <problem> on a bad file.
 
         OPTIONS:
-          --locale en|pt-BR     Language of the names (default: en).
-          --storefront CODE     ISO 3166-1 alpha-3 storefront for prices (default: the file's
-                                _storefront, else USA).
+          --locale LOCALE       Language of the names (default: en): en, pt-BR, or any locale the
+                                file's localizations hold (fr, de, ja_JP, ...; fr matches fr_FR).
+          --storefront CODE     ISO 3166-1 alpha-3 code of any App Store storefront, for prices
+                                (default: the file's _storefront, else USA).
           -h, --help            Show this help.
         """
 
     let file: String
-    let locale: AppLocale
+    let locale: String
     let storefront: Storefront?
 
     init(arguments: [String]) throws {
         let reader = try ArgumentReader(arguments, valued: ["--locale", "--storefront"])
         guard reader.positional.count == 1 else { throw UsageError(message: "check-storekit takes exactly one FILE") }
         file = reader.positional[0]
-        let localeName = reader.options["--locale"] ?? "en"
-        guard let locale = AppLocale(rawValue: localeName) else { throw UsageError(message: "--locale must be en or pt-BR") }
-        self.locale = locale
+        locale = reader.options["--locale"] ?? AppLocale.en.identifier
+        guard !locale.trimmingCharacters(in: .whitespaces).isEmpty else { throw UsageError(message: "--locale needs a locale such as en, pt-BR or fr") }
         if let code = reader.options["--storefront"] {
-            guard let storefront = Storefront.named(code.uppercased()) else { throw UsageError(message: "unknown storefront '\(code)'") }
+            guard let storefront = Storefront.named(code) else { throw UsageError(message: "--storefront: \(Storefront.unknownCodeMessage(code))") }
             self.storefront = storefront
         } else {
             storefront = nil
@@ -47,7 +51,12 @@ struct CheckStoreKitCommand {
             printError(error.description)
             return 1
         }
-        for line in catalog.tipListing(locale: locale.identifier, storefront: storefront) { print(line) }
+        guard AppLocale(rawValue: locale) != nil || catalog.holdsLocale(locale) else {
+            let held = catalog.fileLocales.map(Catalog.escapedField)
+            throw UsageError(message: "--locale \(Catalog.escapedField(locale)): the file holds no such locale (it holds "
+                             + (held.isEmpty ? "none" : held.joined(separator: ", ")) + "; en and pt-BR are always accepted)")
+        }
+        for line in catalog.tipListing(locale: locale, storefront: storefront) { print(line) }
         return 0
     }
 }

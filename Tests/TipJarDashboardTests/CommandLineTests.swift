@@ -68,7 +68,8 @@ struct CommandLineTests {
     @Test(arguments: [["frobnicate"], ["serve", "--port", "70000"], ["serve", "--bogus"], ["serve", "--durability", "sometimes"],
                       ["serve", "--host", "0.0.0.0"], ["serve", "--host", "0.0.0.0", "--admin-token", "short"],
                       ["serve", "--allowed-host", "bad host"], ["serve", "--allowed-host"],
-                      ["check-storekit"], ["check-storekit", "a", "b"], ["check-storekit", "x.storekit", "--locale", "fr"]])
+                      ["check-storekit"], ["check-storekit", "a", "b"], ["check-storekit", "x.storekit", "--storefront", "LUQ"],
+                      ["check-storekit", "x.storekit", "--locale", ""]])
     func usageErrorsExit64WithAMessage(_ arguments: [String]) throws {
         let run = try Self.run(arguments)
         #expect(run.status == 64)
@@ -103,6 +104,45 @@ struct CommandLineTests {
             cursor = (found ?? cursor) + (fragment.hasPrefix("not a tip") ? 0 : 1)
         }
         if expected.lines.isEmpty { #expect(lines.filter { !$0.hasPrefix("not a tip") }.isEmpty) }
+    }
+
+    @Test(arguments: [
+        ("v3-storefront-LUX-fr-de", ["--locale", "fr"], ["lu.example.pourboire.cafe\tUn café\t1,99\u{A0}€"]),
+        ("v3-storefront-LUX-fr-de", ["--locale", "de_DE"], ["lu.example.pourboire.cafe\tEin Kaffee\t1,99\u{A0}€",
+                                                            "lu.example.pourboire.croissant\tUn croissant\t3,99\u{A0}€"]),
+        ("v4-compact-no-newline", ["--locale", "de", "--storefront", "lux"], ["tip.small\tKleines Trinkgeld — danke!\t1,99\u{A0}€"]),
+        ("v3-yen-integer-prices", ["--locale", "ja_JP", "--storefront", "KAZ"], ["jp.example.cards.tip.s\t小さな応援\t100,00\u{A0}₸"]),
+        ("v3-three-tiers-pt-BR", ["--storefront", "RUS"], ["app.example.photos.tip.coffee\tCoffee\t4,90\u{A0}₽"]),
+    ])
+    func checkStoreKitTakesAnyLocaleTheFileHoldsAndAnyStorefront(_ file: String, _ arguments: [String], _ lines: [String]) throws {
+        let run = try Self.run(["check-storekit", Self.fixtures.appendingPathComponent("\(file).storekit").path] + arguments)
+        #expect(run.status == 0, "\(run.error)")
+        let output = run.output.split(separator: "\n").map(String.init)
+        #expect(Array(output.prefix(lines.count)) == lines)
+    }
+
+    @Test func checkStoreKitRefusesALocaleTheFileDoesNotHoldNamingTheOnesItDoes() throws {
+        let run = try Self.run(["check-storekit", Self.fixtures.appendingPathComponent("v3-storefront-LUX-fr-de.storekit").path, "--locale", "ja"])
+        #expect(run.status == 64)
+        #expect(run.output.isEmpty)
+        #expect(run.error.contains("--locale ja: the file holds no such locale (it holds fr_FR, de_DE, en_US;"))
+        let storefront = try Self.run(["check-storekit", Self.fixtures.appendingPathComponent("v1-single-tip.storekit").path, "--storefront", "RUZ"])
+        #expect(storefront.status == 64)
+        #expect(storefront.error.contains("unknown storefront \"RUZ\""))
+        #expect(storefront.error.contains("closest: RUS"))
+    }
+
+    @Test func checkStoreKitEscapesTabsAndLineBreaksSoEveryLineHasThreeFields() throws {
+        let run = try Self.run(["check-storekit", Self.fixtures.appendingPathComponent("v4-names-with-tab-and-newline.storekit").path])
+        #expect(run.status == 0)
+        let lines = run.output.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init)
+        #expect(lines == ["com.example.tabs.tip.small\tSmall\\ttip\t$0.99",
+                          "com.example.tabs.tip.medium\tMedium tip\\nwith a second line\t$2.99",
+                          "com.example.tabs.tip.large\tLarge \\\\ tip\\r\t$4.99"])
+        #expect(lines.allSatisfy { $0.split(separator: "\t", omittingEmptySubsequences: false).count == 3 })
+        #expect(!run.output.contains("\r"))
+        let help = try Self.run(["check-storekit", "--help"])
+        #expect(help.output.contains("a tab \\t, a line feed \\n"))
     }
 
     @Test(arguments: [("bad-truncated", "end of file"), ("bad-not-json", "not a StoreKit configuration file"),

@@ -17,19 +17,19 @@ struct TipJarRuleTests {
     }
 
     @Test func verifiedKnownUnrevokedTransactionIsProposedAsCounted() {
-        #expect(TipJarService.proposedOutcome(for: .verified(transaction()), isKnownProduct: true) == .counted)
+        #expect(TipJarService.proposedOutcome(for: .verified(transaction()), isTip: true) == .counted)
     }
 
     @Test func unverifiedTransactionIsProposedAsUnverifiedWhateverElse() {
-        #expect(TipJarService.proposedOutcome(for: .unverified(transaction(revoked: true), .revokedCertificate), isKnownProduct: false) == .unverified)
+        #expect(TipJarService.proposedOutcome(for: .unverified(transaction(revoked: true), .revokedCertificate), isTip: false) == .unverified)
     }
 
     @Test func revokedTransactionIsProposedAsRevokedBeforeUnknownProduct() {
-        #expect(TipJarService.proposedOutcome(for: .verified(transaction(revoked: true)), isKnownProduct: false) == .revoked)
+        #expect(TipJarService.proposedOutcome(for: .verified(transaction(revoked: true)), isTip: false) == .revoked)
     }
 
-    @Test func unknownProductIsProposedAsUnknownProduct() {
-        #expect(TipJarService.proposedOutcome(for: .verified(transaction()), isKnownProduct: false) == .unknownProduct)
+    @Test func aProductThatIsNotATipIsProposedAsUnknownProduct() {
+        #expect(TipJarService.proposedOutcome(for: .verified(transaction()), isTip: false) == .unknownProduct)
     }
 
     @Test func consumableTransactionLooksLikeStoreKits() {

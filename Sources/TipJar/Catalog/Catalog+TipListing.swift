@@ -1,20 +1,48 @@
 extension Catalog {
     /// A plain-text summary of the catalog as an install would see it, for `tipjar check-storekit` and tests:
-    /// one line `<productID>\t<name>\t<displayPrice>` per tip in tier order, then one line
-    /// `not a tip: <productID> (<type>)` per other product in file order, `<type>` being the file's raw
-    /// `type` string (e.g. `NonConsumable`, `RecurringSubscription`).
+    /// one line `<productID>\t<name>\t<displayPrice>` per tip in the order they are offered
+    /// (``tierOrder(_:)``), then one line `not a tip: <productID> (<type>)` per other product in file order,
+    /// `<type>` being the file's raw `type` string (e.g. `NonConsumable`, `RecurringSubscription`).
     ///
-    /// Names follow ``displayName(of:locale:)``; prices ``Storefront/displayPrice(_:)`` (DESIGN.md rules 1, 2;
-    /// the expectations table of shared/storekit/README.md).
+    /// Every field goes through ``escapedField(_:)``, so a tab or line break inside a name or ID can never split
+    /// a line or add a column. Names follow ``displayName(of:locale:)``; prices ``Storefront/displayPrice(_:)``.
     /// - Parameters:
-    ///   - locale: the install's locale, e.g. `"en"`, `"pt-BR"`.
+    ///   - locale: the locale names are shown in, e.g. `"en"`, `"pt-BR"`, `"fr"`, `"ja_JP"`.
     ///   - storefront: the install's storefront; `nil` means ``defaultStorefront`` (the file's `_storefront`,
     ///     else USA).
     /// - Returns: the lines, without trailing newlines; empty for an empty catalog.
     public func tipListing(locale: String, storefront: Storefront? = nil) -> [String] {
         let store = storefront ?? defaultStorefront
-        let tipLines = tips.map { "\($0.productID)\t\(displayName(of: $0, locale: locale))\t\(store.displayPrice($0.price))" }
-        let otherLines = nonTips.map { "not a tip: \($0.productID) (\($0.type.rawValue))" }
+        let tipLines = tips.map {
+            [$0.productID, displayName(of: $0, locale: locale), store.displayPrice($0.price)].map(Self.escapedField).joined(separator: "\t")
+        }
+        let otherLines = nonTips.map { "not a tip: \(Self.escapedField($0.productID)) (\($0.type.rawValue))" }
         return tipLines + otherLines
+    }
+
+    /// One field of ``tipListing(locale:storefront:)``, escaped the way tab-separated text usually is: a
+    /// backslash becomes `\\`, a tab `\t`, a line feed `\n`, a carriage return `\r`, and any other control
+    /// character (Unicode general category Cc, e.g. U+0000, U+001B, U+0085) `\u{XX}` with its hex code point.
+    /// Everything else, non-ASCII included, is unchanged. Undo it by reading `\` and the character after it.
+    /// - Parameter field: a product ID, name or price.
+    /// - Returns: the field without tabs, line breaks or other control characters.
+    public static func escapedField(_ field: String) -> String {
+        var out = ""
+        out.reserveCapacity(field.utf8.count)
+        for scalar in field.unicodeScalars {
+            switch scalar {
+            case "\\": out += "\\\\"
+            case "\t": out += "\\t"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            default:
+                if scalar.properties.generalCategory == .control {
+                    out += "\\u{\(String(scalar.value, radix: 16, uppercase: true))}"
+                } else {
+                    out.unicodeScalars.append(scalar)
+                }
+            }
+        }
+        return out
     }
 }

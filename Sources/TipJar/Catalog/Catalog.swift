@@ -4,15 +4,15 @@ import Foundation
 /// and the file's default storefront and locale.
 ///
 /// Built only whole: ``load(contentsOf:)`` / ``init(data:fileName:)`` either return a complete catalog or
-/// throw a ``CatalogError`` (shared/storekit/README.md). Tips are the consumables (DESIGN.md rule 1),
-/// always in tier order; prices are formatted by ``Storefront/displayPrice(_:)`` (DESIGN.md rule 2).
+/// throw a ``CatalogError``. Tips are the consumables, offered in ``tierOrder(_:)``; prices are formatted by
+/// ``Storefront/displayPrice(_:)``.
 public struct Catalog: Sendable, Equatable {
     /// The file's `identifier`; `nil` when absent (format 1.0 files omit it).
     public var identifier: String?
     /// The file's `version`, e.g. 3.0.
     public var formatVersion: CatalogFormatVersion
     /// The storefront a new install starts in: the file's `settings._storefront`, else ``Storefront/usa``
-    /// (shared/storekit/README.md).
+    /// (Tests/TipJarTests/Fixtures/storekit/README.md).
     public var defaultStorefront: Storefront
     /// The file's `settings._locale` as written (e.g. `"en_US"`, `"pt_BR"`), or `nil`; the third step of the
     /// name fallback.
@@ -20,7 +20,7 @@ public struct Catalog: Sendable, Equatable {
     /// Every product in file order (``CatalogProduct/fileIndex``): tips, non-consumables,
     /// non-renewing and auto-renewable subscriptions.
     public private(set) var products: [CatalogProduct]
-    /// The consumable products of the `products` array, in tier order (see ``tierOrder(_:)``).
+    /// The consumable products of the `products` array, in the order they are offered (see ``tierOrder(_:)``).
     /// Empty for a catalog with no consumables; the tip jar then shows its "unavailable" state.
     public private(set) var tips: [CatalogProduct]
     /// Every product that is not a tip, in file order; listed as "not a tip" and never offered.
@@ -52,13 +52,21 @@ public struct Catalog: Sendable, Equatable {
         self.nonTips = ordered.filter { !$0.isTip }
     }
 
-    /// Puts tips in tier order (DESIGN.md rule 1; shared/storekit/README.md "Tier order is the catalog's tier
-    /// table where the product IDs match it, else ascending price, then file order"): products matching a
-    /// ``TipTier`` first, coffee < snack < lunch; then the others; each group by ascending price, then file order.
+    /// Puts tips in the order the tip jar offers them. When the tips' IDs name all three tiers unambiguously —
+    /// each ``TipTier`` matched (``TipTier/matching(productID:)``) by exactly one tip, as in the shipped
+    /// catalog — those three come first, coffee < snack < lunch, then any other tips. Otherwise (a tier named
+    /// twice or not at all, e.g. IDs ending `.Coffee`, `.SomeTip`, `.FancyDrink`, `.TacoDinner`) every tip is
+    /// ordered by ascending price, so a partial name match never puts a dearer tip first. Ties, and the tips
+    /// after the three tiers, go by ascending price, then file order.
     /// - Parameter products: products in any order.
     /// - Returns: the same products, sorted.
     public static func tierOrder(_ products: [CatalogProduct]) -> [CatalogProduct] {
-        func key(_ p: CatalogProduct) -> Int { TipTier.matching(productID: p.productID)?.rank ?? TipTier.allCases.count }
+        let tiers = products.map { TipTier.matching(productID: $0.productID) }
+        let namesEveryTier = TipTier.allCases.allSatisfy { tier in tiers.filter { $0 == tier }.count == 1 }
+        func key(_ p: CatalogProduct) -> Int {
+            guard namesEveryTier, let tier = TipTier.matching(productID: p.productID) else { return TipTier.allCases.count }
+            return tier.rank
+        }
         return products.sorted { a, b in
             let (ka, kb) = (key(a), key(b))
             if ka != kb { return ka < kb }
@@ -74,7 +82,14 @@ public struct Catalog: Sendable, Equatable {
         products.first { $0.productID == productID }
     }
 
-    /// The tier of a tip, for its emoji and tint (DESIGN.md rules 1 and 10).
+    /// The tip with this exact product ID: a consumable of the catalog, the only kind of product that adds a heart.
+    /// - Parameter productID: an App Store product identifier.
+    /// - Returns: the tip, or `nil` for a non-consumable, a subscription, or an ID the catalog does not hold.
+    public func tip(withID productID: String) -> CatalogProduct? {
+        tips.first { $0.productID == productID }
+    }
+
+    /// The tier of a tip, for its emoji and tint.
     /// - Parameter product: a product of this catalog.
     /// - Returns: the matching ``TipTier`` (see ``TipTier/matching(productID:)``); `nil` for a non-tip or
     ///   a tip whose ID matches no tier.
@@ -83,8 +98,8 @@ public struct Catalog: Sendable, Equatable {
         return TipTier.matching(productID: product.productID)
     }
 
-    /// The name to show for a product in an install's locale, following shared/storekit/README.md's fallback
-    /// order: the install's locale (`pt-BR` matches `pt_BR`; case-insensitive), then the same language
+    /// The name to show for a product in an install's locale, following the fallback order of
+    /// Tests/TipJarTests/Fixtures/storekit/README.md: the install's locale (`pt-BR` matches `pt_BR`; case-insensitive), then the same language
     /// (first such localization in file order), then the file's `_locale`, then `en_US`, then the first
     /// localization with a non-empty name, then `referenceName`, then `productID`. Empty or
     /// whitespace-only names are skipped at every step.

@@ -68,7 +68,7 @@ struct StoreKitFileDecoder {
                 let code = try node.string()
                 if Catalog.nonEmpty(code) != nil {
                     guard let named = Storefront.named(code) else {
-                        throw node.error("unknown storefront \(StoreKitJSONNode.shown("\"\(code)\"")) (expected an ISO 3166 alpha-3 code such as USA, BRA, JPN)")
+                        throw node.error(Storefront.unknownCodeMessage(code))
                     }
                     storefront = named
                 }

@@ -3,9 +3,10 @@ import Foundation
 /// An App Store storefront: a country, its currency and the locale its prices are formatted for.
 ///
 /// Storefronts are named by ISO 3166-1 alpha-3 country codes, as in a `.storekit` file's
-/// `settings._storefront` and StoreKit's `Storefront.countryCode` (shared/storekit/README.md).
-/// Prices are formatted like `Product.displayPrice`: the catalog's number in this storefront's currency,
-/// formatted for this storefront's locale by Foundation — never by hand (DESIGN.md rule 2).
+/// `settings._storefront` and StoreKit's `Storefront.countryCode`
+/// (https://developer.apple.com/documentation/storekit/storefront/countrycode); ``all`` lists every App Store
+/// storefront. Prices are formatted like `Product.displayPrice`: the catalog's number in this storefront's
+/// currency, formatted for this storefront's locale by Foundation — never by hand.
 public struct Storefront: Sendable, Hashable, Codable, CustomStringConvertible {
     /// ISO 3166-1 alpha-3 country code, upper case, e.g. `"USA"`, `"BRA"`, `"JPN"`.
     public var countryCode: String
@@ -34,35 +35,81 @@ public struct Storefront: Sendable, Hashable, Codable, CustomStringConvertible {
     /// Germany: EUR formatted for `de_DE` (`0,99 €`, with a no-break space before `€`).
     public static let deu = Storefront(countryCode: "DEU", currencyCode: "EUR", localeIdentifier: "de_DE")
 
-    /// The storefronts ``named(_:)`` knows, in alphabetical order of country code.
-    public static let all: [Storefront] = [
-        ("ARE", "AED", "en_AE"), ("ARG", "ARS", "es_AR"), ("AUS", "AUD", "en_AU"), ("AUT", "EUR", "de_AT"),
-        ("BEL", "EUR", "nl_BE"), ("BRA", "BRL", "pt_BR"), ("CAN", "CAD", "en_CA"), ("CHE", "CHF", "de_CH"),
-        ("CHL", "CLP", "es_CL"), ("CHN", "CNY", "zh_CN"), ("COL", "COP", "es_CO"), ("CZE", "CZK", "cs_CZ"),
-        ("DEU", "EUR", "de_DE"), ("DNK", "DKK", "da_DK"), ("EGY", "EGP", "en_EG"), ("ESP", "EUR", "es_ES"),
-        ("FIN", "EUR", "fi_FI"), ("FRA", "EUR", "fr_FR"), ("GBR", "GBP", "en_GB"), ("GRC", "EUR", "el_GR"),
-        ("HKG", "HKD", "zh_HK"), ("HUN", "HUF", "hu_HU"), ("IDN", "IDR", "id_ID"), ("IND", "INR", "en_IN"),
-        ("IRL", "EUR", "en_IE"), ("ISR", "ILS", "he_IL"), ("ITA", "EUR", "it_IT"), ("JPN", "JPY", "ja_JP"),
-        ("KOR", "KRW", "ko_KR"), ("MEX", "MXN", "es_MX"), ("MYS", "MYR", "ms_MY"), ("NGA", "NGN", "en_NG"),
-        ("NLD", "EUR", "nl_NL"), ("NOR", "NOK", "nb_NO"), ("NZL", "NZD", "en_NZ"), ("PAK", "PKR", "en_PK"),
-        ("PER", "PEN", "es_PE"), ("PHL", "PHP", "en_PH"), ("POL", "PLN", "pl_PL"), ("PRT", "EUR", "pt_PT"),
-        ("ROU", "RON", "ro_RO"), ("SAU", "SAR", "en_SA"), ("SGP", "SGD", "en_SG"), ("SWE", "SEK", "sv_SE"),
-        ("THA", "THB", "th_TH"), ("TUR", "TRY", "tr_TR"), ("TWN", "TWD", "zh_TW"), ("UKR", "UAH", "uk_UA"),
-        ("USA", "USD", "en_US"), ("VNM", "VND", "vi_VN"), ("ZAF", "ZAR", "en_ZA"),
-    ].map { Storefront(countryCode: $0.0, currencyCode: $0.1, localeIdentifier: $0.2) }
-
-    /// Looks up a storefront by its ISO 3166-1 alpha-3 country code, case-insensitively.
-    /// - Parameter code: e.g. `"USA"`, `"bra"`, `"JPN"` (the `settings._storefront` value of a `.storekit` file).
-    /// - Returns: the storefront from ``all``, or `nil` for a code not in the table.
+    /// Looks up a storefront by its ISO 3166-1 alpha-3 country code, case-insensitively, surrounding
+    /// whitespace ignored.
+    /// - Parameter code: e.g. `"USA"`, `"bra"`, `"LUX"` (the `settings._storefront` value of a `.storekit` file,
+    ///   StoreKit's `Storefront.countryCode`).
+    /// - Returns: the storefront from ``all``, or `nil` for a code that names no App Store storefront.
     public static func named(_ code: String) -> Storefront? {
         let wanted = code.trimmingCharacters(in: .whitespaces).uppercased()
-        return all.first { $0.countryCode == wanted }
+        return byCode[wanted]
     }
+
+    /// ``all`` by country code.
+    static let byCode: [String: Storefront] = Dictionary(all.map { ($0.countryCode, $0) }, uniquingKeysWith: { first, _ in first })
+
+    /// The storefronts closest to a code that names none, for "did you mean" messages: the storefronts whose
+    /// ISO 3166-1 alpha-2 code (`"LU"`) or English name (`"Luxembourg"`) is the text; else those one edit away
+    /// (one letter added, removed, changed, or two neighbours swapped: `"LUQ"`, `"KZA"`), in alphabetical order.
+    /// - Parameters:
+    ///   - code: what was given, e.g. `"LUQ"`, `"lu"`, `"Russia"`.
+    ///   - limit: most codes returned.
+    /// - Returns: country codes such as `["LUX"]`; empty when nothing is close.
+    public static func closest(to code: String, limit: Int = 5) -> [String] {
+        let wanted = code.trimmingCharacters(in: .whitespaces).uppercased()
+        guard !wanted.isEmpty else { return [] }
+        let named = all.filter { $0.regionCode == wanted || $0.name.uppercased() == wanted }.map(\.countryCode)
+        if !named.isEmpty { return Array(named.prefix(limit)) }
+        let near = all.map(\.countryCode).filter { editDistance(Array(wanted), Array($0)) == 1 }
+        return Array(near.prefix(limit))
+    }
+
+    /// Why a code is refused, with the closest valid codes: `unknown storefront "LUQ" (expected the ISO 3166-1
+    /// alpha-3 code of an App Store storefront, such as USA, BRA or JPN; closest: LUX, LBY)`.
+    /// - Parameter code: the refused code, as given.
+    /// - Returns: one sentence, without a trailing period.
+    public static func unknownCodeMessage(_ code: String) -> String {
+        let shown = code.count > 40 ? String(code.prefix(40)) + "…" : code
+        let closest = closest(to: code)
+        return "unknown storefront \"\(shown)\" (expected the ISO 3166-1 alpha-3 code of an App Store storefront, such as USA, BRA or JPN"
+            + (closest.isEmpty ? ")" : "; closest: \(closest.joined(separator: ", ")))")
+    }
+
+    /// The optimal string alignment distance between two strings of characters: the fewest insertions,
+    /// deletions, substitutions and swaps of two neighbours that turn one into the other.
+    static func editDistance(_ a: [Character], _ b: [Character]) -> Int {
+        guard !a.isEmpty, !b.isEmpty else { return max(a.count, b.count) }
+        var d = Array(repeating: Array(repeating: 0, count: b.count + 1), count: a.count + 1)
+        for i in 0...a.count { d[i][0] = i }
+        for j in 0...b.count { d[0][j] = j }
+        for i in 1...a.count {
+            for j in 1...b.count {
+                d[i][j] = Swift.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+                if i > 1, j > 1, a[i - 1] == b[j - 2], a[i - 2] == b[j - 1] { d[i][j] = Swift.min(d[i][j], d[i - 2][j - 2] + 1) }
+            }
+        }
+        return d[a.count][b.count]
+    }
+
+    /// The ISO 3166-1 alpha-2 code of the storefront's region, from its formatting locale: `"US"`, `"LU"`, `"XK"`.
+    public var regionCode: String { Self.regionCodes[countryCode] ?? Self.regionCode(of: localeIdentifier) }
+
+    /// The country or region's name in English, from Foundation (`Locale.localizedString(forRegionCode:)`):
+    /// `"Luxembourg"`, `"United States"`; the country code when Foundation has no name.
+    public var name: String { Self.names[countryCode] ?? Self.name(ofRegion: regionCode, fallback: countryCode) }
+
+    static func regionCode(of localeIdentifier: String) -> String { Locale(identifier: localeIdentifier).region?.identifier ?? "" }
+    static func name(ofRegion region: String, fallback: String) -> String {
+        Locale(identifier: "en_US").localizedString(forRegionCode: region) ?? fallback
+    }
+    /// ``regionCode`` and ``name`` of every storefront of ``all``, computed once.
+    static let regionCodes = Dictionary(all.map { ($0.countryCode, regionCode(of: $0.localeIdentifier)) }, uniquingKeysWith: { a, _ in a })
+    static let names = Dictionary(all.map { ($0.countryCode, name(ofRegion: regionCode(of: $0.localeIdentifier), fallback: $0.countryCode)) },
+                                  uniquingKeysWith: { a, _ in a })
 
     /// Formats a catalog price like StoreKit's `Product.displayPrice`: the number unchanged, in this
     /// storefront's currency, formatted by Foundation (`Decimal.FormatStyle.Currency`) for this storefront's
-    /// locale (DESIGN.md rule 2; shared/storekit/README.md "changing the storefront changes the currency,
-    /// not the number").
+    /// locale (in Xcode's StoreKit testing, changing the storefront changes the currency, not the number).
     ///
     /// Foundation on Linux (Swift 6.3) produces, for 0.99 / 4.90 / 100:
     /// USA `"$0.99"`, BRA `"R$\u{A0}0,99"` / `"R$\u{A0}4,90"` (a no-break space, not U+0020),

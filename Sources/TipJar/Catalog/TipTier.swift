@@ -1,9 +1,11 @@
-/// The tip jar's tier table: coffee ☕, snack 🥐, lunch 🍱, in the order tips are always offered
-/// (DESIGN.md rule 1: "coffee before snack before lunch, never in the order the store returns them").
+/// The tip jar's tier table: coffee ☕, snack 🥐, lunch 🍱, in the order the tiers are offered — coffee before
+/// snack before lunch, never in the order the store returns them — when a catalog's tips name all three
+/// (``Catalog/tierOrder(_:)``; otherwise tips are offered by ascending price).
 ///
 /// `allCases` is the tier order. A catalog product belongs to a tier when its ID equals the tier's
 /// ``productID`` or its ID's last dot-separated component is the tier's raw value
-/// (`app.example.photos.tip.lunch` → ``lunch``); see ``matching(productID:)``.
+/// (`app.example.photos.tip.lunch` → ``lunch``); see ``matching(productID:)``. The tier gives a tile its
+/// emoji and tint whatever the order.
 public enum TipTier: String, CaseIterable, Sendable, Comparable, Codable {
     /// The smallest tip, ☕; shipped as `com.example.tipjar.tip.coffee` (0.99 in TipProducts.storekit).
     case coffee
@@ -12,7 +14,7 @@ public enum TipTier: String, CaseIterable, Sendable, Comparable, Codable {
     /// The largest tip, 🍱; shipped as `com.example.tipjar.tip.lunch` (4.99).
     case lunch
 
-    /// The tier's emoji shown on its tile (DESIGN.md rules 1 and 10): ☕, 🥐, 🍱.
+    /// The tier's emoji shown on its tile: ☕, 🥐, 🍱.
     public var emoji: String {
         switch self {
         case .coffee: "☕"
@@ -21,7 +23,7 @@ public enum TipTier: String, CaseIterable, Sendable, Comparable, Codable {
         }
     }
 
-    /// The tile's tint as a CSS hex color (DESIGN.md rule 10): coffee brown `#8B5A2B`,
+    /// The tile's tint as a CSS hex color: coffee brown `#8B5A2B`,
     /// snack golden `#D4A017`, lunch red `#C0392B`.
     public var tint: String {
         switch self {
@@ -41,8 +43,8 @@ public enum TipTier: String, CaseIterable, Sendable, Comparable, Codable {
     /// The tier a product ID belongs to: an exact match with a tier's ``productID``, else its last
     /// dot-separated component compared case-insensitively with the tier names (`x.y.tip.Coffee` → coffee).
     /// - Parameter productID: any product identifier.
-    /// - Returns: the tier, or `nil` when the ID matches none (then tier order falls back to price,
-    ///   shared/storekit/README.md).
+    /// - Returns: the tier, or `nil` when the ID matches none (a catalog whose tips do not name each tier
+    ///   exactly once is offered by ascending price, ``Catalog/tierOrder(_:)``).
     public static func matching(productID: String) -> TipTier? {
         if let exact = allCases.first(where: { $0.productID == productID }) { return exact }
         let last = productID.split(separator: ".", omittingEmptySubsequences: false).last.map(String.init) ?? ""

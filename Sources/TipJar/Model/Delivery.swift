@@ -21,7 +21,8 @@ public enum RecordOutcome: String, Sendable, Codable, CaseIterable {
     case duplicate
     /// The transaction was refunded; nothing is added and nothing is taken back.
     case revoked
-    /// The product is not in the catalog; ignored and logged.
+    /// The product is not one of the catalog's tips (a subscription, a non-consumable, or an ID the catalog
+    /// does not hold); ignored and logged, no heart.
     case unknownProduct
     /// Verification failed; not recorded, not finished.
     case unverified

@@ -54,9 +54,10 @@ extension TipJarService {
 
     // MARK: The one handler
 
-    /// The transaction handler every path feeds (DESIGN.md rule 5): check verification, record,
-    /// `finish()`. Unverified → not recorded, not finished; revoked → nothing added, finished;
-    /// unknown product → ignored and logged, finished; else counted once per transaction ID.
+    /// The transaction handler every path feeds (purchase, listener, launch, restore): check verification,
+    /// record, `finish()`. Unverified → not recorded, not finished; revoked → nothing added, finished;
+    /// a product that is not one of the catalog's tips (a subscription, a non-consumable, or an ID the catalog
+    /// does not hold) → `unknownProduct`, logged, finished, no heart; else counted once per transaction ID.
     /// - Returns: The ledger row as committed (its outcome may be `.duplicate`).
     /// - Throws: storage errors (nothing half-written: the ledger row, hearts and finished flag
     ///   commit together).
@@ -69,9 +70,10 @@ extension TipJarService {
     func record(_ verification: VerificationResult<Transaction>, installID: String,
                 path: DeliveryPath) async throws -> (delivery: Delivery, hearts: Int) {
         let transaction = verification.unsafePayloadValue
-        let proposed = Self.proposedOutcome(for: verification, isKnownProduct: catalog.product(withID: transaction.productID) != nil)
+        let proposed = Self.proposedOutcome(for: verification, isTip: catalog.tip(withID: transaction.productID) != nil)
         if proposed == .unknownProduct {
-            environment.log("ignored a transaction for a product outside the catalog",
+            let kind = catalog.product(withID: transaction.productID).map { "a \($0.type.rawValue), not a tip" } ?? "outside the catalog"
+            environment.log("ignored a transaction for a product that is not a tip (\(kind))",
                             ["install.id": installID, "transaction.id": "\(transaction.id)", "product.id": transaction.productID])
         }
         let crashes = await store.settings.crashBeforeFinish && proposed != .unverified
@@ -86,12 +88,15 @@ extension TipJarService {
         return (delivery, committed.hearts)
     }
 
-    /// The recording rule as a pure function (seed 001: "ignores unknown products and revoked
-    /// transactions"): what the handler proposes before the atomic duplicate check.
-    public nonisolated static func proposedOutcome(for verification: VerificationResult<Transaction>, isKnownProduct: Bool) -> RecordOutcome {
+    /// The recording rule as a pure function: what the handler proposes before the atomic duplicate check.
+    /// Only a verified, unrevoked transaction for one of the catalog's tips (a consumable) can count.
+    /// - Parameters:
+    ///   - verification: the delivered `VerificationResult`.
+    ///   - isTip: whether the transaction's product is one of the catalog's tips (``Catalog/tip(withID:)``).
+    public nonisolated static func proposedOutcome(for verification: VerificationResult<Transaction>, isTip: Bool) -> RecordOutcome {
         guard case .verified(let transaction) = verification else { return .unverified }
         if transaction.isRevoked { return .revoked }
-        if !isKnownProduct { return .unknownProduct }
+        if !isTip { return .unknownProduct }
         return .counted
     }
 

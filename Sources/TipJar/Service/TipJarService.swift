@@ -32,13 +32,10 @@ public actor TipJarService {
     ///   - accountID: The Apple Account; `nil` gives the install an account of its own.
     ///   - label: Free text such as "Ana's iPhone" (at most 100 characters).
     ///   - legacyHasTipped: Created by the old app version, which stored only "has tipped".
-    /// - Throws: `TipJarError.invalidValue` for an unknown storefront or a too-long label.
+    /// - Throws: `TipJarError.invalidValue` for an unknown storefront (with the closest codes) or a too-long label.
     public func createInstall(locale: AppLocale, storefront: String?, accountID: String? = nil, label: String = "",
                               legacyHasTipped: Bool = false) async throws -> Install {
-        let code = storefront ?? catalog.defaultStorefront.countryCode
-        guard Storefront.named(code) != nil else {
-            throw TipJarError.invalidValue(field: "storefront", reason: "\(code) is not a known storefront")
-        }
+        let code = try Self.validatedStorefront(storefront ?? catalog.defaultStorefront.countryCode).countryCode
         let label = try Self.validatedLabel(label)
         let id = environment.makeInstallID()
         let account = accountID.map { $0.trimmingCharacters(in: .whitespaces) }.flatMap { $0.isEmpty ? nil : $0 }
@@ -50,6 +47,35 @@ public actor TipJarService {
         try await storage.insert(install)
         event(id, "install.created", "Installed (\(locale.rawValue), \(code))\(legacyHasTipped ? " by the old version, has tipped" : "").")
         return install
+    }
+
+    /// Looks up an install's storefront code (any App Store storefront, ``Storefront/all``; case-insensitive).
+    /// - Throws: `TipJarError.invalidValue` naming the closest valid codes (``Storefront/unknownCodeMessage(_:)``).
+    public static func validatedStorefront(_ code: String) throws -> Storefront {
+        guard let storefront = Storefront.named(code) else {
+            throw TipJarError.invalidValue(field: "storefront", reason: Storefront.unknownCodeMessage(code))
+        }
+        return storefront
+    }
+
+    /// Moves an install to another storefront while it runs, as when the person changes their Apple Account's
+    /// country or region: StoreKit's `Storefront.updates` emits the new storefront
+    /// (https://developer.apple.com/documentation/storekit/storefront/updates), and the next
+    /// `Product.products(for:)` prices the same numbers in the new storefront's currency. Transactions already
+    /// made keep the storefront they were made in. The timeline records the change.
+    /// - Parameters:
+    ///   - code: an alpha-3 storefront code, e.g. `"GBR"` (case-insensitive).
+    ///   - installID: the install.
+    /// - Returns: the install as saved.
+    /// - Throws: `TipJarError.installNotFound`, `.invalidValue` for an unknown code; storage errors.
+    public func setStorefront(_ code: String, installID: String) async throws -> Install {
+        let before = try await install(installID)
+        let storefront = try Self.validatedStorefront(code)
+        guard storefront.countryCode != before.storefront else { return before }
+        try await storage.setStorefront(storefront.countryCode, installID: installID)
+        event(installID, "storefront.changed", "Storefront.updates: \(before.storefront) → \(storefront.countryCode) "
+              + "(\(storefront.name)); prices now in \(storefront.currencyCode).")
+        return try await install(installID)
     }
 
     /// Validates an install label: trimmed, at most 100 characters, no control characters.

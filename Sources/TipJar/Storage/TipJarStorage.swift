@@ -16,6 +16,8 @@ public protocol TipJarStorage: Sendable {
     func setRunning(_ isRunning: Bool, installID: String) async throws
     /// Changes an install's label.
     func setLabel(_ label: String, installID: String) async throws
+    /// Changes an install's storefront (an alpha-3 code of ``Storefront/all``).
+    func setStorefront(_ countryCode: String, installID: String) async throws
     /// Launch-time migration of the old "has tipped" boolean (DESIGN.md rule 8), atomically: when
     /// the flag is set, clear it and, if hearts are still zero, set them to one.
     /// - Returns: `true` when the flag was set (the migration ran now), `false` otherwise.

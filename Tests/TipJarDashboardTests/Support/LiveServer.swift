@@ -20,13 +20,14 @@ final class LiveServer: Sendable {
         .deletingLastPathComponent().deletingLastPathComponent()
 
     init(settings: StoreSettings = .normal, adminToken: String? = nil,
-         database: DatabaseConfiguration = DatabaseConfiguration(groupCommit: true), sessionLimit: Int = 10_000) async throws {
+         database: DatabaseConfiguration = DatabaseConfiguration(groupCommit: true), sessionLimit: Int = 10_000,
+         catalog: Catalog? = nil) async throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("tipjar-live-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         storage = try SQLiteTipJarStorage(path: directory.appendingPathComponent("tipjar.sqlite3").path, configuration: database)
         let environment = TipJarEnvironment(now: { Date() }, sleep: { try await Task.sleep(for: $0) },
                                             makeInstallID: { UUID().uuidString.lowercased() }, log: { _, _ in })
-        let store = try await SimulatedStore(catalog: try Catalog.shipped(), storage: storage, environment: environment)
+        let store = try await SimulatedStore(catalog: try catalog ?? Catalog.shipped(), storage: storage, environment: environment)
         try await store.update(settings)
         let service = TipJarService(store: store, storage: storage, environment: environment)
         dashboard = try Dashboard(service: service, storage: storage,

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import TipJar
 
-/// Every `v*` fixture against the expectations table of shared/storekit/README.md
+/// Every `v*` fixture against the expectations table of Fixtures/storekit/README.md
 /// (names, prices exactly as Foundation formats them, tier order, "not a tip" lines).
 @Suite("StoreKit fixtures: the README expectations table")
 struct CatalogFixtureTests {
@@ -53,6 +53,17 @@ struct CatalogFixtureTests {
             "tip.medium\tMittleres Trinkgeld\t$4.99",
             "tip.large\tGroßes Trinkgeld\t$9.99",
         ]),
+        ("v3-storefront-LUX-fr-de", "de", [
+            "lu.example.pourboire.cafe\tEin Kaffee\t1,99\u{A0}€",
+            "lu.example.pourboire.croissant\tUn croissant\t3,99\u{A0}€",
+            "lu.example.pourboire.repas\tEin Essen\t7,99\u{A0}€",
+        ]),
+        ("v4-partial-tier-names", "en", [
+            "com.example.cafeapp.SomeTip\tSome tip\t$0.99",
+            "com.example.cafeapp.Coffee\tCoffee\t$2.99",
+            "com.example.cafeapp.FancyDrink\tFancy drink\t$9.99",
+            "com.example.cafeapp.TacoDinner\tTaco dinner\t$19.99",
+        ]),
         ("v4-empty-catalog", "en", []),
         ("v5-nested-offers", "en", [
             "com.example.v5.tip.coffee\tCoffee\t$1.69",
@@ -78,6 +89,9 @@ struct CatalogFixtureTests {
         ("v4-ja-only-names", "4.0", "USA", "en_US", "A0B1C2D3", 3, 3),
         ("v4-empty-display-names", "4.0", "USA", "en_US", "FF00AA11", 3, 3),
         ("v4-compact-no-newline", "4.0", "USA", nil, "keyvault-config", 3, 3),
+        ("v3-storefront-LUX-fr-de", "3.0", "LUX", "fr_FR", "4C1D9A7E", 3, 3),
+        ("v4-partial-tier-names", "4.0", "USA", "en_US", "9B27C3D0", 4, 4),
+        ("v4-names-with-tab-and-newline", "4.0", "USA", "en_US", "1E2F3A4B", 3, 3),
         ("v4-empty-catalog", "4.0", "USA", "en_US", "EMPTY000", 0, 0),
         ("v5-nested-offers", "5.0", "USA", "en_US", "V5V5V5V5", 2, 4),
     ]

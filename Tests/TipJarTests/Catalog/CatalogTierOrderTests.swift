@@ -2,8 +2,8 @@ import Foundation
 import Testing
 @testable import TipJar
 
-/// Offers are always in tier order — coffee, snack, lunch — whatever the file order (DESIGN.md rule 1);
-/// without tier IDs, ascending price then file order (shared/storekit/README.md).
+/// Offers are in tier order — coffee, snack, lunch — whatever the file order when the IDs name all three tiers
+/// once each; otherwise ascending price, then file order (``Catalog/tierOrder(_:)``).
 @Suite("Tier order")
 struct CatalogTierOrderTests {
     static let permutations: [[String]] = [
@@ -40,12 +40,38 @@ struct CatalogTierOrderTests {
         #expect(catalog.tips.map(\.productID) == ["t.d", "t.a", "t.b", "t.c"])
     }
 
-    @Test("tier-matched tips come before unmatched ones")
-    func mixed() throws {
-        let products = [CatalogFixture.product("t.extra", price: "\"0.10\""), CatalogFixture.product("t.lunch", price: "\"5\""), CatalogFixture.product("t.coffee", price: "\"1\"")]
+    @Test("all three tiers named once: those first in tier order, then the others by price")
+    func everyTierNamedThenOthers() throws {
+        let products = [CatalogFixture.product("t.extra", price: "\"0.10\""), CatalogFixture.product("t.lunch", price: "\"5\""),
+                        CatalogFixture.product("t.snack", price: "\"9\""), CatalogFixture.product("t.coffee", price: "\"1\"")]
         let catalog = try CatalogFixture.parse(CatalogFixture.file(products: "[\(products.joined(separator: ","))]"))
-        #expect(catalog.tips.map(\.productID) == ["t.coffee", "t.lunch", "t.extra"])
-        #expect(catalog.tier(of: catalog.tips[2]) == nil)
+        #expect(catalog.tips.map(\.productID) == ["t.coffee", "t.snack", "t.lunch", "t.extra"])
+        #expect(catalog.tier(of: catalog.tips[3]) == nil)
+    }
+
+    @Test("a tier named partly, twice or not at all: every tip by ascending price", arguments: [
+        [("t.extra", "0.10"), ("t.lunch", "5"), ("t.coffee", "1")],
+        [("a.coffee", "3"), ("b.coffee", "1"), ("t.snack", "2"), ("t.lunch", "0.5")],
+    ])
+    func priceOrderUnlessEveryTierIsNamedOnce(tips: [(String, String)]) throws {
+        let products = tips.map { CatalogFixture.product($0.0, price: "\"\($0.1)\"") }
+        let catalog = try CatalogFixture.parse(CatalogFixture.file(products: "[\(products.joined(separator: ","))]"))
+        let prices = catalog.tips.map(\.price)
+        #expect(prices == prices.sorted())
+    }
+
+    @Test("IDs ending .Coffee, .SomeTip, .FancyDrink, .TacoDinner are offered cheapest first")
+    func partialTierNamesFixture() throws {
+        let catalog = try CatalogFixture.load("v4-partial-tier-names")
+        #expect(catalog.tips.map { Storefront.usa.displayPrice($0.price) } == ["$0.99", "$2.99", "$9.99", "$19.99"])
+        #expect(catalog.tips.map(\.productID).map { $0.split(separator: ".").last.map(String.init) ?? "" }
+                == ["SomeTip", "Coffee", "FancyDrink", "TacoDinner"])
+    }
+
+    @Test("the shipped catalog keeps coffee, snack, lunch")
+    func shippedOrder() throws {
+        let catalog = try Catalog.shipped()
+        #expect(catalog.tips.map(\.productID) == TipTier.allCases.map(\.productID))
     }
 
     @Test("v3 file order lunch, coffee, snack is offered coffee, snack, lunch")
