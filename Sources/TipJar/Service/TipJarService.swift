@@ -76,6 +76,16 @@ public actor TipJarService {
         return install
     }
 
+    /// The app is deleted from the device: its hearts, ledger and counted keys go (UserDefaults goes with
+    /// the app); its transactions stay with the store under its account, so a new install on the same
+    /// account receives the unfinished ones at launch, as `Transaction.unfinished` would.
+    /// - Throws: `TipJarError.installNotFound`; `.purchaseInProgress` while a purchase is open; storage errors.
+    public func deleteInstall(_ installID: String) async throws {
+        guard !openPurchases.contains(installID) else { throw TipJarError.purchaseInProgress(installID: installID) }
+        guard try await storage.deleteInstall(withID: installID) else { throw TipJarError.installNotFound(installID) }
+        event(nil, "install.deleted", "Install \(installID.prefix(8)) deleted; its account's transactions stay with the store.")
+    }
+
     /// Whether a purchase is open for the install right now (its tip buttons are disabled).
     public func isPurchaseOpen(installID: String) -> Bool { openPurchases.contains(installID) }
 
