@@ -4,14 +4,16 @@ import TipJar
 /// `tipjar check-storekit FILE [--locale en|pt-BR] [--storefront USA]`: loads a `.storekit` file
 /// exactly as `serve` would and prints one line per tip in tier order,
 /// `<productID>\t<name>\t<displayPrice>`, then `not a tip: <productID> (<type>)` for each other
-/// product (issue 2). A bad file prints `<file>: <JSON location>: <problem>` and exits 1.
+/// product, then one `applied setting: <key> (<what>)` or `ignored setting: <key> (<why>)` line per key of
+/// the file's `settings` (``StoreKitFileSettings/Note/line``). A bad file prints `<file>: <JSON location>: <problem>` and exits 1.
 struct CheckStoreKitCommand {
     static let usage = """
         USAGE: tipjar check-storekit FILE [--locale en|pt-BR] [--storefront CODE]
 
         Loads FILE as 'tipjar serve --storekit FILE' would, then prints each tip in tier order
         as <productID> TAB <name> TAB <displayPrice>, then 'not a tip: <productID> (<type>)'
-        for every other product. Exits 1 with <file>: <JSON location>: <problem> on a bad file.
+        for every other product, then 'applied setting: <key> (<what>)' or
+        'ignored setting: <key> (<why>)' for every key of the file's settings. Exits 1 with <file>: <JSON location>: <problem> on a bad file.
 
         OPTIONS:
           --locale en|pt-BR     Language of the names (default: en).
@@ -48,6 +50,7 @@ struct CheckStoreKitCommand {
             return 1
         }
         for line in catalog.tipListing(locale: locale.identifier, storefront: storefront) { print(line) }
+        for note in catalog.fileSettings.notes { print(note.line) }
         return 0
     }
 }

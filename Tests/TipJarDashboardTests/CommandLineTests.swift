@@ -84,6 +84,7 @@ struct CommandLineTests {
         let run = try Self.run(["check-storekit", Self.fixtures.appendingPathComponent("\(expected.file).storekit").path] + expected.arguments)
         #expect(run.status == 0, "\(expected.file): \(run.error)")
         let lines = run.output.split(separator: "\n").map(String.init)
+            .filter { !$0.hasPrefix("applied setting: ") && !$0.hasPrefix("ignored setting: ") }
         var cursor = 0
         for fragment in expected.lines {
             let found = lines[cursor...].firstIndex { $0.contains(fragment) }
