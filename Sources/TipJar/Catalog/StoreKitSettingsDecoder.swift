@@ -198,7 +198,10 @@ struct StoreKitSettingsDecoder {
                 guard let flag = try? value.bool() else { note(key, false, "\(name): enabled \(value.mismatch("true or false").problem)"); continue }
                 enabled = flag
             }
-            guard enabled else { summary.append("\(name) off"); continue }
+            guard enabled else {
+                if api.failureType != nil { summary.append("\(name) off") }
+                continue
+            }
             guard let type = api.failureType else {
                 note(key, false, "\(name) is enabled, but a tip jar never calls this API")
                 continue
