@@ -114,6 +114,28 @@ struct CommandLineTests {
         #expect(run.error.contains(problem))
     }
 
+    @Test func checkStoreKitPrintsWhatItAppliedAndOneIgnoredLinePerOtherKey() throws {
+        let run = try Self.run(["check-storekit", Self.fixtures.appendingPathComponent("settings-ask-to-buy-pt-BR.storekit").path])
+        #expect(run.status == 0, "\(run.error)")
+        let lines = run.output.split(separator: "\n").map(String.init)
+        let settings = lines.filter { $0.hasPrefix("applied setting: ") || $0.hasPrefix("ignored setting: ") }
+        #expect(settings.count == 12, "one line per key of the file's settings: \(settings)")
+        #expect(lines.suffix(settings.count) == settings[...], "after the tips")
+        for expected in ["applied setting: _askToBuyEnabled (true", "applied setting: _locale (pt_BR: new installs start in pt-BR",
+                         "applied setting: _storeKitErrors (", "ignored setting: _timeRate (", "ignored setting: _billingGracePeriodEnabled (",
+                         "ignored setting: _disableDialogs (true: recognised but not yet applicable"] {
+            #expect(settings.contains { $0.hasPrefix(expected) }, "\(expected)")
+        }
+    }
+
+    @Test func serveLogsTheFilesSettingsAtStartUp() throws {
+        let run = try Self.run(["serve", "--port", "0", "--database", "/nonexistent-dir/x.sqlite3",
+                                "--storekit", Self.fixtures.appendingPathComponent("settings-hostile-values.storekit").path])
+        #expect(run.error.contains("tipjar: ignored setting: _askToBuyEnabled (expected true or false, found the string \"yes\")"))
+        #expect(run.error.contains("tipjar: applied setting: _failTransactionsEnabled (true: every purchase throws userCancelled)"))
+        #expect(run.error.contains("tipjar: ignored setting: _storeKitErrors[0] (Load Products: current.index 99 is out of range"))
+    }
+
     @Test func serveRefusesACorruptDatabaseAndLeavesItsBytesAlone() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tipjar-cli-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)

@@ -32,7 +32,8 @@ public actor TipJarService {
     ///   - accountID: The Apple Account; `nil` gives the install an account of its own.
     ///   - label: Free text such as "Ana's iPhone" (at most 100 characters).
     ///   - legacyHasTipped: Created by the old app version, which stored only "has tipped".
-    /// - Throws: `TipJarError.invalidValue` for an unknown storefront or a too-long label.
+    /// - Throws: `TipJarError.invalidValue` for an unknown storefront, a too-long label, or an account ID that is
+    ///   longer than 100 characters or holds a `/`.
     public func createInstall(locale: AppLocale, storefront: String?, accountID: String? = nil, label: String = "",
                               legacyHasTipped: Bool = false) async throws -> Install {
         let code = storefront ?? catalog.defaultStorefront.countryCode
@@ -44,6 +45,10 @@ public actor TipJarService {
         let account = accountID.map { $0.trimmingCharacters(in: .whitespaces) }.flatMap { $0.isEmpty ? nil : $0 }
         guard (account?.count ?? 0) <= 100 else {
             throw TipJarError.invalidValue(field: "accountID", reason: "must be at most 100 characters")
+        }
+        // The account page lives at /accounts/{accountID}: one path segment, which can never hold a "/".
+        guard account?.contains("/") != true else {
+            throw TipJarError.invalidValue(field: "accountID", reason: "must not contain \"/\"")
         }
         let install = Install(id: id, label: label, locale: locale, storefront: code, accountID: account ?? "account-\(id.prefix(8))",
                               legacyHasTipped: legacyHasTipped, createdAt: environment.now())
