@@ -6,16 +6,10 @@ import TipJar
 /// post with the CSRF token, the Transactions page and the account page.
 @Suite("Session controls and history: pages", .serialized)
 struct SessionAndHistoryPageTests {
-    struct Session {
-        var cookie: String
-        var token: String
-    }
+    typealias Session = PageTests.Session
 
-    func session(_ server: LiveServer) async throws -> Session {
-        let page = await server.send("GET", "/store")
-        #expect(page.status == 200)
-        return Session(cookie: try #require(page.sessionCookie), token: try #require(page.csrfToken))
-    }
+    /// A browser session (cookie and CSRF token), as the page tests start one.
+    func session(_ server: LiveServer) async throws -> Session { try await PageTests().session(server) }
 
     func post(_ server: LiveServer, _ target: String, _ session: Session, token: Bool = true) async -> HTTPReply {
         await server.send("POST", target, fields: [("Content-Type", "application/x-www-form-urlencoded"), ("Cookie", session.cookie),
