@@ -93,6 +93,17 @@ public struct Router: HTTPResponder {
         return Self.allowResponse(.methodNotAllowed, methods: methods)
     }
 
+    /// Whether a route of exactly this method matches the path, i.e. whether ``respond(to:)`` would run a
+    /// handler (every other request is answered 404, 405 or by the fallback, without acting).
+    /// - Parameters:
+    ///   - method: the method token, e.g. `DELETE`.
+    ///   - path: the request path.
+    /// - Returns: `true` when a handler would run.
+    public func hasHandler(method: String, path: String) -> Bool {
+        let parts = path.split(separator: "/", omittingEmptySubsequences: true)
+        return routes.contains { $0.method == method && Self.match($0.segments, parts) != nil }
+    }
+
     static func match(_ segments: [Segment], _ parts: [Substring]) -> RouteParameters? {
         guard segments.count == parts.count else { return nil }
         var captured: [(name: String, value: String)] = []

@@ -179,6 +179,7 @@ enum APIModels {
         var failures: FailuresBody
         var crashBeforeFinish: Bool
         var listenerReemits: Int
+        var askToBuyEnabled: Bool
 
         init(_ settings: StoreSettings) {
             catalog = settings.catalog.rawValue
@@ -190,6 +191,7 @@ enum APIModels {
                                     verification: settings.failures.verification?.rawValue, sync: settings.failures.sync?.rawValue)
             crashBeforeFinish = settings.crashBeforeFinish
             listenerReemits = settings.listenerReemits
+            askToBuyEnabled = settings.askToBuyEnabled
         }
     }
 }

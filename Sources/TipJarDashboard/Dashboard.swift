@@ -62,9 +62,10 @@ public final class Dashboard: HTTPResponder {
         }
         // Looking the session up marks it as used (see `SessionStore`), whatever the request.
         let sessionToken = SessionStore.sessionID(fromCookie: request.fields["Cookie"]).flatMap(sessions.token(forSession:))
-        // The methods this dashboard changes state with (it has no DELETE route); any other method
-        // reaches the router, which answers 405 (with Allow) or 501 without acting.
-        if ["POST", "PUT", "PATCH"].contains(request.method) {
+        // Deny by default: a request with any method but the safe ones (RFC 9110 §9.2.1: GET, HEAD, OPTIONS)
+        // that would reach a handler, DELETE included, passes the origin and CSRF checks first. Any other
+        // request is answered 404, 405 (with Allow) or 501 by the router without acting.
+        if !["GET", "HEAD", "OPTIONS"].contains(request.method), router.hasHandler(method: request.method, path: request.path) {
             let isAPI = request.path.hasPrefix("/api/")
             if let refusal = OriginCheck.refusal(for: request, isAPI: isAPI, sessionToken: sessionToken) { return refusal }
         }

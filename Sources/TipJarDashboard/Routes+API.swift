@@ -9,7 +9,7 @@ extension Routes {
         router.post("/api/installs") { request, _ in
             await handling(request) {
                 let body = try JSONBody.decode(APIModels.NewInstall.self, from: request)
-                var install = try await service.createInstall(locale: body.locale ?? .en, storefront: body.storefront,
+                var install = try await service.createInstall(locale: body.locale ?? service.catalog.defaultLocale, storefront: body.storefront,
                                                               accountID: body.accountID, label: body.label ?? "",
                                                               legacyHasTipped: body.legacyHasTipped ?? false)
                 if body.launch == true {

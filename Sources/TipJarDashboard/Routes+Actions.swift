@@ -153,6 +153,7 @@ extension Routes {
                                              sync: try optional("failSync", StoreKitError.self)),
             purchaseLatencyMs: try integer("purchaseLatencyMs", in: 0...StoreSettings.maximumLatencyMs),
             crashBeforeFinish: form["crashBeforeFinish"] == "1",
-            listenerReemits: try integer("listenerReemits", in: 0...3))
+            listenerReemits: try integer("listenerReemits", in: 0...3),
+            askToBuyEnabled: form["askToBuyEnabled"] == "1")
     }
 }

@@ -60,11 +60,12 @@ extension Routes {
         let result = try await storage.installs(matching: query)
         data["installs"] = result.installs.map(ViewModels.install)
         data["query"] = ["search": search, "page": page]
+        if request.queryValue("flash") == "deleted" { data["flash"] = "Deleted: the app, its hearts and its ledger are gone; its transactions stay with the store." }
         data["heartFilters"] = ViewModels.choices([("", "any")] + (0...5).map { ("\($0)", "\($0)") },
                                                   selected: heartsFilter.map(String.init) ?? "")
         let catalog = service.catalog
         data["locales"] = ViewModels.choices(AppLocale.allCases.map { ($0.rawValue, $0 == .en ? "English (en)" : "Português (pt-BR)") },
-                                             selected: AppLocale.en.rawValue)
+                                             selected: catalog.defaultLocale.rawValue)
         data["storefronts"] = ViewModels.storefrontChoices(selected: catalog.defaultStorefront.countryCode)
         func link(_ page: Int) -> String {
             var items = [("page", "\(page)")]
@@ -155,6 +156,8 @@ extension Routes {
              "isFinished": stored.isFinished, "canRefund": stored.status == .purchased && !stored.transaction.isRevoked]
         }
         data["productIDs"] = service.catalog.products.map(\.productID)
+        data["fileNotes"] = service.catalog.fileSettings.notes.map { ["line": $0.line, "applied": $0.applied] }
+        data["fromFile"] = ViewModels.fromFile(service.catalog.fileSettings, current: settings)
         return try html("pages/store", data)
     }
 
@@ -164,6 +167,8 @@ extension Routes {
         "declined": "Declined: nothing was recorded.",
         "refunded": "Refunded: the revoked transaction went to the install's listener (or waits for its next launch).",
         "external": "Purchased outside the app: delivered to the install's listener (or waits for its next launch).",
+        "reset": "Reset: the store's settings are the file's again.",
+        "cleared": "Cleared: the store forgot every transaction; installs kept their hearts.",
     ]
 
     func catalogPage(_ request: HTTPRequest) async throws -> HTTPResponse {

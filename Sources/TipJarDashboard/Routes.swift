@@ -18,6 +18,8 @@ struct Routes: Sendable {
         registerPages(in: &router)
         registerActions(in: &router)
         registerAPI(in: &router)
+        registerSessionControls(in: &router)
+        registerHistory(in: &router)
     }
 
     // MARK: Request helpers

@@ -5,7 +5,7 @@ import TipJar
 /// fields keep their value, and `null` inside `failures` turns that failure off (README, API).
 enum StorePatch {
     static let fields: Set<String> = ["catalog", "latencyMs", "purchaseOutcome", "purchaseError", "purchaseLatencyMs", "failures",
-                                      "crashBeforeFinish", "listenerReemits"]
+                                      "crashBeforeFinish", "listenerReemits", "askToBuyEnabled"]
 
     /// Applies a patch body to `settings`.
     /// - Throws: `RequestError` (400) naming the first unknown field or bad value.
@@ -25,10 +25,8 @@ enum StorePatch {
             settings.purchaseLatencyMs = try integer(value, "purchaseLatencyMs", 0...StoreSettings.maximumLatencyMs)
         }
         if let value = object["listenerReemits"] { settings.listenerReemits = try integer(value, "listenerReemits", 0...3) }
-        if let value = object["crashBeforeFinish"] {
-            guard let flag = value as? Bool, isBoolean(value) else { throw RequestError(message: "crashBeforeFinish must be true or false.") }
-            settings.crashBeforeFinish = flag
-        }
+        if let value = object["crashBeforeFinish"] { settings.crashBeforeFinish = try flag(value, "crashBeforeFinish") }
+        if let value = object["askToBuyEnabled"] { settings.askToBuyEnabled = try flag(value, "askToBuyEnabled") }
         if let value = object["failures"] {
             guard let failures = value as? [String: Any] else { throw RequestError(message: "failures must be an object.") }
             let names: Set<String> = ["loadProducts", "purchase", "verification", "sync"]
@@ -60,6 +58,11 @@ enum StorePatch {
             throw RequestError(message: "\(name) must be a whole number from \(range.lowerBound) to \(range.upperBound).")
         }
         return int
+    }
+
+    private static func flag(_ value: Any, _ name: String) throws -> Bool {
+        guard let flag = value as? Bool, isBoolean(value) else { throw RequestError(message: "\(name) must be true or false.") }
+        return flag
     }
 
     /// Whether a `JSONSerialization` value is a JSON boolean (not the numbers 0 or 1).

@@ -12,6 +12,13 @@ enum ViewModels {
     /// The first eight characters of an install ID, for lists.
     static func shortID(_ id: String) -> String { String(id.prefix(8)) }
 
+    /// A value for a URL path segment or query: everything but letters, digits and `-._~` percent-encoded
+    /// (RFC 3986 §2.3 unreserved characters).
+    static func urlComponent(_ text: String) -> String {
+        let allowed = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+        return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? ""
+    }
+
     /// Filled and empty hearts, e.g. `♥♥♡♡♡`.
     static func heartsText(_ hearts: Int) -> String {
         let filled = max(0, min(Install.maximumHearts, hearts))
@@ -81,7 +88,22 @@ enum ViewModels {
                 "purchaseOutcome": .string(settings.purchaseOutcome.rawValue), "isFailed": .bool(settings.purchaseOutcome == .failed),
                 "purchaseError": .string(settings.purchaseError.rawValue), "purchaseLatencyMs": .int(settings.purchaseLatencyMs),
                 "failureList": .array(failures), "crashBeforeFinish": .bool(settings.crashBeforeFinish),
-                "listenerReemits": .int(settings.listenerReemits)]
+                "listenerReemits": .int(settings.listenerReemits), "askToBuyEnabled": .bool(settings.askToBuyEnabled)]
+    }
+
+    /// Which settings on `/store` came from the `.storekit` file: those it sets whose value is still the file's.
+    static func fromFile(_ file: StoreKitFileSettings, current: StoreSettings) -> [String: Any] {
+        let f = file.failures, c = current.failures
+        let marks: [String: Bool] = [
+            "askToBuyEnabled": file.askToBuyEnabled != nil && file.askToBuyEnabled == current.askToBuyEnabled,
+            "loadProducts": f.loadProducts != nil && f.loadProducts == c.loadProducts,
+            "purchase": f.purchase != nil && f.purchase == c.purchase,
+            "verification": f.verification != nil && f.verification == c.verification,
+            "sync": f.sync != nil && f.sync == c.sync,
+        ]
+        var result: [String: Any] = marks
+        result["anyFailure"] = marks.filter { $0.key != "askToBuyEnabled" }.values.contains(true)
+        return result
     }
 
     /// What `fragments/tipjar` needs: the install, the localized strings, the hearts and the state.
@@ -107,6 +129,7 @@ enum ViewModels {
         data["ledger"] = .array(ledger.map(delivery))
         data["events"] = .array(events.map(event))
         data["live"] = .string("/installs/\(install.id)/live")
+        data["accountPath"] = .string(urlComponent(install.accountID))
         return data
     }
 

@@ -93,10 +93,13 @@ extension SQLiteTipJarStorage {
         }
     }
 
-    /// `TipJarStorage.largestTransactionID()`: `max(id)`, 0 on an empty table.
+    /// `TipJarStorage.largestTransactionID()`: the larger of `max(id)` of the store's transactions and of the
+    /// counted keys installs keep after the store forgets a transaction (both primary-key lookups); 0 when empty.
     public func largestTransactionID() async throws -> UInt64 {
         try await queue.read { db in
-            let value = try db.cachedStatement(sql: "SELECT max(id) FROM transactions").fetchOne { try $0.value(at: 0, as: Int64?.self) }
+            let value = try db.cachedStatement(sql: """
+                SELECT max(coalesce((SELECT max(id) FROM transactions), 0), coalesce((SELECT max(transaction_id) FROM counted_transactions), 0))
+                """).fetchOne { try $0.value(at: 0, as: Int64?.self) }
             return UInt64(bitPattern: (value ?? nil) ?? 0)
         }
     }

@@ -87,6 +87,10 @@ public final class SQLiteTipJarStorage: TipJarStorage {
             conditions.append("hearts = ?")
             arguments.append(hearts)
         }
+        if let accountID = query.accountID {
+            conditions.append("account_id = ?")
+            arguments.append(accountID)
+        }
         let whereClause = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
         let sql = """
             SELECT \(Self.installColumns) FROM installs \(whereClause)

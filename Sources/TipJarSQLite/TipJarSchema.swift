@@ -78,10 +78,40 @@ public enum TipJarSchema {
         ALTER TABLE counted_transactions_by_transaction RENAME TO counted_transactions;
         """
 
+    /// `v4-transactions-outlive-installs`: the store's transactions no longer reference `installs`, so that
+    /// deleting an install (the app deleted from the device) keeps its account's transactions with the store;
+    /// indexes for listing by account and by install. SQLite cannot drop a constraint in place, so the table is
+    /// rebuilt (https://www.sqlite.org/lang_altertable.html#otheralter); no table references `transactions`.
+    public static let v4 = """
+        CREATE TABLE transactions_v4 (
+            id INTEGER PRIMARY KEY NOT NULL,
+            product_id TEXT NOT NULL,
+            purchase_date_ms INTEGER NOT NULL,
+            storefront TEXT NOT NULL,
+            account_id TEXT NOT NULL,
+            install_id TEXT NOT NULL,
+            status TEXT NOT NULL CHECK (status IN ('pending', 'purchased', 'declined')),
+            is_finished INTEGER NOT NULL DEFAULT 0 CHECK (is_finished IN (0, 1)),
+            is_external INTEGER NOT NULL DEFAULT 0 CHECK (is_external IN (0, 1)),
+            revocation_date_ms INTEGER,
+            revocation_reason TEXT CHECK (revocation_reason IN ('developerIssue', 'other'))
+        );
+        INSERT INTO transactions_v4 SELECT id, product_id, purchase_date_ms, storefront, account_id, install_id, status,
+            is_finished, is_external, revocation_date_ms, revocation_reason FROM transactions;
+        DROP TABLE transactions;
+        ALTER TABLE transactions_v4 RENAME TO transactions;
+        CREATE INDEX transactions_unfinished ON transactions (account_id, id) WHERE status = 'purchased' AND is_finished = 0;
+        CREATE INDEX transactions_pending ON transactions (id) WHERE status = 'pending';
+        CREATE INDEX transactions_by_account ON transactions (account_id, id);
+        CREATE INDEX transactions_by_install ON transactions (install_id, id);
+        CREATE INDEX installs_by_account ON installs (account_id);
+        """
+
     /// Every migration, in order: (identifier, SQL).
     public static let migrations: [(identifier: String, sql: String)] = [
         ("v1-core", v1),
         ("v2-install-labels", v2),
         ("v3-counted-by-transaction", v3),
+        ("v4-transactions-outlive-installs", v4),
     ]
 }

@@ -4,18 +4,21 @@ import TipJar
 /// `tipjar check-storekit FILE [--locale LOCALE] [--storefront CODE]`: loads a `.storekit` file exactly as
 /// `serve` would and prints one line per tip in the order they are offered,
 /// `<productID>\t<name>\t<displayPrice>`, then `not a tip: <productID> (<type>)` for each other product
-/// (``Catalog/tipListing(locale:storefront:)``; fields escaped by ``Catalog/escapedField(_:)``). A bad file
-/// prints `<file>: <JSON location>: <problem>` and exits 1; a bad option exits 64.
+/// (``Catalog/tipListing(locale:storefront:)``; fields escaped by ``Catalog/escapedField(_:)``), then one
+/// `applied setting: <key> (<what>)` or `ignored setting: <key> (<why>)` line per key of the file's `settings`
+/// (``StoreKitFileSettings/Note/line``). A bad file prints `<file>: <JSON location>: <problem>` and exits 1;
+/// a bad option exits 64.
 struct CheckStoreKitCommand {
     static let usage = """
         USAGE: tipjar check-storekit FILE [--locale LOCALE] [--storefront CODE]
 
         Loads FILE as 'tipjar serve --storekit FILE' would, then prints each tip in the order the
         tip jar offers them as <productID> TAB <name> TAB <displayPrice>, then
-        'not a tip: <productID> (<type>)' for every other product. Inside a field, a backslash is
-        written \\\\, a tab \\t, a line feed \\n, a carriage return \\r and any other control
-        character \\u{XX} (its hex code point), so every line has exactly three fields.
-        Exits 1 with <file>: <JSON location>: <problem> on a bad file.
+        'not a tip: <productID> (<type>)' for every other product, then
+        'applied setting: <key> (<what>)' or 'ignored setting: <key> (<why>)' for every key of the
+        file's settings. Inside a field, a backslash is written \\\\, a tab \\t, a line feed \\n, a
+        carriage return \\r and any other control character \\u{XX} (its hex code point), so every
+        tip line has exactly three fields. Exits 1 with <file>: <JSON location>: <problem> on a bad file.
 
         OPTIONS:
           --locale LOCALE       Language of the names (default: en): en, pt-BR, or any locale the
@@ -57,6 +60,7 @@ struct CheckStoreKitCommand {
                              + (held.isEmpty ? "none" : held.joined(separator: ", ")) + "; en and pt-BR are always accepted)")
         }
         for line in catalog.tipListing(locale: locale, storefront: storefront) { print(line) }
+        for note in catalog.fileSettings.notes { print(note.line) }
         return 0
     }
 }

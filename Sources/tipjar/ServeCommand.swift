@@ -103,6 +103,8 @@ struct ServeCommand {
             printError("tipjar: cannot load the catalog: \(error.description)")
             return 1
         }
+        // Every key of the file's settings, applied or ignored with the reason, as check-storekit prints them.
+        for note in catalog.fileSettings.notes { printError("tipjar: \(note.line)") }
         let storage: SQLiteTipJarStorage
         do {
             storage = try SQLiteTipJarStorage(path: database, configuration: DatabaseConfiguration(durability: durability, groupCommit: true))

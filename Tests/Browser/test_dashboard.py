@@ -471,8 +471,10 @@ def test_pages_have_no_serious_accessibility_violations(browser, server):
     server.api("POST", f"/api/installs/{install_id}/purchases", {"productID": "com.example.tipjar.tip.snack"})
     server.api("PUT", "/api/store", server.defaults)
     failures = []
+    account = server.install(install_id)["accountID"]
     for path, state in (("/", None), ("/installs", None), (f"/installs/{install_id}", "ready"),
-                        ("/store", None), ("/catalog", None)):
+                        ("/store", None), ("/catalog", None), ("/transactions", None), (f"/accounts/{account}", None),
+                        ("/confirm/store-reset", None), (f"/confirm/installs/{install_id}/delete", None)):
         browser.get(server.base + path)
         if state:
             wait_for_state(browser, state)

@@ -97,6 +97,7 @@ struct CommandLineTests {
         let run = try Self.run(["check-storekit", Self.fixtures.appendingPathComponent("\(expected.file).storekit").path] + expected.arguments)
         #expect(run.status == 0, "\(expected.file): \(run.error)")
         let lines = run.output.split(separator: "\n").map(String.init)
+            .filter { !$0.hasPrefix("applied setting: ") && !$0.hasPrefix("ignored setting: ") }
         var cursor = 0
         for fragment in expected.lines {
             let found = lines[cursor...].firstIndex { $0.contains(fragment) }
@@ -132,10 +133,13 @@ struct CommandLineTests {
         #expect(storefront.error.contains("closest: RUS"))
     }
 
-    @Test func checkStoreKitEscapesTabsAndLineBreaksSoEveryLineHasThreeFields() throws {
+    @Test func checkStoreKitEscapesTabsAndLineBreaksSoEveryTipLineHasThreeFields() throws {
         let run = try Self.run(["check-storekit", Self.fixtures.appendingPathComponent("v4-names-with-tab-and-newline.storekit").path])
         #expect(run.status == 0)
-        let lines = run.output.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init)
+        let all = run.output.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init)
+        // The file's settings follow the tips, one `applied setting:` / `ignored setting:` line per key.
+        let lines = all.filter { !$0.hasPrefix("applied setting: ") && !$0.hasPrefix("ignored setting: ") }
+        #expect(all.count == lines.count + 1)
         #expect(lines == ["com.example.tabs.tip.small\tSmall\\ttip\t$0.99",
                           "com.example.tabs.tip.medium\tMedium tip\\nwith a second line\t$2.99",
                           "com.example.tabs.tip.large\tLarge \\\\ tip\\r\t$4.99"])
@@ -163,6 +167,28 @@ struct CommandLineTests {
         #expect(run.status == 1)
         #expect(run.error.hasPrefix(path + ": "))
         #expect(run.error.contains(problem))
+    }
+
+    @Test func checkStoreKitPrintsWhatItAppliedAndOneIgnoredLinePerOtherKey() throws {
+        let run = try Self.run(["check-storekit", Self.fixtures.appendingPathComponent("settings-ask-to-buy-pt-BR.storekit").path])
+        #expect(run.status == 0, "\(run.error)")
+        let lines = run.output.split(separator: "\n").map(String.init)
+        let settings = lines.filter { $0.hasPrefix("applied setting: ") || $0.hasPrefix("ignored setting: ") }
+        #expect(settings.count == 12, "one line per key of the file's settings: \(settings)")
+        #expect(lines.suffix(settings.count) == settings[...], "after the tips")
+        for expected in ["applied setting: _askToBuyEnabled (true", "applied setting: _locale (pt_BR: new installs start in pt-BR",
+                         "applied setting: _storeKitErrors (", "ignored setting: _timeRate (", "ignored setting: _billingGracePeriodEnabled (",
+                         "ignored setting: _disableDialogs (true: recognised but not yet applicable"] {
+            #expect(settings.contains { $0.hasPrefix(expected) }, "\(expected)")
+        }
+    }
+
+    @Test func serveLogsTheFilesSettingsAtStartUp() throws {
+        let run = try Self.run(["serve", "--port", "0", "--database", "/nonexistent-dir/x.sqlite3",
+                                "--storekit", Self.fixtures.appendingPathComponent("settings-hostile-values.storekit").path])
+        #expect(run.error.contains("tipjar: ignored setting: _askToBuyEnabled (expected true or false, found the string \"yes\")"))
+        #expect(run.error.contains("tipjar: applied setting: _failTransactionsEnabled (true: every purchase throws userCancelled)"))
+        #expect(run.error.contains("tipjar: ignored setting: _storeKitErrors[0] (Load Products: current.index 99 is out of range"))
     }
 
     @Test func serveRefusesACorruptDatabaseAndLeavesItsBytesAlone() throws {

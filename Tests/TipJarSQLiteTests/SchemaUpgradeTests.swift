@@ -35,6 +35,14 @@ struct SchemaUpgradeTests {
         }
         #expect(table?.contains("PRIMARY KEY (transaction_id, install_id)") == true)
 
+        // v4: the store's transactions outlive a deleted install.
+        let kept = try await storage.transactions(matching: TransactionQuery(installID: tipped.id)).transactions
+        #expect(kept.map(\.transaction.id) == [2, 1])
+        #expect(try await storage.deleteInstall(withID: tipped.id))
+        #expect(try await storage.install(withID: tipped.id) == nil)
+        #expect(try await storage.transactions(matching: TransactionQuery(installID: tipped.id)).transactions == kept)
+        #expect(try await storage.ledger(installID: tipped.id, limit: 10).isEmpty)
+
         let legacy = try #require(try await storage.install(withID: "0a1b2c3d-0000-4000-8000-000000000002"))
         #expect(legacy.legacyHasTipped)
         #expect(try await storage.migrateLegacyFlag(installID: legacy.id))

@@ -37,7 +37,8 @@ extension Catalog {
     /// `nonRenewingSubscriptions`, `settings` and its keys, `localizations`). Refuses, naming the location:
     /// non-JSON (e.g. a property list: "not a StoreKit configuration file (not JSON)"), truncated or invalid
     /// JSON (`line L, column C` / `end of file (…)`), a missing `version` or `products`, an unsupported
-    /// version, a wrong JSON type at any read key, a `displayPrice` that is not an exact non-negative decimal
+    /// version, a wrong JSON type at any read key outside `settings` (a wrongly typed setting is reported in
+    /// ``Catalog/fileSettings`` instead, and ignored), a `displayPrice` that is not an exact non-negative decimal
     /// (`products[1].displayPrice`), an unknown `type` (`products[0].type`), an unknown `_storefront`, and a
     /// `productID` used twice anywhere in the file (named, with both locations).
     /// - Parameters:

@@ -17,6 +17,8 @@ public struct Catalog: Sendable, Equatable {
     /// The file's `settings._locale` as written (e.g. `"en_US"`, `"pt_BR"`), or `nil`; the third step of the
     /// name fallback.
     public var fileLocale: String?
+    /// Everything the file's `settings` asks of the store, with a note per key (applied or ignored, and why).
+    public var fileSettings: StoreKitFileSettings
     /// Every product in file order (``CatalogProduct/fileIndex``): tips, non-consumables,
     /// non-renewing and auto-renewable subscriptions.
     public private(set) var products: [CatalogProduct]
@@ -34,14 +36,17 @@ public struct Catalog: Sendable, Equatable {
     ///   - formatVersion: the file format version.
     ///   - defaultStorefront: the storefront new installs start in.
     ///   - fileLocale: the file's `_locale`, if any.
+    ///   - fileSettings: the file's `settings`, decoded; none by default.
     ///   - products: every product; sorted by ``CatalogProduct/fileIndex`` on the way in.
     public init(
         identifier: String? = nil,
         formatVersion: CatalogFormatVersion = CatalogFormatVersion(major: 3, minor: 0),
         defaultStorefront: Storefront = .usa,
         fileLocale: String? = nil,
+        fileSettings: StoreKitFileSettings = StoreKitFileSettings(),
         products: [CatalogProduct]
     ) {
+        self.fileSettings = fileSettings
         self.identifier = identifier
         self.formatVersion = formatVersion
         self.defaultStorefront = defaultStorefront
@@ -73,6 +78,11 @@ public struct Catalog: Sendable, Equatable {
             if a.price != b.price { return a.price < b.price }
             return a.fileIndex < b.fileIndex
         }
+    }
+
+    /// The locale a new install starts in: `pt-BR` when the file's `_locale` is Portuguese (`pt_BR`), else `en`.
+    public var defaultLocale: AppLocale {
+        StoreKitFileSettings(locale: fileLocale).installLocale
     }
 
     /// The product with this exact product ID, tip or not.

@@ -5,7 +5,7 @@ import Foundation
 /// points are ``Catalog/init(data:fileName:)`` and ``Catalog/load(contentsOf:)``.
 ///
 /// Tolerated where Xcode omits them: `identifier`, `nonRenewingSubscriptions`, `subscriptionGroups`,
-/// `settings` and all its keys, a product's `referenceName`, `familyShareable`, `localizations`, and a
+/// `settings` and all its keys (each applied or noted, ``StoreKitSettingsDecoder``), a product's `referenceName`, `familyShareable`, `localizations`, and a
 /// localization's `displayName`/`description`. Required: `version`, `products`, and each product's
 /// `productID`, `type` (in `products`) and `displayPrice`, each localization's `locale`.
 struct StoreKitFileDecoder {
@@ -60,22 +60,9 @@ struct StoreKitFileDecoder {
 
         var identifier: String?
         if let node = try root.optionalMember("identifier") { identifier = try node.string() }
-        var storefront = Storefront.usa
-        var fileLocale: String?
-        if let settings = try root.optionalMember("settings") {
-            _ = try settings.object()
-            if let node = try settings.optionalMember("_storefront") {
-                let code = try node.string()
-                if Catalog.nonEmpty(code) != nil {
-                    guard let named = Storefront.named(code) else {
-                        throw node.error(Storefront.unknownCodeMessage(code))
-                    }
-                    storefront = named
-                }
-            }
-            if let node = try settings.optionalMember("_locale") {
-                fileLocale = Catalog.nonEmpty(try node.string())
-            }
+        var settings = StoreKitFileSettings()
+        if let node = try root.optionalMember("settings") {
+            settings = try StoreKitSettingsDecoder().decode(node)
         }
 
         var products: [CatalogProduct] = []
@@ -100,8 +87,8 @@ struct StoreKitFileDecoder {
                 for node in try subscriptions.elements() { try add(node, .subscriptions) }
             }
         }
-        return Catalog(identifier: identifier, formatVersion: version, defaultStorefront: storefront,
-                       fileLocale: fileLocale, products: products)
+        return Catalog(identifier: identifier, formatVersion: version, defaultStorefront: settings.storefront ?? .usa,
+                       fileLocale: settings.locale, fileSettings: settings, products: products)
     }
 
     /// Decodes and checks `version`: `{"major": Int, "minor": Int}`, 1.0 through 5.x.

@@ -32,7 +32,8 @@ public actor TipJarService {
     ///   - accountID: The Apple Account; `nil` gives the install an account of its own.
     ///   - label: Free text such as "Ana's iPhone" (at most 100 characters).
     ///   - legacyHasTipped: Created by the old app version, which stored only "has tipped".
-    /// - Throws: `TipJarError.invalidValue` for an unknown storefront (with the closest codes) or a too-long label.
+    /// - Throws: `TipJarError.invalidValue` for an unknown storefront (with the closest codes), a too-long label,
+    ///   or an account ID that is longer than 100 characters or holds a `/`.
     public func createInstall(locale: AppLocale, storefront: String?, accountID: String? = nil, label: String = "",
                               legacyHasTipped: Bool = false) async throws -> Install {
         let code = try Self.validatedStorefront(storefront ?? catalog.defaultStorefront.countryCode).countryCode
@@ -41,6 +42,10 @@ public actor TipJarService {
         let account = accountID.map { $0.trimmingCharacters(in: .whitespaces) }.flatMap { $0.isEmpty ? nil : $0 }
         guard (account?.count ?? 0) <= 100 else {
             throw TipJarError.invalidValue(field: "accountID", reason: "must be at most 100 characters")
+        }
+        // The account page lives at /accounts/{accountID}: one path segment, which can never hold a "/".
+        guard account?.contains("/") != true else {
+            throw TipJarError.invalidValue(field: "accountID", reason: "must not contain \"/\"")
         }
         let install = Install(id: id, label: label, locale: locale, storefront: code, accountID: account ?? "account-\(id.prefix(8))",
                               legacyHasTipped: legacyHasTipped, createdAt: environment.now())
@@ -100,6 +105,16 @@ public actor TipJarService {
     public func install(_ installID: String) async throws -> Install {
         guard let install = try await storage.install(withID: installID) else { throw TipJarError.installNotFound(installID) }
         return install
+    }
+
+    /// The app is deleted from the device: its hearts, ledger and counted keys go (UserDefaults goes with
+    /// the app); its transactions stay with the store under its account, so a new install on the same
+    /// account receives the unfinished ones at launch, as `Transaction.unfinished` would.
+    /// - Throws: `TipJarError.installNotFound`; `.purchaseInProgress` while a purchase is open; storage errors.
+    public func deleteInstall(_ installID: String) async throws {
+        guard !openPurchases.contains(installID) else { throw TipJarError.purchaseInProgress(installID: installID) }
+        guard try await storage.deleteInstall(withID: installID) else { throw TipJarError.installNotFound(installID) }
+        event(nil, "install.deleted", "Install \(installID.prefix(8)) deleted; its account's transactions stay with the store.")
     }
 
     /// Whether a purchase is open for the install right now (its tip buttons are disabled).

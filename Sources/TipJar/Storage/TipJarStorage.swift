@@ -46,8 +46,24 @@ public protocol TipJarStorage: Sendable {
     func unfinishedTransactions(accountID: String) async throws -> [StoredTransaction]
     /// Every transaction, newest first, at most `limit`.
     func recentTransactions(limit: Int) async throws -> [StoredTransaction]
-    /// The largest transaction ID issued so far (0 on a new database).
+    /// The largest transaction ID issued so far (0 on a new database), counting the IDs installs still
+    /// count after the store forgot the transaction, so that a new transaction never collides with one counted.
     func largestTransactionID() async throws -> UInt64
+    /// A page of transactions, newest first (by transaction ID).
+    func transactions(matching query: TransactionQuery) async throws -> TransactionPage
+    /// Every transaction of an Apple Account, newest first, at most `limit`.
+    func transactions(accountID: String, limit: Int) async throws -> [StoredTransaction]
+    /// `SKTestSession.clearTransactions()`: the store forgets every transaction. Installs keep their hearts
+    /// and ledgers (the app's own storage).
+    /// - Returns: how many transactions were deleted.
+    func deleteAllTransactions() async throws -> Int
+    /// `SKTestSession.deleteTransaction(identifier:)`: the store forgets one transaction.
+    /// - Returns: `false` when no transaction has that ID.
+    func deleteTransaction(withID id: UInt64) async throws -> Bool
+    /// The app is deleted from the device: the install, its hearts, its ledger and its counted keys go, in
+    /// one unit of work. Its transactions stay with the store, under its account.
+    /// - Returns: `false` when no install has that ID.
+    func deleteInstall(withID id: String) async throws -> Bool
 
     /// Records one delivery in the ledger, atomically with its effects (DESIGN.md rule 6):
     /// when `delivery.outcome` is `.counted`, the (install, transaction) pair is inserted with
@@ -75,14 +91,17 @@ public struct InstallQuery: Sendable, Equatable {
     public var page: Int
     /// Rows per page (1...200).
     public var pageSize: Int
+    /// Only installs signed in with this Apple Account, or `nil` for all.
+    public var accountID: String?
 
     /// The deepest page a query may ask for; with at most 200 rows a page, the row offset stays far
     /// inside 64-bit arithmetic whatever number a client sends.
     public static let maximumPage = 1_000_000
 
     /// Creates a query; `page` is clamped to 1...`maximumPage` and `pageSize` to 1...200.
-    public init(search: String = "", hearts: Int? = nil, page: Int = 1, pageSize: Int = 50) {
+    public init(search: String = "", hearts: Int? = nil, page: Int = 1, pageSize: Int = 50, accountID: String? = nil) {
         self.search = search
+        self.accountID = accountID
         self.hearts = hearts
         self.page = min(Self.maximumPage, max(1, page))
         self.pageSize = min(200, max(1, pageSize))

@@ -9,7 +9,7 @@ import Foundation
 public actor SimulatedStore {
     /// The loaded `.storekit` catalog.
     public nonisolated let catalog: Catalog
-    private let storage: any TipJarStorage
+    let storage: any TipJarStorage
     private let environment: TipJarEnvironment
     /// The current outage and outcome settings.
     public private(set) var settings: StoreSettings
@@ -25,7 +25,9 @@ public actor SimulatedStore {
         self.catalog = catalog
         self.storage = storage
         self.environment = environment
-        self.settings = try await storage.storeSettings() ?? .normal
+        // SKTestSession starts from the configuration file's settings: the fields the file sets win over the
+        // saved ones at every start; the others keep what was saved.
+        self.settings = catalog.fileSettings.applied(to: try await storage.storeSettings() ?? .normal)
         self.lastTransactionID = try await storage.largestTransactionID()
     }
 
@@ -41,6 +43,18 @@ public actor SimulatedStore {
         }
         try await storage.save(newSettings)
         settings = newSettings
+    }
+
+    /// "Reset to the file's settings", as `SKTestSession.resetToDefaultState()`
+    /// (https://developer.apple.com/documentation/storekittest/sktestsession/resettodefaultstate()): a healthy
+    /// store with what the `.storekit` file's `settings` set, saved.
+    /// - Returns: the settings now in force.
+    /// - Throws: storage errors (the settings in force are then unchanged).
+    @discardableResult
+    public func resetToFileSettings() async throws -> StoreSettings {
+        let defaults = catalog.fileSettings.defaultStoreSettings
+        try await update(defaults)
+        return defaults
     }
 
     /// The product IDs the store holds right now, as the store sees them (in `.mismatch` mode
@@ -96,6 +110,10 @@ public actor SimulatedStore {
         if let error = settings.failures.purchase { throw error }
         guard catalog.product(withID: productID) != nil, settings.catalog != .mismatch else {
             throw Product.PurchaseError.productUnavailable
+        }
+        if settings.askToBuyEnabled {
+            _ = try await issue(productID: productID, for: install, status: .pending)
+            return .pending
         }
         switch settings.purchaseOutcome {
         case .failed: throw settings.purchaseError

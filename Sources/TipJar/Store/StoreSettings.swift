@@ -1,5 +1,6 @@
 /// The simulated App Store's knobs: catalog outages, purchase outcomes, failure injection per API
-/// and latencies. Persisted, so a restart keeps them (issue 2, step 5).
+/// and latencies. Persisted, so a restart keeps them; at start-up the fields the
+/// `.storekit` file sets are applied over them (``StoreKitFileSettings/applied(to:)``).
 ///
 /// Modelled on Xcode's StoreKit testing: the `.storekit` file's `_storeKitErrors` categories
 /// (Load Products, Purchase, Verification, App Store Sync) are the `failures` here.
@@ -72,6 +73,11 @@ public struct StoreSettings: Sendable, Equatable, Codable {
     /// How many times the listener re-emits each transaction after it was delivered (0...3), so the
     /// same transaction arrives from the purchase result and the listener (issue 3, traps 1 and 2).
     public var listenerReemits: Int
+    /// Ask to Buy for every purchase, as `SKTestSession.askToBuyEnabled`
+    /// (https://developer.apple.com/documentation/storekittest/sktestsession/asktobuyenabled): each purchase
+    /// answers `.pending` and waits for Approve or Decline, whatever `purchaseOutcome` says. The `.storekit`
+    /// file's `_askToBuyEnabled` sets it.
+    public var askToBuyEnabled: Bool
 
     /// The largest latency accepted, in milliseconds.
     public static let maximumLatencyMs = 60_000
@@ -82,7 +88,8 @@ public struct StoreSettings: Sendable, Equatable, Codable {
     /// Creates settings; defaults are a healthy store.
     public init(catalog: CatalogMode = .normal, latencyMs: Int = 0, purchaseOutcome: PurchaseOutcome = .success,
                 purchaseError: StoreKitError = .networkError, failures: Failures = Failures(),
-                purchaseLatencyMs: Int = 0, crashBeforeFinish: Bool = false, listenerReemits: Int = 0) {
+                purchaseLatencyMs: Int = 0, crashBeforeFinish: Bool = false, listenerReemits: Int = 0,
+                askToBuyEnabled: Bool = false) {
         self.catalog = catalog
         self.latencyMs = latencyMs
         self.purchaseOutcome = purchaseOutcome
@@ -91,6 +98,7 @@ public struct StoreSettings: Sendable, Equatable, Codable {
         self.purchaseLatencyMs = purchaseLatencyMs
         self.crashBeforeFinish = crashBeforeFinish
         self.listenerReemits = listenerReemits
+        self.askToBuyEnabled = askToBuyEnabled
     }
 
     /// Decodes saved settings; a field missing from an older save takes its default.
@@ -106,5 +114,6 @@ public struct StoreSettings: Sendable, Equatable, Codable {
         purchaseLatencyMs = try container.decodeIfPresent(Int.self, forKey: .purchaseLatencyMs) ?? defaults.purchaseLatencyMs
         crashBeforeFinish = try container.decodeIfPresent(Bool.self, forKey: .crashBeforeFinish) ?? defaults.crashBeforeFinish
         listenerReemits = try container.decodeIfPresent(Int.self, forKey: .listenerReemits) ?? defaults.listenerReemits
+        askToBuyEnabled = try container.decodeIfPresent(Bool.self, forKey: .askToBuyEnabled) ?? defaults.askToBuyEnabled
     }
 }

@@ -19,16 +19,22 @@ final class LiveServer: Sendable {
     static let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().deletingLastPathComponent()
 
-    init(settings: StoreSettings = .normal, adminToken: String? = nil,
-         database: DatabaseConfiguration = DatabaseConfiguration(groupCommit: true), sessionLimit: Int = 10_000,
-         catalog: Catalog? = nil) async throws {
+    /// A `.storekit` fixture of `Tests/TipJarTests/Fixtures/storekit`, loaded as `serve --storekit` would.
+    static func fixtureCatalog(_ name: String) throws -> Catalog {
+        try Catalog.load(contentsOf: repositoryRoot.appendingPathComponent("Tests/TipJarTests/Fixtures/storekit/\(name).storekit"))
+    }
+
+    /// Starts a server on the shipped catalog, or on `catalog`; `settings` replaces the store's settings
+    /// after start-up (left alone when `nil`, so the catalog file's settings stay in force).
+    init(settings: StoreSettings? = nil, catalog: Catalog? = nil, adminToken: String? = nil,
+         database: DatabaseConfiguration = DatabaseConfiguration(groupCommit: true), sessionLimit: Int = 10_000) async throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("tipjar-live-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         storage = try SQLiteTipJarStorage(path: directory.appendingPathComponent("tipjar.sqlite3").path, configuration: database)
         let environment = TipJarEnvironment(now: { Date() }, sleep: { try await Task.sleep(for: $0) },
                                             makeInstallID: { UUID().uuidString.lowercased() }, log: { _, _ in })
         let store = try await SimulatedStore(catalog: try catalog ?? Catalog.shipped(), storage: storage, environment: environment)
-        try await store.update(settings)
+        if let settings { try await store.update(settings) }
         let service = TipJarService(store: store, storage: storage, environment: environment)
         dashboard = try Dashboard(service: service, storage: storage,
                                       configuration: DashboardConfiguration(templatesDirectory: Self.repositoryRoot.appendingPathComponent("Templates"),

@@ -1,0 +1,248 @@
+import Foundation
+
+/// Reads a `.storekit` file's `settings` object into ``StoreKitFileSettings``: every key is applied or noted
+/// as ignored with the reason; a wrongly typed value is noted, never a refusal. Only a `settings` that is not
+/// an object and an unknown `_storefront` code refuse the file. Internal to the importer.
+struct StoreKitSettingsDecoder {
+    /// The StoreKit APIs a `_storeKitErrors` entry can name, as Xcode writes them (the StoreKitTest
+    /// `FailableStoreKitAPI` types: https://developer.apple.com/documentation/storekittest/failablestorekitapi).
+    enum API: String, CaseIterable {
+        case loadProducts = "Load Products", purchase = "Purchase", verification = "Verification", appStoreSync = "App Store Sync"
+        case subscriptionStatus = "Subscription Status", appTransaction = "App Transaction"
+        case manageSubscriptions = "Manage Subscriptions Sheet", refundRequest = "Refund Request Sheet"
+        case offerCodeRedeem = "Offer Code Redeem Sheet"
+
+        /// The `SKTestFailures` case (`current.type`) a failure of this API is made of, when the tip jar calls it.
+        var failureType: String? {
+            switch self {
+            case .loadProducts, .purchase, .appStoreSync: "generic"
+            case .verification: "verification"
+            default: nil
+            }
+        }
+    }
+
+    /// `current.index` for `current.type` `generic` (`SKTestFailures.*.generic(StoreKitError)`): the position in
+    /// `StoreKitError`'s declaration order in the StoreKit SDK's Swift interface (`unknown`, `userCancelled`,
+    /// `networkError`, `systemError`, `notAvailableInStorefront`, `notEntitled`; iOS 17 SDK
+    /// `StoreKit.swiftmodule/arm64-apple-ios.swiftinterface`), then `unsupported` (added in iOS 18.4,
+    /// https://developer.apple.com/documentation/storekit/storekiterror). No Apple document states how Xcode
+    /// numbers `current.index`; this order is the dashboard's choice (README, "The file's settings").
+    static let genericErrors: [StoreKitError] = [.unknown, .userCancelled, .networkError, .systemError,
+                                                 .notAvailableInStorefront, .notEntitled, .unsupported]
+
+    /// `current.index` for `current.type` `verification` (`SKTestFailures.Verification.verification(_:)`): the
+    /// order Apple's documentation lists `VerificationResult.VerificationError`'s cases in
+    /// (https://developer.apple.com/documentation/storekit/verificationresult/verificationerror). A choice,
+    /// like ``genericErrors``.
+    static let verificationErrors: [VerificationError] = VerificationError.allCases
+
+    /// `SKError.Code` names by raw value, 0...20 (`SKError.h` of the iOS SDK;
+    /// https://developer.apple.com/documentation/storekit/skerror/code): what the legacy `_storeKitError`
+    /// holds, as `SKTestSession.failureError` does.
+    static let skErrorCodes = ["unknown", "clientInvalid", "paymentCancelled", "paymentInvalid", "paymentNotAllowed",
+                               "storeProductNotAvailable", "cloudServicePermissionDenied", "cloudServiceNetworkConnectionFailed",
+                               "cloudServiceRevoked", "privacyAcknowledgementRequired", "unauthorizedRequestData",
+                               "invalidOfferIdentifier", "invalidSignature", "missingOfferParams", "invalidOfferPrice",
+                               "overlayCancelled", "overlayInvalidConfiguration", "overlayTimeout", "ineligibleForOffer",
+                               "unsupportedPlatform", "overlayPresentedInBackgroundScene"]
+
+    /// What a StoreKit 2 purchase throws for a legacy `SKError.Code`: the three codes with a StoreKit 2
+    /// counterpart map to it; every other code to `unknown`, which is what a StoreKit 2 purchase throws with
+    /// `failTransactionsEnabled` in Xcode's test environment (a choice; README).
+    static func storeKitError(forSKErrorCode code: Int) -> StoreKitError {
+        switch code {
+        case 2: .userCancelled
+        case 5: .notAvailableInStorefront
+        case 7: .networkError
+        default: .unknown
+        }
+    }
+
+    /// Why keys the tip jar has no use for are ignored.
+    static func ignoredReason(for key: String) -> String {
+        let lowered = key.lowercased()
+        if lowered.contains("timerate") {
+            return "the subscription time rate speeds up renewals: it means nothing for consumables"
+        }
+        if lowered.contains("billing") {
+            return "billing retry and grace periods apply to auto-renewable subscriptions: they mean nothing for consumables"
+        }
+        if ["_applicationinternalid", "_developerteamid", "_lastsynchronizeddate"].contains(lowered) {
+            return "App Store Connect sync metadata: nothing to simulate"
+        }
+        return "not a setting this dashboard knows: nothing applied"
+    }
+
+    /// Decodes the `settings` node.
+    /// - Throws: ``CatalogError`` when `settings` is not an object or `_storefront` names no storefront.
+    func decode(_ node: StoreKitJSONNode) throws(CatalogError) -> StoreKitFileSettings {
+        let object = try node.object()
+        var result = StoreKitFileSettings()
+        var notes: [String: [StoreKitFileSettings.Note]] = [:]
+        func note(_ key: String, _ applied: Bool, _ detail: String) {
+            notes[key, default: []].append(StoreKitFileSettings.Note(key: key, applied: applied, detail: detail))
+        }
+        func member(_ key: String) -> StoreKitJSONNode? {
+            object[key].map { StoreKitJSONNode(value: $0, path: node.path(forKey: key), file: node.file) }
+        }
+        func bool(_ key: String) -> Bool? {
+            guard let value = member(key) else { return nil }
+            do { return try value.bool() } catch { note(key, false, error.problem); return nil }
+        }
+
+        for key in object.keys.sorted() {
+            guard let value = member(key) else { continue }
+            switch key {
+            case "_storefront":
+                guard let code = try? value.string() else { note(key, false, "\(value.mismatch("a string").problem): new installs start in USA"); continue }
+                guard Catalog.nonEmpty(code) != nil else { note(key, false, "empty: new installs start in USA"); continue }
+                guard let storefront = Storefront.named(code) else {
+                    throw value.error(Storefront.unknownCodeMessage(code))
+                }
+                result.storefront = storefront
+                note(key, true, "\(storefront.countryCode): new installs start in this storefront")
+            case "_locale":
+                guard let locale = try? value.string() else { note(key, false, "\(value.mismatch("a string").problem): new installs start in en"); continue }
+                guard let nonEmpty = Catalog.nonEmpty(locale) else { note(key, false, "empty: new installs start in en"); continue }
+                result.locale = nonEmpty
+                let install = result.installLocale
+                let language = Catalog.language(of: Catalog.normalized(nonEmpty))
+                note(key, true, "\(StoreKitJSONNode.shown(nonEmpty)): new installs start in \(install.rawValue)"
+                     + (language == "pt" || language == "en" ? "" : " (the tip jar speaks en and pt-BR)")
+                     + "; product names fall back to it")
+            case "_askToBuyEnabled":
+                guard let flag = bool(key) else { continue }
+                result.askToBuyEnabled = flag
+                note(key, true, flag ? "true: every purchase waits for Ask to Buy approval (Approve / Decline on /store)"
+                                     : "false: purchases need no approval")
+            case "_disableDialogs":
+                guard let flag = bool(key) else { continue }
+                result.disableDialogs = flag
+                note(key, false, "\(flag): recognised but not yet applicable: the dashboard shows no purchase sheet to skip (kept for a future skipPurchaseSheet setting)")
+            case "_storeKitErrors":
+                decodeErrors(value, into: &result, note: note)
+            case "_failTransactionsEnabled", "_storeKitError":
+                continue  // decoded together, below
+            default:
+                note(key, false, Self.ignoredReason(for: key))
+            }
+        }
+        decodeLegacy(failEnabled: bool("_failTransactionsEnabled"), code: member("_storeKitError"), into: &result, note: note)
+        result.notes = notes.keys.sorted().flatMap { notes[$0] ?? [] }
+        return result
+    }
+
+    /// `_failTransactionsEnabled` + `_storeKitError` (Xcode 12's "Fail Transactions" with an `SKError.Code`):
+    /// every purchase fails, unless a `_storeKitErrors` Purchase entry already set the Purchase failure.
+    private func decodeLegacy(failEnabled: Bool?, code node: StoreKitJSONNode?, into result: inout StoreKitFileSettings,
+                              note: (String, Bool, String) -> Void) {
+        var code: Int?
+        if let node {
+            if let value = try? node.smallInt(), Self.skErrorCodes.indices.contains(value) {
+                code = value
+            } else {
+                note("_storeKitError", false, "\(StoreKitJSONNode.kind(of: node.value)) is not an SKError.Code (0 to \(Self.skErrorCodes.count - 1))")
+            }
+        }
+        guard let failEnabled else {
+            if let code { note("_storeKitError", false, "\(code) (\(Self.skErrorCodes[code])) is used only with _failTransactionsEnabled true, which the file does not set") }
+            return
+        }
+        guard failEnabled else {
+            note("_failTransactionsEnabled", true, "false: no legacy purchase failure")
+            if let code { note("_storeKitError", false, "\(code) (\(Self.skErrorCodes[code])) is used only when _failTransactionsEnabled is true") }
+            return
+        }
+        let error = Self.storeKitError(forSKErrorCode: code ?? 0)
+        if result.failures.purchase != nil {
+            note("_failTransactionsEnabled", false, "true, but the _storeKitErrors Purchase entry sets the Purchase failure and wins")
+            return
+        }
+        result.failures.purchase = error
+        note("_failTransactionsEnabled", true, "true: every purchase throws \(error.rawValue)")
+        let name = Self.skErrorCodes[code ?? 0]
+        note("_storeKitError", true, code == nil ? "absent: SKError.Code 0 (unknown) → StoreKitError.unknown"
+             : "\(code!) = SKError.Code.\(name) → StoreKitError.\(error.rawValue) (mapping chosen by this dashboard; README)")
+    }
+
+    /// `_storeKitErrors`: `[{name, enabled, current: {type, index} | null}]`, one entry per API.
+    private func decodeErrors(_ node: StoreKitJSONNode, into result: inout StoreKitFileSettings,
+                              note: (String, Bool, String) -> Void) {
+        guard let entries = try? node.elements() else {
+            note("_storeKitErrors", false, node.mismatch("an array").problem)
+            return
+        }
+        var seen = Set<API>()
+        var summary: [String] = []
+        for (index, entry) in entries.enumerated() {
+            let key = "_storeKitErrors[\(index)]"
+            guard let fields = try? entry.object() else { note(key, false, entry.mismatch("an object").problem); continue }
+            guard let name = try? entry.requiredMember("name").string() else {
+                note(key, false, "no API name (expected \"name\": one of \(API.allCases.map(\.rawValue).joined(separator: ", ")))")
+                continue
+            }
+            guard let api = API(rawValue: name) else {
+                note(key, false, "unknown API name \(StoreKitJSONNode.shown("\"\(name)\"")) (expected one of \(API.allCases.map(\.rawValue).joined(separator: ", ")))")
+                continue
+            }
+            guard seen.insert(api).inserted else { note(key, false, "a second \(name) entry: the first one wins"); continue }
+            for extra in fields.keys.sorted() where !["name", "enabled", "current"].contains(extra) {
+                let value = StoreKitJSONNode.kind(of: fields[extra] ?? NSNull())
+                if value != "the boolean false", value != "null" {
+                    note(key, false, "\(name): \(extra) is \(value), which no public document explains: not simulated")
+                }
+            }
+            var enabled = false
+            if let value = try? entry.optionalMember("enabled") {
+                guard let flag = try? value.bool() else { note(key, false, "\(name): enabled \(value.mismatch("true or false").problem)"); continue }
+                enabled = flag
+            }
+            guard enabled else {
+                if api.failureType != nil { summary.append("\(name) off") }
+                continue
+            }
+            guard let type = api.failureType else {
+                note(key, false, "\(name) is enabled, but a tip jar never calls this API")
+                continue
+            }
+            guard let current = try? entry.optionalMember("current") else {
+                note(key, false, "\(name) is enabled with no current error (current is null)")
+                continue
+            }
+            guard (try? current.object()) != nil,
+                  let currentType = try? current.requiredMember("type").string(),
+                  let position = try? current.requiredMember("index").smallInt() else {
+                note(key, false, "\(name): current must be {\"type\": string, \"index\": whole number}, found \(StoreKitJSONNode.kind(of: current.value))")
+                continue
+            }
+            guard currentType == type else {
+                note(key, false, "\(name): current.type \(StoreKitJSONNode.shown("\"\(currentType)\"")) is not simulated (expected \"\(type)\")")
+                continue
+            }
+            switch api {
+            case .verification:
+                guard Self.verificationErrors.indices.contains(position) else {
+                    note(key, false, "\(name): current.index \(position) is out of range (0 to \(Self.verificationErrors.count - 1))")
+                    continue
+                }
+                result.failures.verification = Self.verificationErrors[position]
+                summary.append("Verification: \(Self.verificationErrors[position].rawValue) (index \(position))")
+            default:
+                guard Self.genericErrors.indices.contains(position) else {
+                    note(key, false, "\(name): current.index \(position) is out of range (0 to \(Self.genericErrors.count - 1))")
+                    continue
+                }
+                let error = Self.genericErrors[position]
+                switch api {
+                case .loadProducts: result.failures.loadProducts = error
+                case .purchase: result.failures.purchase = error
+                default: result.failures.sync = error
+                }
+                summary.append("\(name): \(error.rawValue) (index \(position))")
+            }
+        }
+        let chosen = summary.contains { $0.contains("(index ") } ? "; current.index → error is this dashboard's choice, see README" : ""
+        note("_storeKitErrors", true, (summary.isEmpty ? "no failure" : summary.joined(separator: ", ")) + chosen)
+    }
+}

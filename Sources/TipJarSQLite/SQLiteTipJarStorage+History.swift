@@ -1,0 +1,63 @@
+import Foundation
+import TipJar
+
+extension SQLiteTipJarStorage {
+    // MARK: History
+
+    /// `TipJarStorage.transactions(matching:)`: the filters are bound parameters; newest first by ID, through
+    /// the by-account or by-install index when one of those filters is set; `LIMIT pageSize + 1` tells
+    /// whether more follow.
+    public func transactions(matching query: TransactionQuery) async throws -> TransactionPage {
+        var conditions: [String] = []
+        var arguments: [any DatabaseValueConvertible] = []
+        for (column, value) in [("account_id", query.accountID), ("install_id", query.installID), ("product_id", query.productID),
+                                ("status", query.status?.rawValue)] {
+            guard let value else { continue }
+            conditions.append("\(column) = ?")
+            arguments.append(value)
+        }
+        let whereClause = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
+        let sql = "SELECT \(Self.transactionColumns) FROM transactions \(whereClause) ORDER BY id DESC LIMIT ? OFFSET ?"
+        arguments += [query.pageSize + 1, (query.page - 1) * query.pageSize]
+        let values = arguments.map(\.databaseValue)
+        let rows = try await queue.read { db in
+            try db.cachedStatement(sql: sql).fetchAll(arguments: StatementArguments(values), Self.storedTransaction)
+        }
+        return TransactionPage(transactions: Array(rows.prefix(query.pageSize)), hasMore: rows.count > query.pageSize)
+    }
+
+    /// `TipJarStorage.transactions(accountID:limit:)`: through the by-account index, newest first.
+    public func transactions(accountID: String, limit: Int) async throws -> [StoredTransaction] {
+        try await queue.read { db in
+            try db.cachedStatement(sql: "SELECT \(Self.transactionColumns) FROM transactions WHERE account_id = ? ORDER BY id DESC LIMIT ?")
+                .fetchAll(arguments: [accountID, limit], Self.storedTransaction)
+        }
+    }
+
+    /// `TipJarStorage.deleteAllTransactions()`: one `DELETE`; the counted keys, hearts and ledgers stay.
+    public func deleteAllTransactions() async throws -> Int {
+        try await queue.write { db in
+            try db.execute(sql: "DELETE FROM transactions")
+            return db.changes
+        }
+    }
+
+    /// `TipJarStorage.deleteTransaction(withID:)`: one `DELETE` by primary key.
+    public func deleteTransaction(withID id: UInt64) async throws -> Bool {
+        try await queue.write { db in
+            try db.execute(sql: "DELETE FROM transactions WHERE id = ?", arguments: [Int64(bitPattern: id)])
+            return db.changes == 1
+        }
+    }
+
+    /// `TipJarStorage.deleteInstall(withID:)`: the ledger rows, the counted keys and the install row in one
+    /// write transaction (children first, as `foreign_keys=ON` requires); `transactions` is left alone.
+    public func deleteInstall(withID id: String) async throws -> Bool {
+        try await queue.write { db in
+            try db.execute(sql: "DELETE FROM deliveries WHERE install_id = ?", arguments: [id])
+            try db.execute(sql: "DELETE FROM counted_transactions WHERE install_id = ?", arguments: [id])
+            try db.execute(sql: "DELETE FROM installs WHERE id = ?", arguments: [id])
+            return db.changes == 1
+        }
+    }
+}
