@@ -17,8 +17,10 @@ extension Routes {
             await handling(request) {
                 let installID = parameters["id"] ?? ""
                 guard Self.wantsFragment(request) else { return try await installPage(request, installID: installID, load: true) }
-                let install = try await service.install(installID)
-                return try html("fragments/tipjar", try await tipJarData(request, install: install, state: service.loadOffers(installID: installID)))
+                return try await onScreen(request, installID: installID) {
+                    let install = try await service.install(installID)
+                    return try html("fragments/tipjar", try await tipJarData(request, install: install, state: service.loadOffers(installID: installID)))
+                }
             }
         }
         router.get("/installs/:id/live") { request, parameters in
@@ -34,7 +36,7 @@ extension Routes {
     func overviewPage(_ request: HTTPRequest) async throws -> HTTPResponse {
         var data = await pageData(request, nav: "overview")
         let overview = try await storage.overview()
-        data["overview"] = ["installs": overview.installs, "tips": overview.tips, "hearts": overview.hearts]
+        data["overview"] = ["installs": overview.installs, "tips": overview.tips, "hearts": overview.hearts, "isEmpty": overview.installs == 0]
         data["settings"] = ViewModels.settings(await service.store.settings)
         data["events"] = service.timeline.events(installID: nil, limit: 20).map(ViewModels.event)
         return try html("pages/overview", data)
@@ -100,8 +102,8 @@ extension Routes {
         let strings = TipJarStrings.of(install.locale)
         var parts = [try templates.render("fragments/hearts", ["hearts": ViewModels.hearts(install.hearts, strings: strings)])]
         if let feedback { parts.append(try templates.render("fragments/feedback", ["feedback": feedback.data])) }
-        let ledger = try await storage.ledger(installID: install.id, limit: 200).map(ViewModels.delivery)
-        parts.append(try templates.render("fragments/ledger", ["ledger": .array(ledger)]))
+        let ledger = try await storage.ledger(installID: install.id, limit: 200)
+        parts.append(try templates.render("fragments/ledger", ["ledger": ViewModels.ledgerRows(ledger)]))
         var response = HTTPResponse.html(parts.joined(separator: "\n"))
         response.fields["Content-Type"] = "text/html; charset=utf-8"
         return response
