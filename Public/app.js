@@ -6,7 +6,10 @@
   var tokenMeta = document.querySelector('meta[name="csrf-token"]');
   var csrfToken = tokenMeta ? tokenMeta.getAttribute("content") : "";
 
-  function swap(html) {
+  // `fromPoll`: the live poll leaves an element alone when nothing in it changed, so a table being
+  // scrolled or read is not rebuilt every few seconds. What a person asked for is always swapped in,
+  // so an unchanged answer (Retry failing again) is still announced.
+  function swap(html, fromPoll) {
     var template = document.createElement("template");
     template.innerHTML = html;
     var nodes = Array.prototype.slice.call(template.content.children);
@@ -18,7 +21,7 @@
       // element and swap what is inside it.
       if (current.hasAttribute("aria-live")) {
         current.replaceChildren.apply(current, Array.prototype.slice.call(node.childNodes));
-      } else if (current.outerHTML !== node.outerHTML) {
+      } else if (!fromPoll || current.outerHTML !== node.outerHTML) {
         replaceKeepingPlace(current, node);
       }
     });
@@ -147,11 +150,14 @@
       if (button && button.isConnected && !button.disabled) { return button; }
       return document.querySelector("#tipjar .tiles button.tile:not([disabled]), #tipjar-state .empty button");
     }
-    function focusTarget() {
-      var element = target();
-      if (element && (!document.activeElement || document.activeElement === document.body)) { element.focus(); }
-    }
     var alert = document.getElementById("alert");
+    function focusTarget() {
+      var element = target(), active = document.activeElement;
+      // When the alert closes, focus may still sit on its OK button until the browser notices the
+      // dialog is hidden.
+      var lost = !active || active === document.body || (alert && alert.contains(active) && !alert.open);
+      if (element && lost) { element.focus(); }
+    }
     if (alert && alert.open) {
       alert.addEventListener("close", focusTarget, { once: true });
     } else {
@@ -169,7 +175,7 @@
     if (!jar || !live) { return; }
     window.setInterval(function () {
       if (document.hidden || jar.getAttribute("aria-busy") === "true") { return; }
-      request(live).then(function (result) { if (result.ok) { swap(result.text); } });
+      request(live).then(function (result) { if (result.ok) { swap(result.text, true); } });
     }, 3000);
   }
 
