@@ -228,6 +228,29 @@ def test_names_are_never_cut_and_words_never_break_at_default_and_large_sizes(br
     assert not problems, "\n".join(problems)
 
 
+TILE_TOPS_JS = """
+return Array.from(document.querySelectorAll('#tipjar .tiles button.tile')).map(function (t) {
+  var r = t.getBoundingClientRect(); return {top: Math.round(r.top), bottom: Math.round(r.bottom)}; });"""
+
+
+def test_tiles_share_one_row_or_all_stack_never_two_and_one(browser, server):
+    install_id = server.create_install(locale="pt-BR", storefront="BRA")
+    layouts = set()
+    for width in (390, 320, 280):  # at Large, "completo" fits three across at 390 px, not at 280
+        emulate_phone(browser, width=width)
+        open_install(browser, server, install_id, "?textSize=large")
+        rects = browser.execute_script(TILE_TOPS_JS)
+        if len({r["top"] for r in rects}) == 1:
+            layouts.add("one row")
+        elif all(a["bottom"] <= b["top"] for a, b in zip(rects, rects[1:])):
+            layouts.add("stacked")
+        else:
+            pytest.fail(f"at {width} px the tiles are neither in one row nor stacked: {rects}")
+        names = browser.execute_script(NAME_FIT_JS)
+        assert not [n for n in names if n["cut"] or n["broken"]], f"{width} px: {names}"
+    assert layouts == {"one row", "stacked"}, f"only {layouts} seen between 390 and 280 px"
+
+
 # MARK: 5. Focus after a fragment swap
 
 
