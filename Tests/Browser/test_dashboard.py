@@ -385,6 +385,8 @@ def test_failed_purchase_opens_a_modal_alert(browser, server):
     wait(browser, lambda: not browser.execute_script("var a = document.getElementById('alert'); return !!a && a.open;"),
          message="OK did not close the alert")
     wait(browser, lambda: tiles_disabled(browser) == [False, False, False], message="tiles stayed disabled")
+    wait(browser, lambda: browser.switch_to.active_element == tile(browser, "coffee"),
+         message="focus did not return to the tapped tile when the alert closed")
     assert hearts(browser) == 0
 
 

@@ -287,15 +287,8 @@ def test_after_retry_focus_moves_to_the_new_retry_then_to_the_first_tile(browser
     wait_for_focus(browser, lambda: browser.switch_to.active_element == tile(browser, "coffee"), "after a successful Retry")
 
 
-def test_after_the_alert_closes_focus_returns_to_the_tapped_tile(browser, server):
-    install_id = server.create_install()
-    server.store(purchaseOutcome="failed", purchaseError="networkError")
-    open_install(browser, server, install_id)
-    tile(browser, "lunch").click()
-    wait(browser, lambda: alert_is_modal(browser), message="no modal alert")
-    browser.find_element(By.CSS_SELECTOR, "dialog#alert button").click()
-    wait(browser, lambda: not alert_is_modal(browser), message="OK did not close the alert")
-    wait_for_focus(browser, lambda: browser.switch_to.active_element == tile(browser, "lunch"), "after the alert closed")
+# After an alert closed, focus is back on the tapped tile: test_dashboard.py's
+# test_failed_purchase_opens_a_modal_alert (a click on OK) and test_buy_a_tip_with_the_keyboard_alone (Enter).
 
 
 def test_the_live_poll_keeps_focus_and_scroll_in_the_ledger(browser, server):
