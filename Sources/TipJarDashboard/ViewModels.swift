@@ -26,7 +26,7 @@ enum ViewModels {
     }
 
     /// The hearts row: the visible hearts, their accessible name, and the thank-you line, which
-    /// stays on the screen whenever there is a heart (a tip "adds a thank-you and some hearts").
+    /// stays on the screen whenever there is a heart (not only right after a purchase).
     static func hearts(_ hearts: Int, strings: TipJarStrings) -> MustacheValue {
         var data: TemplateData = ["text": .string(heartsText(hearts)), "label": .string(strings.heartsLabel(hearts))]
         if hearts > 0 { data["thanks"] = .string(strings.thanks) }

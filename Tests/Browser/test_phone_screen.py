@@ -76,7 +76,7 @@ def check_page_fits(driver, where):
     return problems
 
 
-# MARK: 1. Every page at 390 px
+# MARK: Every page at 390 px
 
 
 def test_every_page_fits_a_390_px_phone_with_tables_scrolling_in_their_own_region(browser, server):
@@ -121,7 +121,7 @@ def test_the_alert_fits_the_phone_screen_beside_a_long_ledger(browser, server, s
     assert 0 <= box["top"] and box["bottom"] <= box["height"], f"the alert is cut off at the top or bottom: {box}"
 
 
-# MARK: 3. The thank-you line
+# MARK: The thank-you line
 
 
 def thanks_text(driver):
@@ -150,7 +150,7 @@ def test_a_heart_from_the_old_version_shows_the_thank_you_too(browser, server):
     assert thanks_text(browser) == THANKS["en"]
 
 
-# MARK: 4. Text size like Dynamic Type
+# MARK: Text size like Dynamic Type
 
 
 SCREEN_TEXTS = {"heading": "#credits-title", "blurb": ".phone .appblurb", "hearts": "#hearts .hearts",
@@ -251,7 +251,7 @@ def test_tiles_share_one_row_or_all_stack_never_two_and_one(browser, server):
     assert layouts == {"one row", "stacked"}, f"only {layouts} seen between 390 and 280 px"
 
 
-# MARK: 5. Focus after a fragment swap
+# MARK: Focus after a fragment swap
 
 
 def active_description(driver):
@@ -307,7 +307,7 @@ def test_the_live_poll_keeps_focus_and_scroll_in_the_ledger(browser, server):
     assert browser.execute_script("return document.getElementById('ledger-scroll').scrollLeft;") == left
 
 
-# MARK: 7. The screen's own language, the overview, the ledger's order, slow, emoji
+# MARK: The screen's own language, the overview, the ledger's order, slow, emoji
 
 
 def test_a_second_purchase_while_one_is_open_gets_an_alert_in_the_installs_language(browser, server):
