@@ -6,7 +6,10 @@
   var tokenMeta = document.querySelector('meta[name="csrf-token"]');
   var csrfToken = tokenMeta ? tokenMeta.getAttribute("content") : "";
 
-  function swap(html) {
+  // `fromPoll`: the live poll leaves an element alone when nothing in it changed, so a table being
+  // scrolled or read is not rebuilt every few seconds. What a person asked for is always swapped in,
+  // so an unchanged answer (Retry failing again) is still announced.
+  function swap(html, fromPoll) {
     var template = document.createElement("template");
     template.innerHTML = html;
     var nodes = Array.prototype.slice.call(template.content.children);
@@ -18,12 +21,43 @@
       // element and swap what is inside it.
       if (current.hasAttribute("aria-live")) {
         current.replaceChildren.apply(current, Array.prototype.slice.call(node.childNodes));
-      } else {
-        current.replaceWith(node);
+      } else if (!fromPoll || current.outerHTML !== node.outerHTML) {
+        replaceKeepingPlace(current, node);
       }
     });
     showAlert();
     enhance(document);
+    fitTiles(document);
+  }
+
+  // Replacing an element must not drop the keyboard focus or the scroll position inside it (the
+  // live poll replaces the ledger while someone scrolls its table): both move to the element with
+  // the same ID in the new content.
+  function replaceKeepingPlace(current, node) {
+    var active = document.activeElement;
+    var focusedID = active && active !== current && current.contains(active) ? active.id : (active === current ? current.id : "");
+    var scrolled = Array.prototype.slice.call(current.querySelectorAll(".table-scroll[id]"))
+      .map(function (element) { return { id: element.id, left: element.scrollLeft }; });
+    current.replaceWith(node);
+    scrolled.forEach(function (place) {
+      var element = document.getElementById(place.id);
+      if (element) { element.scrollLeft = place.left; }
+    });
+    if (focusedID) {
+      var again = document.getElementById(focusedID);
+      if (again) { again.focus({ preventScroll: true }); }
+    }
+  }
+
+  // Tiles share one row while every name fits with its words whole (CSS keeps each tile at least
+  // as wide as its longest word, so a row without room wraps); once a row wraps, all the tiles
+  // stack, as the app's AnyLayout does at large text sizes.
+  function fitTiles(root) {
+    root.querySelectorAll("ul.tiles").forEach(function (list) {
+      list.classList.remove("stacked");
+      var tops = Array.prototype.map.call(list.children, function (item) { return item.offsetTop; });
+      if (tops.some(function (top) { return top !== tops[0]; })) { list.classList.add("stacked"); }
+    });
   }
 
   // An alert the server rendered open (fragment, or a page after a no-JavaScript redirect) becomes
@@ -70,7 +104,7 @@
     if (!form.matches("form[data-fragment]")) { return; }
     event.preventDefault();
     var isPurchase = form.hasAttribute("data-purchase");
-    var button = form.querySelector("button");
+    var button = event.submitter || form.querySelector("button");
     if (isPurchase) {
       if (button.disabled) { return; }
       setPurchaseOpen(true);
@@ -87,24 +121,47 @@
       });
     }
     promise.then(function (result) { swap(result.text); })
-      .catch(function () { swap('<div id="feedback" class="feedback"><p class="notice notice-pending" role="status">The dashboard could not be reached.</p></div>'); })
+      .catch(function () { showUnreachable(); })
       .then(function () {
-        if (isPurchase) {
-          setPurchaseOpen(false);
-          restoreFocus(button);
-        }
+        if (isPurchase) { setPurchaseOpen(false); }
+        restoreFocus(button);
       });
   }
 
-  // Disabling the focused tile drops keyboard focus to <body>; give it back once the purchase is
-  // over (or once its alert is closed), so a keyboard user stays where they were.
+  // The fetch itself failed: the screen says so in its own language.
+  function showUnreachable() {
+    var feedback = document.getElementById("feedback");
+    var screen = feedback && feedback.closest("[data-unreachable]");
+    if (!feedback || !screen) { return; }
+    var notice = document.createElement("p");
+    notice.className = "notice notice-pending";
+    notice.setAttribute("role", "status");
+    notice.textContent = screen.getAttribute("data-unreachable");
+    feedback.replaceChildren(notice);
+  }
+
+  // A swap must never leave keyboard focus on <body>: disabling the focused tile drops it there,
+  // and Retry's button is replaced with the fragment it loads. Focus goes back to the button that
+  // was used if it is still on the page (the tapped tile, Restore), else to what replaced it: the
+  // first tile after a successful Retry, the new Retry after a failed one. With an alert open, this
+  // happens once it closes.
   function restoreFocus(button) {
-    if (!button || !button.isConnected) { return; }
+    function target() {
+      if (button && button.isConnected && !button.disabled) { return button; }
+      return document.querySelector("#tipjar .tiles button.tile:not([disabled]), #tipjar-state .empty button");
+    }
     var alert = document.getElementById("alert");
+    function focusTarget() {
+      var element = target(), active = document.activeElement;
+      // When the alert closes, focus may still sit on its OK button until the browser notices the
+      // dialog is hidden.
+      var lost = !active || active === document.body || (alert && alert.contains(active) && !alert.open);
+      if (element && lost) { element.focus(); }
+    }
     if (alert && alert.open) {
-      alert.addEventListener("close", function () { if (button.isConnected) { button.focus(); } }, { once: true });
-    } else if (!document.activeElement || document.activeElement === document.body) {
-      button.focus();
+      alert.addEventListener("close", focusTarget, { once: true });
+    } else {
+      focusTarget();
     }
   }
 
@@ -118,10 +175,25 @@
     if (!jar || !live) { return; }
     window.setInterval(function () {
       if (document.hidden || jar.getAttribute("aria-busy") === "true") { return; }
-      request(live).then(function (result) { if (result.ok) { swap(result.text); } });
+      request(live).then(function (result) { if (result.ok) { swap(result.text, true); } });
     }, 3000);
   }
 
+  // /store: choosing "slow" with no latency fills in the default the server would set, so the
+  // form shows what will happen.
+  function slowDefault(event) {
+    var radio = event.target;
+    if (!radio.matches('input[name="catalog"][value="slow"]') || !radio.checked) { return; }
+    var latency = radio.form && radio.form.querySelector("input[data-slow-default]");
+    if (latency && (latency.value === "" || Number(latency.value) === 0)) { latency.value = latency.getAttribute("data-slow-default"); }
+  }
+
+  var resizeFrame = 0;
+  window.addEventListener("resize", function () {
+    window.cancelAnimationFrame(resizeFrame);
+    resizeFrame = window.requestAnimationFrame(function () { fitTiles(document); });
+  });
   document.addEventListener("submit", submit);
-  document.addEventListener("DOMContentLoaded", function () { showAlert(); enhance(document); poll(); });
+  document.addEventListener("change", slowDefault);
+  document.addEventListener("DOMContentLoaded", function () { showAlert(); enhance(document); fitTiles(document); poll(); });
 })();

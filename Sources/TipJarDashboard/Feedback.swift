@@ -57,7 +57,7 @@ struct Feedback: Equatable {
     }
 
     var data: MustacheValue {
-        var data: TemplateData = ["kind": .string(kind.rawValue)]
+        var data: TemplateData = ["kind": .string(kind.rawValue), "ok": .string(strings.ok)]
         if let notice { data["notice"] = .string(notice) }
         if let alert {
             data["alert"] = .string(alert)

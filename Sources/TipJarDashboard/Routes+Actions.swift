@@ -8,10 +8,16 @@ extension Routes {
     func registerActions(in router: inout Router) {
         router.post("/installs") { request, _ in await handling(request) { try await createInstall(request) } }
         router.post("/installs/:id/purchases") { request, parameters in
-            await handling(request) { try await purchase(request, installID: parameters["id"] ?? "") }
+            await handling(request) {
+                let id = parameters["id"] ?? ""
+                return try await onScreen(request, installID: id) { try await purchase(request, installID: id) }
+            }
         }
         router.post("/installs/:id/restore") { request, parameters in
-            await handling(request) { try await restore(request, installID: parameters["id"] ?? "") }
+            await handling(request) {
+                let id = parameters["id"] ?? ""
+                return try await onScreen(request, installID: id) { try await restore(request, installID: id) }
+            }
         }
         router.post("/installs/:id/launch") { request, parameters in
             await handling(request) {
@@ -119,6 +125,9 @@ extension Routes {
         return "&textSize=\(size)"
     }
 
+    /// The latency the `/store` form sets when "slow" is chosen with none (0 or empty).
+    static let defaultSlowLatencyMs = 2_000
+
     static func transactionID(_ text: String?) throws -> UInt64 {
         guard let text, let id = UInt64(text) else { throw RequestError(status: .notFound, message: "No transaction has that ID.") }
         return id
@@ -142,9 +151,13 @@ extension Routes {
             }
             return number
         }
+        let catalog = try value("catalog", StoreSettings.CatalogMode.self)
+        var latencyMs = try integer("latencyMs", in: 0...StoreSettings.maximumLatencyMs)
+        // "slow" with no latency would look exactly like "normal": the form fills in a visible default.
+        if catalog == .slow && latencyMs == 0 { latencyMs = defaultSlowLatencyMs }
         return StoreSettings(
-            catalog: try value("catalog", StoreSettings.CatalogMode.self),
-            latencyMs: try integer("latencyMs", in: 0...StoreSettings.maximumLatencyMs),
+            catalog: catalog,
+            latencyMs: latencyMs,
             purchaseOutcome: try value("purchaseOutcome", StoreSettings.PurchaseOutcome.self),
             purchaseError: try value("purchaseError", StoreKitError.self),
             failures: StoreSettings.Failures(loadProducts: try optional("failLoadProducts", StoreKitError.self),

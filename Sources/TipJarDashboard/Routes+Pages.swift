@@ -21,12 +21,14 @@ extension Routes {
                 guard Self.wantsFragment(request) else {
                     return try await withFormSession(request) { try await installPage(request, installID: installID, load: true, csrfToken: $0) }
                 }
-                let install = try await service.install(installID)
-                let state = try await service.loadOffers(installID: installID)
-                // Only the ready state renders forms (the tiles); loading and unavailable have none.
-                guard case .ready = state else { return try html("fragments/tipjar", try await tipJarData(request, install: install, state: state)) }
-                return try await withFormSession(request) {
-                    try html("fragments/tipjar", try await tipJarData(request, install: install, state: state, csrfToken: $0))
+                return try await onScreen(request, installID: installID) {
+                    let install = try await service.install(installID)
+                    let state = try await service.loadOffers(installID: installID)
+                    // Only the ready state renders forms (the tiles); loading and unavailable have none.
+                    guard case .ready = state else { return try html("fragments/tipjar", try await tipJarData(request, install: install, state: state)) }
+                    return try await withFormSession(request) {
+                        try html("fragments/tipjar", try await tipJarData(request, install: install, state: state, csrfToken: $0))
+                    }
                 }
             }
         }
@@ -45,7 +47,7 @@ extension Routes {
     func overviewPage(_ request: HTTPRequest) async throws -> HTTPResponse {
         var data = pageData(request, nav: "overview")
         let overview = try await storage.overview()
-        data["overview"] = ["installs": overview.installs, "tips": overview.tips, "hearts": overview.hearts]
+        data["overview"] = ["installs": overview.installs, "tips": overview.tips, "hearts": overview.hearts, "isEmpty": overview.installs == 0]
         data["settings"] = ViewModels.settings(await service.store.settings)
         data["events"] = service.timeline.events(installID: nil, limit: 20).map(ViewModels.event)
         return try html("pages/overview", data)
@@ -117,8 +119,8 @@ extension Routes {
         let strings = TipJarStrings.of(install.locale)
         var parts = [try templates.render("fragments/hearts", ["hearts": ViewModels.hearts(install.hearts, strings: strings)])]
         if let feedback { parts.append(try templates.render("fragments/feedback", ["feedback": feedback.data])) }
-        let ledger = try await storage.ledger(installID: install.id, limit: 200).map(ViewModels.delivery)
-        parts.append(try templates.render("fragments/ledger", ["ledger": .array(ledger)]))
+        let ledger = try await storage.ledger(installID: install.id, limit: 200)
+        parts.append(try templates.render("fragments/ledger", ["ledger": ViewModels.ledgerRows(ledger)]))
         var response = HTTPResponse.html(parts.joined(separator: "\n"))
         response.fields["Content-Type"] = "text/html; charset=utf-8"
         return response

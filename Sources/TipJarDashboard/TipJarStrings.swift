@@ -19,6 +19,21 @@ struct TipJarStrings: Sendable {
     let unverified: String
     let restoredNone: String
     let restoredSome: String
+    /// The line that stays under the hearts whenever there is at least one.
+    let thanks: String
+    /// The alert's button.
+    let ok: String
+    /// `app.js` shows this when the dashboard does not answer at all.
+    let unreachable: String
+    /// HTTP 409: a second purchase while one is open (two tabs, a double click).
+    let purchaseInProgressTitle: String
+    let purchaseInProgress: String
+    /// HTTP 422: the tapped product is no longer a tip of the catalog.
+    let unknownProductTitle: String
+    let unknownProduct: String
+    /// Any other error answered to the screen (404, 503, 500).
+    let errorTitle: String
+    let errorMessage: String
     /// "3 of 5 hearts": the accessible name of the hearts row.
     let heartsLabel: @Sendable (Int) -> String
 
@@ -46,6 +61,15 @@ struct TipJarStrings: Sendable {
         unverified: "The App Store couldn't verify this purchase, so it wasn't counted.",
         restoredNone: "Restore finished. Tips are consumable, so only purchases the app never finished come back; there were none.",
         restoredSome: "Restore finished: %d unfinished purchase(s) delivered.",
+        thanks: "Thank you for supporting the app!",
+        ok: "OK",
+        unreachable: "The app couldn't reach the App Store. Check the dashboard is running and try again.",
+        purchaseInProgressTitle: "Purchase in progress",
+        purchaseInProgress: "A purchase is already open. Wait for it to finish, then try again.",
+        unknownProductTitle: "Tip unavailable",
+        unknownProduct: "This tip is no longer in the App Store. Retry to see the current tips.",
+        errorTitle: "Something went wrong",
+        errorMessage: "The App Store couldn't finish this. Nothing was charged; try again in a moment.",
         heartsLabel: { "\($0) of 5 hearts" }
     )
 
@@ -66,6 +90,15 @@ struct TipJarStrings: Sendable {
         unverified: "A App Store não conseguiu verificar esta compra, então ela não foi contada.",
         restoredNone: "Restauração concluída. Gorjetas são consumíveis: só voltam compras que o app não finalizou, e não havia nenhuma.",
         restoredSome: "Restauração concluída: %d compra(s) não finalizada(s) entregue(s).",
+        thanks: "Obrigado por apoiar o app!",
+        ok: "OK",
+        unreachable: "O app não conseguiu falar com a App Store. Confira se o painel está rodando e tente de novo.",
+        purchaseInProgressTitle: "Compra em andamento",
+        purchaseInProgress: "Já há uma compra em andamento. Espere ela terminar e tente de novo.",
+        unknownProductTitle: "Gorjeta indisponível",
+        unknownProduct: "Esta gorjeta não está mais na App Store. Toque em Tentar de novo para ver as gorjetas atuais.",
+        errorTitle: "Algo deu errado",
+        errorMessage: "A App Store não conseguiu concluir. Nada foi cobrado; tente de novo em instantes.",
         heartsLabel: { "\($0) de 5 corações" }
     )
 }

@@ -32,13 +32,18 @@ enum ViewModels {
          "legacyHasTipped": .bool(install.legacyHasTipped), "isRunning": .bool(install.isRunning)]
     }
 
+    /// The hearts row: the visible hearts, their accessible name, and the thank-you line, which
+    /// stays on the screen whenever there is a heart (not only right after a purchase).
     static func hearts(_ hearts: Int, strings: TipJarStrings) -> MustacheValue {
-        ["text": .string(heartsText(hearts)), "label": .string(strings.heartsLabel(hearts))]
+        var data: TemplateData = ["text": .string(heartsText(hearts)), "label": .string(strings.heartsLabel(hearts))]
+        if hearts > 0 { data["thanks"] = .string(strings.thanks) }
+        return .object(data)
     }
 
     static func strings(_ strings: TipJarStrings) -> MustacheValue {
         ["infoAndCredits": .string(strings.infoAndCredits), "blurb": .string(strings.blurb), "loading": .string(strings.loading),
-         "showTips": .string(strings.showTips), "retry": .string(strings.retry), "restore": .string(strings.restore)]
+         "showTips": .string(strings.showTips), "retry": .string(strings.retry), "restore": .string(strings.restore),
+         "ok": .string(strings.ok), "unreachable": .string(strings.unreachable)]
     }
 
     /// The tip jar's state for `fragments/tipjar`: `loading`, `unavailable` with its message, or
@@ -66,6 +71,10 @@ enum ViewModels {
                 "transactionID": .string(String(delivery.transactionID)), "productID": .string(delivery.productID),
                 "outcome": .string(delivery.outcome.rawValue), "finished": .bool(delivery.finished)]
     }
+
+    /// The page's ledger rows, newest first like the timeline beside it (storage and the JSON API
+    /// keep oldest first).
+    static func ledgerRows(_ ledger: [Delivery]) -> MustacheValue { .array(ledger.reversed().map(delivery)) }
 
     static func event(_ event: InstallEvent) -> MustacheValue {
         let at = UTCTimestamp(event.at)
@@ -126,7 +135,7 @@ enum ViewModels {
         data["textSize"] = .string(size)
         data["textSizes"] = choices(textSizes, selected: size)
         data["feedback"] = feedback?.data ?? [:]
-        data["ledger"] = .array(ledger.map(delivery))
+        data["ledger"] = ledgerRows(ledger)
         data["events"] = .array(events.map(event))
         data["live"] = .string("/installs/\(install.id)/live")
         data["accountPath"] = .string(urlComponent(install.accountID))
