@@ -7,7 +7,7 @@ extension SQLiteTipJarStorage {
 
     static let transactionColumns = """
         id, product_id, purchase_date_ms, storefront, account_id, install_id, status, is_finished, is_external,
-        revocation_date_ms, revocation_reason
+        revocation_date_ms, revocation_reason, has_purchase_issue
         """
 
     static func storedTransaction(_ row: Row) throws -> StoredTransaction {
@@ -18,7 +18,7 @@ extension SQLiteTipJarStorage {
         let reason: String? = try row.value(at: 10)
         transaction.revocationReason = reason.flatMap(Transaction.RevocationReason.init(rawValue:))
         return StoredTransaction(transaction: transaction, accountID: try row.value(at: 4), installID: try row.value(at: 5),
-                                 status: StoredTransaction.Status(rawValue: try row.value(at: 6)) ?? .declined,
+                                 status: try row.value(at: 11, as: Bool.self) ? .interrupted : StoredTransaction.Status(rawValue: try row.value(at: 6)) ?? .declined,
                                  isFinished: try row.value(at: 7), isExternal: try row.value(at: 8))
     }
 
@@ -27,13 +27,19 @@ extension SQLiteTipJarStorage {
         try await queue.write { db in try db.execute(sql: Self.insertTransactionSQL, arguments: Self.insertArguments(stored)) }
     }
 
-    static let insertTransactionSQL = "INSERT INTO transactions (\(transactionColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+    static let insertTransactionSQL = "INSERT INTO transactions (\(transactionColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 
     static func insertArguments(_ stored: StoredTransaction) -> StatementArguments {
         let t = stored.transaction
         return [Int64(bitPattern: t.id), t.productID, milliseconds(t.purchaseDate), t.storefront,
-                stored.accountID, stored.installID, stored.status.rawValue, stored.isFinished, stored.isExternal,
-                t.revocationDate.map(milliseconds), t.revocationReason?.rawValue]
+                stored.accountID, stored.installID, statusColumn(stored.status), stored.isFinished, stored.isExternal,
+                t.revocationDate.map(milliseconds), t.revocationReason?.rawValue, stored.status == .interrupted]
+    }
+
+    /// The `status` column's value: an interrupted transaction is `pending` with `has_purchase_issue = 1`
+    /// (`TipJarSchema.v5`).
+    static func statusColumn(_ status: StoredTransaction.Status) -> String {
+        status == .interrupted ? StoredTransaction.Status.pending.rawValue : status.rawValue
     }
 
     /// `TipJarStorage.enqueueInsert(_:)`: the same `INSERT`, submitted behind every earlier write
@@ -60,18 +66,21 @@ extension SQLiteTipJarStorage {
         let t = stored.transaction
         try await queue.write { db in
             try db.execute(sql: """
-                UPDATE transactions SET purchase_date_ms = ?, status = ?, is_finished = ?, revocation_date_ms = ?, revocation_reason = ?
-                WHERE id = ?
-                """, arguments: [Self.milliseconds(t.purchaseDate), stored.status.rawValue, stored.isFinished,
-                                 t.revocationDate.map(Self.milliseconds), t.revocationReason?.rawValue, Int64(bitPattern: t.id)])
+                UPDATE transactions SET purchase_date_ms = ?, status = ?, is_finished = ?, revocation_date_ms = ?, revocation_reason = ?,
+                has_purchase_issue = ? WHERE id = ?
+                """, arguments: [Self.milliseconds(t.purchaseDate), Self.statusColumn(stored.status), stored.isFinished,
+                                 t.revocationDate.map(Self.milliseconds), t.revocationReason?.rawValue, stored.status == .interrupted,
+                                 Int64(bitPattern: t.id)])
         }
     }
 
-    /// `TipJarStorage.pendingTransactions()`: through the partial index on `status = 'pending'`.
+    /// `TipJarStorage.pendingTransactions()`: through the partial index on `status = 'pending'`, without the
+    /// interrupted ones (`has_purchase_issue = 1`), which are not Ask to Buy's.
     public func pendingTransactions() async throws -> [StoredTransaction] {
         try await queue.read { db in
-            try db.cachedStatement(sql: "SELECT \(Self.transactionColumns) FROM transactions WHERE status = 'pending' ORDER BY id")
-                .fetchAll(Self.storedTransaction)
+            try db.cachedStatement(sql: """
+                SELECT \(Self.transactionColumns) FROM transactions WHERE status = 'pending' AND has_purchase_issue = 0 ORDER BY id
+                """).fetchAll(Self.storedTransaction)
         }
     }
 
@@ -142,9 +151,10 @@ extension SQLiteTipJarStorage {
                 }
             }
             try db.execute(sql: """
-                INSERT INTO deliveries (install_id, transaction_id, product_id, path, outcome, finished, at_ms) VALUES (?, ?, ?, ?, ?, ?, ?)
+                INSERT INTO deliveries (install_id, transaction_id, product_id, path, outcome, finished, at_ms, note)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
                 """, arguments: [delivery.installID, transactionID, delivery.productID, delivery.path.rawValue, outcome.rawValue,
-                                 delivery.finished, Self.milliseconds(delivery.at)])
+                                 delivery.finished, Self.milliseconds(delivery.at), delivery.note?.rawValue])
             if delivery.finished {
                 try db.execute(sql: "UPDATE transactions SET is_finished = 1 WHERE id = ?", arguments: [transactionID])
                 if enqueued != nil, db.changes == 0 { throw missing() }
@@ -173,13 +183,14 @@ extension SQLiteTipJarStorage {
 
     static func ledger(_ db: Database, installID: String, limit: Int) throws -> [Delivery] {
         try db.cachedStatement(sql: """
-            SELECT install_id, transaction_id, product_id, path, outcome, finished, at_ms FROM
+            SELECT install_id, transaction_id, product_id, path, outcome, finished, at_ms, note FROM
             (SELECT * FROM deliveries WHERE install_id = ? ORDER BY id DESC LIMIT ?) ORDER BY id
             """).fetchAll(arguments: [installID, limit]) { row in
             Delivery(installID: try row.value(at: 0), transactionID: UInt64(bitPattern: try row.value(at: 1)),
                      productID: try row.value(at: 2), path: DeliveryPath(rawValue: try row.value(at: 3)) ?? .listener,
                      outcome: RecordOutcome(rawValue: try row.value(at: 4)) ?? .unverified,
-                     finished: try row.value(at: 5), at: Self.date(try row.value(at: 6)))
+                     finished: try row.value(at: 5), at: Self.date(try row.value(at: 6)),
+                     note: (try row.value(at: 7) as String?).flatMap(DeliveryNote.init(rawValue:)))
         }
     }
 

@@ -107,11 +107,22 @@ public enum TipJarSchema {
         CREATE INDEX installs_by_account ON installs (account_id);
         """
 
+    /// `v5-purchase-issues`: an interrupted purchase's transaction (`SKTestTransaction.hasPurchaseIssue`,
+    /// https://developer.apple.com/documentation/storekittest/sktesttransaction/haspurchaseissue) is kept as
+    /// `status = 'pending'` with `has_purchase_issue = 1`, so the `status` CHECK (which SQLite cannot change in
+    /// place) stays; and a ledger row's short reason (`DeliveryNote`), `NULL` for an ordinary delivery. Both are
+    /// `ADD COLUMN`s with defaults, so rows written before keep their meaning.
+    public static let v5 = """
+        ALTER TABLE transactions ADD COLUMN has_purchase_issue INTEGER NOT NULL DEFAULT 0 CHECK (has_purchase_issue IN (0, 1));
+        ALTER TABLE deliveries ADD COLUMN note TEXT;
+        """
+
     /// Every migration, in order: (identifier, SQL).
     public static let migrations: [(identifier: String, sql: String)] = [
         ("v1-core", v1),
         ("v2-install-labels", v2),
         ("v3-counted-by-transaction", v3),
         ("v4-transactions-outlive-installs", v4),
+        ("v5-purchase-issues", v5),
     ]
 }

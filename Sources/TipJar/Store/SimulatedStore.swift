@@ -41,6 +41,10 @@ public actor SimulatedStore {
         guard (0...3).contains(newSettings.listenerReemits) else {
             throw TipJarError.invalidValue(field: "listenerReemits", reason: "must be between 0 and 3")
         }
+        guard (0...StoreSettings.maximumLatencyMs).contains(newSettings.listenerReemitDelayMs) else {
+            throw TipJarError.invalidValue(field: "listenerReemitDelayMs",
+                                           reason: "must be between 0 and \(StoreSettings.maximumLatencyMs) milliseconds")
+        }
         try await storage.save(newSettings)
         settings = newSettings
     }
@@ -100,7 +104,23 @@ public actor SimulatedStore {
 
     /// `Product.purchase()` for an install: waits `purchaseLatencyMs`, then answers with the set
     /// outcome. A `.pending` purchase is kept for Ask to Buy and has no transaction yet.
-    /// - Throws: `StoreKitError` for the Purchase failure or the `.failed` outcome;
+    ///
+    /// The purchase traps, in this order after the Purchase failure injection (which throws first and creates
+    /// nothing): `interruptedPurchases` keeps an interrupted transaction and answers `.pending`;
+    /// `chargedDespiteError` creates a purchased transaction and throws ``ChargedDespiteError``; `finishIgnored`
+    /// answers a successful purchase of a product whose transaction the app could not finish with that same
+    /// transaction (StoreKit answers an unfinished consumable's product so until it is finished,
+    /// https://developer.apple.com/documentation/storekit/transaction/finish()). Then Ask to Buy, then `purchaseOutcome`.
+    ///
+    /// An interrupted purchase's answer is a choice: Apple's "Testing an interrupted purchase"
+    /// (https://developer.apple.com/documentation/storekit/testing-an-interrupted-purchase) describes it in the
+    /// original API (the payment fails, and once the customer resolves the issue a purchased transaction reaches the
+    /// transaction observer), and `interruptedPurchasesEnabled` says every purchase "fails"; no Apple document seen
+    /// names the StoreKit 2 value. `.pending` is the case Apple documents as "requires action from the customer",
+    /// whose transaction StoreKit "delivers … in the transaction updates" if it succeeds
+    /// (https://developer.apple.com/documentation/storekit/product/purchaseresult/pending), which is exactly how
+    /// the resolved purchase arrives here.
+    /// - Throws: `StoreKitError` for the Purchase failure or the `.failed` outcome; ``ChargedDespiteError``;
     ///   `Product.PurchaseError.productUnavailable` when the store does not hold the product.
     public func purchase(productID: String, for install: Install) async throws -> Product.PurchaseResult {
         if settings.purchaseLatencyMs > 0 {
@@ -110,6 +130,20 @@ public actor SimulatedStore {
         if let error = settings.failures.purchase { throw error }
         guard catalog.product(withID: productID) != nil, settings.catalog != .mismatch else {
             throw Product.PurchaseError.productUnavailable
+        }
+        if settings.interruptedPurchases {
+            _ = try await issue(productID: productID, for: install, status: .interrupted)
+            return .pending
+        }
+        if settings.chargedDespiteError {
+            throw ChargedDespiteError(error: settings.purchaseError,
+                                      transaction: try await issue(productID: productID, for: install, status: .purchased))
+        }
+        if settings.finishIgnored, !settings.askToBuyEnabled, settings.purchaseOutcome == .success || settings.purchaseOutcome == .unverified,
+           let unfinished = try await storage.unfinishedTransactions(accountID: install.accountID).first(where: {
+               $0.transaction.productID == productID && !$0.transaction.isRevoked
+           }) {
+            return .success(verify(unfinished.transaction))
         }
         if settings.askToBuyEnabled {
             _ = try await issue(productID: productID, for: install, status: .pending)
@@ -143,8 +177,43 @@ public actor SimulatedStore {
     /// `AppStore.sync()`: for consumables, brings back only the account's unfinished transactions.
     /// - Throws: the App Store Sync failure when it is on.
     public func sync(accountID: String) async throws -> [VerificationResult<Transaction>] {
+        try await sync(accountID: accountID, installID: nil).map(\.verification)
+    }
+
+    /// `AppStore.sync()` from one install: the account's unfinished transactions and, with `syncReplaysFinished`,
+    /// the unrevoked transactions this install already finished ("Restore replays"), oldest first.
+    /// - Returns: each transaction and whether it is a replay of a finished one.
+    /// - Throws: the App Store Sync failure when it is on.
+    public func sync(accountID: String, installID: String?) async throws -> [(verification: VerificationResult<Transaction>, isReplay: Bool)] {
         if let error = settings.failures.sync { throw error }
-        return try await unfinished(accountID: accountID)
+        var delivered = try await unfinished(accountID: accountID).map { (verification: $0, isReplay: false) }
+        if settings.syncReplaysFinished, let installID {
+            let finished = try await storage.transactions(accountID: accountID, limit: 100_000).filter {
+                $0.installID == installID && $0.status == .purchased && $0.isFinished && !$0.transaction.isRevoked
+            }
+            delivered += finished.reversed().map { (verification: verify($0.transaction), isReplay: true) }
+        }
+        return delivered
+    }
+
+    /// `SKTestSession.resolveIssueForTransaction(identifier:)`
+    /// (https://developer.apple.com/documentation/storekittest/sktestsession/resolveissuefortransaction(identifier:)):
+    /// the customer resolved the issue that interrupted the purchase, so it completes: the transaction becomes
+    /// purchased, keeping its identifier (the one the test session resolves by; Apple's documents do not say whether
+    /// StoreKit issues a new one, so this is a choice), dated now, to be delivered through the install's listener.
+    /// - Throws: `TipJarError.transactionNotFound`; `.transactionNotInterrupted`; storage errors.
+    public func resolveIssue(transactionID: UInt64) async throws -> StoredTransaction {
+        guard var stored = try await storage.transaction(withID: transactionID) else { throw TipJarError.transactionNotFound(transactionID) }
+        guard stored.status == .interrupted else { throw TipJarError.transactionNotInterrupted(transactionID) }
+        stored.status = .purchased
+        stored.transaction.purchaseDate = environment.now()
+        try await storage.update(stored)
+        return stored
+    }
+
+    /// The interrupted purchases waiting for their issue to be resolved, oldest first.
+    public func interruptedTransactions() async throws -> [StoredTransaction] {
+        try await storage.transactions(matching: TransactionQuery(status: .interrupted, pageSize: 200)).transactions.reversed()
     }
 
     /// Ask to Buy approved: the pending transaction becomes purchased, to be delivered through the
@@ -218,4 +287,13 @@ public actor SimulatedStore {
         }
         return stored
     }
+}
+
+/// "Charged despite an error" (`StoreSettings/chargedDespiteError`): what `Product.purchase()` throws is ``error``,
+/// but the store created ``transaction``, which reaches the app later through `Transaction.updates`.
+public struct ChargedDespiteError: Error, Sendable {
+    /// The `StoreKitError` the app sees.
+    public var error: StoreKitError
+    /// The transaction the store created and keeps, purchased and unfinished.
+    public var transaction: StoredTransaction
 }
