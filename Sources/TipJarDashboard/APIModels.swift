@@ -90,6 +90,9 @@ enum APIModels {
         var outcome: String
         var finished: Bool
         var at: String
+        /// The store trap behind the row (`DeliveryNote`'s name) and its short reason; both absent on an ordinary row.
+        var note: String?
+        var reason: String?
 
         init(_ delivery: Delivery) {
             transactionID = delivery.transactionID
@@ -98,6 +101,8 @@ enum APIModels {
             outcome = delivery.outcome.rawValue
             finished = delivery.finished
             at = ViewModels.isoSeconds(delivery.at)
+            note = delivery.note?.rawValue
+            reason = delivery.note?.text
         }
     }
 
@@ -180,6 +185,11 @@ enum APIModels {
         var crashBeforeFinish: Bool
         var listenerReemits: Int
         var askToBuyEnabled: Bool
+        var interruptedPurchases: Bool
+        var finishIgnored: Bool
+        var chargedDespiteError: Bool
+        var syncReplaysFinished: Bool
+        var listenerReemitDelayMs: Int
 
         init(_ settings: StoreSettings) {
             catalog = settings.catalog.rawValue
@@ -192,6 +202,11 @@ enum APIModels {
             crashBeforeFinish = settings.crashBeforeFinish
             listenerReemits = settings.listenerReemits
             askToBuyEnabled = settings.askToBuyEnabled
+            interruptedPurchases = settings.interruptedPurchases
+            finishIgnored = settings.finishIgnored
+            chargedDespiteError = settings.chargedDespiteError
+            syncReplaysFinished = settings.syncReplaysFinished
+            listenerReemitDelayMs = settings.listenerReemitDelayMs
         }
     }
 }

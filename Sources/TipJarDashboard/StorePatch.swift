@@ -5,7 +5,8 @@ import TipJar
 /// fields keep their value, and `null` inside `failures` turns that failure off (README, API).
 enum StorePatch {
     static let fields: Set<String> = ["catalog", "latencyMs", "purchaseOutcome", "purchaseError", "purchaseLatencyMs", "failures",
-                                      "crashBeforeFinish", "listenerReemits", "askToBuyEnabled"]
+                                      "crashBeforeFinish", "listenerReemits", "askToBuyEnabled",
+                                      "interruptedPurchases", "finishIgnored", "chargedDespiteError", "syncReplaysFinished", "listenerReemitDelayMs"]
 
     /// Applies a patch body to `settings`.
     /// - Throws: `RequestError` (400) naming the first unknown field or bad value.
@@ -27,6 +28,13 @@ enum StorePatch {
         if let value = object["listenerReemits"] { settings.listenerReemits = try integer(value, "listenerReemits", 0...3) }
         if let value = object["crashBeforeFinish"] { settings.crashBeforeFinish = try flag(value, "crashBeforeFinish") }
         if let value = object["askToBuyEnabled"] { settings.askToBuyEnabled = try flag(value, "askToBuyEnabled") }
+        if let value = object["interruptedPurchases"] { settings.interruptedPurchases = try flag(value, "interruptedPurchases") }
+        if let value = object["finishIgnored"] { settings.finishIgnored = try flag(value, "finishIgnored") }
+        if let value = object["chargedDespiteError"] { settings.chargedDespiteError = try flag(value, "chargedDespiteError") }
+        if let value = object["syncReplaysFinished"] { settings.syncReplaysFinished = try flag(value, "syncReplaysFinished") }
+        if let value = object["listenerReemitDelayMs"] {
+            settings.listenerReemitDelayMs = try integer(value, "listenerReemitDelayMs", 0...StoreSettings.maximumLatencyMs)
+        }
         if let value = object["failures"] {
             guard let failures = value as? [String: Any] else { throw RequestError(message: "failures must be an object.") }
             let names: Set<String> = ["loadProducts", "purchase", "verification", "sync"]

@@ -69,7 +69,8 @@ enum ViewModels {
         let at = UTCTimestamp(delivery.at)
         return ["at": .string(at.isoWithMilliseconds), "atShort": .string(at.short), "path": .string(delivery.path.rawValue),
                 "transactionID": .string(String(delivery.transactionID)), "productID": .string(delivery.productID),
-                "outcome": .string(delivery.outcome.rawValue), "finished": .bool(delivery.finished)]
+                "outcome": .string(delivery.outcome.rawValue), "finished": .bool(delivery.finished),
+                "reason": delivery.note.map { .string($0.text) } ?? .null]
     }
 
     /// The page's ledger rows, newest first like the timeline beside it (storage and the JSON API
@@ -97,7 +98,14 @@ enum ViewModels {
                 "purchaseOutcome": .string(settings.purchaseOutcome.rawValue), "isFailed": .bool(settings.purchaseOutcome == .failed),
                 "purchaseError": .string(settings.purchaseError.rawValue), "purchaseLatencyMs": .int(settings.purchaseLatencyMs),
                 "failureList": .array(failures), "crashBeforeFinish": .bool(settings.crashBeforeFinish),
-                "listenerReemits": .int(settings.listenerReemits), "askToBuyEnabled": .bool(settings.askToBuyEnabled)]
+                "listenerReemits": .int(settings.listenerReemits), "askToBuyEnabled": .bool(settings.askToBuyEnabled),
+                "interruptedPurchases": .bool(settings.interruptedPurchases), "finishIgnored": .bool(settings.finishIgnored),
+                "chargedDespiteError": .bool(settings.chargedDespiteError), "syncReplaysFinished": .bool(settings.syncReplaysFinished),
+                "listenerReemitDelayMs": .int(settings.listenerReemitDelayMs), "reemitsLater": .bool(settings.listenerReemitDelayMs > 0),
+                "traps": .array([(settings.interruptedPurchases, "interrupted purchases"), (settings.finishIgnored, "finish() is ignored"),
+                                 (settings.chargedDespiteError, "charged despite an error"), (settings.syncReplaysFinished, "Restore replays"),
+                                 (settings.listenerReemits > 0 && settings.listenerReemitDelayMs > 0, "re-emit later")]
+                    .filter(\.0).map { .string($0.1) })]
     }
 
     /// Which settings on `/store` came from the `.storekit` file: those it sets whose value is still the file's.
