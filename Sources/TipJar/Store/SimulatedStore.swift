@@ -109,8 +109,10 @@ public actor SimulatedStore {
     /// nothing): `interruptedPurchases` keeps an interrupted transaction and answers `.pending`;
     /// `chargedDespiteError` creates a purchased transaction and throws ``ChargedDespiteError``; `finishIgnored`
     /// answers a successful purchase of a product whose transaction the app could not finish with that same
-    /// transaction (StoreKit answers an unfinished consumable's product so until it is finished,
-    /// https://developer.apple.com/documentation/storekit/transaction/finish()). Then Ask to Buy, then `purchaseOutcome`.
+    /// transaction. Apple documents that a transaction "is unfinished until you call `finish()`"
+    /// (https://developer.apple.com/documentation/storekit/transaction/unfinished); that buying the consumable again
+    /// answers with it is what developers report, not something Apple's documents state. Then Ask to Buy, then
+    /// `purchaseOutcome`.
     ///
     /// An interrupted purchase's answer is a choice: Apple's "Testing an interrupted purchase"
     /// (https://developer.apple.com/documentation/storekit/testing-an-interrupted-purchase) describes it in the

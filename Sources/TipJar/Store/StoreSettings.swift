@@ -85,7 +85,7 @@ public struct StoreSettings: Sendable, Equatable, Codable {
     /// ``SimulatedStore/resolveIssue(transactionID:)``. `Product.purchase()` answers `.pending` (see there).
     public var interruptedPurchases: Bool
     /// "finish() is ignored": the app's `finish()` has no effect, so the transaction stays unfinished, and the next
-    /// purchase of the same product returns that same transaction, as StoreKit does for an unfinished consumable.
+    /// purchase of the same product returns that same transaction (``SimulatedStore/purchase(productID:for:)``).
     public var finishIgnored: Bool
     /// "Charged despite an error": `Product.purchase()` throws `purchaseError`, yet the store created the
     /// transaction, which reaches the listener ``lateDeliveryDelayMs`` later (or at the next launch).
