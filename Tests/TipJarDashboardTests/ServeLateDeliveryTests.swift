@@ -6,22 +6,24 @@ import Testing
 /// launch after the restart.
 @Suite("tipjar serve and late deliveries", .serialized)
 struct ServeLateDeliveryTests {
-    /// A running `tipjar serve` on a free port.
-    struct Serve {
+    /// A running `tipjar serve` on a free port. The blocking waits (its banner, its exit) run on threads of their own,
+    /// so the tests beside this one keep the cooperative pool (two threads on a two-core machine).
+    struct Serve: @unchecked Sendable {
         let process: Process
         let port: Int
 
-        init(database: String) throws {
-            process = Process()
+        static func start(database: String) async throws -> Serve {
+            let process = Process()
             process.executableURL = CommandLineTests.binary
             process.arguments = ["serve", "--port", "0", "--database", database]
             let output = Pipe()
             process.standardOutput = output
             process.standardError = Pipe()
             try process.run()
-            let banner = CommandLineTests.banner(output)
+            nonisolated(unsafe) let pipe = output
+            let banner = await LiveServer.onThread { CommandLineTests.banner(pipe) }
             let address = try #require(banner.range(of: "http://127.0.0.1:"))
-            port = try #require(Int(banner[address.upperBound...].prefix { $0.isNumber }))
+            return Serve(process: process, port: try #require(Int(banner[address.upperBound...].prefix { $0.isNumber })))
         }
 
         func json(_ method: String, _ target: String, _ body: String = "") async -> HTTPReply {
@@ -32,13 +34,15 @@ struct ServeLateDeliveryTests {
         }
 
         /// Sends SIGTERM and answers whether it exited cleanly within ten seconds (it is killed otherwise).
-        func terminate() -> Bool {
-            kill(process.processIdentifier, SIGTERM)
-            let deadline = Date().addingTimeInterval(10)
-            while process.isRunning, Date() < deadline { usleep(20_000) }
-            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-            process.waitUntilExit()
-            return process.terminationReason == .exit && process.terminationStatus == 0
+        func terminate() async -> Bool {
+            await LiveServer.onThread { [self] in
+                kill(process.processIdentifier, SIGTERM)
+                let deadline = Date().addingTimeInterval(10)
+                while process.isRunning, Date() < deadline { usleep(20_000) }
+                if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+                process.waitUntilExit()
+                return process.terminationReason == .exit && process.terminationStatus == 0
+            }
         }
     }
 
@@ -46,7 +50,7 @@ struct ServeLateDeliveryTests {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tipjar-late-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let database = directory.appendingPathComponent("tipjar.sqlite3").path
-        let first = try Serve(database: database)
+        let first = try await Serve.start(database: database)
         #expect(await first.json("PUT", "/api/store", #"{"listenerReemits":1,"listenerReemitDelayMs":60000}"#).status == 200)
         let created = await first.json("POST", "/api/installs", #"{"launch":true}"#)
         let id = try #require(created.object["id"] as? String)
@@ -56,15 +60,15 @@ struct ServeLateDeliveryTests {
         #expect(await first.json("POST", "/api/installs/\(id)/purchases", tip).object["outcome"] as? String == "failed")
         // Stopped at once, so the charged transaction's delivery (3 s later) finds no listener, whatever the machine's load.
         #expect(await first.json("POST", "/api/installs/\(id)/stop").status == 200)
-        #expect(first.terminate(), "serve exits cleanly without waiting for the 60 s re-emit or the charged delivery")
+        #expect(await first.terminate(), "serve exits cleanly without waiting for the 60 s re-emit or the charged delivery")
 
-        let second = try Serve(database: database)
+        let second = try await Serve.start(database: database)
         #expect(await second.json("PUT", "/api/store", #"{"chargedDespiteError":false}"#).status == 200)
         #expect(await second.json("POST", "/api/installs/\(id)/launch").status == 200)
         let ledger = await second.json("GET", "/api/installs/\(id)/ledger").array
         #expect(ledger.map { "\($0["path"] as? String ?? "") \($0["outcome"] as? String ?? "")" } == ["purchase counted", "launch counted"],
                 "the charged transaction arrives at the first launch after the restart; the dropped re-emit never does")
         #expect(await second.json("GET", "/api/installs/\(id)").object["hearts"] as? Int == 2)
-        #expect(second.terminate())
+        #expect(await second.terminate())
     }
 }

@@ -8,12 +8,12 @@ import TipJar
 /// wait at the world's `Gate`, so a test decides when their delay is over instead of sleeping.
 @Suite("Purchase traps")
 struct PurchaseTrapTests {
-    /// Waits, without a timed sleep, until `condition` holds or ten seconds pass.
+    /// Checks `condition` until it holds or ten seconds pass (10 ms apart, so it does not spin beside other tests).
     func eventually(_ condition: () async throws -> Bool) async throws -> Bool {
         let deadline = Date().addingTimeInterval(10)
         while Date() < deadline {
             if try await condition() { return true }
-            await Task.yield()
+            try? await Task.sleep(for: .milliseconds(10))
         }
         return try await condition()
     }
@@ -121,7 +121,6 @@ struct PurchaseTrapTests {
         #expect(charged.status == .purchased)
         #expect(charged.isFinished == false)
         #expect(try await world.storage.ledger(installID: install.id, limit: 10).isEmpty, "nothing before the delay")
-        await gate.untilSomeoneWaits()
         await gate.open()
         #expect(try await eventually { try await world.storage.ledger(installID: install.id, limit: 10).count == 1 })
         let ledger = try await world.storage.ledger(installID: install.id, limit: 10)
@@ -141,7 +140,6 @@ struct PurchaseTrapTests {
         let install = try await world.runningInstall()
         _ = try await world.service.purchase(productID: TestWorld.lunch, installID: install.id)
         _ = try await world.service.stop(installID: install.id)
-        await gate.untilSomeoneWaits()
         await gate.open()
         #expect(try await eventually { await world.service.scheduledDeliveryCount == 0 })
         #expect(try await world.storage.ledger(installID: install.id, limit: 10).isEmpty)
@@ -188,7 +186,6 @@ struct PurchaseTrapTests {
         let report = try await world.service.purchase(productID: TestWorld.coffee, installID: install.id)
         #expect(report.recordOutcome == .counted)
         #expect(try await world.ledgerOutcomes(install.id) == [.counted], "the purchase answered before any re-emit")
-        await gate.untilSomeoneWaits()
         await gate.open()
         #expect(try await eventually { try await world.ledgerOutcomes(install.id).count == 3 })
         let ledger = try await world.storage.ledger(installID: install.id, limit: 10)
@@ -204,7 +201,6 @@ struct PurchaseTrapTests {
         let install = try await world.runningInstall()
         _ = try await world.service.purchase(productID: TestWorld.coffee, installID: install.id)
         _ = try await world.service.stop(installID: install.id)
-        await gate.untilSomeoneWaits()
         await gate.open()
         #expect(try await eventually { await world.service.scheduledDeliveryCount == 0 })
         #expect(try await world.ledgerOutcomes(install.id) == [.counted])

@@ -26,16 +26,21 @@ actor DelayGate {
     /// Suspends until at least one caller waits at the gate, or ten seconds pass.
     func untilSomeoneWaits() async {
         let deadline = Date().addingTimeInterval(10)
-        while waiters.isEmpty, Date() < deadline { await Task.yield() }
+        while waiters.isEmpty, Date() < deadline { await Self.pollInterval() }
     }
 
-    /// Waits, without a timed sleep, until `condition` holds or ten seconds pass; answers whether it held.
+    /// Checks `condition` until it holds or ten seconds pass; answers whether it held. Nothing here waits for a
+    /// duration to pass: between checks it only leaves the machine to the server (a test that runs beside others
+    /// on two cores must not spin).
     static func eventually(_ condition: () async -> Bool) async -> Bool {
         let deadline = Date().addingTimeInterval(10)
         while Date() < deadline {
             if await condition() { return true }
-            await Task.yield()
+            await pollInterval()
         }
         return await condition()
     }
+
+    /// The pause between two checks of a condition: 10 ms.
+    static func pollInterval() async { try? await Task.sleep(for: .milliseconds(10)) }
 }
