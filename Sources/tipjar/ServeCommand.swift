@@ -96,14 +96,18 @@ struct ServeCommand {
             printError("tipjar: cannot load the catalog: \(error.description)")
             return 1
         }
+        let environment = TipJarEnvironment.live
         let storage: SQLiteTipJarStorage
         do {
-            storage = try SQLiteTipJarStorage(path: database, configuration: DatabaseConfiguration(durability: durability, groupCommit: true))
+            let configuration = DatabaseConfiguration(durability: durability, groupCommit: true, onFault: { fault in
+                environment.log("database writes stopped", ["error": fault.description, "file": fault.path ?? database])
+            })
+            storage = try SQLiteTipJarStorage(path: database, configuration: configuration)
         } catch {
-            printError("tipjar: cannot open the database \(database): \(error)")
+            let hint = (error as? DatabaseError)?.isCorrupt == true ? "\n(tipjar check-database \(database) lists every problem)" : ""
+            printError("tipjar: cannot open the database \(database): \(error)\(hint)")
             return 1
         }
-        let environment = TipJarEnvironment.live
         let store = try await SimulatedStore(catalog: catalog, storage: storage, environment: environment)
         let service = TipJarService(store: store, storage: storage, environment: environment)
         let catalogName = storekit.map { URL(fileURLWithPath: $0).lastPathComponent } ?? Catalog.shippedFileName

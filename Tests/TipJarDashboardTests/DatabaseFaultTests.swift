@@ -1,5 +1,6 @@
 import CSQLite
 import Foundation
+import Synchronization
 import Testing
 import TipJar
 import TipJarSQLite
@@ -43,6 +44,45 @@ struct DatabaseFaultTests {
         let recovered = await server.json("POST", "/api/installs/\(id)/purchases", Self.coffee)
         #expect(recovered.status == 200)
         #expect(recovered.object["outcome"] as? String == "purchased")
+    }
+
+    @Test func aPurchaseOnALockedDatabaseWaitsForTheLockOnce() async throws {
+        let server = try await LiveServer(database: DatabaseConfiguration(busyTimeout: .milliseconds(300), groupCommit: true))
+        defer { Task { await server.stop() } }
+        let id = try await install(server)
+        var other: OpaquePointer?
+        #expect(sqlite3_open(server.databasePath, &other) == SQLITE_OK)
+        #expect(sqlite3_exec(other, "BEGIN EXCLUSIVE", nil, nil, nil) == SQLITE_OK)
+        let waitsBefore = server.storage.queue.busyTimeoutCount
+        // The store's insert and the handler's record are two writes; the purchase waits once.
+        let locked = await server.json("POST", "/api/installs/\(id)/purchases", Self.coffee)
+        #expect(locked.status == 503)
+        #expect(server.storage.queue.busyTimeoutCount - waitsBefore == 1)
+        #expect(sqlite3_exec(other, "ROLLBACK", nil, nil, nil) == SQLITE_OK)
+        sqlite3_close(other)
+        #expect(await server.json("POST", "/api/installs/\(id)/purchases", Self.coffee).status == 200)
+    }
+
+    @Test func aDeletedWALIs503NamingTheFileLoggedOnceAndNothingAcknowledgedIsLost() async throws {
+        let faults = Mutex<[DatabaseError]>([])
+        let server = try await LiveServer(database: DatabaseConfiguration(groupCommit: true, onFault: { fault in faults.withLock { $0.append(fault) } }))
+        defer { Task { await server.stop() } }
+        let id = try await install(server)
+        #expect(await server.json("POST", "/api/installs/\(id)/purchases", Self.coffee).status == 200)
+        #expect(unlink(server.databasePath + "-wal") == 0)
+        for _ in 0..<2 {
+            let refused = await server.json("POST", "/api/installs/\(id)/purchases", Self.coffee)
+            #expect(refused.status == 503)
+            #expect((refused.object["error"] as? String)?.contains(server.databasePath + "-wal") == true, "\(refused.body)")
+        }
+        #expect(faults.withLock { $0.count } == 1)
+        #expect(await server.json("GET", "/api/installs/\(id)").object["hearts"] as? Int == 1, "reads still answer")
+        // A crash now leaves the database file alone: the install and its purchase are in it.
+        let copy = server.directory.appendingPathComponent("after-crash.sqlite3").path
+        try FileManager.default.copyItem(atPath: server.databasePath, toPath: copy)
+        let reopened = try SQLiteTipJarStorage(path: copy)
+        #expect(try await reopened.install(withID: id)?.hearts == 1)
+        try reopened.queue.close()
     }
 
     @Test func diskFullIsAClearErrorAndTheNextPurchaseAfterSpaceIsFreedSucceeds() async throws {

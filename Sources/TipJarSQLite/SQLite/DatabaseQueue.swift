@@ -35,6 +35,25 @@ public final class DatabaseQueue: @unchecked Sendable {
     /// The read-only connection for ``pointRead(_:)``; only accessed inside `pointReadLock`.
     private var pointReader: Database?
     private let pendingWrites = Mutex<[WriteJob]>([])
+    /// The number of the last write handed to the queue; every write takes the next one.
+    private let lastTicket = Atomic<UInt64>(0)
+    private let busyTimeouts = Atomic<Int>(0)
+    /// The last lock wait that timed out: writes numbered up to `ticket` were queued while it
+    /// waited, and fail with its `error` instead of waiting again. Only accessed on `queue`.
+    private var busyBarrier: (ticket: UInt64, error: any Error)?
+    /// Set once writes must stop for good (the file was moved); only accessed on `queue`.
+    private var writeFault: DatabaseError?
+    /// Only accessed on `queue`.
+    private var fileWatch: DatabaseFileWatch
+
+    /// How many write transactions gave up waiting for another connection's lock (`SQLITE_BUSY`
+    /// after the busy timeout at `BEGIN IMMEDIATE`). Every write queued during such a wait fails
+    /// with the same error as soon as it ends, so a caller waits for a lock at most once, however
+    /// many writes it queued (a purchase queues the store's insert, then the handler's record).
+    public var busyTimeoutCount: Int { busyTimeouts.load(ordering: .relaxed) }
+
+    /// Group-commit writes queued and not yet taken by the writer (tests wait for a batch to start).
+    var pendingWriteCount: Int { pendingWrites.withLock { $0.count } }
 
     /// Validates then opens and configures the database at `path`.
     ///
@@ -55,6 +74,7 @@ public final class DatabaseQueue: @unchecked Sendable {
         self.configuration = configuration
         self.queue = DispatchQueue(label: "TipJarSQLite.DatabaseQueue")
         self.readQueue = DispatchQueue(label: "TipJarSQLite.DatabaseQueue.reader")
+        self.fileWatch = DatabaseFileWatch(path: path)
         _ = try DatabaseFileGuard.validate(path: path, readOnly: configuration.readOnly)
         let flags = configuration.readOnly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
         let db = try Database(path: path, flags: flags)
@@ -73,6 +93,19 @@ public final class DatabaseQueue: @unchecked Sendable {
             try? db.close()
             throw error
         }
+        fileWatch = DatabaseFileWatch(path: path) // the files as the connections opened them
+    }
+
+    /// Runs, read-only and without changing anything, the checks ``init(path:configuration:)``
+    /// makes before it opens a file (see `DatabaseFileGuard`), `PRAGMA integrity_check` included
+    /// (<https://www.sqlite.org/pragma.html#pragma_integrity_check>). For `tipjar check-database`.
+    /// - Parameter path: The database file; its `-wal`, if any, is read the way SQLite recovers it.
+    /// - Returns: `integrity_check`'s problem lines (at most 100, SQLite's default); empty when sound.
+    /// - Throws: ``DatabaseError`` naming the file when it cannot be checked at all: missing, not
+    ///   SQLite (`SQLITE_NOTADB`), unreadable or truncated (`SQLITE_CORRUPT`), beside a WAL of
+    ///   another database.
+    public static func integrityProblems(path: String) throws -> [String] {
+        try DatabaseFileGuard.inspect(path: path, readOnly: true).problems
     }
 
     /// A read-only connection with the writer's busy timeout and settings (so any connection
@@ -139,7 +172,8 @@ public final class DatabaseQueue: @unchecked Sendable {
     public func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
             guard configuration.groupCommit else {
-                queue.async { continuation.resume(with: Result { try self.performWrite(body) }) }
+                let ticket = nextTicket()
+                queue.async { continuation.resume(with: Result { try self.performWrite(body, ticket: ticket) }) }
                 return
             }
             enqueue(body) { continuation.resume(with: $0) }
@@ -167,8 +201,9 @@ public final class DatabaseQueue: @unchecked Sendable {
                             onFailure: @escaping @Sendable (any Error) -> Void) {
         let body: @Sendable (Database) throws -> Void = { db in try db.execute(sql: sql, arguments: arguments) }
         guard configuration.groupCommit else {
+            let ticket = nextTicket()
             queue.async {
-                do { try self.performWrite(body) } catch { onFailure(error) }
+                do { try self.performWrite(body, ticket: ticket) } catch { onFailure(error) }
             }
             return
         }
@@ -184,6 +219,7 @@ public final class DatabaseQueue: @unchecked Sendable {
                             completion: @escaping (Result<T, any Error>) -> Void) {
         let box = ResultBox<T>()
         let job = WriteJob(
+            ticket: nextTicket(),
             needsSavepoint: savepoint,
             run: { db in
                 box.result = Result { try body(db) }
@@ -207,7 +243,8 @@ public final class DatabaseQueue: @unchecked Sendable {
     /// Like ``write(_:)``, blocking the calling thread (never batched). For start-up and tests.
     public func writeSync<T>(_ body: (Database) throws -> T) throws -> T {
         dispatchPrecondition(condition: .notOnQueue(queue))
-        return try queue.sync { try performWrite(body) }
+        let ticket = nextTicket()
+        return try queue.sync { try performWrite(body, ticket: ticket) }
     }
 
     /// Finalizes cached statements and closes the connection (`sqlite3_close_v2`), after
@@ -256,9 +293,45 @@ public final class DatabaseQueue: @unchecked Sendable {
         }
     }
 
-    private func performWrite<T>(_ body: (Database) throws -> T) throws -> T {
+    private func nextTicket() -> UInt64 { lastTicket.add(1, ordering: .relaxed).newValue }
+
+    /// The error of the lock wait that timed out while the write numbered `ticket` was queued.
+    private func lockWaitError(_ ticket: UInt64) -> (any Error)? {
+        guard let busyBarrier, ticket <= busyBarrier.ticket else { return nil }
+        return busyBarrier.error
+    }
+
+    /// `BEGIN IMMEDIATE`, unless writes have stopped or the database file or its `-wal` is not
+    /// the one opened any more (one `stat` each, see ``DatabaseFileWatch``). A moved file stops
+    /// writes for good, reported once through ``DatabaseConfiguration/onFault``; before that, when
+    /// only the WAL is gone, a checkpoint copies the commits it holds into the database file.
+    private func beginWriteTransaction(_ db: Database) throws {
+        if let writeFault { throw writeFault }
+        if var fault = fileWatch.problem() {
+            if fault.path != path, let connection = db.handle {
+                let code = sqlite3_wal_checkpoint_v2(connection, nil, SQLITE_CHECKPOINT_FULL, nil, nil)
+                let outcome = code == SQLITE_OK
+                    ? "every commit it held was first copied into \(path)"
+                    : "copying its commits into \(path) failed: \(DatabaseError.fromConnection(connection, code: code).message)"
+                fault = DatabaseError(extendedResultCode: fault.extendedResultCode, message: "\(fault.message); \(outcome)", path: fault.path)
+            }
+            writeFault = fault
+            configuration.onFault?(fault)
+            throw fault
+        }
+        do {
+            try db.cachedStatement(sql: "BEGIN IMMEDIATE").execute()
+        } catch let error as DatabaseError where error.isBusy {
+            busyBarrier = (lastTicket.load(ordering: .relaxed), error)
+            busyTimeouts.add(1, ordering: .relaxed)
+            throw error
+        }
+    }
+
+    private func performWrite<T>(_ body: (Database) throws -> T, ticket: UInt64) throws -> T {
         let db = try openDatabase()
-        try db.cachedStatement(sql: "BEGIN IMMEDIATE").execute()
+        if let error = lockWaitError(ticket) { throw error }
+        try beginWriteTransaction(db)
         do {
             let result = try body(db)
             try requireOpenTransaction(db)
@@ -289,8 +362,15 @@ public final class DatabaseQueue: @unchecked Sendable {
             return
         }
         while !jobs.isEmpty {
+            // Writes queued while a lock wait timed out share its error instead of waiting again.
+            jobs.removeAll { job in
+                guard let error = lockWaitError(job.ticket) else { return false }
+                job.finish(error)
+                return true
+            }
+            guard !jobs.isEmpty else { return }
             do {
-                try db.cachedStatement(sql: "BEGIN IMMEDIATE").execute()
+                try beginWriteTransaction(db)
             } catch {
                 jobs.forEach { $0.finish(error) }
                 return
@@ -341,6 +421,8 @@ private struct ClosureFailed: Error {}
 
 /// A type-erased batched write. `run` and `finish` only run on the database queue.
 private struct WriteJob: @unchecked Sendable {
+    /// Its number in the order writes were handed to the queue.
+    let ticket: UInt64
     /// `false` for one statement, which SQLite backs out on its own when it fails.
     let needsSavepoint: Bool
     /// Runs the closure, stores its result; returns `false` if it threw.
