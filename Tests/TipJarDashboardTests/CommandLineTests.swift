@@ -1,8 +1,9 @@
 import Foundation
 import Testing
+import TipJarSQLite
 
 /// The `tipjar` executable as a person runs it: help texts, `check-storekit` on every fixture,
-/// usage errors, and start-up refusals (issue 2, issue 6 fault 2).
+/// `check-database`, usage errors, and start-up refusals.
 @Suite("tipjar command line")
 struct CommandLineTests {
     struct Run {
@@ -47,6 +48,10 @@ struct CommandLineTests {
         #expect(help.status == 0)
         #expect(help.output.contains("serve"))
         #expect(help.output.contains("check-storekit"))
+        #expect(help.output.contains("check-database"))
+        let check = try Self.run(["check-database", "--help"])
+        #expect(check.status == 0)
+        #expect(check.output.contains("integrity_check"))
         let serve = try Self.run(["serve", "--help"])
         #expect(serve.status == 0)
         for option in ["--host", "--port", "--database", "--storekit", "--durability", "--admin-token", "--reload-templates"] {
@@ -56,7 +61,8 @@ struct CommandLineTests {
 
     @Test(arguments: [["frobnicate"], ["serve", "--port", "70000"], ["serve", "--bogus"], ["serve", "--durability", "sometimes"],
                       ["serve", "--host", "0.0.0.0"], ["serve", "--host", "0.0.0.0", "--admin-token", "short"],
-                      ["check-storekit"], ["check-storekit", "a", "b"], ["check-storekit", "x.storekit", "--locale", "fr"]])
+                      ["check-storekit"], ["check-storekit", "a", "b"], ["check-storekit", "x.storekit", "--locale", "fr"],
+                      ["check-database"], ["check-database", "a", "b"], ["check-database", "x.sqlite3", "--bogus"]])
     func usageErrorsExit64WithAMessage(_ arguments: [String]) throws {
         let run = try Self.run(arguments)
         #expect(run.status == 64)
@@ -124,6 +130,28 @@ struct CommandLineTests {
         #expect(run.status == 1)
         #expect(run.error.contains(file.path))
         #expect(try Data(contentsOf: file) == bytes)
+    }
+
+    @Test func checkDatabaseSaysOkForASoundDatabaseAndExits1NamingTheFileOtherwise() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tipjar-check-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let good = directory.appendingPathComponent("good.sqlite3").path
+        try SQLiteTipJarStorage(path: good).queue.close()
+        let sound = try Self.run(["check-database", good])
+        #expect(sound.status == 0, "\(sound.error)")
+        #expect(sound.output == "\(good): ok\n")
+
+        let garbage = directory.appendingPathComponent("garbage.sqlite3")
+        let bytes = Data((0..<8192).map { _ in UInt8.random(in: 0...255) })
+        try bytes.write(to: garbage)
+        for path in [garbage.path, directory.appendingPathComponent("missing.sqlite3").path] {
+            let run = try Self.run(["check-database", path])
+            #expect(run.status == 1)
+            #expect(run.error.hasPrefix(path + ": "), "\(run.error)")
+        }
+        #expect(try Data(contentsOf: garbage) == bytes, "check-database changes nothing")
+        #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("missing.sqlite3").path))
     }
 
     @Test func serveRefusesABadStoreKitFile() throws {

@@ -24,9 +24,9 @@ public final class DatabaseQueue: @unchecked Sendable {
     public let path: String
     /// The configuration used on open.
     public let configuration: DatabaseConfiguration
-    private let queue: DispatchQueue
+    let queue: DispatchQueue
     /// Only accessed on `queue`.
-    private var database: Database?
+    var database: Database?
     private let readQueue: DispatchQueue
     /// The general read-only connection; only accessed on `readQueue`.
     private var reader: Database?
@@ -34,13 +34,13 @@ public final class DatabaseQueue: @unchecked Sendable {
     private let pointReadLock = NSLock()
     /// The read-only connection for ``pointRead(_:)``; only accessed inside `pointReadLock`.
     private var pointReader: Database?
-    private let pendingWrites = Mutex<[WriteJob]>([])
+    let pendingWrites = Mutex<[WriteJob]>([])
     /// The number of the last write handed to the queue; every write takes the next one.
     private let lastTicket = Atomic<UInt64>(0)
     private let busyTimeouts = Atomic<Int>(0)
     /// The last lock wait that timed out: writes numbered up to `ticket` were queued while it
     /// waited, and fail with its `error` instead of waiting again. Only accessed on `queue`.
-    private var busyBarrier: (ticket: UInt64, error: any Error)?
+    var busyBarrier: (ticket: UInt64, error: any Error)?
     /// Set once writes must stop for good (the file was moved); only accessed on `queue`.
     private var writeFault: DatabaseError?
     /// Only accessed on `queue`.
@@ -212,25 +212,6 @@ public final class DatabaseQueue: @unchecked Sendable {
         }
     }
 
-    /// Group commit: queues `body` for the next batch; `completion` runs on the writer's queue
-    /// with what `body` returned once the batch committed, with what it threw (its savepoint rolled
-    /// back, before the next job runs), or with the error that undid the batch.
-    private func enqueue<T>(_ body: @escaping @Sendable (Database) throws -> T, savepoint: Bool = true,
-                            completion: @escaping (Result<T, any Error>) -> Void) {
-        let box = ResultBox<T>()
-        let job = WriteJob(
-            ticket: nextTicket(),
-            needsSavepoint: savepoint,
-            run: { db in
-                box.result = Result { try body(db) }
-                if case .failure = box.result { return false }
-                return true
-            },
-            finish: { error in completion(error.map { .failure($0) } ?? box.result!) })
-        pendingWrites.withLock { $0.append(job) }
-        queue.async { self.drainPendingWrites() }
-    }
-
     // MARK: Sync access
 
     /// Like ``read(_:)``, blocking the calling thread. For start-up and tests; never call it
@@ -269,7 +250,7 @@ public final class DatabaseQueue: @unchecked Sendable {
 
     // MARK: On-queue implementation
 
-    private func openDatabase() throws -> Database {
+    func openDatabase() throws -> Database {
         guard let database else {
             throw DatabaseError(extendedResultCode: SQLITE_MISUSE, message: "database \(path) is closed", path: path)
         }
@@ -293,10 +274,10 @@ public final class DatabaseQueue: @unchecked Sendable {
         }
     }
 
-    private func nextTicket() -> UInt64 { lastTicket.add(1, ordering: .relaxed).newValue }
+    func nextTicket() -> UInt64 { lastTicket.add(1, ordering: .relaxed).newValue }
 
     /// The error of the lock wait that timed out while the write numbered `ticket` was queued.
-    private func lockWaitError(_ ticket: UInt64) -> (any Error)? {
+    func lockWaitError(_ ticket: UInt64) -> (any Error)? {
         guard let busyBarrier, ticket <= busyBarrier.ticket else { return nil }
         return busyBarrier.error
     }
@@ -305,7 +286,7 @@ public final class DatabaseQueue: @unchecked Sendable {
     /// the one opened any more (one `stat` each, see ``DatabaseFileWatch``). A moved file stops
     /// writes for good, reported once through ``DatabaseConfiguration/onFault``; before that, when
     /// only the WAL is gone, a checkpoint copies the commits it holds into the database file.
-    private func beginWriteTransaction(_ db: Database) throws {
+    func beginWriteTransaction(_ db: Database) throws {
         if let writeFault { throw writeFault }
         if var fault = fileWatch.problem() {
             if fault.path != path, let connection = db.handle {
@@ -348,90 +329,4 @@ public final class DatabaseQueue: @unchecked Sendable {
             throw DatabaseError(extendedResultCode: SQLITE_MISUSE, message: "the write closure ended the transaction itself (COMMIT/ROLLBACK or an error that made SQLite roll back)", path: path)
         }
     }
-
-    /// Group commit: runs every pending job in one transaction, each in a SAVEPOINT.
-    private func drainPendingWrites() {
-        var jobs = pendingWrites.withLock { pending in
-            defer { pending.removeAll() }
-            return pending
-        }
-        guard !jobs.isEmpty else { return } // an earlier drain took them
-        let db: Database
-        do { db = try openDatabase() } catch {
-            jobs.forEach { $0.finish(error) }
-            return
-        }
-        while !jobs.isEmpty {
-            // Writes queued while a lock wait timed out share its error instead of waiting again.
-            jobs.removeAll { job in
-                guard let error = lockWaitError(job.ticket) else { return false }
-                job.finish(error)
-                return true
-            }
-            guard !jobs.isEmpty else { return }
-            do {
-                try beginWriteTransaction(db)
-            } catch {
-                jobs.forEach { $0.finish(error) }
-                return
-            }
-            var succeeded: [WriteJob] = []
-            var transactionLost: Error?
-            while !jobs.isEmpty, transactionLost == nil {
-                let job = jobs.removeFirst()
-                let ok: Bool
-                if job.needsSavepoint {
-                    do {
-                        try db.inSavepoint { () throws -> Void in
-                            if !job.run(db) { throw ClosureFailed() }
-                        }
-                        ok = true
-                    } catch {
-                        ok = false
-                    }
-                } else {
-                    ok = job.run(db) // one statement: SQLite backs it out alone if it fails
-                }
-                // A failed job learns it at once (its work is already undone), before the next
-                // job runs (`submitWrite` documents that order).
-                if ok { succeeded.append(job) } else { job.finish(nil) }
-                if !db.isInsideTransaction {
-                    // SQLite rolled back the whole transaction (e.g. SQLITE_FULL): the
-                    // earlier jobs' work is gone too.
-                    transactionLost = DatabaseError(extendedResultCode: SQLITE_ABORT, message: "group-committed write was rolled back because another write in the same transaction failed", path: path)
-                }
-            }
-            if let transactionLost {
-                succeeded.forEach { $0.finish(transactionLost) }
-                continue
-            }
-            do {
-                try db.cachedStatement(sql: "COMMIT").execute()
-                succeeded.forEach { $0.finish(nil) }
-            } catch {
-                db.rollbackIgnoringErrors()
-                succeeded.forEach { $0.finish(error) }
-            }
-        }
-    }
-}
-
-/// Makes `inSavepoint` roll back a job whose closure threw (its error is in its ResultBox).
-private struct ClosureFailed: Error {}
-
-/// A type-erased batched write. `run` and `finish` only run on the database queue.
-private struct WriteJob: @unchecked Sendable {
-    /// Its number in the order writes were handed to the queue.
-    let ticket: UInt64
-    /// `false` for one statement, which SQLite backs out on its own when it fails.
-    let needsSavepoint: Bool
-    /// Runs the closure, stores its result; returns `false` if it threw.
-    let run: (Database) -> Bool
-    /// Resumes the caller: with the stored result, or with `error` if the commit failed.
-    let finish: (Error?) -> Void
-}
-
-/// Holds one batched write's result between `run` and `finish` (both on the database queue).
-private final class ResultBox<T>: @unchecked Sendable {
-    var result: Result<T, Error>?
 }
