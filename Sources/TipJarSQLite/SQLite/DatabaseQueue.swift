@@ -58,16 +58,16 @@ public final class DatabaseQueue: @unchecked Sendable {
     /// Validates then opens and configures the database at `path`.
     ///
     /// Before any write or modifying pragma, the file is validated (see
-    /// `DatabaseFileGuard`: header, `-wal` header/first frame, read-only
-    /// `PRAGMA quick_check`, WAL identity stamp, writability). Then, on a read-write
+    /// `DatabaseFileGuard`: writability, header, a read-only `PRAGMA integrity_check` that reads
+    /// the `-wal` as SQLite's recovery does, WAL identity stamp). Then, on a read-write
     /// connection: `sqlite3_busy_timeout`, identity stamp (random `PRAGMA user_version`)
     /// if none, `PRAGMA journal_mode=WAL` (answer must be `wal`), `PRAGMA foreign_keys=ON`,
     /// `PRAGMA synchronous=FULL|NORMAL`.
     /// - Parameters:
     ///   - path: The database file; created if missing (unless read-only).
     ///   - configuration: Durability, busy timeout, read-only, group commit.
-    /// - Throws: ``DatabaseError`` naming the file: `SQLITE_NOTADB` (not a database, foreign
-    ///   or invalid `-wal`), `SQLITE_CORRUPT` (truncated, quick_check failed),
+    /// - Throws: ``DatabaseError`` naming the file: `SQLITE_NOTADB` (not a database, a foreign
+    ///   `-wal`, a `-wal` without its database), `SQLITE_CORRUPT` (truncated, integrity_check failed),
     ///   `SQLITE_READONLY` (file or folder read-only), `SQLITE_CANTOPEN`, or a pragma error.
     public init(path: String, configuration: DatabaseConfiguration = DatabaseConfiguration()) throws {
         self.path = path
