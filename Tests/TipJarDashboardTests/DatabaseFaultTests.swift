@@ -5,8 +5,9 @@ import Testing
 import TipJar
 import TipJarSQLite
 
-/// Issue 6, faults 4 and 5 at the HTTP level: a locked database and a full disk answer 503 with
-/// nothing half-written, and the server recovers when the lock or the space comes back.
+/// Database faults at the HTTP level: a locked database and a full disk answer 503 with nothing
+/// half-written, and the server recovers when the lock or the space comes back; a request waits for
+/// a lock once; a deleted `-wal` stops every acknowledgement, naming the file, and loses nothing.
 @Suite("Database faults over HTTP", .serialized)
 struct DatabaseFaultTests {
     static let coffee = #"{"productID":"com.example.tipjar.tip.coffee"}"#

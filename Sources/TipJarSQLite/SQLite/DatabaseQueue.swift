@@ -17,8 +17,10 @@ import Synchronization
 ///
 /// `@unchecked Sendable` because each non-`Sendable` ``Database`` it owns is only touched under
 /// its own serialization (the writer on `queue` and the reader on `readQueue`, always through
-/// `async`/`sync` on them; the point reader inside `pointReadLock`), and the group-commit pending
-/// list is protected by a `Mutex`. The other stored properties are immutable.
+/// `async`/`sync` on them; the point reader inside `pointReadLock`), the writer's other state (the
+/// last timed-out lock wait, the write fault, the file watch) is only touched on `queue`, the
+/// group-commit pending list is protected by a `Mutex` and the counters are atomics. The other
+/// stored properties are immutable.
 public final class DatabaseQueue: @unchecked Sendable {
     /// The database file path.
     public let path: String
@@ -26,7 +28,7 @@ public final class DatabaseQueue: @unchecked Sendable {
     public let configuration: DatabaseConfiguration
     let queue: DispatchQueue
     /// Only accessed on `queue`.
-    var database: Database?
+    private var database: Database?
     private let readQueue: DispatchQueue
     /// The general read-only connection; only accessed on `readQueue`.
     private var reader: Database?
@@ -40,7 +42,7 @@ public final class DatabaseQueue: @unchecked Sendable {
     private let busyTimeouts = Atomic<Int>(0)
     /// The last lock wait that timed out: writes numbered up to `ticket` were queued while it
     /// waited, and fail with its `error` instead of waiting again. Only accessed on `queue`.
-    var busyBarrier: (ticket: UInt64, error: any Error)?
+    private var busyBarrier: (ticket: UInt64, error: any Error)?
     /// Set once writes must stop for good (the file was moved); only accessed on `queue`.
     private var writeFault: DatabaseError?
     /// Only accessed on `queue`.
