@@ -2,6 +2,7 @@ import CSQLite
 import Foundation
 import Synchronization
 import Testing
+import TipJar
 @testable import TipJarSQLite
 
 /// "A server never acknowledges a write that cannot survive", and a locked database costs a
@@ -32,7 +33,7 @@ struct WriteRefusalTests {
     func oneLockWaitPerCaller() async throws {
         let folder = try SQLiteTemporaryFolder()
         let path = folder.path("db.sqlite")
-        let queue = try DatabaseQueue(path: path, configuration: .init(busyTimeout: .milliseconds(300), groupCommit: true))
+        let queue = try DatabaseQueue(path: path, configuration: .init(busyTimeout: .seconds(1), groupCommit: true))
         try queue.writeSync { db in try db.execute(sql: "CREATE TABLE t(x INTEGER)") }
         let blocker = try Database(path: path, flags: SQLITE_OPEN_READWRITE)
         try blocker.execute(sql: "BEGIN EXCLUSIVE")
@@ -56,6 +57,26 @@ struct WriteRefusalTests {
         #expect(try queue.readSync { try $0.fetchAll(sql: "SELECT x FROM t") { try $0.value(at: 0, as: Int64.self) } } == [4])
         try blocker.close()
         try queue.close()
+    }
+
+    @Test("A record whose store insert already waited out a lock fails at once with the insert's error")
+    func recordAfterAFailedInsertDoesNotWaitAgain() async throws {
+        let world = try await TestWorld.make(database: DatabaseConfiguration(busyTimeout: .milliseconds(200), groupCommit: true))
+        let install = try await world.runningInstall()
+        let blocker = try Database(path: world.path, flags: SQLITE_OPEN_READWRITE)
+        try blocker.execute(sql: "BEGIN EXCLUSIVE")
+        let transaction = Transaction(id: 9_001, productID: TestWorld.coffee, purchaseDate: TestWorld.epoch, storefront: "USA")
+        world.storage.enqueueInsert(StoredTransaction(transaction: transaction, accountID: install.accountID, installID: install.id,
+                                                      status: .purchased))
+        waitUntil { world.storage.enqueuedInserts.withLock { $0[9_001]?.error != nil } }
+        let waits = world.storage.queue.busyTimeoutCount
+        let delivery = Delivery(installID: install.id, transactionID: 9_001, productID: TestWorld.coffee, path: .purchase,
+                                outcome: .counted, finished: true, at: TestWorld.epoch)
+        let error = await #expect(throws: DatabaseError.self) { try await world.storage.record(delivery) }
+        #expect(error?.isBusy == true)
+        #expect(world.storage.queue.busyTimeoutCount == waits, "the record did not wait for the lock again")
+        try blocker.execute(sql: "ROLLBACK")
+        try blocker.close()
     }
 
     @Test("A deleted -wal stops writes for good, naming the file, reported once; its commits were checkpointed first")
