@@ -117,6 +117,9 @@ extension SQLiteTipJarStorage {
     ///   reason. Nothing is kept then.
     public func record(_ delivery: Delivery) async throws -> (outcome: RecordOutcome, hearts: Int) {
         defer { _ = enqueuedInserts.withLock { $0.removeValue(forKey: delivery.transactionID) } }
+        // An insert that already failed (e.g. it waited out a lock) fails the record without a
+        // second wait; one that fails later fails it inside its transaction (checked below).
+        if let error = enqueuedInserts.withLock({ $0[delivery.transactionID]?.error }) { throw error }
         return try await queue.write { db in
             var outcome = delivery.outcome
             let transactionID = Int64(bitPattern: delivery.transactionID)

@@ -1,8 +1,8 @@
 import Foundation
 import TipJar
 
-/// The `tipjar` commands: `serve` and `check-storekit`. Usage errors exit 64 (`EX_USAGE`,
-/// sysexits.h), a bad `.storekit` file exits 1.
+/// The `tipjar` commands: `serve`, `check-storekit` and `check-database`. Usage errors exit 64
+/// (`EX_USAGE`, sysexits.h), a bad `.storekit` file or a damaged database exits 1.
 enum CommandLineTool {
     static let usage = """
         USAGE: tipjar <command> [options]
@@ -12,6 +12,8 @@ enum CommandLineTool {
         COMMANDS:
           serve             Serve the dashboard (default http://127.0.0.1:8080).
           check-storekit    Load a .storekit file exactly as serve would and list its tips.
+          check-database    Check an SQLite database file in full (PRAGMA integrity_check),
+                            read-only; exit 1 and list the problems when it is damaged.
 
         Run 'tipjar <command> --help' for the options of a command.
         """
@@ -30,6 +32,8 @@ enum CommandLineTool {
             return await runCommand(rest, usage: ServeCommand.usage) { try await ServeCommand(arguments: $0).run() }
         case "check-storekit":
             return await runCommand(rest, usage: CheckStoreKitCommand.usage) { try CheckStoreKitCommand(arguments: $0).run() }
+        case "check-database":
+            return await runCommand(rest, usage: CheckDatabaseCommand.usage) { try CheckDatabaseCommand(arguments: $0).run() }
         default:
             printError("error: unknown command '\(command)'\n\n\(usage)")
             return 64

@@ -105,14 +105,18 @@ struct ServeCommand {
         }
         // Every key of the file's settings, applied or ignored with the reason, as check-storekit prints them.
         for note in catalog.fileSettings.notes { printError("tipjar: \(note.line)") }
+        let environment = TipJarEnvironment.live
         let storage: SQLiteTipJarStorage
         do {
-            storage = try SQLiteTipJarStorage(path: database, configuration: DatabaseConfiguration(durability: durability, groupCommit: true))
+            let configuration = DatabaseConfiguration(durability: durability, groupCommit: true, onFault: { fault in
+                environment.log("database writes stopped", ["error": fault.description, "file": fault.path ?? database])
+            })
+            storage = try SQLiteTipJarStorage(path: database, configuration: configuration)
         } catch {
-            printError("tipjar: cannot open the database \(database): \(error)")
+            let hint = (error as? DatabaseError)?.isCorrupt == true ? "\n(tipjar check-database \(database) lists every problem)" : ""
+            printError("tipjar: cannot open the database \(database): \(error)\(hint)")
             return 1
         }
-        let environment = TipJarEnvironment.live
         let store = try await SimulatedStore(catalog: catalog, storage: storage, environment: environment)
         let service = TipJarService(store: store, storage: storage, environment: environment)
         let catalogName = storekit.map { URL(fileURLWithPath: $0).lastPathComponent } ?? Catalog.shippedFileName
