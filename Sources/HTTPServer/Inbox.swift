@@ -8,6 +8,8 @@ final class Inbox: Sendable {
     enum Message: Sendable {
         case response(fd: Int32, serial: UInt64, response: HTTPResponse)
         case shutdown(deadline: UInt64)
+        /// Asks the loop for a ``ConnectionStatistics`` snapshot, delivered on its thread.
+        case statistics(@Sendable (ConnectionStatistics) -> Void)
     }
 
     /// The eventfd registered with the loop's epoll set.
