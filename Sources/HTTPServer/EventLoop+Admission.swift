@@ -20,6 +20,13 @@ extension EventLoop {
             }
             var one: Int32 = 1
             setsockopt(fd, SystemCalls.IPPROTO_TCP, SystemCalls.TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+            // The kernel queues at most this much not-yet-sent output per connection: `sendmsg`
+            // stops short and EPOLLOUT waits until it drains (TCP_NOTSENT_LOWAT,
+            // https://docs.kernel.org/networking/ip-sysctl.html#tcp-variables). A client that does
+            // not read then holds one response here instead of as many as the kernel's send buffer
+            // (autotuned up to 4 MiB) would take, each of them produced for nothing.
+            var lowWatermark = Int32(SystemCalls.notSentLowWatermark)
+            setsockopt(fd, SystemCalls.IPPROTO_TCP, SystemCalls.TCP_NOTSENT_LOWAT, &lowWatermark, socklen_t(MemoryLayout<Int32>.size))
             let address = Socket.addressAndPort(storage)
             let key = Socket.peerKey(storage, address: address.address)
             let peer = peers[key] ?? Peer(key: key)
