@@ -48,6 +48,9 @@ def main():
     parser.add_argument("--count", type=int, default=1000)
     parser.add_argument("--seconds", type=float, default=60)
     parser.add_argument("--path", default="/app.css")
+    parser.add_argument("--sources", default="127.0.0.1",
+                        help="comma-separated client addresses to bind, in turn (any of 127.0.0.0/8 is loopback): "
+                             "many idle connections come from many clients, and the server caps connections per address")
     parser.add_argument("--ready", required=True)
     parser.add_argument("--report", required=True)
     args = parser.parse_args()
@@ -63,9 +66,10 @@ def main():
     request = ("GET %s HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n\r\n" % (args.path, args.port)).encode()
     socks, failures, statuses = [], 0, {}
     started = time.time()
-    for _ in range(args.count):
+    sources = args.sources.split(",")
+    for i in range(args.count):
         try:
-            s = socket.create_connection(("127.0.0.1", args.port), timeout=5)
+            s = socket.create_connection(("127.0.0.1", args.port), timeout=5, source_address=(sources[i % len(sources)], 0))
             s.sendall(request)
             status, ok = read_response(s, time.time() + 5)
             statuses[status] = statuses.get(status, 0) + 1

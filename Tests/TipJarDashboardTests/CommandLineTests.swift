@@ -49,13 +49,15 @@ struct CommandLineTests {
         #expect(help.output.contains("check-storekit"))
         let serve = try Self.run(["serve", "--help"])
         #expect(serve.status == 0)
-        for option in ["--host", "--port", "--database", "--storekit", "--durability", "--admin-token", "--reload-templates"] {
+        for option in ["--host", "--port", "--database", "--storekit", "--durability", "--admin-token", "--reload-templates",
+                       "--max-connections-per-address"] {
             #expect(serve.output.contains(option), "serve --help does not mention \(option)")
         }
     }
 
     @Test(arguments: [["frobnicate"], ["serve", "--port", "70000"], ["serve", "--bogus"], ["serve", "--durability", "sometimes"],
                       ["serve", "--host", "0.0.0.0"], ["serve", "--host", "0.0.0.0", "--admin-token", "short"],
+                      ["serve", "--max-connections-per-address", "0"], ["serve", "--max-connections-per-address", "many"],
                       ["check-storekit"], ["check-storekit", "a", "b"], ["check-storekit", "x.storekit", "--locale", "fr"]])
     func usageErrorsExit64WithAMessage(_ arguments: [String]) throws {
         let run = try Self.run(arguments)
