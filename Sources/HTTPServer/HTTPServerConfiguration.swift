@@ -9,7 +9,8 @@ public struct HTTPServerConfiguration: Sendable {
     public var limits: HTTPLimits
     /// Deadlines (see ``HTTPTimeouts`` for defaults).
     public var timeouts: HTTPTimeouts
-    /// Maximum simultaneously open connections. Beyond it new connections get a canned
+    /// Maximum simultaneously open connections. When they are all open, a new connection takes the
+    /// slot of an idle one (see ``maxConnectionsPerAddress``), or, when none is idle, gets a canned
     /// `503 Service Unavailable` with `Connection: close`. Default 4096.
     public var maxConnections: Int
     /// Maximum simultaneously open connections from one client address (an IPv4 address, or an

@@ -77,20 +77,6 @@ def attacker(port, count, seconds):
     print(json.dumps(stats), flush=True)
 
 
-def held_by(port, address):
-    """Server-side established connections on `port` whose peer is `address` (IPv4, /proc/net/tcp)."""
-    remote = "%08X:" % int.from_bytes(socket.inet_aton(address), "little")
-    local = ":%04X" % port
-    count = 0
-    with open("/proc/net/tcp") as f:
-        next(f)
-        for line in f:
-            fields = line.split()
-            if fields[1].endswith(local) and fields[2].startswith(remote) and fields[3] == "01":
-                count += 1
-    return count
-
-
 def main():
     if len(sys.argv) == 5 and sys.argv[1] == "--attacker":
         attacker(int(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4]))
@@ -113,15 +99,15 @@ def main():
         if not ready or ready[0] != "READY":
             sys.exit("the attacker did not start")
         time.sleep(0.5)  # let the server take in the opening burst before the client's first request
-        held_start = held_by(server.port, ATTACKER)
+        held_start = support.established(server.port, ATTACKER)
         client = support.Client(server.port, "/app.css")
         ends = time.monotonic() + seconds
         held_max = held_start
         while time.monotonic() < ends:
             client.run(100, fresh_every=2)
-            held_max = max(held_max, held_by(server.port, ATTACKER))
+            held_max = max(held_max, support.established(server.port, ATTACKER))
         during = client.summary()
-        held_end = held_by(server.port, ATTACKER)
+        held_end = support.established(server.port, ATTACKER)
         flood_stats = json.loads(flood.stdout.readline() or "{}")
         flood.wait()
         peak = server.peak_rss_mib()

@@ -180,15 +180,17 @@ def percentile(values, p):
     return ordered[min(len(ordered) - 1, int(round(p / 100.0 * (len(ordered) - 1))))]
 
 
-def established(port):
-    """Server-side ESTABLISHED TCP connections on 127.0.0.1:port (from /proc/net/tcp)."""
+def established(port, peer=None):
+    """Server-side ESTABLISHED TCP connections on 127.0.0.1:port (from /proc/net/tcp), all of them
+    or only those whose client is the IPv4 address `peer`."""
     local = ":%04X" % port
+    remote = "%08X:" % int.from_bytes(socket.inet_aton(peer), "little") if peer else ""
     count = 0
     with open("/proc/net/tcp") as f:
         next(f)
         for line in f:
             fields = line.split()
-            if fields[1].endswith(local) and fields[3] == "01":
+            if fields[1].endswith(local) and fields[2].startswith(remote) and fields[3] == "01":
                 count += 1
     return count
 
