@@ -125,9 +125,10 @@ final class EventLoop: @unchecked Sendable {
     }
 
     /// Parses buffered input while the connection is in ``Connection/State/reading``, reading more
-    /// only when the parser needs it. After the client's FIN, the complete requests already received
-    /// are answered one by one, and the connection closes when only a partial request (or nothing)
-    /// is left (RFC 9112 §9.6: a client half-close ends the requests it will send).
+    /// only when the parser needs it. After the client's FIN (it sends nothing more, RFC 9293 §3.6),
+    /// the complete requests already received are answered one by one, and the connection closes
+    /// when only a partial request (or nothing) is left: an incomplete request is dropped without an
+    /// answer, which RFC 9112 §8 allows.
     func processInput(_ connection: Connection) {
         while connection.state == .reading {
             let event: HTTPRequestParser.Event

@@ -2,8 +2,8 @@ import Foundation
 import Testing
 @testable import HTTPServer
 
-/// What one connection may cost the server, over real sockets: a client's half-close ends the
-/// connection as soon as its complete requests are answered (RFC 9112 §9.6), a client that does
+/// What one connection may cost the server, over real sockets: a client's half-close (RFC 9293
+/// §3.6) ends the connection as soon as its complete requests are answered, a client that does
 /// not read is not read either and holds little memory, and one address cannot take every slot.
 /// Server timeouts are set far beyond the client's receive timeout, so a test that passes saw the
 /// event itself (a read returning 0) and not a timeout.
