@@ -47,6 +47,8 @@ final class Connection {
     var peerClosed = false
     /// At least one byte arrived on this connection (see ``HTTPTimeouts/firstByte``).
     var receivedAny = false
+    /// In ``EventLoop/pipelineQueue``: its input is left alone until its turn.
+    var queued = false
     /// Connection was accepted over a cap and only gets a 503.
     let shed: Bool
     var phase: HTTPRequestParser.Phase = .idle

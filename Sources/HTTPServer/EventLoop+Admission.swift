@@ -102,7 +102,8 @@ extension EventLoop {
     /// A snapshot for ``HTTPServer/statistics()``.
     func statistics() -> ConnectionStatistics {
         var stats = ConnectionStatistics(open: openCount, shed: shedCount, unsentOutputBytes: unsentOutputBytes,
-                                         counters: counters)
+                                         counters: counters, pipelinedInFlight: pipelinedInFlight,
+                                         pipelinedWaiting: pipelineQueue[pipelineHead...].filter { $0.queued && !isClosed($0) }.count)
         for case let connection? in connections {
             stats.inputBufferBytes += connection.parser.heldByteCount
             stats.largestInputBuffer = max(stats.largestInputBuffer, connection.parser.heldByteCount)
@@ -133,6 +134,10 @@ struct ConnectionStatistics: Sendable {
     /// Owned bytes of unsent responses.
     var unsentOutputBytes: Int
     var counters: Counters
+    /// Pipelined requests with the responder.
+    var pipelinedInFlight: Int
+    /// Connections waiting with a pipelined request for a responder slot.
+    var pipelinedWaiting: Int
     /// Parser buffers and bodies under construction, all connections, bytes of storage.
     var inputBufferBytes = 0
     /// The largest of those for one connection.

@@ -7,7 +7,8 @@ extension EventLoop {
     func handleInbox() {
         for message in inbox.drain() {
             switch message {
-            case .response(let fd, let serial, let response):
+            case .response(let fd, let serial, let response, let pipelined):
+                if pipelined { pipelinedInFlight -= 1 }
                 guard let connection = connection(fd), connection.serial == serial,
                       connection.state == .responding, let inFlight = connection.inFlight else { continue }
                 respond(connection, inFlight, response)
@@ -102,7 +103,11 @@ extension EventLoop {
         connection.lastActivity = now
         connection.phase = .idle
         connection.phaseStart = now
-        processInput(connection)
+        if connection.parser.bufferedByteCount > 0 || connection.readPending {
+            enqueuePipelined(connection)  // sent before this answer was read: wait for a slot
+        } else {
+            processInput(connection)
+        }
     }
 
     /// One `sendmsg(2)` of what is left of head and body, without joining them into one buffer.
@@ -198,7 +203,7 @@ extension EventLoop {
             case .reading:
                 switch connection.phase {
                 case .idle:
-                    if draining || now &- connection.lastActivity >= (connection.receivedAny ? t.idle : t.firstByte) {
+                    if (draining && !connection.queued) || now &- connection.lastActivity >= (connection.receivedAny ? t.idle : t.firstByte) {
                         if !connection.receivedAny && !draining { counters.closedWithoutFirstByte += 1 }
                         closeConnection(connection)
                     }

@@ -27,6 +27,12 @@ final class EventLoop: @unchecked Sendable {
     var unsentOutputBytes = 0
     /// What admission control and the output cap did, for ``ConnectionStatistics``.
     var counters = ConnectionStatistics.Counters()
+    /// Connections whose next request was already sent before their last answer was read
+    /// (pipelined), waiting for a slot; ``pipelineHead`` is the first not yet taken.
+    var pipelineQueue: [Connection] = []
+    var pipelineHead = 0
+    /// Pipelined requests with the responder now (at most ``pipelinedLimit``).
+    var pipelinedInFlight = 0
     var serial: UInt64 = 0
     var requestCounter: UInt64 = 0
     var date = HTTPDate()
@@ -87,6 +93,7 @@ final class EventLoop: @unchecked Sendable {
                 lastSweep = now
                 sweep()
             }
+            if pipelineHead < pipelineQueue.count { dispatchPipelined() }
             if draining && openCount == 0 && shedCount == 0 { break }
         }
         close(epfd)
@@ -114,7 +121,7 @@ final class EventLoop: @unchecked Sendable {
             return
         }
         switch connection.state {
-        case .reading: processInput(connection)
+        case .reading: if !connection.queued { processInput(connection) }  // a queued one is read in its turn
         case .lingering: if connection.readPending { discardInput(connection) }
         case .responding, .writing: break  // read later: one request at a time (back-pressure)
         }
@@ -129,7 +136,7 @@ final class EventLoop: @unchecked Sendable {
     /// the complete requests already received are answered one by one, and the connection closes
     /// when only a partial request (or nothing) is left: an incomplete request is dropped without an
     /// answer, which RFC 9112 §8 allows.
-    func processInput(_ connection: Connection) {
+    func processInput(_ connection: Connection, pipelined: Bool = false) {
         while connection.state == .reading {
             let event: HTTPRequestParser.Event
             do {
@@ -143,7 +150,7 @@ final class EventLoop: @unchecked Sendable {
                 let line = Array("HTTP/1.1 100 Continue\r\n\r\n".utf8)
                 _ = line.withUnsafeBytes { send(connection.fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
             case .request(let parsed):
-                dispatch(connection, parsed)
+                dispatch(connection, parsed, pipelined: pipelined)
                 return
             case .needsMore:
                 let phase = connection.parser.phase
@@ -190,7 +197,7 @@ final class EventLoop: @unchecked Sendable {
         }
     }
 
-    func dispatch(_ connection: Connection, _ parsed: HTTPRequestParser.ParsedRequest) {
+    func dispatch(_ connection: Connection, _ parsed: HTTPRequestParser.ParsedRequest, pipelined: Bool) {
         requestCounter &+= 1
         var request = parsed.request
         request.remoteAddress = connection.remoteAddress
@@ -200,11 +207,12 @@ final class EventLoop: @unchecked Sendable {
             method: request.method, target: request.target, requestID: request.requestID,
             isHead: request.method == "HEAD", http10: request.version == .http1_0,
             keepAlive: parsed.keepAlive, started: now)
+        if pipelined { pipelinedInFlight += 1 }
         let fd = connection.fd, serial = connection.serial
         let responder = self.responder, inbox = self.inbox
         Task {
             let response = await responder.respond(to: request)
-            inbox.post(.response(fd: fd, serial: serial, response: response))
+            inbox.post(.response(fd: fd, serial: serial, response: response, pipelined: pipelined))
         }
     }
 }

@@ -6,7 +6,8 @@ import Synchronization
 /// Messages from responder tasks (any thread) to the event loop, plus an eventfd to wake it.
 final class Inbox: Sendable {
     enum Message: Sendable {
-        case response(fd: Int32, serial: UInt64, response: HTTPResponse)
+        /// A responder's answer; `pipelined` if the request counts toward ``EventLoop/pipelinedLimit``.
+        case response(fd: Int32, serial: UInt64, response: HTTPResponse, pipelined: Bool)
         case shutdown(deadline: UInt64)
         /// Asks the loop for a ``ConnectionStatistics`` snapshot, delivered on its thread.
         case statistics(@Sendable (ConnectionStatistics) -> Void)

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 @testable import HTTPServer
 
@@ -159,6 +160,58 @@ struct ConnectionResourceTests {
         #expect(firstBytes < size, "the connection that waited longest should have been reset")
         #expect(secondReply.map(TestClient.statuses) == [200])
         #expect(secondReply?.utf8.count ?? 0 > size)
+        await server.shutdown(timeout: .seconds(1))
+    }
+
+    /// Holds requests until opened; counts how many are held at once.
+    final class Gate: Sendable {
+        let state = Mutex<(open: Bool, held: Int, waiters: [CheckedContinuation<Void, Never>])>((false, 0, []))
+
+        func pass() async {
+            await withCheckedContinuation { continuation in
+                let now = state.withLock { s -> Bool in
+                    if s.open { return true }
+                    s.held += 1
+                    s.waiters.append(continuation)
+                    return false
+                }
+                if now { continuation.resume() }
+            }
+        }
+
+        var held: Int { state.withLock { $0.held } }
+
+        func open() {
+            let waiters = state.withLock { s -> [CheckedContinuation<Void, Never>] in
+                s.open = true
+                defer { s.waiters = [] }
+                return s.waiters
+            }
+            waiters.forEach { $0.resume() }
+        }
+    }
+
+    @Test func pipelinedRequestsWaitForAFewSlotsAndNeverDelayAFreshRequest() async throws {
+        let gate = Gate()
+        let (server, port) = try Self.makeServer(routes: {
+            $0.get("/hold") { _, _ in
+                await gate.pass()
+                return .text("held")
+            }
+        })
+        let pipelined = "GET / HTTP/1.1\r\n\(Self.host):\(port)\r\n\r\nGET /hold HTTP/1.1\r\n\(Self.host):\(port)\r\nConnection: close\r\n\r\n"
+        let clients = await TestClient.onThread { (0..<40).map { _ in TestClient.connect(port: port, timeoutMs: 10_000) } }
+        defer { clients.forEach { close($0) } }
+        for fd in clients { TestClient.send(fd, pipelined) }
+        let stats = try #require(await Self.statistics(of: server) { $0.pipelinedInFlight + $0.pipelinedWaiting == 40 })
+        #expect(stats.pipelinedInFlight == EventLoop.pipelinedLimit)
+        #expect(stats.pipelinedWaiting == 40 - EventLoop.pipelinedLimit)
+        #expect(gate.held == EventLoop.pipelinedLimit)
+        let fresh = await TestClient.exchange(port: port, "GET / HTTP/1.1\r\n\(Self.host):\(port)\r\nConnection: close\r\n\r\n")
+        #expect(TestClient.statuses(fresh.text) == [200], "a fresh request waited behind the pipelined ones")
+        gate.open()
+        let answers = await TestClient.onThread { clients.map { TestClient.readAll($0) } }
+        #expect(answers.allSatisfy { TestClient.statuses($0.text) == [200, 200] && $0.closed })
         await server.shutdown(timeout: .seconds(1))
     }
 

@@ -71,7 +71,9 @@ enum TestClient {
         }
     }
 
-    /// Reads exactly one response with a `Content-Length` body (or none); `nil` on close or timeout first.
+    /// Reads one response with a `Content-Length` body (or none); `nil` on close or timeout first.
+    /// Use it only when no second response can follow before the next request: bytes read beyond
+    /// the first response are returned with it.
     static func readResponse(_ fd: Int32) -> String? {
         var data: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 65536)
