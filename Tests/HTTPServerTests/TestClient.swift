@@ -13,13 +13,15 @@ enum TestClient {
         }
     }
 
-    /// Connects to 127.0.0.1:port (or `host`) with a receive timeout; returns the fd.
+    /// Connects to 127.0.0.1:port (or `host`) with a receive timeout; returns the fd. The default
+    /// timeout is generous (10 s): under the whole suite the responders' thread pool can be busy with
+    /// other tests for seconds, and a test that waits for a close must not mistake that for a hang.
     /// - Parameters:
     ///   - source: an IPv4 address to bind the client end to first (any of 127.0.0.0/8 is loopback),
     ///     so tests can be several clients.
     ///   - receiveBuffer: a fixed `SO_RCVBUF` in bytes (set before connecting, so the TCP window
     ///     stays small), for clients that do not read.
-    static func connect(port: Int, host: String = "127.0.0.1", timeoutMs: Int = 3000, source: String? = nil,
+    static func connect(port: Int, host: String = "127.0.0.1", timeoutMs: Int = 10_000, source: String? = nil,
                         receiveBuffer: Int32? = nil) -> Int32 {
         let v6 = host.contains(":")
         let fd = socket(v6 ? AF_INET6 : AF_INET, Int32(SOCK_STREAM.rawValue), 0)
@@ -92,7 +94,7 @@ enum TestClient {
     }
 
     /// One exchange on a fresh connection: send `text`, read until close or timeout.
-    static func exchange(port: Int, _ text: String, timeoutMs: Int = 3000) async -> (text: String, closed: Bool) {
+    static func exchange(port: Int, _ text: String, timeoutMs: Int = 10_000) async -> (text: String, closed: Bool) {
         await onThread {
             let fd = connect(port: port, timeoutMs: timeoutMs)
             guard fd >= 0 else { return ("", true) }
