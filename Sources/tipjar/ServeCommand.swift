@@ -34,6 +34,9 @@ struct ServeCommand {
           --admin-token TOKEN     Required to bind a non-loopback address: at least 32 hex
                                   digits (128 bits). Scripts send Authorization: Bearer TOKEN;
                                   browsers open the printed ?token= link once.
+          --max-connections-per-address N
+                                  Open connections one client address (IPv4 address or IPv6
+                                  /64) may hold; more get 503 (default: 512, of 4096 in all).
           --reload-templates      Re-read Templates/ on every request (for template editing).
           --templates DIR         Templates folder (default: the package's Templates/).
           --public DIR            Static files folder (default: the package's Public/).
@@ -48,6 +51,7 @@ struct ServeCommand {
     var adminToken: String?
     var allowedHosts: [String] = []
     var reloadTemplates = false
+    var maxConnectionsPerAddress = HTTPServerConfiguration().maxConnectionsPerAddress
     var templates: URL
     var publicDirectory: URL
 
@@ -57,7 +61,8 @@ struct ServeCommand {
 
     init(arguments: [String]) throws {
         let reader = try ArgumentReader(arguments, valued: ["--host", "--port", "--database", "--storekit", "--durability",
-                                                            "--admin-token", "--templates", "--public"],
+                                                            "--admin-token", "--templates", "--public",
+                                                            "--max-connections-per-address"],
                                         flags: ["--reload-templates"], repeatable: ["--allowed-host"])
         guard reader.positional.isEmpty else { throw UsageError(message: "unexpected argument '\(reader.positional[0])'") }
         host = reader.options["--host"] ?? host
@@ -84,6 +89,10 @@ struct ServeCommand {
         allowedHosts = reader.repeated["--allowed-host"] ?? []
         for name in allowedHosts where !HTTPServerConfiguration.isValidHost(name) {
             throw UsageError(message: "--allowed-host '\(name)' is not a host name, IP address or host:port")
+        }
+        if let text = reader.options["--max-connections-per-address"] {
+            guard let value = Int(text), value >= 1 else { throw UsageError(message: "--max-connections-per-address must be a whole number of at least 1") }
+            maxConnectionsPerAddress = value
         }
         reloadTemplates = reader.flags.contains("--reload-templates")
         templates = reader.options["--templates"].map { URL(fileURLWithPath: $0) } ?? Self.packageRoot.appendingPathComponent("Templates")
@@ -128,7 +137,8 @@ struct ServeCommand {
         let accessLog = BufferedStandardError()
         let token = adminToken
         let server = HTTPServer(configuration: HTTPServerConfiguration(host: host, port: port, additionalHosts: allowedHosts,
-                                                                       serverResponseFields: SecurityHeaders.fields),
+                                                                       serverResponseFields: SecurityHeaders.fields,
+                                                                       maxConnectionsPerAddress: maxConnectionsPerAddress),
                                 responder: dashboard,
                                 accessLog: { entry in accessLog.write(line: AccessLogRedaction.redact(entry, adminToken: token).description) })
         // Handlers first, so a signal that arrives as soon as the banner is out is already caught.

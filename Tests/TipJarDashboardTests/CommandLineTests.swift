@@ -72,7 +72,8 @@ struct CommandLineTests {
         #expect(check.output.contains("integrity_check"))
         let serve = try await Self.run(["serve", "--help"])
         #expect(serve.status == 0)
-        for option in ["--host", "--port", "--database", "--storekit", "--durability", "--admin-token", "--allowed-host", "--reload-templates"] {
+        for option in ["--host", "--port", "--database", "--storekit", "--durability", "--admin-token", "--allowed-host", "--reload-templates",
+                       "--max-connections-per-address"] {
             #expect(serve.output.contains(option), "serve --help does not mention \(option)")
         }
     }
@@ -80,6 +81,7 @@ struct CommandLineTests {
     @Test(arguments: [["frobnicate"], ["serve", "--port", "70000"], ["serve", "--bogus"], ["serve", "--durability", "sometimes"],
                       ["serve", "--host", "0.0.0.0"], ["serve", "--host", "0.0.0.0", "--admin-token", "short"],
                       ["serve", "--allowed-host", "bad host"], ["serve", "--allowed-host"],
+                      ["serve", "--max-connections-per-address", "0"], ["serve", "--max-connections-per-address", "many"],
                       ["check-storekit"], ["check-storekit", "a", "b"], ["check-storekit", "x.storekit", "--storefront", "LUQ"],
                       ["check-storekit", "x.storekit", "--locale", ""],
                       ["check-database"], ["check-database", "a", "b"], ["check-database", "x.sqlite3", "--bogus"]])
@@ -258,7 +260,7 @@ struct CommandLineTests {
         process.standardOutput = output
         process.standardError = Pipe()
         try process.run()
-        nonisolated(unsafe) let pipe = output
+        let pipe = output
         #expect(await LiveServer.onThread { Self.banner(pipe) }.contains("serving TipProducts.storekit on http://127.0.0.1:"))
         #expect(FileManager.default.fileExists(atPath: database + "-wal"))
         kill(process.processIdentifier, signal)
