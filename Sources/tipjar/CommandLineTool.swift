@@ -1,7 +1,7 @@
 import Foundation
 import TipJar
 
-/// The `tipjar` commands: `serve` and `check-storekit`. Usage errors exit 64 (`EX_USAGE`,
+/// The `tipjar` commands: `serve`, `check-storekit` and `scenario run`. Usage errors exit 64 (`EX_USAGE`,
 /// sysexits.h), a bad `.storekit` file exits 1.
 enum CommandLineTool {
     static let usage = """
@@ -12,6 +12,7 @@ enum CommandLineTool {
         COMMANDS:
           serve             Serve the dashboard (default http://127.0.0.1:8080).
           check-storekit    Load a .storekit file exactly as serve would and list its tips.
+          scenario run      Run scenario files (steps with expectations) against a dashboard.
 
         Run 'tipjar <command> --help' for the options of a command.
         """
@@ -30,6 +31,8 @@ enum CommandLineTool {
             return await runCommand(rest, usage: ServeCommand.usage) { try await ServeCommand(arguments: $0).run() }
         case "check-storekit":
             return await runCommand(rest, usage: CheckStoreKitCommand.usage) { try CheckStoreKitCommand(arguments: $0).run() }
+        case "scenario":
+            return await runCommand(rest, usage: ScenarioCommand.usage) { try await ScenarioCommand(arguments: $0).run() }
         default:
             printError("error: unknown command '\(command)'\n\n\(usage)")
             return 64
