@@ -102,6 +102,19 @@ public struct ScenarioExpectation: Sendable, Equatable {
     /// pending purchases or its ledger after the step.
     var needsInstall: Bool { hearts != nil || running != nil }
 
+    /// The facts this expectation checks, for the run's output: `["hearts 1", "2 ledger rows"]`.
+    var checkedFacts: [String] {
+        var facts: [String] = []
+        if let outcome { facts.append(outcome) }
+        if let errorName { facts.append("errorName \(errorName.stringValue ?? "none")") }
+        if let hearts { facts.append("hearts \(hearts)") }
+        if let running { facts.append(running ? "running" : "stopped") }
+        if let pending { facts.append("\(pending) pending") }
+        if let offers { facts.append("offers \(offers)") }
+        if let ledger { facts.append("\(ledger.count) ledger row(s)") }
+        return facts
+    }
+
     /// The JSON form of this expectation, as a scenario file writes it (only the members set).
     public var json: JSONValue {
         var object: [String: JSONValue] = [:]

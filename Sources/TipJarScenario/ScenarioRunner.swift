@@ -61,7 +61,8 @@ public struct ScenarioRunner: Sendable {
             }
             let mismatches = try await session.check(step.expect, installID: installID ?? step.install.flatMap { session.installs[$0] },
                                                      answer: answer, ledgerBefore: before)
-            return mismatches.isEmpty ? (.passed, answer.summary) : (.failed(mismatches.joined(separator: "; ")), answer.summary)
+            let checked = step.expect.checkedFacts.isEmpty ? "" : " · held: " + step.expect.checkedFacts.joined(separator: ", ")
+            return mismatches.isEmpty ? (.passed, answer.summary + checked) : (.failed(mismatches.joined(separator: "; ")), answer.summary)
         } catch {
             return (.failed("\(error)"), "")
         }
@@ -76,6 +77,13 @@ public struct ScenarioResult: Sendable {
     public var name: String
     /// Every step, in order.
     public var steps: [ScenarioStepResult]
+
+    /// Creates a result.
+    public init(file: String, name: String, steps: [ScenarioStepResult]) {
+        self.file = file
+        self.name = name
+        self.steps = steps
+    }
 
     /// Whether every step held.
     public var passed: Bool { firstFailure == nil }
@@ -107,6 +115,15 @@ public struct ScenarioStepResult: Sendable {
     public var detail: String
     /// How long it took, in seconds.
     public var seconds: Double
+
+    /// Creates a step result.
+    public init(number: Int, title: String, verdict: Verdict, detail: String, seconds: Double) {
+        self.number = number
+        self.title = title
+        self.verdict = verdict
+        self.detail = detail
+        self.seconds = seconds
+    }
 
     /// `"  ok   3 purchase ana …: 200 purchased"` or `"  FAIL 3 …: 200 purchased: hearts: expected 2, got 1"`.
     public var line: String {

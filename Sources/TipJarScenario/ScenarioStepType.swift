@@ -30,6 +30,9 @@ public struct ScenarioStepType: Sendable {
     /// Sends the step's requests and reports what came back.
     let perform: @Sendable (ScenarioStep, ScenarioSession) async throws -> StepAnswer
 
+    /// The names of the step's own fields (besides `step`, `install`, `expect` and `note`).
+    public var fieldNames: Set<String> { Set(fields.keys) }
+
     /// The step type named `name`, else `nil`.
     public static func named(_ name: String) -> ScenarioStepType? { all.first { $0.name == name } }
 }
