@@ -12,12 +12,15 @@ struct Routes: Sendable {
     let storage: any TipJarStorage
     let sessions: SessionStore
     let catalogName: String
+    /// The scenario files offered for download on `/store`, read once from `Public/scenarios/`.
+    let scenarioDownloads: [ScenarioDownload]
     let log: @Sendable (_ message: String, _ metadata: [String: String]) -> Void
 
     func register(in router: inout Router) {
         registerPages(in: &router)
         registerActions(in: &router)
         registerAPI(in: &router)
+        registerDownloads(in: &router)
     }
 
     // MARK: Request helpers

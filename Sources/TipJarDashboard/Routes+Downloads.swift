@@ -1,0 +1,38 @@
+import Foundation
+import HTTPServer
+import TipJar
+
+extension Routes {
+    /// `GET /api/installs/{id}/scenario`: the steps taken on the install as a scenario file
+    /// (``ScenarioRecorder``), as a download; `409` when the timeline no longer explains them.
+    func registerDownloads(in router: inout Router) {
+        router.get("/api/installs/:id/scenario") { request, parameters in
+            await handling(request) {
+                let id = parameters["id"] ?? ""
+                let install = try await service.install(id)
+                // Both lists come newest first; the store-wide one must reach back to the install's
+                // creation, or store changes made meanwhile may have been dropped.
+                let recent = Array(service.timeline.events(installID: nil, limit: Int.max).reversed())
+                guard recent.contains(where: { $0.kind == "install.created" && $0.installID == id }) else {
+                    throw RequestError(status: .conflict, message: "The store changes since this install was created are no longer all on the timeline (it keeps the last events only), so its steps cannot be recorded.")
+                }
+                let events = ScenarioRecorder.merge(recent.filter { $0.kind == "store.settings" },
+                                                    Array(service.timeline.events(installID: id, limit: Int.max).reversed()))
+                let ledger = try await storage.ledger(installID: id, limit: 10_000)
+                var foreign: Set<UInt64> = []
+                for transactionID in Set(ledger.map(\.transactionID)) {
+                    if let stored = try await storage.transaction(withID: transactionID), stored.installID != id { foreign.insert(transactionID) }
+                }
+                let recorder = ScenarioRecorder(install: install, events: events, ledger: ledger,
+                                                currentSettings: await service.store.settings, foreignTransactions: foreign)
+                do {
+                    var response = HTTPResponse(status: .ok, body: JSONBody.inert(Data(try recorder.scenario().fileText.utf8)))
+                    response.fields["Content-Type"] = "application/json; charset=utf-8"
+                    return Self.attachment(response, name: "scenario-\(id).json")
+                } catch let refusal as ScenarioRecorder.Refusal {
+                    throw RequestError(status: .conflict, message: refusal.message)
+                }
+            }
+        }
+    }
+}
