@@ -10,14 +10,13 @@ extension Routes {
             await handling(request) {
                 let id = parameters["id"] ?? ""
                 let install = try await service.install(id)
-                // Both lists come newest first; the store-wide one must reach back to the install's
-                // creation, or store changes made meanwhile may have been dropped.
-                let recent = Array(service.timeline.events(installID: nil, limit: Int.max).reversed())
-                guard recent.contains(where: { $0.kind == "install.created" && $0.installID == id }) else {
+                let installEvents = Array(service.timeline.events(installID: id, limit: Int.max).reversed())
+                let since = installEvents.first { $0.kind == "install.created" }?.at ?? .distantPast
+                let store = service.timeline.storeWideEvents(since: since)
+                guard store.isComplete else {
                     throw RequestError(status: .conflict, message: "The store changes since this install was created are no longer all on the timeline (it keeps the last events only), so its steps cannot be recorded.")
                 }
-                let events = ScenarioRecorder.merge(recent.filter { $0.kind == "store.settings" },
-                                                    Array(service.timeline.events(installID: id, limit: Int.max).reversed()))
+                let events = ScenarioRecorder.merge(store.events.filter { $0.kind == "store.settings" }, installEvents)
                 let ledger = try await storage.ledger(installID: id, limit: 10_000)
                 var foreign: Set<UInt64> = []
                 for transactionID in Set(ledger.map(\.transactionID)) {

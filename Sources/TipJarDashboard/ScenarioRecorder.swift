@@ -8,9 +8,10 @@ import TipJarScenario
 /// record) become its expectations, with the hearts they came to. Replayed on a fresh database
 /// the file comes to the same hearts and ledger.
 ///
-/// The timeline is in memory and bounded (`Timeline`); an install whose creation is no longer on
-/// it, or whose ledger holds rows no step of its own explains (a transaction of another install
-/// on the same account), cannot be recorded faithfully and is refused with the reason.
+/// The timeline is in memory and bounded (`Timeline`: an install's last 50 events, the last 1,000
+/// store-wide ones); an install whose creation is no longer on it, or whose ledger holds rows no
+/// step of its own explains (a transaction of another install on the same account), cannot be
+/// recorded faithfully and is refused with the reason.
 struct ScenarioRecorder {
     var install: Install
     /// The install's events and the store-wide `store.settings` events, oldest first.

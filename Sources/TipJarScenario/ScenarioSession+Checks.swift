@@ -28,7 +28,12 @@ extension ScenarioSession {
                 mismatches.append("errorName: expected \(errorName.stringValue ?? "none"), got \(answer.errorName ?? "none")")
             }
         }
-        guard let installID else { return mismatches }
+        guard let installID else {
+            if expect.hearts != nil || expect.running != nil || expect.pending != nil || expect.offers != nil || expect.ledger != nil {
+                mismatches.append("the install was not created, so its hearts, ledger and state cannot be checked")
+            }
+            return mismatches
+        }
         if expect.hearts != nil || expect.running != nil {
             let install = try await read("/api/installs/\(installID)")
             if let hearts = expect.hearts, install["hearts"]?.intValue != hearts {

@@ -97,6 +97,16 @@ struct RecordedScenarioTests {
         #expect((recorded.object["error"] as? String)?.contains("another install on the same account") == true)
     }
 
+    @Test func anInstallWhoseCreationLeftTheTimelineIsRefusedWithTheReason() async throws {
+        let server = try await LiveServer()
+        let id = try #require(await server.json("POST", "/api/installs", "{}").object["id"] as? String)
+        for _ in 0..<50 { _ = await server.json("POST", "/api/installs/\(id)/stop") }
+        let recorded = await server.send("GET", "/api/installs/\(id)/scenario")
+        await server.stop()
+        #expect(recorded.status == 409)
+        #expect((recorded.object["error"] as? String)?.contains("creation is no longer on the timeline") == true)
+    }
+
     @Test func anUnknownInstallHasNoScenario() async throws {
         let server = try await LiveServer()
         #expect(await server.send("GET", "/api/installs/nope/scenario").status == 404)
