@@ -54,14 +54,8 @@ extension ScenarioStepType {
             result.outcome = primary.json?["outcome"]?.stringValue
             return result
         },
-        ScenarioStepType(name: "approve", summary: "Approve the install's last Ask to Buy purchase (POST /api/store/pending/{transactionID}/approve).",
-                         install: .uses, fields: [:], required: [], titleFields: []) { step, session in
-            StepAnswer(try await session.send("POST", "/api/store/pending/\(try await session.lastPending(step))/approve"))
-        },
-        ScenarioStepType(name: "decline", summary: "Decline the install's last Ask to Buy purchase (POST /api/store/pending/{transactionID}/decline).",
-                         install: .uses, fields: [:], required: [], titleFields: []) { step, session in
-            StepAnswer(try await session.send("POST", "/api/store/pending/\(try await session.lastPending(step))/decline"))
-        },
+        askToBuy("approve", summary: "Approve the install's last Ask to Buy purchase (POST /api/store/pending/{transactionID}/approve)."),
+        askToBuy("decline", summary: "Decline the install's last Ask to Buy purchase (POST /api/store/pending/{transactionID}/decline)."),
         ScenarioStepType(name: "refund", summary: "Refund a transaction (POST /api/transactions/{id}/refund): the one named by transaction, else the install's last counted one.",
                          install: .uses, fields: ["transaction": .string, "reason": .choice(["developerIssue", "other"])],
                          required: [], titleFields: ["transaction"]) { step, session in
@@ -71,28 +65,13 @@ extension ScenarioStepType {
             answer.transactionID = nil
             return answer
         },
-        ScenarioStepType(name: "externalPurchase", summary: "Buy outside the app for the install's account (POST /api/installs/{id}/external-purchases), any product ID.",
-                         install: .uses, fields: ["productID": .string, "as": .string], required: ["productID"], titleFields: ["productID"]) { step, session in
-            StepAnswer(try await session.send("POST", "/api/installs/\(try session.installID(step))/external-purchases",
-                                              body: .object(["productID": step.fields["productID"] ?? .null])))
-        },
-        ScenarioStepType(name: "relaunch", summary: "Launch the app (POST /api/installs/{id}/launch): migration, then unfinished transactions.",
-                         install: .uses, fields: [:], required: [], titleFields: []) { step, session in
-            StepAnswer(try await session.send("POST", "/api/installs/\(try session.installID(step))/launch"))
-        },
-        ScenarioStepType(name: "stop", summary: "Stop the app (POST /api/installs/{id}/stop): the listener receives nothing until the next launch.",
-                         install: .uses, fields: [:], required: [], titleFields: []) { step, session in
-            StepAnswer(try await session.send("POST", "/api/installs/\(try session.installID(step))/stop"))
-        },
-        ScenarioStepType(name: "restore", summary: "Tap Restore (POST /api/installs/{id}/restore, AppStore.sync()).",
-                         install: .uses, fields: [:], required: [], titleFields: []) { step, session in
-            StepAnswer(try await session.send("POST", "/api/installs/\(try session.installID(step))/restore"))
-        },
-        ScenarioStepType(name: "storefront", summary: "Move the install's Apple Account to another storefront (PUT /api/installs/{id}/storefront).",
-                         install: .uses, fields: ["storefront": .string], required: ["storefront"], titleFields: ["storefront"]) { step, session in
-            StepAnswer(try await session.send("PUT", "/api/installs/\(try session.installID(step))/storefront",
-                                              body: .object(["storefront": step.fields["storefront"] ?? .null])))
-        },
+        installRequest("externalPurchase", "POST", "external-purchases", passing: "productID", fields: ["as": .string],
+                       summary: "Buy outside the app for the install's account (POST /api/installs/{id}/external-purchases), any product ID."),
+        installRequest("relaunch", "POST", "launch", summary: "Launch the app (POST /api/installs/{id}/launch): migration, then unfinished transactions."),
+        installRequest("stop", "POST", "stop", summary: "Stop the app (POST /api/installs/{id}/stop): the listener receives nothing until the next launch."),
+        installRequest("restore", "POST", "restore", summary: "Tap Restore (POST /api/installs/{id}/restore, AppStore.sync())."),
+        installRequest("storefront", "PUT", "storefront", passing: "storefront",
+                       summary: "Move the install's Apple Account to another storefront (PUT /api/installs/{id}/storefront)."),
         ScenarioStepType(name: "offers", summary: "Open the tip jar (GET /api/installs/{id}/offers): Product.products(for:) with the store's catalog settings.",
                          install: .uses, fields: [:], required: [], titleFields: []) { step, session in
             var answer = StepAnswer(try await session.send("GET", "/api/installs/\(try session.installID(step))/offers"))
@@ -104,4 +83,27 @@ extension ScenarioStepType {
             try await session.wait(step)
         },
     ]
+}
+
+extension ScenarioStepType {
+    /// A step that sends one request below the install, `METHOD /api/installs/{id}/<action>`, with
+    /// `{"<passing>": …}` as its body when the step names a field to pass through (then required).
+    static func installRequest(_ name: String, _ method: String, _ action: String, passing field: String? = nil,
+                               fields extra: [String: FieldRule] = [:], summary: String) -> ScenarioStepType {
+        var fields = extra
+        if let field { fields[field] = .string }
+        return ScenarioStepType(name: name, summary: summary, install: .uses, fields: fields, required: Set([field].compactMap { $0 }),
+                                titleFields: [field].compactMap { $0 }) { step, session in
+            let body = field.map { JSONValue.object([$0: step.fields[$0] ?? .null]) }
+            return StepAnswer(try await session.send(method, "/api/installs/\(try session.installID(step))/\(action)", body: body))
+        }
+    }
+
+    /// A step that answers the install's last Ask to Buy purchase still waiting:
+    /// `POST /api/store/pending/{transactionID}/<name>`.
+    static func askToBuy(_ name: String, summary: String) -> ScenarioStepType {
+        ScenarioStepType(name: name, summary: summary, install: .uses, fields: [:], required: [], titleFields: []) { step, session in
+            StepAnswer(try await session.send("POST", "/api/store/pending/\(try await session.lastPending(step))/\(name)"))
+        }
+    }
 }
