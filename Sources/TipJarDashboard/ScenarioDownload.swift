@@ -9,12 +9,12 @@ struct ScenarioDownload: Sendable, Equatable {
     /// Where the static files serve it: `/scenarios/<file>`, percent-encoded.
     var href: String
 
-    /// The scenario files of `publicDirectory/scenarios`, sorted by name; the schema and files
+    /// The scenario files of `publicDirectory/scenarios`, sorted by name; files
     /// that are not scenario objects with a `name` are left out.
     static func list(in publicDirectory: URL) -> [ScenarioDownload] {
         let folder = publicDirectory.appendingPathComponent("scenarios")
         let files = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
-        return files.filter { $0.hasSuffix(".json") && !$0.hasSuffix(".schema.json") }.sorted().compactMap { file in
+        return files.filter { $0.hasSuffix(".json") }.sorted().compactMap { file in
             guard let data = FileManager.default.contents(atPath: folder.appendingPathComponent(file).path),
                   let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
                   let name = object["name"] as? String else { return nil }

@@ -2,7 +2,7 @@ import Foundation
 import TipJar
 
 /// A scenario file: a named list of steps against the dashboard's JSON API, each with the
-/// outcomes it expects (README, "Scenarios"; the format is `Public/scenarios/scenario.schema.json`).
+/// outcomes it expects (README, "Scenarios"; the format is `Public/scenarios/schema/scenario.schema.json`).
 public struct Scenario: Sendable {
     /// A short title, shown in the run's output and as the JUnit test suite's name.
     public var name: String
@@ -10,6 +10,9 @@ public struct Scenario: Sendable {
     public var description: String?
     /// The steps, run in order.
     public var steps: [ScenarioStep]
+
+    /// The largest scenario file read, in bytes (16 MiB).
+    public static let maximumFileSize = 16 << 20
 
     /// The format version this code reads and writes (`"format"` in the file).
     public static let formatVersion = 1
@@ -98,6 +101,14 @@ extension Scenario {
             throw ScenarioError(file: path, location: "$", problem: "no such file")
         }
         guard !isFolder.boolValue else { throw ScenarioError(file: path, location: "$", problem: "is a folder, not a scenario file") }
+        // A device or a pipe (/dev/zero) would never end; a file larger than any scenario is refused unread.
+        let attributes = try? FileManager.default.attributesOfItem(atPath: path)
+        guard attributes?[.type] as? FileAttributeType == .typeRegular else {
+            throw ScenarioError(file: path, location: "$", problem: "is not a regular file")
+        }
+        if let size = attributes?[.size] as? Int, size > Self.maximumFileSize {
+            throw ScenarioError(file: path, location: "$", problem: "is \(size) bytes; a scenario file is at most \(Self.maximumFileSize) bytes")
+        }
         guard let data = FileManager.default.contents(atPath: path) else {
             throw ScenarioError(file: path, location: "$", problem: "cannot be read")
         }

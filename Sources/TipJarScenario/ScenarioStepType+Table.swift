@@ -3,7 +3,7 @@ import Foundation
 extension ScenarioStepType {
     /// Every step type, in the order the README documents them. Each entry is the whole
     /// definition of a step: adding an endpoint to scenarios is one entry here and one name in
-    /// `Public/scenarios/scenario.schema.json`.
+    /// `Public/scenarios/schema/scenario.schema.json`.
     public static let all: [ScenarioStepType] = [
         ScenarioStepType(name: "store", summary: "Change the simulated App Store's settings (a PUT /api/store patch); reset: true first restores every default.",
                          install: .none, fields: ["settings": .object, "reset": .bool], required: [], titleFields: []) { step, session in

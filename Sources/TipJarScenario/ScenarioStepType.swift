@@ -2,7 +2,7 @@ import Foundation
 
 /// One kind of scenario step: its fields, how each is checked when the file is read, and the
 /// requests it sends. The types are data (``all``), so a new API endpoint becomes a step with one
-/// entry; the JSON Schema (`Public/scenarios/scenario.schema.json`) lists the same names, and a
+/// entry; the JSON Schema (`Public/scenarios/schema/scenario.schema.json`) lists the same names, and a
 /// test holds the two together.
 public struct ScenarioStepType: Sendable {
     /// How a step type uses the `install` field.

@@ -182,7 +182,7 @@ def exercise(api):
     api.call("GET", f"/api/installs/{iid}/ledger?format=pdf", expect=400)
     api.call("GET", "/api/installs/nope/ledger", expect=404)
     status, recorded = api.call("GET", f"/api/installs/{iid}/scenario", expect=200)
-    with open(os.path.join(ROOT, "Public", "scenarios", "scenario.schema.json"), encoding="utf-8") as handle:
+    with open(os.path.join(ROOT, "Public", "scenarios", "schema", "scenario.schema.json"), encoding="utf-8") as handle:
         scenario_schema = json.load(handle)
     for error in jsonschema.Draft202012Validator(scenario_schema).iter_errors(recorded):
         problems.append(f"the recorded scenario does not match scenario.schema.json: {error.message[:300]}")

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Public/scenarios/scenario.schema.json is a valid JSON Schema (2020-12), every shipped scenario
+"""Public/scenarios/schema/scenario.schema.json is a valid JSON Schema (2020-12), every shipped scenario
 validates against it, and files `tipjar scenario run` refuses are refused by the schema too.
 Exit 0 when all hold, else 1 with every problem printed."""
 import glob
@@ -32,11 +32,11 @@ REFUSED = [
 
 def main():
     problems = []
-    with open(os.path.join(FOLDER, "scenario.schema.json"), encoding="utf-8") as handle:
+    with open(os.path.join(FOLDER, "schema", "scenario.schema.json"), encoding="utf-8") as handle:
         schema = json.load(handle)
     jsonschema.Draft202012Validator.check_schema(schema)
     validator = jsonschema.Draft202012Validator(schema)
-    files = sorted(path for path in glob.glob(os.path.join(FOLDER, "*.json")) if not path.endswith("scenario.schema.json"))
+    files = sorted(path for path in glob.glob(os.path.join(FOLDER, "*.json")))
     for path in files:
         with open(path, encoding="utf-8") as handle:
             for error in validator.iter_errors(json.load(handle)):

@@ -75,10 +75,18 @@ struct ScenarioFormatTests {
         #expect(run.error.contains("error:"))
     }
 
-    @Test func aMissingFileExits64() throws {
-        let run = try CommandLineTests.run(["scenario", "run", "/nonexistent/scenario.json"])
+    @Test(arguments: [("/nonexistent/scenario.json", "no such file"), ("/tmp", "is a folder"), ("/dev/zero", "is not a regular file")])
+    func aPathThatIsNotAScenarioFileExits64(_ path: String, _ problem: String) throws {
+        let run = try CommandLineTests.run(["scenario", "run", path])
         #expect(run.status == 64)
-        #expect(run.error.contains("/nonexistent/scenario.json: $: no such file"))
+        #expect(run.error.contains("\(path): $: \(problem)"))
+    }
+
+    @Test func aFileLargerThanAnyScenarioIsRefusedUnread() throws {
+        let file = try ScenarioFiles.write(String(repeating: " ", count: Scenario.maximumFileSize + 1))
+        #expect(throws: ScenarioError(file: file.path, location: "$", problem: "is \(Scenario.maximumFileSize + 1) bytes; a scenario file is at most \(Scenario.maximumFileSize) bytes")) {
+            try Scenario.load(contentsOf: file.path)
+        }
     }
 
     @Test func aWaitThatNeverHoldsStopsAtItsBound() async throws {
@@ -116,7 +124,7 @@ struct ScenarioFormatTests {
     }
 
     @Test func theSchemaNamesExactlyTheStepTypesAndTheirFields() throws {
-        let data = try Data(contentsOf: ShippedScenarioTests.folder.appendingPathComponent("scenario.schema.json"))
+        let data = try Data(contentsOf: ShippedScenarioTests.folder.appendingPathComponent("schema/scenario.schema.json"))
         let schema = try JSONValue(parsing: data)
         let definitions = schema["$defs"]
         let names = (definitions?["step"]?["oneOf"]?.arrayValue ?? []).compactMap { $0["$ref"]?.stringValue?.components(separatedBy: "/").last }

@@ -10,7 +10,7 @@ struct ShippedScenarioTests {
 
     static var shippedFiles: [String] {
         ((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? [])
-            .filter { $0.hasSuffix(".json") && $0 != "scenario.schema.json" }.sorted()
+            .filter { $0.hasSuffix(".json") }.sorted()
     }
 
     /// Runs a scenario in process against a fresh `LiveServer`.
