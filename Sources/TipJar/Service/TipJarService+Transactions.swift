@@ -22,7 +22,7 @@ extension TipJarService {
             install.isRunning = true
             install.legacyHasTipped = false
         }
-        event(installID, "purchase.open", "purchase open: \(productID); every tip button disabled.", ["productID": productID])
+        event(installID, "purchase.open", "purchase open: \(productID); every tip button disabled.")
         var report: PurchaseReport
         do {
             switch try await store.purchase(productID: productID, for: install) {
