@@ -38,9 +38,8 @@ final class ScenarioSession {
     /// A GET that must answer 200 with JSON (the reads behind expectations).
     func read(_ path: String) async throws -> JSONValue {
         let answer = try await send("GET", path)
-        guard answer.status == 200, let json = answer.json else {
-            throw StepFailure(description: "GET \(path) answered \(answer.status)\(Self.errorText(answer))")
-        }
+        guard answer.status == 200 else { throw StepFailure(description: "GET \(path) answered \(answer.status)\(Self.errorText(answer))") }
+        guard let json = answer.json else { throw StepFailure(description: "GET \(path) answered 200 without a JSON body") }
         return json
     }
 

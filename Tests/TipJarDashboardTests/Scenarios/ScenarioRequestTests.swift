@@ -70,3 +70,35 @@ struct ScenarioRequestTests {
         for option in ["--junit", "--url", "--admin-token", "Exits 0", "64"] { #expect(help.output.contains(option), "\(option)") }
     }
 }
+
+/// Answers that are not what the dashboard sends are step failures that say so, never a crash.
+@Suite("scenario client answers")
+struct ScenarioClientAnswerTests {
+    static func parse(_ text: String) throws(ScenarioHTTPClient.Failure) -> ScenarioHTTPClient.Answer {
+        try ScenarioHTTPClient.parse(Array(text.utf8), host: "127.0.0.1", port: 9)
+    }
+
+    @Test(arguments: [("", "without a complete HTTP answer"), ("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n", "without a complete HTTP answer"),
+                      ("SSH-2.0-OpenSSH_9.6\r\n\r\n", "not HTTP/1.1"), ("HTTP/1.1 OK\r\n\r\n", "not HTTP/1.1")])
+    func aBrokenAnswerIsAFailureThatSaysWhy(_ text: String, _ problem: String) {
+        #expect(throws: ScenarioHTTPClient.Failure.self) { try Self.parse(text) }
+        do { _ = try Self.parse(text) } catch { #expect(error.description.contains(problem), "\(error)") }
+    }
+
+    @Test func theBodyStopsAtContentLengthAndNonJSONIsKeptRaw() throws {
+        let answer = try Self.parse("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}garbage")
+        #expect(answer.status == 200)
+        #expect(answer.json == .object([:]))
+        let html = try Self.parse("HTTP/1.1 404 Not Found\r\n\r\n<html>")
+        #expect(html.status == 404)
+        #expect(html.json == nil)
+        #expect(html.body == Array("<html>".utf8))
+    }
+
+    @Test func aURLThatIsNotPlainHTTPIsAUsageError() {
+        #expect(throws: ScenarioHTTPClient.Failure.self) { try ScenarioHTTPClient(url: "https://127.0.0.1:8080") }
+        #expect(throws: ScenarioHTTPClient.Failure.self) { try ScenarioHTTPClient(url: "127.0.0.1:8080") }
+        #expect((try? ScenarioHTTPClient(url: "http://[::1]:9000"))?.host == "::1")
+        #expect((try? ScenarioHTTPClient(url: "http://localhost"))?.port == 80)
+    }
+}
