@@ -34,7 +34,8 @@ public final class Dashboard: HTTPResponder {
         self.templates = try TemplateSource(directory: configuration.templatesDirectory, reload: configuration.reloadTemplates)
         var router = Router(fallback: StaticFiles(root: configuration.publicDirectory))
         let routes = Routes(templates: templates, service: service, storage: storage, sessions: sessions,
-                            catalogName: configuration.catalogName, log: log)
+                            catalogName: configuration.catalogName,
+                            scenarioDownloads: ScenarioDownload.list(in: configuration.publicDirectory), log: log)
         routes.register(in: &router)
         self.router = router
     }

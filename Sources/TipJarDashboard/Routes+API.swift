@@ -24,6 +24,9 @@ extension Routes {
                 let query = InstallQuery(search: request.queryValue("q") ?? "", hearts: request.queryValue("hearts").flatMap { Int($0) },
                                          page: request.queryValue("page").flatMap { Int($0) } ?? 1,
                                          pageSize: request.queryValue("pageSize").flatMap { Int($0) } ?? 50)
+                if let format = try ExportFormat(request) {
+                    return try await installsExport(search: query.search, hearts: query.hearts, format: format)
+                }
                 let page = try await storage.installs(matching: query)
                 struct Page: Encodable { var installs: [APIModels.InstallBody]; var hasMore: Bool }
                 return JSONBody.response(Page(installs: page.installs.map(APIModels.InstallBody.init), hasMore: page.hasMore))
@@ -110,7 +113,10 @@ extension Routes {
             await handling(request) {
                 let id = parameters["id"] ?? ""
                 _ = try await service.install(id)
-                return JSONBody.response(try await storage.ledger(installID: id, limit: 10_000).map(APIModels.DeliveryBody.init))
+                let format = try ExportFormat(request)
+                let rows = try await storage.ledger(installID: id, limit: 10_000)
+                if let format { return ledgerExport(rows, installID: id, format: format) }
+                return JSONBody.response(rows.map(APIModels.DeliveryBody.init))
             }
         }
         router.get("/api/store") { request, _ in
@@ -119,7 +125,7 @@ extension Routes {
         router.put("/api/store") { request, _ in
             await handling(request) {
                 let updated = try StorePatch.apply(request.body, to: await service.store.settings)
-                try await service.store.update(updated)
+                try await service.updateStore(updated)
                 return JSONBody.response(APIModels.StoreBody(updated))
             }
         }

@@ -50,7 +50,7 @@ extension Routes {
         }
         router.post("/store") { request, _ in
             await handling(request) {
-                try await service.store.update(try Self.settings(fromForm: Self.form(request)))
+                try await service.updateStore(try Self.settings(fromForm: Self.form(request)))
                 return .redirect(to: "/store?flash=saved")
             }
         }

@@ -12,6 +12,8 @@ struct Routes: Sendable {
     let storage: any TipJarStorage
     let sessions: SessionStore
     let catalogName: String
+    /// The scenario files offered for download on `/store`, read once from `Public/scenarios/`.
+    let scenarioDownloads: [ScenarioDownload]
     let log: @Sendable (_ message: String, _ metadata: [String: String]) -> Void
 
     func register(in router: inout Router) {
@@ -20,6 +22,7 @@ struct Routes: Sendable {
         registerAPI(in: &router)
         registerSessionControls(in: &router)
         registerHistory(in: &router)
+        registerDownloads(in: &router)
     }
 
     // MARK: Request helpers

@@ -1,7 +1,7 @@
 import Foundation
 import TipJar
 
-/// The `tipjar` commands: `serve`, `check-storekit` and `check-database`. Usage errors exit 64
+/// The `tipjar` commands: `serve`, `check-storekit`, `check-database` and `scenario run`. Usage errors exit 64
 /// (`EX_USAGE`, sysexits.h), a bad `.storekit` file or a damaged database exits 1.
 enum CommandLineTool {
     static let usage = """
@@ -14,6 +14,7 @@ enum CommandLineTool {
           check-storekit    Load a .storekit file exactly as serve would and list its tips.
           check-database    Check an SQLite database file in full (PRAGMA integrity_check),
                             read-only; exit 1 and list the problems when it is damaged.
+          scenario run      Run scenario files (steps with expectations) against a dashboard.
 
         Run 'tipjar <command> --help' for the options of a command.
         """
@@ -34,6 +35,8 @@ enum CommandLineTool {
             return await runCommand(rest, usage: CheckStoreKitCommand.usage) { try CheckStoreKitCommand(arguments: $0).run() }
         case "check-database":
             return await runCommand(rest, usage: CheckDatabaseCommand.usage) { try CheckDatabaseCommand(arguments: $0).run() }
+        case "scenario":
+            return await runCommand(rest, usage: ScenarioCommand.usage) { try await ScenarioCommand(arguments: $0).run() }
         default:
             printError("error: unknown command '\(command)'\n\n\(usage)")
             return 64

@@ -126,21 +126,18 @@ struct ServeCommand {
             printError("tipjar: cannot open the database \(database): \(error)\(hint)")
             return 1
         }
-        let store = try await SimulatedStore(catalog: catalog, storage: storage, environment: environment)
-        let service = TipJarService(store: store, storage: storage, environment: environment)
         let catalogName = storekit.map { URL(fileURLWithPath: $0).lastPathComponent } ?? Catalog.shippedFileName
-        let dashboard = try Dashboard(service: service, storage: storage,
-                                      configuration: DashboardConfiguration(templatesDirectory: templates, publicDirectory: publicDirectory,
-                                                                            reloadTemplates: reloadTemplates, adminToken: adminToken,
-                                                                            catalogName: catalogName),
-                                      log: environment.log)
         let accessLog = BufferedStandardError()
         let token = adminToken
-        let server = HTTPServer(configuration: HTTPServerConfiguration(host: host, port: port, additionalHosts: allowedHosts,
-                                                                       serverResponseFields: SecurityHeaders.fields,
-                                                                       maxConnectionsPerAddress: maxConnectionsPerAddress),
-                                responder: dashboard,
-                                accessLog: { entry in accessLog.write(line: AccessLogRedaction.redact(entry, adminToken: token).description) })
+        let stack = try await DashboardStack(catalog: catalog, storage: storage,
+                                             configuration: DashboardConfiguration(templatesDirectory: templates, publicDirectory: publicDirectory,
+                                                                                   reloadTemplates: reloadTemplates, adminToken: adminToken,
+                                                                                   catalogName: catalogName),
+                                             server: HTTPServerConfiguration(host: host, port: port, additionalHosts: allowedHosts,
+                                                                                    maxConnectionsPerAddress: maxConnectionsPerAddress),
+                                             environment: environment,
+                                             accessLog: { entry in accessLog.write(line: AccessLogRedaction.redact(entry, adminToken: token).description) })
+        let server = stack.server
         // Handlers first, so a signal that arrives as soon as the banner is out is already caught.
         let signals = Self.installSignalHandlers { await server.shutdown(timeout: .seconds(10)) }
         let boundPort = try server.start()

@@ -48,7 +48,10 @@ extension TipJarService {
             report = PurchaseReport(outcome: .failed, hearts: install.hearts, error: error)
         }
         report.locale = install.locale
-        event(installID, "purchase.closed", "purchase closed: \(report.outcome.rawValue)\(report.errorName.map { " (\($0))" } ?? "").")
+        var closed = ["productID": productID, "outcome": report.outcome.rawValue]
+        closed["errorName"] = report.errorName
+        closed["transactionID"] = report.transactionID.map(String.init)
+        event(installID, "purchase.closed", "purchase closed: \(report.outcome.rawValue)\(report.errorName.map { " (\($0))" } ?? "").", closed)
         return report
     }
 
@@ -162,20 +165,22 @@ extension TipJarService {
     /// Ask to Buy approved on `/store`: the transaction reaches the install's listener.
     public func approve(transactionID: UInt64) async throws -> Delivery? {
         let stored = try await store.approve(transactionID: transactionID)
-        event(stored.installID, "askToBuy.approved", "Ask to Buy approved: transaction \(transactionID).")
+        event(stored.installID, "askToBuy.approved", "Ask to Buy approved: transaction \(transactionID).", ["transactionID": "\(transactionID)"])
         return try await deliverThroughListener(stored)
     }
 
     /// Ask to Buy declined on `/store`: nothing is recorded.
     public func decline(transactionID: UInt64) async throws {
         let stored = try await store.decline(transactionID: transactionID)
-        event(stored.installID, "askToBuy.declined", "Ask to Buy declined: transaction \(transactionID); nothing recorded.")
+        event(stored.installID, "askToBuy.declined", "Ask to Buy declined: transaction \(transactionID); nothing recorded.",
+              ["transactionID": "\(transactionID)"])
     }
 
     /// A refund from the dashboard: the revoked transaction, same ID, reaches the listener.
     public func refund(transactionID: UInt64, reason: Transaction.RevocationReason = .other) async throws -> Delivery? {
         let stored = try await store.refund(transactionID: transactionID, reason: reason)
-        event(stored.installID, "refund", "Refunded transaction \(transactionID) (\(reason.rawValue)).")
+        event(stored.installID, "refund", "Refunded transaction \(transactionID) (\(reason.rawValue)).",
+              ["transactionID": "\(transactionID)", "reason": reason.rawValue])
         return try await deliverThroughListener(stored)
     }
 
@@ -188,7 +193,8 @@ extension TipJarService {
             throw TipJarError.invalidValue(field: "productID", reason: "must be 1 to 200 printable characters")
         }
         let stored = try await store.externalPurchase(productID: productID, for: try await install(installID))
-        event(installID, "external", "Purchased outside the app: transaction \(stored.transaction.id) (\(productID)).")
+        event(installID, "external", "Purchased outside the app: transaction \(stored.transaction.id) (\(productID)).",
+              ["transactionID": "\(stored.transaction.id)", "productID": productID])
         return (stored, try await deliverThroughListener(stored))
     }
 
@@ -204,7 +210,7 @@ extension TipJarService {
         return true
     }
 
-    func event(_ installID: String?, _ kind: String, _ detail: String) {
-        timeline.append(InstallEvent(installID: installID, at: environment.now(), kind: kind, detail: detail))
+    func event(_ installID: String?, _ kind: String, _ detail: String, _ attributes: [String: String] = [:]) {
+        timeline.append(InstallEvent(installID: installID, at: environment.now(), kind: kind, detail: detail, attributes: attributes))
     }
 }

@@ -50,7 +50,9 @@ public actor TipJarService {
         let install = Install(id: id, label: label, locale: locale, storefront: code, accountID: account ?? "account-\(id.prefix(8))",
                               legacyHasTipped: legacyHasTipped, createdAt: environment.now())
         try await storage.insert(install)
-        event(id, "install.created", "Installed (\(locale.rawValue), \(code))\(legacyHasTipped ? " by the old version, has tipped" : "").")
+        event(id, "install.created", "Installed (\(locale.rawValue), \(code))\(legacyHasTipped ? " by the old version, has tipped" : "").",
+              ["locale": locale.rawValue, "storefront": code, "accountID": install.accountID, "label": label,
+               "legacyHasTipped": String(legacyHasTipped)])
         return install
     }
 

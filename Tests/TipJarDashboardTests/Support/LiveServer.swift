@@ -12,6 +12,7 @@ import TipJarSQLite
 final class LiveServer: Sendable {
     let server: HTTPServer
     let dashboard: Dashboard
+    let service: TipJarService
     let port: Int
     let storage: SQLiteTipJarStorage
     let directory: URL
@@ -35,7 +36,7 @@ final class LiveServer: Sendable {
                                             makeInstallID: { UUID().uuidString.lowercased() }, log: { _, _ in })
         let store = try await SimulatedStore(catalog: try catalog ?? Catalog.shipped(), storage: storage, environment: environment)
         if let settings { try await store.update(settings) }
-        let service = TipJarService(store: store, storage: storage, environment: environment)
+        service = TipJarService(store: store, storage: storage, environment: environment)
         dashboard = try Dashboard(service: service, storage: storage,
                                       configuration: DashboardConfiguration(templatesDirectory: Self.repositoryRoot.appendingPathComponent("Templates"),
                                                                             publicDirectory: Self.repositoryRoot.appendingPathComponent("Public"),
