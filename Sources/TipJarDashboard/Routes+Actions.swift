@@ -159,14 +159,16 @@ extension Routes {
             catalog: catalog,
             latencyMs: latencyMs,
             purchaseOutcome: try value("purchaseOutcome", StoreSettings.PurchaseOutcome.self),
-            purchaseError: try value("purchaseError", StoreKitError.self),
+            purchaseError: try value("purchaseError", PurchaseFailure.self),
             failures: StoreSettings.Failures(loadProducts: try optional("failLoadProducts", StoreKitError.self),
-                                             purchase: try optional("failPurchase", StoreKitError.self),
+                                             purchase: try optional("failPurchase", PurchaseFailure.self),
                                              verification: try optional("failVerification", VerificationError.self),
                                              sync: try optional("failSync", StoreKitError.self)),
             purchaseLatencyMs: try integer("purchaseLatencyMs", in: 0...StoreSettings.maximumLatencyMs),
             crashBeforeFinish: form["crashBeforeFinish"] == "1",
             listenerReemits: try integer("listenerReemits", in: 0...3),
-            askToBuyEnabled: form["askToBuyEnabled"] == "1")
+            askToBuyEnabled: form["askToBuyEnabled"] == "1",
+            // The purchase sheet.
+            skipPurchaseSheet: form["skipPurchaseSheet"] == "1")
     }
 }

@@ -135,9 +135,9 @@ extension Routes {
         data["catalogModes"] = ViewModels.choices(StoreSettings.CatalogMode.allCases.map { ($0.rawValue, $0.rawValue) }, selected: settings.catalog.rawValue)
         data["purchaseOutcomes"] = ViewModels.choices(StoreSettings.PurchaseOutcome.allCases.map { ($0.rawValue, $0.rawValue) },
                                                       selected: settings.purchaseOutcome.rawValue)
-        data["purchaseErrors"] = ViewModels.choices(StoreKitError.allCases.map { ($0.rawValue, $0.rawValue) }, selected: settings.purchaseError.rawValue)
+        data["purchaseErrors"] = ViewModels.choices(ViewModels.purchaseFailureNames, selected: settings.purchaseError.rawValue)
         data["failLoadProducts"] = ViewModels.failureChoices(StoreKitError.self, selected: settings.failures.loadProducts)
-        data["failPurchase"] = ViewModels.failureChoices(StoreKitError.self, selected: settings.failures.purchase)
+        data["failPurchase"] = ViewModels.choices([("", "off")] + ViewModels.purchaseFailureNames, selected: settings.failures.purchase?.rawValue ?? "")
         data["failVerification"] = ViewModels.failureChoices(VerificationError.self, selected: settings.failures.verification)
         data["failSync"] = ViewModels.failureChoices(StoreKitError.self, selected: settings.failures.sync)
         data["reemitChoices"] = ViewModels.choices((0...3).map { ("\($0)", $0 == 0 ? "never" : "\($0) time\($0 == 1 ? "" : "s")") },
@@ -160,6 +160,7 @@ extension Routes {
         data["productIDs"] = service.catalog.products.map(\.productID)
         data["fileNotes"] = service.catalog.fileSettings.notes.map { ["line": $0.line, "applied": $0.applied] }
         data["fromFile"] = ViewModels.fromFile(service.catalog.fileSettings, current: settings)
+        data["sheetTimeoutMinutes"] = Int(service.purchaseSheetTimeout / 60)
         return try html("pages/store", data)
     }
 

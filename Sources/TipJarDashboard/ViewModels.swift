@@ -69,7 +69,10 @@ enum ViewModels {
         let at = UTCTimestamp(delivery.at)
         return ["at": .string(at.isoWithMilliseconds), "atShort": .string(at.short), "path": .string(delivery.path.rawValue),
                 "transactionID": .string(String(delivery.transactionID)), "productID": .string(delivery.productID),
-                "outcome": .string(delivery.outcome.rawValue), "finished": .bool(delivery.finished)]
+                "outcome": .string(delivery.outcome.rawValue), "finished": .bool(delivery.finished),
+                // Purchase options: shown only when they differ from the defaults.
+                "quantity": delivery.purchasedQuantity == 1 ? .null : .string("×\(delivery.purchasedQuantity)"),
+                "appAccountToken": delivery.appAccountToken.map { .string($0.uuidString.lowercased()) } ?? .null]
     }
 
     /// The page's ledger rows, newest first like the timeline beside it (storage and the JSON API
@@ -97,7 +100,9 @@ enum ViewModels {
                 "purchaseOutcome": .string(settings.purchaseOutcome.rawValue), "isFailed": .bool(settings.purchaseOutcome == .failed),
                 "purchaseError": .string(settings.purchaseError.rawValue), "purchaseLatencyMs": .int(settings.purchaseLatencyMs),
                 "failureList": .array(failures), "crashBeforeFinish": .bool(settings.crashBeforeFinish),
-                "listenerReemits": .int(settings.listenerReemits), "askToBuyEnabled": .bool(settings.askToBuyEnabled)]
+                "listenerReemits": .int(settings.listenerReemits), "askToBuyEnabled": .bool(settings.askToBuyEnabled),
+                // The purchase sheet.
+                "skipPurchaseSheet": .bool(settings.skipPurchaseSheet)]
     }
 
     /// Which settings on `/store` came from the `.storekit` file: those it sets whose value is still the file's.
@@ -109,9 +114,11 @@ enum ViewModels {
             "purchase": f.purchase != nil && f.purchase == c.purchase,
             "verification": f.verification != nil && f.verification == c.verification,
             "sync": f.sync != nil && f.sync == c.sync,
+            // The purchase sheet.
+            "skipPurchaseSheet": file.disableDialogs != nil && file.disableDialogs == current.skipPurchaseSheet,
         ]
         var result: [String: Any] = marks
-        result["anyFailure"] = marks.filter { $0.key != "askToBuyEnabled" }.values.contains(true)
+        result["anyFailure"] = marks.filter { !["askToBuyEnabled", "skipPurchaseSheet"].contains($0.key) }.values.contains(true)
         return result
     }
 
@@ -155,6 +162,12 @@ enum ViewModels {
     /// The value and label of every storefront, built once.
     static let storefrontNames: [(value: String, name: String)] = Storefront.all.map {
         ($0.countryCode, "\($0.countryCode) · \($0.name) (\($0.currencyCode))")
+    }
+
+    /// Every error `Product.purchase()` can be made to throw, labelled with its type:
+    /// `StoreKitError.networkError`, …, `Product.PurchaseError.invalidQuantity`, ….
+    static let purchaseFailureNames: [(value: String, name: String)] = PurchaseFailure.allCases.map {
+        ($0.rawValue, "\($0.typeName).\($0.rawValue)")
     }
 
     /// Choices for an optional error: "off" plus every case.
