@@ -95,12 +95,8 @@ extension Routes {
 
     func purchase(_ request: HTTPRequest, installID: String) async throws -> HTTPResponse {
         let productID = Self.form(request)["productID"] ?? ""
-        let report = try await service.purchase(productID: productID, installID: installID)
-        let feedback = Feedback.purchase(report, locale: report.locale)
-        if Self.wantsFragment(request) {
-            return try await liveFragments(request, install: try await service.install(installID), feedback: feedback)
-        }
-        return .redirect(to: "/installs/\(installID)?load=now&\(feedback.query)\(Self.textSizeQuery(request))")
+        return try await purchaseAnswered(request, installID: installID,
+                                          report: try await service.purchase(productID: productID, installID: installID))
     }
 
     func restore(_ request: HTTPRequest, installID: String) async throws -> HTTPResponse {

@@ -104,14 +104,15 @@ extension Routes {
             install: install, state: state, isPurchaseOpen: await service.isPurchaseOpen(installID: installID),
             ledger: ledger, events: service.timeline.events(installID: installID, limit: 30),
             csrfToken: csrfToken, catalogName: catalogName, textSize: request.queryValue("textSize"),
-            feedback: Feedback.fromQuery(request, locale: install.locale))
+            feedback: Feedback.fromQuery(request, locale: install.locale),
+            skipPurchaseSheet: await service.store.settings.skipPurchaseSheet, sheet: await service.purchaseSheet(installID: installID))
         return try html("pages/install", data)
     }
 
     /// What `fragments/tipjar` needs about the tip jar itself.
     func tipJarData(_ request: HTTPRequest, install: Install, state: TipJarState, csrfToken: String? = nil) async throws -> TemplateData {
         ViewModels.tipJar(install: install, state: state, isPurchaseOpen: await service.isPurchaseOpen(installID: install.id),
-                          csrfToken: csrfToken ?? self.csrfToken(request))
+                          csrfToken: csrfToken ?? self.csrfToken(request), skipPurchaseSheet: await service.store.settings.skipPurchaseSheet)
     }
 
     /// The fragments a purchase, restore or poll swaps in: hearts, feedback, ledger.

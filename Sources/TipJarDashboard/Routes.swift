@@ -17,6 +17,7 @@ struct Routes: Sendable {
     func register(in router: inout Router) {
         registerPages(in: &router)
         registerActions(in: &router)
+        registerPurchaseSheet(in: &router)
         registerAPI(in: &router)
         registerSessionControls(in: &router)
         registerHistory(in: &router)

@@ -123,19 +123,24 @@ enum ViewModels {
     }
 
     /// What `fragments/tipjar` needs: the install, the localized strings, the hearts and the state.
-    static func tipJar(install: Install, state: TipJarState, isPurchaseOpen: Bool, csrfToken: String) -> TemplateData {
+    /// A tile posts to the purchase sheet (`purchase-sheet`), or straight to `purchases` when `skipPurchaseSheet` is on.
+    static func tipJar(install: Install, state: TipJarState, isPurchaseOpen: Bool, csrfToken: String,
+                       skipPurchaseSheet: Bool = false) -> TemplateData {
         let strings = TipJarStrings.of(install.locale)
         return ["install": Self.install(install), "installID": .string(install.id), "t": Self.strings(strings),
                 "hearts": hearts(install.hearts, strings: strings), "csrfToken": .string(csrfToken),
-                "state": Self.state(state, strings: strings, disabled: isPurchaseOpen)]
+                "state": Self.state(state, strings: strings, disabled: isPurchaseOpen),
+                "purchasePath": .string(skipPurchaseSheet ? "purchases" : "purchase-sheet")]
     }
 
     /// The whole `/installs/{id}` page, from domain values only (no I/O), so it can be tested and
     /// benchmarked without a server.
     static func installPage(install: Install, state: TipJarState, isPurchaseOpen: Bool, ledger: [Delivery],
                             events: [InstallEvent], csrfToken: String, catalogName: String, textSize: String?,
-                            feedback: Feedback?) -> TemplateData {
-        var data = tipJar(install: install, state: state, isPurchaseOpen: isPurchaseOpen, csrfToken: csrfToken)
+                            feedback: Feedback?, skipPurchaseSheet: Bool = false, sheet: PurchaseSheet? = nil) -> TemplateData {
+        var data = tipJar(install: install, state: state, isPurchaseOpen: isPurchaseOpen, csrfToken: csrfToken,
+                          skipPurchaseSheet: skipPurchaseSheet)
+        if let sheet { data["sheet"] = purchaseSheet(sheet, strings: .of(install.locale)) }
         data["catalogName"] = .string(catalogName)
         data["nav"] = ["installs": true]
         let size = textSizes.map(\.value).contains(textSize ?? "") ? textSize! : "default"

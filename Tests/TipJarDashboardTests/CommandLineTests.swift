@@ -178,7 +178,7 @@ struct CommandLineTests {
         #expect(lines.suffix(settings.count) == settings[...], "after the tips")
         for expected in ["applied setting: _askToBuyEnabled (true", "applied setting: _locale (pt_BR: new installs start in pt-BR",
                          "applied setting: _storeKitErrors (", "ignored setting: _timeRate (", "ignored setting: _billingGracePeriodEnabled (",
-                         "ignored setting: _disableDialogs (true: recognised but not yet applicable"] {
+                         "applied setting: _disableDialogs (true: skipPurchaseSheet on"] {
             #expect(settings.contains { $0.hasPrefix(expected) }, "\(expected)")
         }
     }
