@@ -34,6 +34,8 @@ struct ServeCommand {
           --admin-token TOKEN     Required to bind a non-loopback address: at least 32 hex
                                   digits (128 bits). Scripts send Authorization: Bearer TOKEN;
                                   browsers open the printed ?token= link once.
+          --bundle-id ID          The app's bundle ID, which every transaction carries as
+                                  appBundleID (default: com.example.tipjar).
           --reload-templates      Re-read Templates/ on every request (for template editing).
           --templates DIR         Templates folder (default: the package's Templates/).
           --public DIR            Static files folder (default: the package's Public/).
@@ -44,6 +46,7 @@ struct ServeCommand {
     var port = 8080
     var database = "./tipjar.sqlite3"
     var storekit: String?
+    var bundleID = SimulatedStore.defaultAppBundleID
     var durability = DatabaseConfiguration.Durability.full
     var adminToken: String?
     var allowedHosts: [String] = []
@@ -57,7 +60,7 @@ struct ServeCommand {
 
     init(arguments: [String]) throws {
         let reader = try ArgumentReader(arguments, valued: ["--host", "--port", "--database", "--storekit", "--durability",
-                                                            "--admin-token", "--templates", "--public"],
+                                                            "--admin-token", "--templates", "--public", "--bundle-id"],
                                         flags: ["--reload-templates"], repeatable: ["--allowed-host"])
         guard reader.positional.isEmpty else { throw UsageError(message: "unexpected argument '\(reader.positional[0])'") }
         host = reader.options["--host"] ?? host
@@ -67,6 +70,12 @@ struct ServeCommand {
         }
         database = reader.options["--database"] ?? database
         storekit = reader.options["--storekit"]
+        if let text = reader.options["--bundle-id"] {
+            guard Self.isBundleID(text) else {
+                throw UsageError(message: "--bundle-id must be letters, digits, hyphens and periods, e.g. com.example.tipjar")
+            }
+            bundleID = text
+        }
         if let text = reader.options["--durability"] {
             switch text {
             case "full": durability = .full
@@ -88,6 +97,14 @@ struct ServeCommand {
         reloadTemplates = reader.flags.contains("--reload-templates")
         templates = reader.options["--templates"].map { URL(fileURLWithPath: $0) } ?? Self.packageRoot.appendingPathComponent("Templates")
         publicDirectory = reader.options["--public"].map { URL(fileURLWithPath: $0) } ?? Self.packageRoot.appendingPathComponent("Public")
+    }
+
+    /// `CFBundleIdentifier`'s rule: only letters A–Z and a–z, digits, hyphens and periods
+    /// (https://developer.apple.com/documentation/bundleresources/information-property-list/cfbundleidentifier);
+    /// at most 155 characters, App Store Connect's limit, and no empty dot-separated part.
+    static func isBundleID(_ text: String) -> Bool {
+        !text.isEmpty && text.count <= 155 && text.split(separator: ".", omittingEmptySubsequences: false).allSatisfy { !$0.isEmpty }
+            && text.unicodeScalars.allSatisfy { $0.isASCII && (CharacterSet.alphanumerics.contains($0) || $0 == "-" || $0 == ".") }
     }
 
     static func isLoopback(_ host: String) -> Bool {
@@ -113,7 +130,7 @@ struct ServeCommand {
             return 1
         }
         let environment = TipJarEnvironment.live
-        let store = try await SimulatedStore(catalog: catalog, storage: storage, environment: environment)
+        let store = try await SimulatedStore(catalog: catalog, storage: storage, environment: environment, appBundleID: bundleID)
         let service = TipJarService(store: store, storage: storage, environment: environment)
         let catalogName = storekit.map { URL(fileURLWithPath: $0).lastPathComponent } ?? Catalog.shippedFileName
         let dashboard = try Dashboard(service: service, storage: storage,

@@ -60,7 +60,8 @@ struct CommandLineTests {
         #expect(help.output.contains("check-storekit"))
         let serve = try Self.run(["serve", "--help"])
         #expect(serve.status == 0)
-        for option in ["--host", "--port", "--database", "--storekit", "--durability", "--admin-token", "--allowed-host", "--reload-templates"] {
+        for option in ["--host", "--port", "--database", "--storekit", "--durability", "--admin-token", "--allowed-host", "--reload-templates",
+                       "--bundle-id"] {
             #expect(serve.output.contains(option), "serve --help does not mention \(option)")
         }
     }
@@ -68,6 +69,7 @@ struct CommandLineTests {
     @Test(arguments: [["frobnicate"], ["serve", "--port", "70000"], ["serve", "--bogus"], ["serve", "--durability", "sometimes"],
                       ["serve", "--host", "0.0.0.0"], ["serve", "--host", "0.0.0.0", "--admin-token", "short"],
                       ["serve", "--allowed-host", "bad host"], ["serve", "--allowed-host"],
+                      ["serve", "--bundle-id", "com.example.tip jar"], ["serve", "--bundle-id", "com..example"], ["serve", "--bundle-id"],
                       ["check-storekit"], ["check-storekit", "a", "b"], ["check-storekit", "x.storekit", "--storefront", "LUQ"],
                       ["check-storekit", "x.storekit", "--locale", ""]])
     func usageErrorsExit64WithAMessage(_ arguments: [String]) throws {
