@@ -41,16 +41,25 @@ def purchase_status(server, install_id):
         return error.code
 
 
+def open_sheet(driver, server, install_id, tier="coffee"):
+    """Shows the install with the sheet turned on, taps a tip and waits for the modal sheet."""
+    server.store(skipPurchaseSheet=False)
+    open_install(driver, server, install_id)
+    tap_for_sheet(driver, tier)
+
+
+def tap_for_sheet(driver, tier):
+    tile(driver, tier).click()
+    wait(driver, lambda: sheet_is_modal(driver), message="no modal purchase sheet")
+
+
 def timeline_text(driver):
     return driver.find_element(By.XPATH, "//section[h2[normalize-space()='Timeline']]").text
 
 
 def test_tap_a_tip_then_confirm_on_the_sheet(browser, server):
     install_id = server.create_install()
-    server.store(skipPurchaseSheet=False)
-    open_install(browser, server, install_id)
-    tile(browser, "coffee").click()
-    wait(browser, lambda: sheet_is_modal(browser), message="no modal purchase sheet")
+    open_sheet(browser, server, install_id, "coffee")
     sheet = browser.find_element(By.ID, "purchase-sheet")
     assert browser.find_element(By.ID, "sheet-name").text == "Coffee"
     assert browser.find_element(By.ID, "sheet-price").text == "$0.99"
@@ -72,11 +81,8 @@ def test_tap_a_tip_then_confirm_on_the_sheet(browser, server):
 
 def test_cancel_on_the_sheet_is_silent_and_frees_the_buttons(browser, server):
     install_id = server.create_install()
-    server.store(skipPurchaseSheet=False)
-    open_install(browser, server, install_id)
+    open_sheet(browser, server, install_id, "snack")
     browser.execute_script("window.__marker = 1;")
-    tile(browser, "snack").click()
-    wait(browser, lambda: sheet_is_modal(browser), message="no modal purchase sheet")
     browser.find_element(By.ID, "sheet-cancel").click()
     wait(browser, lambda: sheet_is_gone(browser), message="Cancel did not close the sheet")
     wait(browser, lambda: tiles_disabled(browser) == [False, False, False], message="tiles stayed disabled")
@@ -84,8 +90,7 @@ def test_cancel_on_the_sheet_is_silent_and_frees_the_buttons(browser, server):
     assert notice_text(browser) is None, "Cancel showed a notice"
     assert hearts(browser) == 0
     # Escape is the sheet's Cancel too.
-    tile(browser, "lunch").click()
-    wait(browser, lambda: sheet_is_modal(browser), message="no modal purchase sheet")
+    tap_for_sheet(browser, "lunch")
     press(browser, Keys.ESCAPE)
     wait(browser, lambda: sheet_is_gone(browser), message="Escape did not cancel the sheet")
     wait(browser, lambda: tiles_disabled(browser) == [False, False, False], message="tiles stayed disabled")
@@ -97,12 +102,9 @@ def test_cancel_on_the_sheet_is_silent_and_frees_the_buttons(browser, server):
 
 def test_a_reload_while_the_sheet_is_open_shows_it_again(browser, server):
     install_id = server.create_install(locale="pt-BR", storefront="BRA")
-    server.store(skipPurchaseSheet=False)
-    open_install(browser, server, install_id)
-    tile(browser, "coffee").click()
-    wait(browser, lambda: sheet_is_modal(browser), message="no modal purchase sheet")
+    open_sheet(browser, server, install_id, "coffee")
     assert browser.find_element(By.ID, "sheet-confirm").text == "Confirmar"
-    assert browser.find_element(By.ID, "sheet-price").text == "R$\u00a00,99"
+    assert browser.find_element(By.ID, "sheet-price").text == "R$ 0,99"  # WebDriver reads the no-break space as a space
     open_install(browser, server, install_id)
     wait(browser, lambda: sheet_is_modal(browser), message="the open sheet was not shown after the reload")
     assert tiles_disabled(browser) == [True, True, True]
@@ -136,10 +138,7 @@ def test_the_sheet_without_javascript_is_a_page_with_confirm_and_cancel(browser_
 
 def test_the_sheet_has_no_serious_accessibility_violations(browser, server):
     install_id = server.create_install()
-    server.store(skipPurchaseSheet=False)
-    open_install(browser, server, install_id)
-    tile(browser, "coffee").click()
-    wait(browser, lambda: sheet_is_modal(browser), message="no modal purchase sheet")
+    open_sheet(browser, server, install_id, "coffee")
     found, report = serious_violations(browser)
     assert not found, "sheet dialog: " + report
     browser.get(f"{server.base}/installs/{install_id}/purchase-sheet")

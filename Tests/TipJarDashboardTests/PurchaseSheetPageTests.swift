@@ -60,7 +60,7 @@ struct PurchaseSheetPageTests {
     }
 
     @Test func withJavaScriptTheSheetIsADialogFragmentAndConfirmAnswersTheLiveFragments() async throws {
-        let server = try await LiveServer(settings: StoreSettings(purchaseOutcome: .failed, purchaseError: .purchaseNotAllowed))
+        let server = try await LiveServer(settings: StoreSettings(purchaseOutcome: .failed, purchaseError: PurchaseFailure(Product.PurchaseError.purchaseNotAllowed)))
         defer { Task { await server.stop() } }
         let session = try await pages.session(server)
         let id = try await pages.createInstall(server, session)

@@ -83,7 +83,7 @@ struct PurchaseOptionsAndErrorsTests {
     /// The precedence rule (README, "Store settings"): the Purchase failure injection is thrown first.
     @Test func thePurchaseFailureInjectionWinsOverAFailedOutcomeAndOverABadQuantity() async throws {
         let world = try await TestWorld.make(settings: StoreSettings(purchaseOutcome: .failed, purchaseError: .networkError,
-                                                                     failures: StoreSettings.Failures(purchase: .purchaseNotAllowed)))
+                                                                     failures: StoreSettings.Failures(purchase: PurchaseFailure(Product.PurchaseError.purchaseNotAllowed))))
         let install = try await world.runningInstall()
         #expect(try await world.service.purchase(productID: TestWorld.coffee, installID: install.id).errorName == "purchaseNotAllowed")
         let badQuantity = try await world.service.purchase(productID: TestWorld.coffee, installID: install.id,

@@ -98,7 +98,7 @@ struct PurchaseSheetTests {
         let report = try await world.service.purchase(productID: TestWorld.coffee, installID: install.id, userAction: .cancel)
         #expect(report.outcome == .purchased)
         let kinds = world.service.timeline.events(installID: install.id, limit: 10).map(\.kind)
-        #expect(!kinds.contains("sheet.shown"))
+        #expect(!kinds.contains { $0.hasPrefix("sheet.") })
     }
 
     @Test func theJSONPathsCancelIsTheSheetsCancel() async throws {
@@ -108,5 +108,7 @@ struct PurchaseSheetTests {
         #expect(report.outcome == .cancelled && report.errorName == nil)
         #expect(try await world.storage.recentTransactions(limit: 10).isEmpty)
         #expect(await world.service.isPurchaseOpen(installID: install.id) == false)
+        let cancelled = world.service.timeline.events(installID: install.id, limit: 10).first { $0.kind == "sheet.cancelled" }
+        #expect(cancelled?.detail.contains("the user cancelled") == true)
     }
 }

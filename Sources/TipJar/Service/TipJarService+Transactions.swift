@@ -17,16 +17,19 @@ extension TipJarService {
     ///   storage errors.
     public func purchase(productID: String, installID: String, options: Product.PurchaseOptions = Product.PurchaseOptions(),
                          userAction: PurchaseSheet.UserAction = .confirm) async throws -> PurchaseReport {
-        if await store.settings.skipPurchaseSheet {
-            let install = try await beginPurchase(productID: productID, installID: installID)
-            defer { openPurchases.remove(installID) }
-            return try await runPurchase(productID: productID, install: install, options: options)
+        let showsSheet = await !store.settings.skipPurchaseSheet
+        let install = try await beginPurchase(productID: productID, installID: installID)
+        defer { openPurchases.remove(installID) }
+        // The sheet is shown and answered in the same call, so it needs no display values and no `openSheets` entry.
+        if showsSheet, userAction == .cancel {
+            event(installID, "sheet.cancelled", "Purchase sheet closed because the user cancelled (userAction cancel): "
+                  + "Product.purchase() returned .userCancelled; nothing charged.")
+            var report = PurchaseReport(outcome: .cancelled, hearts: install.hearts)
+            report.locale = install.locale
+            return report
         }
-        _ = try await openPurchaseSheet(productID: productID, installID: installID, options: options)
-        switch userAction {
-        case .confirm: return try await confirmPurchaseSheet(installID: installID)
-        case .cancel: return try await cancelPurchaseSheet(installID: installID)
-        }
+        if showsSheet { event(installID, "sheet.confirmed", "Purchase sheet: the user confirmed (userAction confirm).") }
+        return try await runPurchase(productID: productID, install: install, options: options)
     }
 
     /// Opens the install's one purchase: checks the product, refuses a second purchase (an expired sheet

@@ -92,7 +92,7 @@ struct StoreKitFileSettingsTests {
 
     @Test func legacyFailTransactionsEnabledWithAnSKErrorCodeFailsEveryPurchase() throws {
         let catalog = try CatalogFixture.load("settings-legacy-fail-transactions")
-        #expect(catalog.fileSettings.failures == StoreSettings.Failures(purchase: .notAvailableInStorefront))
+        #expect(catalog.fileSettings.failures == StoreSettings.Failures(purchase: PurchaseFailure(StoreKitError.notAvailableInStorefront)))
         #expect(line(catalog, "_storeKitError")?.contains("SKError.Code.storeProductNotAvailable → StoreKitError.notAvailableInStorefront") == true)
         let alone = try CatalogFixture.load("v1.1-legacy-error-key")
         #expect(alone.fileSettings.failures == StoreSettings.Failures())
@@ -102,7 +102,7 @@ struct StoreKitFileSettingsTests {
     @Test func aStoreKitErrorsPurchaseEntryWinsOverTheLegacyKeys() throws {
         let json = CatalogFixture.file(products: "[]", extra: #","settings":{"_failTransactionsEnabled":true,"_storeKitError":0,"_storeKitErrors":[{"name":"Purchase","enabled":true,"current":{"type":"generic","index":4}}]}"#)
         let catalog = try CatalogFixture.parse(json)
-        #expect(catalog.fileSettings.failures.purchase == .notAvailableInStorefront)
+        #expect(catalog.fileSettings.failures.purchase == PurchaseFailure(StoreKitError.notAvailableInStorefront))
         #expect(line(catalog, "_failTransactionsEnabled")?.contains("the _storeKitErrors Purchase entry sets the Purchase failure and wins") == true)
     }
 
