@@ -41,6 +41,44 @@ enum APIModels {
         var productID: String
     }
 
+    /// `POST /api/installs/{id}/purchases` body: `{"productID", "userAction", "quantity", "appAccountToken"}`; only
+    /// `productID` is required. `userAction` is `confirm` (default) or `cancel`; `quantity` any whole number (outside
+    /// 1...10 the purchase fails with `invalidQuantity`, as StoreKit's does); `appAccountToken` a UUID.
+    struct PurchaseRequest: Decodable {
+        var productID: String
+        var userAction: PurchaseSheet.UserAction
+        var options: Product.PurchaseOptions
+
+        enum CodingKeys: String, CodingKey { case productID, userAction, quantity, appAccountToken }
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            productID = try container.decode(String.self, forKey: .productID)
+            userAction = .confirm
+            if container.contains(.userAction) {
+                guard let text = try? container.decode(String.self, forKey: .userAction),
+                      let action = PurchaseSheet.UserAction(rawValue: text) else {
+                    throw RequestError(message: "userAction must be \"confirm\" or \"cancel\".")
+                }
+                userAction = action
+            }
+            var options = Product.PurchaseOptions()
+            if container.contains(.quantity) {
+                guard let quantity = try? container.decode(Int.self, forKey: .quantity) else {
+                    throw RequestError(message: "quantity must be a whole number (StoreKit accepts 1 to 10).")
+                }
+                options.quantity = quantity
+            }
+            if container.contains(.appAccountToken) {
+                guard let text = try? container.decode(String.self, forKey: .appAccountToken), let token = UUID(uuidString: text) else {
+                    throw RequestError(message: "appAccountToken must be a UUID, e.g. \"6f1c2a7e-3b5d-4c8e-9a0f-1d2e3f4a5b6c\".")
+                }
+                options.appAccountToken = token
+            }
+            self.options = options
+        }
+    }
+
     /// `POST /api/transactions/{id}/refund` body (optional).
     struct RefundBody: Decodable {
         var reason: Transaction.RevocationReason?
@@ -90,6 +128,8 @@ enum APIModels {
         var outcome: String
         var finished: Bool
         var at: String
+        var purchasedQuantity: Int
+        var appAccountToken: String?
 
         init(_ delivery: Delivery) {
             transactionID = delivery.transactionID
@@ -98,6 +138,8 @@ enum APIModels {
             outcome = delivery.outcome.rawValue
             finished = delivery.finished
             at = ViewModels.isoSeconds(delivery.at)
+            purchasedQuantity = delivery.purchasedQuantity
+            appAccountToken = delivery.appAccountToken?.uuidString.lowercased()
         }
     }
 
@@ -108,8 +150,12 @@ enum APIModels {
         var productID: String
     }
 
-    /// A transaction with the store's bookkeeping, plus the delivery it caused (if any).
+    /// A transaction with the store's bookkeeping, plus the delivery it caused (if any). The StoreKit fields use
+    /// `Transaction`'s names (https://developer.apple.com/documentation/storekit/transaction): `id` (also kept as
+    /// `transactionID`), `price` as an exact decimal string, `currency` (ISO 4217), `productType`
+    /// (`Product.ProductType`'s raw value), `appBundleID`, `signedDate`, `originalPurchaseDate`, `appAccountToken`.
     struct TransactionBody: Encodable {
+        var id: UInt64
         var transactionID: UInt64
         var originalID: UInt64
         var installID: String
@@ -128,9 +174,17 @@ enum APIModels {
         var isExternal: Bool
         var delivered: Bool
         var outcome: String?
+        var price: String?
+        var currency: String?
+        var productType: String?
+        var appBundleID: String?
+        var signedDate: String
+        var originalPurchaseDate: String
+        var appAccountToken: String?
 
         init(_ stored: StoredTransaction, delivery: Delivery?) {
             let t = stored.transaction
+            id = t.id
             transactionID = t.id
             originalID = t.originalID
             installID = stored.installID
@@ -149,7 +203,15 @@ enum APIModels {
             isExternal = stored.isExternal
             delivered = delivery != nil
             outcome = delivery?.outcome.rawValue
+            price = t.price.map { "\($0)" }
+            currency = t.currency
+            productType = t.productType?.storeKitName
+            appBundleID = t.appBundleID
+            signedDate = ViewModels.isoSeconds(t.signedDate)
+            originalPurchaseDate = ViewModels.isoSeconds(t.originalPurchaseDate)
+            appAccountToken = t.appAccountToken?.uuidString.lowercased()
         }
+
     }
 
     /// The store settings, as `GET /api/store` answers and `PUT /api/store` takes them.
@@ -180,6 +242,8 @@ enum APIModels {
         var crashBeforeFinish: Bool
         var listenerReemits: Int
         var askToBuyEnabled: Bool
+        // The purchase sheet.
+        var skipPurchaseSheet: Bool
 
         init(_ settings: StoreSettings) {
             catalog = settings.catalog.rawValue
@@ -192,6 +256,8 @@ enum APIModels {
             crashBeforeFinish = settings.crashBeforeFinish
             listenerReemits = settings.listenerReemits
             askToBuyEnabled = settings.askToBuyEnabled
+            // The purchase sheet.
+            skipPurchaseSheet = settings.skipPurchaseSheet
         }
     }
 }

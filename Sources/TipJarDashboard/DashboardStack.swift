@@ -21,11 +21,13 @@ public struct DashboardStack: Sendable {
     ///   - server: Address, port and `Host` allow-list.
     ///   - environment: Clock, IDs and log sink.
     ///   - accessLog: Called once per response, or `nil`.
+    ///   - appBundleID: The bundle ID every transaction carries (`Transaction.appBundleID`).
     /// - Throws: Storage errors reading the saved store settings; `MustacheError` for a template
     ///   that does not parse.
     public init(catalog: Catalog, storage: SQLiteTipJarStorage, configuration: DashboardConfiguration, server: HTTPServerConfiguration,
-                environment: TipJarEnvironment, accessLog: (@Sendable (AccessLogEntry) -> Void)?) async throws {
-        let store = try await SimulatedStore(catalog: catalog, storage: storage, environment: environment)
+                environment: TipJarEnvironment, accessLog: (@Sendable (AccessLogEntry) -> Void)?,
+                appBundleID: String = SimulatedStore.defaultAppBundleID) async throws {
+        let store = try await SimulatedStore(catalog: catalog, storage: storage, environment: environment, appBundleID: appBundleID)
         let service = TipJarService(store: store, storage: storage, environment: environment)
         dashboard = try Dashboard(service: service, storage: storage, configuration: configuration, log: environment.log)
         var serverConfiguration = server

@@ -35,6 +35,8 @@ enum JSONBody {
         guard !request.body.isEmpty else { throw RequestError(message: "The request needs a JSON message body.") }
         do {
             return try JSONDecoder().decode(T.self, from: Data(request.body))
+        } catch let error as RequestError {
+            throw error
         } catch DecodingError.keyNotFound(let key, _) {
             throw RequestError(message: "Missing field \"\(key.stringValue)\".")
         } catch DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context) {

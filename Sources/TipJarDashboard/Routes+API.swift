@@ -67,8 +67,9 @@ extension Routes {
         }
         router.post("/api/installs/:id/purchases") { request, parameters in
             await handling(request) {
-                let body = try JSONBody.decode(APIModels.ProductBody.self, from: request)
-                let report = try await service.purchase(productID: body.productID, installID: parameters["id"] ?? "")
+                let body = try JSONBody.decode(APIModels.PurchaseRequest.self, from: request)
+                let report = try await service.purchase(productID: body.productID, installID: parameters["id"] ?? "",
+                                                        options: body.options, userAction: body.userAction)
                 let message: String? = switch report.outcome {
                 case .failed: Feedback.message(forError: report.errorName, locale: report.locale)
                 case .unverified: TipJarStrings.of(report.locale).unverified
@@ -86,7 +87,7 @@ extension Routes {
                     _ = try await service.restore(installID: id)
                 } catch let error as StoreKitError {
                     let install = try await service.install(id)
-                    return JSONBody.response(["error": error.message(locale: install.locale), "storeKitError": error.rawValue],
+                    return JSONBody.response(["error": error.restoreMessage(locale: install.locale), "storeKitError": error.rawValue],
                                              status: .serviceUnavailable)
                 }
                 return JSONBody.response(APIModels.InstallBody(try await service.install(id)))

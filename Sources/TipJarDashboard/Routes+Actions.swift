@@ -95,12 +95,8 @@ extension Routes {
 
     func purchase(_ request: HTTPRequest, installID: String) async throws -> HTTPResponse {
         let productID = Self.form(request)["productID"] ?? ""
-        let report = try await service.purchase(productID: productID, installID: installID)
-        let feedback = Feedback.purchase(report, locale: report.locale)
-        if Self.wantsFragment(request) {
-            return try await liveFragments(request, install: try await service.install(installID), feedback: feedback)
-        }
-        return .redirect(to: "/installs/\(installID)?load=now&\(feedback.query)\(Self.textSizeQuery(request))")
+        return try await purchaseAnswered(request, installID: installID,
+                                          report: try await service.purchase(productID: productID, installID: installID))
     }
 
     func restore(_ request: HTTPRequest, installID: String) async throws -> HTTPResponse {
@@ -159,14 +155,16 @@ extension Routes {
             catalog: catalog,
             latencyMs: latencyMs,
             purchaseOutcome: try value("purchaseOutcome", StoreSettings.PurchaseOutcome.self),
-            purchaseError: try value("purchaseError", StoreKitError.self),
+            purchaseError: try value("purchaseError", PurchaseFailure.self),
             failures: StoreSettings.Failures(loadProducts: try optional("failLoadProducts", StoreKitError.self),
-                                             purchase: try optional("failPurchase", StoreKitError.self),
+                                             purchase: try optional("failPurchase", PurchaseFailure.self),
                                              verification: try optional("failVerification", VerificationError.self),
                                              sync: try optional("failSync", StoreKitError.self)),
             purchaseLatencyMs: try integer("purchaseLatencyMs", in: 0...StoreSettings.maximumLatencyMs),
             crashBeforeFinish: form["crashBeforeFinish"] == "1",
             listenerReemits: try integer("listenerReemits", in: 0...3),
-            askToBuyEnabled: form["askToBuyEnabled"] == "1")
+            askToBuyEnabled: form["askToBuyEnabled"] == "1",
+            // The purchase sheet.
+            skipPurchaseSheet: form["skipPurchaseSheet"] == "1")
     }
 }

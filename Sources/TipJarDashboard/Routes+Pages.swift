@@ -104,14 +104,15 @@ extension Routes {
             install: install, state: state, isPurchaseOpen: await service.isPurchaseOpen(installID: installID),
             ledger: ledger, events: service.timeline.events(installID: installID, limit: 30),
             csrfToken: csrfToken, catalogName: catalogName, textSize: request.queryValue("textSize"),
-            feedback: Feedback.fromQuery(request, locale: install.locale))
+            feedback: Feedback.fromQuery(request, locale: install.locale),
+            skipPurchaseSheet: await service.store.settings.skipPurchaseSheet, sheet: await service.purchaseSheet(installID: installID))
         return try html("pages/install", data)
     }
 
     /// What `fragments/tipjar` needs about the tip jar itself.
     func tipJarData(_ request: HTTPRequest, install: Install, state: TipJarState, csrfToken: String? = nil) async throws -> TemplateData {
         ViewModels.tipJar(install: install, state: state, isPurchaseOpen: await service.isPurchaseOpen(installID: install.id),
-                          csrfToken: csrfToken ?? self.csrfToken(request))
+                          csrfToken: csrfToken ?? self.csrfToken(request), skipPurchaseSheet: await service.store.settings.skipPurchaseSheet)
     }
 
     /// The fragments a purchase, restore or poll swaps in: hearts, feedback, ledger.
@@ -135,9 +136,9 @@ extension Routes {
         data["catalogModes"] = ViewModels.choices(StoreSettings.CatalogMode.allCases.map { ($0.rawValue, $0.rawValue) }, selected: settings.catalog.rawValue)
         data["purchaseOutcomes"] = ViewModels.choices(StoreSettings.PurchaseOutcome.allCases.map { ($0.rawValue, $0.rawValue) },
                                                       selected: settings.purchaseOutcome.rawValue)
-        data["purchaseErrors"] = ViewModels.choices(StoreKitError.allCases.map { ($0.rawValue, $0.rawValue) }, selected: settings.purchaseError.rawValue)
+        data["purchaseErrors"] = ViewModels.choices(ViewModels.purchaseFailureNames, selected: settings.purchaseError.rawValue)
         data["failLoadProducts"] = ViewModels.failureChoices(StoreKitError.self, selected: settings.failures.loadProducts)
-        data["failPurchase"] = ViewModels.failureChoices(StoreKitError.self, selected: settings.failures.purchase)
+        data["failPurchase"] = ViewModels.choices([("", "off")] + ViewModels.purchaseFailureNames, selected: settings.failures.purchase?.rawValue ?? "")
         data["failVerification"] = ViewModels.failureChoices(VerificationError.self, selected: settings.failures.verification)
         data["failSync"] = ViewModels.failureChoices(StoreKitError.self, selected: settings.failures.sync)
         data["scenarios"] = scenarioDownloads.map { ["href": $0.href, "name": $0.name, "file": $0.file] }
@@ -162,6 +163,7 @@ extension Routes {
         data["productIDs"] = service.catalog.products.map(\.productID)
         data["fileNotes"] = service.catalog.fileSettings.notes.map { ["line": $0.line, "applied": $0.applied] }
         data["fromFile"] = ViewModels.fromFile(service.catalog.fileSettings, current: settings)
+        data["sheetTimeoutMinutes"] = Int(service.purchaseSheetTimeout / 60)
         return try html("pages/store", data)
     }
 

@@ -19,6 +19,7 @@ struct Routes: Sendable {
     func register(in router: inout Router) {
         registerPages(in: &router)
         registerActions(in: &router)
+        registerPurchaseSheet(in: &router)
         registerAPI(in: &router)
         registerSessionControls(in: &router)
         registerHistory(in: &router)
@@ -99,7 +100,7 @@ struct Routes: Sendable {
             switch error {
             case .installNotFound, .transactionNotFound: return (.notFound, "Not found", error.description)
             case .unknownProduct: return (.unprocessableContent, "Unknown product", error.description)
-            case .purchaseInProgress, .transactionNotPending, .alreadyRefunded: return (.conflict, "Conflict", error.description)
+            case .purchaseInProgress, .noPurchaseSheet, .transactionNotPending, .alreadyRefunded: return (.conflict, "Conflict", error.description)
             case .invalidValue: return (.badRequest, "Bad value", error.description)
             }
         case let error as RequestError:

@@ -5,7 +5,9 @@ import TipJar
 /// fields keep their value, and `null` inside `failures` turns that failure off (README, API).
 enum StorePatch {
     static let fields: Set<String> = ["catalog", "latencyMs", "purchaseOutcome", "purchaseError", "purchaseLatencyMs", "failures",
-                                      "crashBeforeFinish", "listenerReemits", "askToBuyEnabled"]
+                                      "crashBeforeFinish", "listenerReemits", "askToBuyEnabled",
+                                      // The purchase sheet.
+                                      "skipPurchaseSheet"]
 
     /// Applies a patch body to `settings`.
     /// - Throws: `RequestError` (400) naming the first unknown field or bad value.
@@ -27,6 +29,8 @@ enum StorePatch {
         if let value = object["listenerReemits"] { settings.listenerReemits = try integer(value, "listenerReemits", 0...3) }
         if let value = object["crashBeforeFinish"] { settings.crashBeforeFinish = try flag(value, "crashBeforeFinish") }
         if let value = object["askToBuyEnabled"] { settings.askToBuyEnabled = try flag(value, "askToBuyEnabled") }
+        // The purchase sheet.
+        if let value = object["skipPurchaseSheet"] { settings.skipPurchaseSheet = try flag(value, "skipPurchaseSheet") }
         if let value = object["failures"] {
             guard let failures = value as? [String: Any] else { throw RequestError(message: "failures must be an object.") }
             let names: Set<String> = ["loadProducts", "purchase", "verification", "sync"]

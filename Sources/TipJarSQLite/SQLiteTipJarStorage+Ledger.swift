@@ -7,7 +7,8 @@ extension SQLiteTipJarStorage {
 
     static let transactionColumns = """
         id, product_id, purchase_date_ms, storefront, account_id, install_id, status, is_finished, is_external,
-        revocation_date_ms, revocation_reason
+        revocation_date_ms, revocation_reason, purchased_quantity, app_account_token, price, currency, product_type,
+        app_bundle_id, signed_date_ms
         """
 
     static func storedTransaction(_ row: Row) throws -> StoredTransaction {
@@ -17,6 +18,13 @@ extension SQLiteTipJarStorage {
         transaction.revocationDate = revocationMs.map(date)
         let reason: String? = try row.value(at: 10)
         transaction.revocationReason = reason.flatMap(Transaction.RevocationReason.init(rawValue:))
+        transaction.purchasedQuantity = try row.value(at: 11)
+        transaction.appAccountToken = (try row.value(at: 12, as: String?.self)).flatMap(UUID.init(uuidString:))
+        transaction.price = (try row.value(at: 13, as: String?.self)).flatMap { Decimal(string: $0, locale: Locale(identifier: "en_US_POSIX")) }
+        transaction.currency = try row.value(at: 14)
+        transaction.productType = (try row.value(at: 15, as: String?.self)).flatMap(ProductType.init(rawValue:))
+        transaction.appBundleID = try row.value(at: 16)
+        transaction.signedDate = (try row.value(at: 17, as: Int64?.self)).map(date) ?? transaction.purchaseDate
         return StoredTransaction(transaction: transaction, accountID: try row.value(at: 4), installID: try row.value(at: 5),
                                  status: StoredTransaction.Status(rawValue: try row.value(at: 6)) ?? .declined,
                                  isFinished: try row.value(at: 7), isExternal: try row.value(at: 8))
@@ -27,13 +35,15 @@ extension SQLiteTipJarStorage {
         try await queue.write { db in try db.execute(sql: Self.insertTransactionSQL, arguments: Self.insertArguments(stored)) }
     }
 
-    static let insertTransactionSQL = "INSERT INTO transactions (\(transactionColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+    static let insertTransactionSQL = "INSERT INTO transactions (\(transactionColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 
     static func insertArguments(_ stored: StoredTransaction) -> StatementArguments {
         let t = stored.transaction
         return [Int64(bitPattern: t.id), t.productID, milliseconds(t.purchaseDate), t.storefront,
                 stored.accountID, stored.installID, stored.status.rawValue, stored.isFinished, stored.isExternal,
-                t.revocationDate.map(milliseconds), t.revocationReason?.rawValue]
+                t.revocationDate.map(milliseconds), t.revocationReason?.rawValue, t.purchasedQuantity,
+                t.appAccountToken?.uuidString.lowercased(), t.price.map { "\($0)" }, t.currency, t.productType?.rawValue,
+                t.appBundleID, milliseconds(t.signedDate)]
     }
 
     /// `TipJarStorage.enqueueInsert(_:)`: the same `INSERT`, submitted behind every earlier write
@@ -60,10 +70,11 @@ extension SQLiteTipJarStorage {
         let t = stored.transaction
         try await queue.write { db in
             try db.execute(sql: """
-                UPDATE transactions SET purchase_date_ms = ?, status = ?, is_finished = ?, revocation_date_ms = ?, revocation_reason = ?
-                WHERE id = ?
+                UPDATE transactions SET purchase_date_ms = ?, status = ?, is_finished = ?, revocation_date_ms = ?, revocation_reason = ?,
+                signed_date_ms = ? WHERE id = ?
                 """, arguments: [Self.milliseconds(t.purchaseDate), stored.status.rawValue, stored.isFinished,
-                                 t.revocationDate.map(Self.milliseconds), t.revocationReason?.rawValue, Int64(bitPattern: t.id)])
+                                 t.revocationDate.map(Self.milliseconds), t.revocationReason?.rawValue,
+                                 Self.milliseconds(t.signedDate), Int64(bitPattern: t.id)])
         }
     }
 
@@ -176,13 +187,18 @@ extension SQLiteTipJarStorage {
 
     static func ledger(_ db: Database, installID: String, limit: Int) throws -> [Delivery] {
         try db.cachedStatement(sql: """
-            SELECT install_id, transaction_id, product_id, path, outcome, finished, at_ms FROM
-            (SELECT * FROM deliveries WHERE install_id = ? ORDER BY id DESC LIMIT ?) ORDER BY id
+            SELECT d.install_id, d.transaction_id, d.product_id, d.path, d.outcome, d.finished, d.at_ms,
+                   t.purchased_quantity, t.app_account_token FROM
+            (SELECT * FROM deliveries WHERE install_id = ? ORDER BY id DESC LIMIT ?) AS d
+            LEFT JOIN transactions AS t ON t.id = d.transaction_id ORDER BY d.id
             """).fetchAll(arguments: [installID, limit]) { row in
-            Delivery(installID: try row.value(at: 0), transactionID: UInt64(bitPattern: try row.value(at: 1)),
-                     productID: try row.value(at: 2), path: DeliveryPath(rawValue: try row.value(at: 3)) ?? .listener,
-                     outcome: RecordOutcome(rawValue: try row.value(at: 4)) ?? .unverified,
-                     finished: try row.value(at: 5), at: Self.date(try row.value(at: 6)))
+            var delivery = Delivery(installID: try row.value(at: 0), transactionID: UInt64(bitPattern: try row.value(at: 1)),
+                                    productID: try row.value(at: 2), path: DeliveryPath(rawValue: try row.value(at: 3)) ?? .listener,
+                                    outcome: RecordOutcome(rawValue: try row.value(at: 4)) ?? .unverified,
+                                    finished: try row.value(at: 5), at: Self.date(try row.value(at: 6)))
+            delivery.purchasedQuantity = try row.value(at: 7, as: Int?.self) ?? 1
+            delivery.appAccountToken = (try row.value(at: 8, as: String?.self)).flatMap(UUID.init(uuidString:))
+            return delivery
         }
     }
 

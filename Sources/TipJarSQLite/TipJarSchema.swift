@@ -107,11 +107,28 @@ public enum TipJarSchema {
         CREATE INDEX installs_by_account ON installs (account_id);
         """
 
+    /// `v5-transaction-fields`: the `Transaction` fields a purchase now carries
+    /// (https://developer.apple.com/documentation/storekit/transaction): `purchasedQuantity` (1–10, the
+    /// `quantity(_:)` option), `appAccountToken` (a UUID, lower case), `price` (the exact decimal text, never a
+    /// float), `currency` (ISO 4217), `productType`, `appBundleID` and `signedDate`. Rows saved before keep
+    /// quantity 1 and `NULL` for the others (the API answers `null`; `signedDate` falls back to the purchase
+    /// date). `ADD COLUMN` with a constant default rewrites no row (https://www.sqlite.org/lang_altertable.html).
+    public static let v5 = """
+        ALTER TABLE transactions ADD COLUMN purchased_quantity INTEGER NOT NULL DEFAULT 1 CHECK (purchased_quantity BETWEEN 1 AND 10);
+        ALTER TABLE transactions ADD COLUMN app_account_token TEXT;
+        ALTER TABLE transactions ADD COLUMN price TEXT;
+        ALTER TABLE transactions ADD COLUMN currency TEXT;
+        ALTER TABLE transactions ADD COLUMN product_type TEXT;
+        ALTER TABLE transactions ADD COLUMN app_bundle_id TEXT;
+        ALTER TABLE transactions ADD COLUMN signed_date_ms INTEGER;
+        """
+
     /// Every migration, in order: (identifier, SQL).
     public static let migrations: [(identifier: String, sql: String)] = [
         ("v1-core", v1),
         ("v2-install-labels", v2),
         ("v3-counted-by-transaction", v3),
         ("v4-transactions-outlive-installs", v4),
+        ("v5-transaction-fields", v5),
     ]
 }

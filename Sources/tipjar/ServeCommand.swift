@@ -37,6 +37,8 @@ struct ServeCommand {
           --max-connections-per-address N
                                   Open connections one client address (IPv4 address or IPv6
                                   /64) may hold; more get 503 (default: 512, of 4096 in all).
+          --bundle-id ID          The app's bundle ID, which every transaction carries as
+                                  appBundleID (default: com.example.tipjar).
           --reload-templates      Re-read Templates/ on every request (for template editing).
           --templates DIR         Templates folder (default: the package's Templates/).
           --public DIR            Static files folder (default: the package's Public/).
@@ -47,6 +49,7 @@ struct ServeCommand {
     var port = 8080
     var database = "./tipjar.sqlite3"
     var storekit: String?
+    var bundleID = SimulatedStore.defaultAppBundleID
     var durability = DatabaseConfiguration.Durability.full
     var adminToken: String?
     var allowedHosts: [String] = []
@@ -61,7 +64,7 @@ struct ServeCommand {
 
     init(arguments: [String]) throws {
         let reader = try ArgumentReader(arguments, valued: ["--host", "--port", "--database", "--storekit", "--durability",
-                                                            "--admin-token", "--templates", "--public",
+                                                            "--admin-token", "--templates", "--public", "--bundle-id",
                                                             "--max-connections-per-address"],
                                         flags: ["--reload-templates"], repeatable: ["--allowed-host"])
         guard reader.positional.isEmpty else { throw UsageError(message: "unexpected argument '\(reader.positional[0])'") }
@@ -72,6 +75,12 @@ struct ServeCommand {
         }
         database = reader.options["--database"] ?? database
         storekit = reader.options["--storekit"]
+        if let text = reader.options["--bundle-id"] {
+            guard Self.isBundleID(text) else {
+                throw UsageError(message: "--bundle-id must be letters, digits, hyphens and periods, e.g. com.example.tipjar")
+            }
+            bundleID = text
+        }
         if let text = reader.options["--durability"] {
             switch text {
             case "full": durability = .full
@@ -97,6 +106,14 @@ struct ServeCommand {
         reloadTemplates = reader.flags.contains("--reload-templates")
         templates = reader.options["--templates"].map { URL(fileURLWithPath: $0) } ?? Self.packageRoot.appendingPathComponent("Templates")
         publicDirectory = reader.options["--public"].map { URL(fileURLWithPath: $0) } ?? Self.packageRoot.appendingPathComponent("Public")
+    }
+
+    /// `CFBundleIdentifier`'s rule: only letters A–Z and a–z, digits, hyphens and periods
+    /// (https://developer.apple.com/documentation/bundleresources/information-property-list/cfbundleidentifier);
+    /// at most 155 characters, App Store Connect's limit, and no empty dot-separated part.
+    static func isBundleID(_ text: String) -> Bool {
+        !text.isEmpty && text.count <= 155 && text.split(separator: ".", omittingEmptySubsequences: false).allSatisfy { !$0.isEmpty }
+            && text.unicodeScalars.allSatisfy { $0.isASCII && (CharacterSet.alphanumerics.contains($0) || $0 == "-" || $0 == ".") }
     }
 
     static func isLoopback(_ host: String) -> Bool {
@@ -136,7 +153,8 @@ struct ServeCommand {
                                              server: HTTPServerConfiguration(host: host, port: port, additionalHosts: allowedHosts,
                                                                                     maxConnectionsPerAddress: maxConnectionsPerAddress),
                                              environment: environment,
-                                             accessLog: { entry in accessLog.write(line: AccessLogRedaction.redact(entry, adminToken: token).description) })
+                                             accessLog: { entry in accessLog.write(line: AccessLogRedaction.redact(entry, adminToken: token).description) },
+                                             appBundleID: bundleID)
         let server = stack.server
         // Handlers first, so a signal that arrives as soon as the banner is out is already caught.
         let signals = Self.installSignalHandlers { await server.shutdown(timeout: .seconds(10)) }

@@ -73,7 +73,7 @@ struct CommandLineTests {
         let serve = try await Self.run(["serve", "--help"])
         #expect(serve.status == 0)
         for option in ["--host", "--port", "--database", "--storekit", "--durability", "--admin-token", "--allowed-host", "--reload-templates",
-                       "--max-connections-per-address"] {
+                       "--max-connections-per-address", "--bundle-id"] {
             #expect(serve.output.contains(option), "serve --help does not mention \(option)")
         }
     }
@@ -82,6 +82,7 @@ struct CommandLineTests {
                       ["serve", "--host", "0.0.0.0"], ["serve", "--host", "0.0.0.0", "--admin-token", "short"],
                       ["serve", "--allowed-host", "bad host"], ["serve", "--allowed-host"],
                       ["serve", "--max-connections-per-address", "0"], ["serve", "--max-connections-per-address", "many"],
+                      ["serve", "--bundle-id", "com.example.tip jar"], ["serve", "--bundle-id", "com..example"], ["serve", "--bundle-id"],
                       ["check-storekit"], ["check-storekit", "a", "b"], ["check-storekit", "x.storekit", "--storefront", "LUQ"],
                       ["check-storekit", "x.storekit", "--locale", ""],
                       ["check-database"], ["check-database", "a", "b"], ["check-database", "x.sqlite3", "--bogus"]])
@@ -193,7 +194,7 @@ struct CommandLineTests {
         #expect(lines.suffix(settings.count) == settings[...], "after the tips")
         for expected in ["applied setting: _askToBuyEnabled (true", "applied setting: _locale (pt_BR: new installs start in pt-BR",
                          "applied setting: _storeKitErrors (", "ignored setting: _timeRate (", "ignored setting: _billingGracePeriodEnabled (",
-                         "ignored setting: _disableDialogs (true: recognised but not yet applicable"] {
+                         "applied setting: _disableDialogs (true: skipPurchaseSheet on"] {
             #expect(settings.contains { $0.hasPrefix(expected) }, "\(expected)")
         }
     }

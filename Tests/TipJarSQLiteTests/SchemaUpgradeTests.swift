@@ -38,6 +38,13 @@ struct SchemaUpgradeTests {
         // v4: the store's transactions outlive a deleted install.
         let kept = try await storage.transactions(matching: TransactionQuery(installID: tipped.id)).transactions
         #expect(kept.map(\.transaction.id) == [2, 1])
+        // v5: a transaction saved before keeps quantity 1 and has no price, currency, type, bundle ID or token;
+        // its signedDate is its purchase date.
+        for old in kept.map(\.transaction) {
+            #expect(old.purchasedQuantity == 1)
+            #expect(old.price == nil && old.currency == nil && old.productType == nil && old.appBundleID == nil && old.appAccountToken == nil)
+            #expect(old.signedDate == old.purchaseDate && old.originalPurchaseDate == old.purchaseDate)
+        }
         #expect(try await storage.deleteInstall(withID: tipped.id))
         #expect(try await storage.install(withID: tipped.id) == nil)
         #expect(try await storage.transactions(matching: TransactionQuery(installID: tipped.id)).transactions == kept)

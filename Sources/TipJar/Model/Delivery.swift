@@ -45,6 +45,11 @@ public struct Delivery: Sendable, Equatable {
     public var finished: Bool
     /// When it was handled (UTC).
     public var at: Date
+    /// The transaction's `purchasedQuantity` (the purchase's `quantity(_:)` option), as the ledger shows it; 1
+    /// when the store no longer holds the transaction. One counted delivery is one heart whatever the quantity.
+    public var purchasedQuantity: Int = 1
+    /// The transaction's `appAccountToken`, when the purchase passed one.
+    public var appAccountToken: UUID?
 
     /// Creates a ledger row.
     public init(installID: String, transactionID: UInt64, productID: String, path: DeliveryPath,

@@ -3,29 +3,64 @@ import Foundation
 extension TipJarService {
     // MARK: Purchase
 
-    /// Taps a tip tile: opens the install's purchase (refusing a second one), launches the app if
-    /// it is stopped, calls `Product.purchase()` and hands a successful result to the one handler.
+    /// Taps a tip tile and answers the purchase sheet at once (the JSON API): opens the install's purchase
+    /// (refusing a second one), launches the app if it is stopped, shows the sheet unless `skipPurchaseSheet`
+    /// is on, then applies `userAction` (ignored with `skipPurchaseSheet`: there is no sheet to cancel).
+    /// Confirm calls `Product.purchase(options:)` and hands a successful result to the one handler.
     /// - Parameters:
     ///   - productID: A tip of the catalog.
     ///   - installID: The install.
+    ///   - options: `quantity(_:)` and `appAccountToken(_:)`.
+    ///   - userAction: What the person taps on the sheet.
     /// - Returns: What the tap came to; a thrown store error is a `.failed` report, not a throw.
     /// - Throws: `TipJarError.installNotFound`, `.unknownProduct` (422), `.purchaseInProgress` (409);
     ///   storage errors.
-    public func purchase(productID: String, installID: String) async throws -> PurchaseReport {
+    public func purchase(productID: String, installID: String, options: Product.PurchaseOptions = Product.PurchaseOptions(),
+                         userAction: PurchaseSheet.UserAction = .confirm) async throws -> PurchaseReport {
+        let showsSheet = await !store.settings.skipPurchaseSheet
+        let install = try await beginPurchase(productID: productID, installID: installID)
+        defer { openPurchases.remove(installID) }
+        // The sheet is shown and answered in the same call, so it needs no display values and no `openSheets` entry.
+        if showsSheet, userAction == .cancel {
+            event(installID, "sheet.cancelled", "Purchase sheet closed because the user cancelled (userAction cancel): "
+                  + "Product.purchase() returned .userCancelled; nothing charged.")
+            var report = PurchaseReport(outcome: .cancelled, hearts: install.hearts)
+            report.locale = install.locale
+            return report
+        }
+        if showsSheet { event(installID, "sheet.confirmed", "Purchase sheet: the user confirmed (userAction confirm).") }
+        return try await runPurchase(productID: productID, install: install, options: options)
+    }
+
+    /// Opens the install's one purchase: checks the product, refuses a second purchase (an expired sheet
+    /// is closed first), and launches the app if it is stopped. The caller closes the purchase.
+    func beginPurchase(productID: String, installID: String) async throws -> Install {
         guard catalog.tips.contains(where: { $0.productID == productID }) else { throw TipJarError.unknownProduct(productID) }
+        expireSheet(installID: installID)
         guard !openPurchases.contains(installID) else { throw TipJarError.purchaseInProgress(installID: installID) }
         openPurchases.insert(installID)
-        defer { openPurchases.remove(installID) }
-        var install = try await install(installID)
-        if !install.isRunning {
-            install.hearts = try await launch(installID: installID).hearts
-            install.isRunning = true
-            install.legacyHasTipped = false
+        do {
+            var install = try await install(installID)
+            if !install.isRunning {
+                install.hearts = try await launch(installID: installID).hearts
+                install.isRunning = true
+                install.legacyHasTipped = false
+            }
+            return install
+        } catch {
+            openPurchases.remove(installID)
+            throw error
         }
-        event(installID, "purchase.open", "purchase open: \(productID); every tip button disabled.")
+    }
+
+    /// `Product.purchase(options:)` for an open purchase, and the handler for its result.
+    func runPurchase(productID: String, install: Install, options: Product.PurchaseOptions) async throws -> PurchaseReport {
+        var install = install
+        let installID = install.id
+        event(installID, "purchase.open", "purchase open: \(productID)\(Self.describe(options)); every tip button disabled.")
         var report: PurchaseReport
         do {
-            switch try await store.purchase(productID: productID, for: install) {
+            switch try await store.purchase(productID: productID, for: install, options: options) {
             case .success(let verification):
                 let heartsBefore = install.hearts
                 let (delivery, hearts) = try await record(verification, installID: installID, path: .purchase)
@@ -42,6 +77,9 @@ extension TipJarService {
             case .pending:
                 report = PurchaseReport(outcome: .pending, hearts: install.hearts)
             }
+        } catch StoreKitError.userCancelled {
+            // A thrown userCancelled is a cancel, not a failure: no alert, the buttons are usable again.
+            report = PurchaseReport(outcome: .cancelled, hearts: install.hearts, error: StoreKitError.userCancelled)
         } catch let error as StoreKitError {
             report = PurchaseReport(outcome: .failed, hearts: install.hearts, error: error)
         } catch let error as Product.PurchaseError {
@@ -53,6 +91,12 @@ extension TipJarService {
         closed["transactionID"] = report.transactionID.map(String.init)
         event(installID, "purchase.closed", "purchase closed: \(report.outcome.rawValue)\(report.errorName.map { " (\($0))" } ?? "").", closed)
         return report
+    }
+
+    /// ` ×3, appAccountToken …` for the timeline, empty for the default options.
+    nonisolated static func describe(_ options: Product.PurchaseOptions) -> String {
+        (options.quantity == 1 ? "" : " ×\(options.quantity)")
+            + (options.appAccountToken.map { ", appAccountToken \($0.uuidString.lowercased())" } ?? "")
     }
 
     // MARK: The one handler
@@ -124,6 +168,7 @@ extension TipJarService {
     /// - Throws: `TipJarError.installNotFound`; storage errors.
     public func launch(installID: String) async throws -> DeliveryReport {
         let install = try await install(installID)
+        closeSheet(installID: installID, because: "the app relaunched")
         try await storage.setRunning(true, installID: installID)
         event(installID, "launch", "Launched; Transaction.updates listener started.")
         let migrated = try await storage.migrateLegacyFlag(installID: installID)
@@ -140,6 +185,7 @@ extension TipJarService {
     /// Stops the app: the listener stops; deliveries wait for the next launch.
     public func stop(installID: String) async throws -> Install {
         _ = try await install(installID)
+        closeSheet(installID: installID, because: "the app stopped")
         try await storage.setRunning(false, installID: installID)
         event(installID, "stop", "Stopped; the listener receives nothing until the next launch.")
         return try await install(installID)
@@ -201,7 +247,7 @@ extension TipJarService {
     /// Re-emits a delivered transaction through the listener `listenerReemits` times.
     /// - Returns: Whether anything was re-emitted.
     @discardableResult
-    private func reemit(_ transaction: Transaction, installID: String) async throws -> Bool {
+    func reemit(_ transaction: Transaction, installID: String) async throws -> Bool {
         let count = await store.settings.listenerReemits
         guard count > 0, try await self.install(installID).isRunning else { return false }
         for _ in 0..<count {

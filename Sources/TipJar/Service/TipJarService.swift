@@ -14,13 +14,22 @@ public actor TipJarService {
     public nonisolated let timeline = Timeline()
     let environment: TipJarEnvironment
     var openPurchases: Set<String> = []
+    /// The purchase sheets shown, by install; each install in it is also in `openPurchases`.
+    var openSheets: [String: PurchaseSheet] = [:]
+    /// How long a purchase sheet may stay unanswered before it closes as a cancel (seconds).
+    public nonisolated let purchaseSheetTimeout: TimeInterval
+
+    /// The purchase sheet's timeout when none is given: five minutes.
+    public static let defaultPurchaseSheetTimeout: TimeInterval = 300
 
     /// Creates the service over a store and its storage.
-    public init(store: SimulatedStore, storage: any TipJarStorage, environment: TipJarEnvironment) {
+    public init(store: SimulatedStore, storage: any TipJarStorage, environment: TipJarEnvironment,
+                purchaseSheetTimeout: TimeInterval = TipJarService.defaultPurchaseSheetTimeout) {
         self.store = store
         self.catalog = store.catalog
         self.storage = storage
         self.environment = environment
+        self.purchaseSheetTimeout = purchaseSheetTimeout
     }
 
     // MARK: Installs
@@ -114,13 +123,17 @@ public actor TipJarService {
     /// account receives the unfinished ones at launch, as `Transaction.unfinished` would.
     /// - Throws: `TipJarError.installNotFound`; `.purchaseInProgress` while a purchase is open; storage errors.
     public func deleteInstall(_ installID: String) async throws {
+        expireSheet(installID: installID)
         guard !openPurchases.contains(installID) else { throw TipJarError.purchaseInProgress(installID: installID) }
         guard try await storage.deleteInstall(withID: installID) else { throw TipJarError.installNotFound(installID) }
         event(nil, "install.deleted", "Install \(installID.prefix(8)) deleted; its account's transactions stay with the store.")
     }
 
     /// Whether a purchase is open for the install right now (its tip buttons are disabled).
-    public func isPurchaseOpen(installID: String) -> Bool { openPurchases.contains(installID) }
+    public func isPurchaseOpen(installID: String) -> Bool {
+        expireSheet(installID: installID)
+        return openPurchases.contains(installID)
+    }
 
     // MARK: Loading
 

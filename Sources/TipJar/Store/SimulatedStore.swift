@@ -14,6 +14,13 @@ public actor SimulatedStore {
     /// The current outage and outcome settings.
     public private(set) var settings: StoreSettings
     private var lastTransactionID: UInt64
+    /// The bundle ID every transaction it issues carries (`Transaction.appBundleID`).
+    public nonisolated let appBundleID: String
+
+    /// The bundle ID of the shipped app when `serve --bundle-id` gives none: the shipped catalog's product IDs
+    /// (`com.example.tipjar.tip.coffee`, …) start with it, following Apple's advice to prefix product IDs with
+    /// the app's reverse-DNS bundle ID; neither the shipped `.storekit` file nor the app names one.
+    public static let defaultAppBundleID = "com.example.tipjar"
 
     /// The suffix the store's product IDs carry in `.mismatch` mode, so that none matches what the
     /// app asks for.
@@ -21,8 +28,10 @@ public actor SimulatedStore {
 
     /// Opens the store on saved settings (or healthy defaults on a new database).
     /// - Throws: what `storage` throws.
-    public init(catalog: Catalog, storage: any TipJarStorage, environment: TipJarEnvironment) async throws {
+    public init(catalog: Catalog, storage: any TipJarStorage, environment: TipJarEnvironment,
+                appBundleID: String = SimulatedStore.defaultAppBundleID) async throws {
         self.catalog = catalog
+        self.appBundleID = appBundleID
         self.storage = storage
         self.environment = environment
         // SKTestSession starts from the configuration file's settings: the fields the file sets win over the
@@ -98,33 +107,41 @@ public actor SimulatedStore {
                 price: entry.price, displayPrice: storefront.displayPrice(entry.price))
     }
 
-    /// `Product.purchase()` for an install: waits `purchaseLatencyMs`, then answers with the set
+    /// `Product.purchase(options:)` for an install: waits `purchaseLatencyMs`, then answers with the set
     /// outcome. A `.pending` purchase is kept for Ask to Buy and has no transaction yet.
-    /// - Throws: `StoreKitError` for the Purchase failure or the `.failed` outcome;
-    ///   `Product.PurchaseError.productUnavailable` when the store does not hold the product.
-    public func purchase(productID: String, for install: Install) async throws -> Product.PurchaseResult {
+    ///
+    /// The order of the checks is the precedence rule (README): the Purchase failure injection first (it wins
+    /// over every outcome, `failed` included), then a product the store does not hold (`productUnavailable`),
+    /// a quantity outside 1...10 (`invalidQuantity`), Ask to Buy, and last `purchaseOutcome`.
+    /// - Throws: the Purchase failure or the `.failed` outcome's error (a `StoreKitError` or a
+    ///   `Product.PurchaseError`); `Product.PurchaseError.productUnavailable` when the store does not hold the
+    ///   product, `.invalidQuantity` for a quantity outside ``Product/PurchaseOptions/allowedQuantities``.
+    public func purchase(productID: String, for install: Install,
+                         options: Product.PurchaseOptions = Product.PurchaseOptions()) async throws -> Product.PurchaseResult {
         if settings.purchaseLatencyMs > 0 {
             try await environment.sleep(.milliseconds(settings.purchaseLatencyMs))
         }
         let settings = self.settings
-        if let error = settings.failures.purchase { throw error }
+        if let failure = settings.failures.purchase { throw failure.error }
         guard catalog.product(withID: productID) != nil, settings.catalog != .mismatch else {
             throw Product.PurchaseError.productUnavailable
         }
+        guard Product.PurchaseOptions.allowedQuantities.contains(options.quantity) else { throw Product.PurchaseError.invalidQuantity }
         if settings.askToBuyEnabled {
-            _ = try await issue(productID: productID, for: install, status: .pending)
+            _ = try await issue(productID: productID, for: install, status: .pending, options: options)
             return .pending
         }
         switch settings.purchaseOutcome {
-        case .failed: throw settings.purchaseError
+        case .failed: throw settings.purchaseError.error
         case .cancelled: return .userCancelled
         case .pending:
-            _ = try await issue(productID: productID, for: install, status: .pending)
+            _ = try await issue(productID: productID, for: install, status: .pending, options: options)
             return .pending
         case .success:
-            return .success(verify(try await issue(productID: productID, for: install, status: .purchased, handledNext: true).transaction))
+            return .success(verify(try await issue(productID: productID, for: install, status: .purchased, options: options,
+                                                   handledNext: true).transaction))
         case .unverified:
-            let stored = try await issue(productID: productID, for: install, status: .purchased, handledNext: true)
+            let stored = try await issue(productID: productID, for: install, status: .purchased, options: options, handledNext: true)
             return .success(.unverified(stored.transaction, settings.failures.verification ?? .invalidSignature))
         }
     }
@@ -154,6 +171,8 @@ public actor SimulatedStore {
         var stored = try await pending(transactionID)
         stored.status = .purchased
         stored.transaction.purchaseDate = environment.now()
+        stored.transaction.originalPurchaseDate = stored.transaction.purchaseDate
+        stored.transaction.signedDate = stored.transaction.purchaseDate
         try await storage.update(stored)
         return stored
     }
@@ -182,6 +201,7 @@ public actor SimulatedStore {
         }
         guard !stored.transaction.isRevoked else { throw TipJarError.alreadyRefunded(transactionID) }
         stored.transaction.revocationDate = environment.now()
+        stored.transaction.signedDate = environment.now()
         stored.transaction.revocationReason = reason
         stored.isFinished = false
         try await storage.update(stored)
@@ -205,10 +225,18 @@ public actor SimulatedStore {
     /// in order, so the handler's record commits with it or after it and fails if it failed, and
     /// the purchase waits for the disk once instead of twice.
     private func issue(productID: String, for install: Install, status: StoredTransaction.Status,
+                       options: Product.PurchaseOptions = Product.PurchaseOptions(),
                        isExternal: Bool = false, handledNext: Bool = false) async throws -> StoredTransaction {
         lastTransactionID = environment.nextTransactionID(lastTransactionID)
-        let transaction = Transaction(id: lastTransactionID, productID: productID,
+        var transaction = Transaction(id: lastTransactionID, productID: productID,
                                       purchaseDate: environment.now(), storefront: install.storefront)
+        let entry = catalog.product(withID: productID)
+        transaction.purchasedQuantity = options.quantity
+        transaction.appAccountToken = options.appAccountToken
+        transaction.price = entry?.price
+        transaction.currency = Storefront.named(install.storefront)?.currencyCode
+        transaction.productType = entry?.type
+        transaction.appBundleID = appBundleID
         let stored = StoredTransaction(transaction: transaction, accountID: install.accountID, installID: install.id,
                                        status: status, isExternal: isExternal)
         if handledNext {
