@@ -180,6 +180,7 @@ extension Routes {
         data["identifier"] = catalog.identifier
         data["formatVersion"] = catalog.formatVersion.description
         data["defaultStorefront"] = catalog.defaultStorefront.countryCode
+        data["tipOrder"] = catalog.tipOrder.rawValue
         let locales = Self.catalogLocales(catalog)
         data["localeHeaders"] = locales
         data["storefrontHeaders"] = storefronts.map(\.countryCode)
