@@ -88,9 +88,10 @@ extension Routes {
         guard let locale = AppLocale(rawValue: form["locale"] ?? "") else {
             throw RequestError(message: "locale must be en or pt-BR.")
         }
+        let (legacyHasTipped, launch) = (try Self.checkbox(form, "legacyHasTipped"), try Self.checkbox(form, "launch"))
         let install = try await service.createInstall(locale: locale, storefront: form["storefront"], accountID: form["accountID"],
-                                                      label: form["label"] ?? "", legacyHasTipped: try Self.checkbox(form, "legacyHasTipped"))
-        if try Self.checkbox(form, "launch") { _ = try await service.launch(installID: install.id) }
+                                                      label: form["label"] ?? "", legacyHasTipped: legacyHasTipped)
+        if launch { _ = try await service.launch(installID: install.id) }
         return .redirect(to: "/installs/\(install.id)")
     }
 
