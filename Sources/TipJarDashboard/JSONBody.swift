@@ -37,9 +37,12 @@ enum JSONBody {
     static func decode<T: Decodable>(_ type: T.Type, from request: HTTPRequest, fields: Set<String>? = nil) throws -> T {
         guard !request.body.isEmpty else { throw RequestError(message: "The request needs a JSON message body.") }
         let data = Data(request.body)
-        let startsAsObject = request.body.first { ![0x20, 0x09, 0x0A, 0x0D].contains($0) } == UInt8(ascii: "{")
         let parsed = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
-        guard startsAsObject, parsed == nil || parsed is [String: Any] else {
+        // Another JSON value (RFC 8259 §3: `null`, `[]`, `"en"`, a number even out of range such as `1e999`).
+        let first = request.body.first { ![0x20, 0x09, 0x0A, 0x0D].contains($0) } ?? 0
+        let startsAsOtherValue = first == UInt8(ascii: "[") || first == UInt8(ascii: "\"") || first == UInt8(ascii: "-")
+            || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(first)
+        if parsed.map({ !($0 is [String: Any]) }) ?? startsAsOtherValue {
             throw RequestError(message: "The message body must be a JSON object.")
         }
         if let fields, let object = parsed as? [String: Any], let unknown = object.keys.sorted().first(where: { !fields.contains($0) }) {
