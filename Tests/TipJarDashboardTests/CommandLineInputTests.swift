@@ -11,40 +11,46 @@ import TipJarSQLite
 @Suite("tipjar command line input")
 struct CommandLineInputTests {
     typealias CLI = CommandLineTests
+    /// Runs the executable on a thread of its own (``LiveServer/onThread(_:)``): waiting for a process
+    /// would otherwise hold one of the two threads of the cooperative pool the other suites' servers need.
+    static func run(_ arguments: [String]) async throws -> CLI.Run {
+        try await LiveServer.onThread { Result { try CLI.run(arguments) } }.get()
+    }
+
     static var luxembourg: String { CLI.fixtures.appendingPathComponent("v3-storefront-LUX-fr-de.storekit").path }
 
     @Test(arguments: [["serve", "--port", "1", "--port", "2"], ["serve", "--reload-templates", "--reload-templates"],
                       ["serve", "--host=127.0.0.1", "--host", "127.0.0.2"],
                       ["check-storekit", "x.storekit", "--locale", "fr", "--locale", "de"],
                       ["check-storekit", "x.storekit", "--storefront=LUX", "--storefront=USA"]])
-    func anOptionGivenTwiceIsAUsageError(_ arguments: [String]) throws {
-        let run = try CLI.run(arguments)
+    func anOptionGivenTwiceIsAUsageError(_ arguments: [String]) async throws {
+        let run = try await Self.run(arguments)
         #expect(run.status == 64)
         #expect(run.error.contains("is given twice"), "\(run.error)")
     }
 
-    @Test func aRepeatableOptionMayBeGivenTwice() throws {
-        let run = try CLI.run(["serve", "--allowed-host", "a.lan", "--allowed-host", "b.lan", "--port", "0", "--database", "/nonexistent-dir/x.sqlite3"])
+    @Test func aRepeatableOptionMayBeGivenTwice() async throws {
+        let run = try await Self.run(["serve", "--allowed-host", "a.lan", "--allowed-host", "b.lan", "--port", "0", "--database", "/nonexistent-dir/x.sqlite3"])
         #expect(run.status == 1, "gets past the options to the database: \(run.error)")
         #expect(!run.error.contains("given twice"))
     }
 
     @Test(arguments: [("de_CH", "Ein Kaffee"), ("de-AT", "Ein Kaffee"), ("fr_CA", "Un café"), ("FR_be", "Un café")])
-    func aLocaleOfTheFilesLanguageInAnotherRegionTakesThatLanguagesNames(_ locale: String, _ name: String) throws {
-        let run = try CLI.run(["check-storekit", Self.luxembourg, "--locale", locale])
+    func aLocaleOfTheFilesLanguageInAnotherRegionTakesThatLanguagesNames(_ locale: String, _ name: String) async throws {
+        let run = try await Self.run(["check-storekit", Self.luxembourg, "--locale", locale])
         #expect(run.status == 0, "\(run.error)")
         #expect(run.output.hasPrefix("lu.example.pourboire.cafe\t\(name)\t"), "\(run.output)")
     }
 
-    @Test func aMissingFileIsNamedWithoutAJSONLocation() throws {
-        let run = try CLI.run(["check-storekit", "/nonexistent/tips.storekit"])
+    @Test func aMissingFileIsNamedWithoutAJSONLocation() async throws {
+        let run = try await Self.run(["check-storekit", "/nonexistent/tips.storekit"])
         #expect(run.status == 1)
         #expect(run.error == "/nonexistent/tips.storekit: cannot read the file: no such file\n")
     }
 
     @Test(arguments: ["*.example", "*", "tipjar.*:8080"])
-    func aWildcardAllowedHostIsRefused(_ host: String) throws {
-        let run = try CLI.run(["serve", "--allowed-host", host])
+    func aWildcardAllowedHostIsRefused(_ host: String) async throws {
+        let run = try await Self.run(["serve", "--allowed-host", host])
         #expect(run.status == 64)
         #expect(run.error.contains("wildcards are not supported: name each host"), "\(run.error)")
     }
@@ -63,13 +69,13 @@ struct CommandLineInputTests {
         return (fd, Int(UInt16(bigEndian: address.sin_port)))
     }
 
-    @Test func aPortInUseNamesTheAddressAndLeavesNoDatabaseThisRunCreated() throws {
+    @Test func aPortInUseNamesTheAddressAndLeavesNoDatabaseThisRunCreated() async throws {
         let (fd, port) = try Self.occupiedPort()
         defer { close(fd) }
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tipjar-bind-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let database = directory.appendingPathComponent("new.sqlite3").path
-        let run = try CLI.run(["serve", "--port", "\(port)", "--database", database])
+        let run = try await Self.run(["serve", "--port", "\(port)", "--database", database])
         #expect(run.status == 1)
         #expect(run.error.contains("cannot listen on 127.0.0.1:\(port): bind failed: Address already in use"), "\(run.error)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty, "no .sqlite3, -wal or -shm left")
@@ -84,7 +90,7 @@ struct CommandLineInputTests {
         let storage = try SQLiteTipJarStorage(path: database, configuration: DatabaseConfiguration())
         try storage.queue.close()
         let before = try Data(contentsOf: URL(fileURLWithPath: database))
-        let run = try CLI.run(["serve", "--port", "\(port)", "--database", database])
+        let run = try await Self.run(["serve", "--port", "\(port)", "--database", database])
         #expect(run.status == 1)
         #expect(FileManager.default.fileExists(atPath: database))
         #expect(try Data(contentsOf: URL(fileURLWithPath: database)).count >= before.count)
