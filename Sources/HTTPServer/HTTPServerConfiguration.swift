@@ -79,6 +79,21 @@ public struct HTTPServerConfiguration: Sendable {
         self.machineNames = machineNames
     }
 
+    /// The host, in URL form, that a browser on this machine reaches a server bound to `host` by, and that
+    /// the server's `Host` allow-list accepts: `127.0.0.1` for the IPv4 wildcard (`0.0.0.0`, or empty),
+    /// `[::1]` for the IPv6 wildcard (`::`, `[::]`; a dual-stack socket, RFC 3493 §5.3) — a browser would send
+    /// `Host: 0.0.0.0:PORT`, which names no host and is refused (421); any other IPv6 literal in brackets
+    /// (RFC 3986 §3.2.2); any other host as given.
+    /// - Parameter host: the bind address, as in ``host``.
+    /// - Returns: e.g. `127.0.0.1`, `[::1]`, `192.0.2.7`, `[fe80::1]`.
+    public static func urlHost(forBind host: String) -> String {
+        switch host {
+        case "", "0.0.0.0": return "127.0.0.1"
+        case "::", "[::]": return "[::1]"
+        default: return host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
+        }
+    }
+
     /// Whether `name` can be an entry of ``additionalHosts``: a host name or IP literal (RFC 3986
     /// §3.2.2, IPv6 with or without brackets), optionally with `:port` (1...65535).
     /// - Parameter name: the entry, e.g. `tipjar.lan`, `tipjar.lan:8443`, `fe80::1`.

@@ -34,6 +34,9 @@ enum APIModels {
         var label: String?
         var accountID: String?
         var launch: Bool?
+
+        /// The fields the body may hold; any other is refused (400), as `PUT /api/store` refuses one.
+        static let fields: Set<String> = ["locale", "storefront", "legacyHasTipped", "label", "accountID", "launch"]
     }
 
     /// `{"productID": …}` bodies.

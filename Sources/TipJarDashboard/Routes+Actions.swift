@@ -76,7 +76,8 @@ extension Routes {
         router.post("/store/external-purchases") { request, _ in
             await handling(request) {
                 let form = Self.form(request)
-                _ = try await service.externalPurchase(productID: form["productID"] ?? "", installID: form["installID"] ?? "")
+                let installID = try await pickInstall(form["installID"] ?? "")
+                _ = try await service.externalPurchase(productID: form["productID"] ?? "", installID: installID)
                 return .redirect(to: "/store?flash=external")
             }
         }
@@ -87,9 +88,10 @@ extension Routes {
         guard let locale = AppLocale(rawValue: form["locale"] ?? "") else {
             throw RequestError(message: "locale must be en or pt-BR.")
         }
+        let (legacyHasTipped, launch) = (try Self.checkbox(form, "legacyHasTipped"), try Self.checkbox(form, "launch"))
         let install = try await service.createInstall(locale: locale, storefront: form["storefront"], accountID: form["accountID"],
-                                                      label: form["label"] ?? "", legacyHasTipped: form["legacyHasTipped"] == "1")
-        if form["launch"] == "1" { _ = try await service.launch(installID: install.id) }
+                                                      label: form["label"] ?? "", legacyHasTipped: legacyHasTipped)
+        if launch { _ = try await service.launch(installID: install.id) }
         return .redirect(to: "/installs/\(install.id)")
     }
 
@@ -119,6 +121,18 @@ extension Routes {
     static func textSizeQuery(_ request: HTTPRequest) -> String {
         guard let size = form(request)["textSize"], size != "default", ViewModels.textSizes.contains(where: { $0.value == size }) else { return "" }
         return "&textSize=\(size)"
+    }
+
+    /// A checkbox of a form: a checked box sends its `value` (`on` when it has none,
+    /// https://html.spec.whatwg.org/#constructing-the-form-data-set), an unchecked one nothing. `on`, `true`
+    /// and `1` are checked (ASCII case ignored), an absent field is unchecked, anything else is refused.
+    /// - Throws: `RequestError` (400) naming the field.
+    static func checkbox(_ form: [String: String], _ name: String) throws -> Bool {
+        guard let raw = form[name] else { return false }
+        guard ["on", "true", "1"].contains(raw.lowercased()) else {
+            throw RequestError(message: "\(name) must be on, true or 1 when checked, and absent when not.")
+        }
+        return true
     }
 
     /// The latency the `/store` form sets when "slow" is chosen with none (0 or empty).

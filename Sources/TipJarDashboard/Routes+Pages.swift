@@ -12,12 +12,12 @@ extension Routes {
         router.get("/installs/:id") { request, parameters in
             await handling(request) {
                 let load = request.queryValue("load") == "now"
-                return try await withFormSession(request) { try await installPage(request, installID: parameters["id"] ?? "", load: load, csrfToken: $0) }
+                return try await withFormSession(request) { try await installPage(request, installID: Self.installID(parameters), load: load, csrfToken: $0) }
             }
         }
         router.get("/installs/:id/offers") { request, parameters in
             await handling(request) {
-                let installID = parameters["id"] ?? ""
+                let installID = Self.installID(parameters)
                 guard Self.wantsFragment(request) else {
                     return try await withFormSession(request) { try await installPage(request, installID: installID, load: true, csrfToken: $0) }
                 }
@@ -34,7 +34,7 @@ extension Routes {
         }
         router.get("/installs/:id/live") { request, parameters in
             await handling(request) {
-                let install = try await service.install(parameters["id"] ?? "")
+                let install = try await service.install(Self.installID(parameters))
                 return try await liveFragments(request, install: install, feedback: nil)
             }
         }
@@ -161,6 +161,7 @@ extension Routes {
              "isFinished": stored.isFinished, "canRefund": stored.status == .purchased && !stored.transaction.isRevoked]
         }
         data["productIDs"] = service.catalog.products.map(\.productID)
+        data["installPicker"] = try await installChoices().flatMap { $0.isEmpty ? nil : ["choices": $0] }
         data["fileNotes"] = service.catalog.fileSettings.notes.map { ["line": $0.line, "applied": $0.applied] }
         data["fromFile"] = ViewModels.fromFile(service.catalog.fileSettings, current: settings)
         data["sheetTimeoutMinutes"] = Int(service.purchaseSheetTimeout / 60)
@@ -184,6 +185,7 @@ extension Routes {
         data["identifier"] = catalog.identifier
         data["formatVersion"] = catalog.formatVersion.description
         data["defaultStorefront"] = catalog.defaultStorefront.countryCode
+        data["tipOrder"] = catalog.tipOrder.rawValue
         let locales = Self.catalogLocales(catalog)
         data["localeHeaders"] = locales
         data["storefrontHeaders"] = storefronts.map(\.countryCode)

@@ -83,7 +83,8 @@ struct ArgumentReader {
     ///   - valued: Option names that take a value.
     ///   - flags: Option names that take none.
     ///   - repeatable: Option names that take a value and may be given more than once.
-    /// - Throws: `UsageError` for an unknown option or a missing value.
+    /// - Throws: `UsageError` for an unknown option, a missing value, or an option other than a repeatable one
+    ///   given twice (which of the two was meant cannot be known).
     init(_ arguments: [String], valued: Set<String>, flags flagNames: Set<String> = [], repeatable: Set<String> = []) throws {
         var index = 0
         while index < arguments.count {
@@ -95,14 +96,19 @@ struct ArgumentReader {
                     value = String(word[word.index(after: equals)...])
                 }
                 if flagNames.contains(name), value == nil {
-                    flags.insert(name)
+                    guard flags.insert(name).inserted else { throw UsageError(message: "\(name) is given twice: give it once") }
                 } else if valued.contains(name) || repeatable.contains(name) {
                     if value == nil {
                         index += 1
                         guard index < arguments.count else { throw UsageError(message: "\(name) needs a value") }
                         value = arguments[index]
                     }
-                    if repeatable.contains(name) { repeated[name, default: []].append(value!) } else { options[name] = value }
+                    if repeatable.contains(name) {
+                        repeated[name, default: []].append(value!)
+                    } else {
+                        guard options[name] == nil else { throw UsageError(message: "\(name) is given twice: give it once") }
+                        options[name] = value
+                    }
                 } else {
                     throw UsageError(message: "unknown option '\(name)'")
                 }

@@ -30,7 +30,8 @@ struct ServeCommand {
                                   survives power loss. normal: survives a crash of the
                                   process, not of the machine; faster.
           --allowed-host NAME     Also accept NAME (or NAME:PORT) in the Host field, e.g. this
-                                  machine's DNS name; repeatable. Other names get 421.
+                                  machine's DNS name; repeatable, no wildcards. Other names
+                                  get 421.
           --admin-token TOKEN     Required to bind a non-loopback address: at least 32 hex
                                   digits (128 bits). Scripts send Authorization: Bearer TOKEN;
                                   browsers open the printed ?token= link once.
@@ -96,6 +97,9 @@ struct ServeCommand {
             throw UsageError(message: "binding to \(host) (not loopback) requires --admin-token")
         }
         allowedHosts = reader.repeated["--allowed-host"] ?? []
+        for name in allowedHosts where name.contains("*") {
+            throw UsageError(message: "--allowed-host '\(name)': wildcards are not supported: name each host")
+        }
         for name in allowedHosts where !HTTPServerConfiguration.isValidHost(name) {
             throw UsageError(message: "--allowed-host '\(name)' is not a host name, IP address or host:port")
         }
@@ -132,6 +136,8 @@ struct ServeCommand {
         // Every key of the file's settings, applied or ignored with the reason, as check-storekit prints them.
         for note in catalog.fileSettings.notes { printError("tipjar: \(note.line)") }
         let environment = TipJarEnvironment.live
+        // A start-up that fails after this point removes the database only when this run created it.
+        let databaseExisted = FileManager.default.fileExists(atPath: database)
         let storage: SQLiteTipJarStorage
         do {
             let configuration = DatabaseConfiguration(durability: durability, groupCommit: true, onFault: { fault in
@@ -143,6 +149,23 @@ struct ServeCommand {
             printError("tipjar: cannot open the database \(database): \(error)\(hint)")
             return 1
         }
+        do {
+            return try await serve(catalog: catalog, storage: storage, environment: environment)
+        } catch {
+            try? storage.queue.close()
+            if !databaseExisted { Self.removeDatabaseFiles(database) }
+            throw error
+        }
+    }
+
+    /// The files SQLite keeps for the database at `path` (https://www.sqlite.org/tempfiles.html): the database,
+    /// its write-ahead log and shared-memory index, and a rollback journal — removed after a failed start-up
+    /// that created the database, so the next start does not find an empty database it did not ask for.
+    static func removeDatabaseFiles(_ path: String) {
+        for suffix in ["", "-wal", "-shm", "-journal"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+    }
+
+    private func serve(catalog: Catalog, storage: SQLiteTipJarStorage, environment: TipJarEnvironment) async throws -> Int32 {
         let catalogName = storekit.map { URL(fileURLWithPath: $0).lastPathComponent } ?? Catalog.shippedFileName
         let accessLog = BufferedStandardError()
         let token = adminToken
@@ -158,9 +181,15 @@ struct ServeCommand {
         let server = stack.server
         // Handlers first, so a signal that arrives as soon as the banner is out is already caught.
         let signals = Self.installSignalHandlers { await server.shutdown(timeout: .seconds(10)) }
-        let boundPort = try server.start()
-        let shownHost = host.contains(":") ? "[\(host)]" : host
-        var address = "http://\(shownHost):\(boundPort)/"
+        let boundPort: Int
+        do {
+            boundPort = try server.start()
+        } catch {
+            signals.cancel()
+            let address = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
+            throw StartUpError(description: "cannot listen on \(address):\(port): \(error)")
+        }
+        var address = "http://\(HTTPServerConfiguration.urlHost(forBind: host)):\(boundPort)/"
         if let adminToken { address += "?token=\(adminToken)" }
         FileHandle.standardOutput.write(Data("Tip Jar Dashboard serving \(catalogName) on \(address) (database \(database), durability \(durability))\n".utf8))
         // The signal sources must outlive the wait: an optimized build may otherwise release them
@@ -220,6 +249,11 @@ struct ServeCommand {
         source.resume()
         return source
     }
+}
+
+/// A start-up step that failed (printed as `error: <description>`, exit 1).
+struct StartUpError: Error, CustomStringConvertible {
+    var description: String
 }
 
 /// The write end of the pipe the SIGINT/SIGTERM handler writes to; set once, before the handlers

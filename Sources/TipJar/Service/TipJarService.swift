@@ -169,7 +169,7 @@ public actor TipJarService {
             guard let product = byID[entry.productID] else { return nil }
             let tier = catalog.tier(of: entry)
             return TipOffer(productID: product.id, tier: tier, name: product.displayName, emoji: tier?.emoji ?? "💝",
-                            tint: tier?.tint ?? "#8e44ad", displayPrice: product.displayPrice)
+                            tint: tier?.tint ?? TipTier.otherTint, displayPrice: product.displayPrice)
         }
     }
 }
