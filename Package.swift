@@ -10,6 +10,7 @@ let package = Package(
         .library(name: "HTTPServer", targets: ["HTTPServer"]),
         .library(name: "Mustache", targets: ["Mustache"]),
         .library(name: "TipJarDashboard", targets: ["TipJarDashboard"]),
+        .library(name: "TipJarScenario", targets: ["TipJarScenario"]),
         .executable(name: "tipjar", targets: ["tipjar"]),
     ],
     targets: [
@@ -27,13 +28,14 @@ let package = Package(
         .target(name: "TipJarSQLite", dependencies: ["TipJar", "CSQLite"]),
         .target(name: "HTTPServer"),
         .target(name: "Mustache"),
+        .target(name: "TipJarScenario", dependencies: ["TipJar"]),
         .target(
             name: "TipJarDashboard",
-            dependencies: ["TipJar", "TipJarSQLite", "HTTPServer", "Mustache"]
+            dependencies: ["TipJar", "TipJarSQLite", "HTTPServer", "Mustache", "TipJarScenario"]
         ),
         .executableTarget(
             name: "tipjar",
-            dependencies: ["TipJar", "TipJarSQLite", "TipJarDashboard", "HTTPServer", "CMalloc"]
+            dependencies: ["TipJar", "TipJarSQLite", "TipJarDashboard", "HTTPServer", "CMalloc", "TipJarScenario"]
         ),
         .testTarget(name: "TipJarTests", dependencies: ["TipJar"], resources: [.copy("Fixtures")]),
         .testTarget(name: "TipJarSQLiteTests", dependencies: ["TipJarSQLite", "TipJar", "CSQLite"], resources: [.copy("Fixtures")]),
@@ -41,7 +43,7 @@ let package = Package(
         .testTarget(name: "MustacheTests", dependencies: ["Mustache"], resources: [.copy("Spec")]),
         .testTarget(
             name: "TipJarDashboardTests",
-            dependencies: ["TipJarDashboard", "TipJar", "TipJarSQLite", "HTTPServer", "Mustache"]
+            dependencies: ["TipJarDashboard", "TipJar", "TipJarSQLite", "HTTPServer", "Mustache", "TipJarScenario"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -1,6 +1,6 @@
 // Tip Jar Dashboard: progressive enhancement. Every page works without this file; with it,
 // fragments load in place (X-Fragment: 1), tip buttons are disabled while a purchase is open,
-// and alerts open as modal dialogs.
+// and alerts and the purchase sheet open as modal dialogs.
 (function () {
   "use strict";
   var tokenMeta = document.querySelector('meta[name="csrf-token"]');
@@ -99,15 +99,42 @@
     });
   }
 
+  // The purchase sheet the server rendered (after a tap, or on a page loaded while it is open) opens as a
+  // modal dialog; while it is there the purchase is open, so every tip button stays disabled. Escape is
+  // the sheet's Cancel.
+  var sheetOpener = null;
+  function showSheet() {
+    var sheet = document.getElementById("purchase-sheet");
+    if (!sheet) { return false; }
+    setPurchaseOpen(true);
+    if (sheet.hasAttribute("open") && typeof sheet.showModal === "function" && !sheet.dataset.shown) {
+      sheet.dataset.shown = "1";
+      sheet.removeAttribute("open");
+      sheet.showModal();
+      sheet.addEventListener("cancel", function (event) {
+        event.preventDefault();
+        var cancel = sheet.querySelector("#sheet-cancel");
+        if (cancel && !cancel.disabled) { cancel.form.requestSubmit(cancel); }
+      });
+    }
+    return true;
+  }
+
   function submit(event) {
     var form = event.target;
     if (!form.matches("form[data-fragment]")) { return; }
     event.preventDefault();
     var isPurchase = form.hasAttribute("data-purchase");
+    var isSheet = form.hasAttribute("data-sheet");
     var button = event.submitter || form.querySelector("button");
     if (isPurchase) {
       if (button.disabled) { return; }
       setPurchaseOpen(true);
+      sheetOpener = button;
+    }
+    if (isSheet) {
+      if (button.disabled) { return; }
+      form.closest("dialog").querySelectorAll("button").forEach(function (each) { each.disabled = true; });
     }
     var method = (form.getAttribute("method") || "get").toUpperCase();
     var promise;
@@ -123,8 +150,14 @@
     promise.then(function (result) { swap(result.text); })
       .catch(function () { showUnreachable(); })
       .then(function () {
-        if (isPurchase) { setPurchaseOpen(false); }
-        restoreFocus(button);
+        // A tap that opened the sheet keeps the purchase open until Confirm or Cancel answers.
+        if (isPurchase && showSheet()) { return; }
+        if (isPurchase || isSheet) { setPurchaseOpen(false); }
+        if (isSheet) {
+          var sheet = document.getElementById("purchase-sheet");
+          if (sheet) { sheet.remove(); }
+        }
+        restoreFocus(isSheet ? sheetOpener : button);
       });
   }
 
@@ -195,5 +228,5 @@
   });
   document.addEventListener("submit", submit);
   document.addEventListener("change", slowDefault);
-  document.addEventListener("DOMContentLoaded", function () { showAlert(); enhance(document); fitTiles(document); poll(); });
+  document.addEventListener("DOMContentLoaded", function () { showAlert(); showSheet(); enhance(document); fitTiles(document); poll(); });
 })();

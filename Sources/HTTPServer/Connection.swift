@@ -25,33 +25,64 @@ final class Connection {
     let fd: Int32
     let serial: UInt64
     let remoteAddress: String
+    /// The client address this connection counts against (``HTTPServerConfiguration/maxConnectionsPerAddress``).
+    let peer: Peer
     var parser: HTTPRequestParser
     var state: State = .reading
     var inFlight: InFlight?
-    var output: [UInt8] = []
+    /// The response being written (``State/writing``), and how much of it is sent.
+    var output: ResponseSerializer.Output?
     var outputOffset = 0
+    /// When the last byte of ``output`` went out (or the write began), monotonic ns.
+    var lastWriteProgress: UInt64 = 0
     var closeAfterWrite = false
+    /// The socket may hold input not read yet: epoll reported readiness since the last read that
+    /// came back short, empty or with EAGAIN. Input is only read in ``State/reading``, one request
+    /// at a time, so a client that sends faster than it reads waits in its own socket buffers.
+    var readPending = false
+    /// epoll reported EPOLLRDHUP: the client sent its FIN, so read until EOF instead of stopping at
+    /// a short read (edge-triggered epoll reports the FIN only once).
+    var peerShutdown = false
+    /// `recv` returned 0: complete requests still buffered are answered, then the connection closes.
     var peerClosed = false
-    /// Reading paused because too much pipelined input is buffered (back-pressure).
-    var readBlocked = false
-    /// Connection was accepted over the cap and only gets a 503.
+    /// At least one byte arrived on this connection (see ``HTTPTimeouts/firstByte``).
+    var receivedAny = false
+    /// In ``EventLoop/pipelineQueue``: its input is left alone until its turn.
+    var queued = false
+    /// Connection was accepted over a cap and only gets a 503.
     let shed: Bool
     var phase: HTTPRequestParser.Phase = .idle
     /// When ``phase`` was entered, monotonic ns.
     var phaseStart: UInt64
-    /// Last time the connection became idle, monotonic ns.
+    /// Last time the connection became idle (or was accepted), monotonic ns.
     var lastActivity: UInt64
     /// Deadline for ``State/writing`` or ``State/lingering``, monotonic ns.
     var deadline: UInt64 = 0
     var lingerDiscarded = 0
 
-    init(fd: Int32, serial: UInt64, remoteAddress: String, parser: HTTPRequestParser, now: UInt64, shed: Bool) {
+    init(fd: Int32, serial: UInt64, remoteAddress: String, peer: Peer, parser: HTTPRequestParser, now: UInt64, shed: Bool) {
         self.fd = fd
         self.serial = serial
         self.remoteAddress = remoteAddress
+        self.peer = peer
         self.parser = parser
         self.phaseStart = now
         self.lastActivity = now
         self.shed = shed
     }
+
+    /// No request in progress and nothing to send: closing it loses nothing.
+    var isIdle: Bool {
+        !shed && state == .reading && parser.bufferedByteCount == 0 && parser.phase == .idle
+    }
+}
+
+/// One client address and how many open connections it has. Owned by the event-loop thread.
+final class Peer {
+    /// The address (IPv4) or /64 prefix (IPv6) connections are counted by.
+    let key: String
+    /// Open (not shed) connections from this address.
+    var open = 0
+
+    init(key: String) { self.key = key }
 }

@@ -7,62 +7,84 @@ extension EventLoop {
     func handleInbox() {
         for message in inbox.drain() {
             switch message {
-            case .response(let fd, let serial, let response):
+            case .response(let fd, let serial, let response, let pipelined):
+                if pipelined { pipelinedInFlight -= 1 }
                 guard let connection = connection(fd), connection.serial == serial,
                       connection.state == .responding, let inFlight = connection.inFlight else { continue }
                 respond(connection, inFlight, response)
             case .shutdown(let deadline):
                 beginDrain(deadline: deadline)
+            case .statistics(let reply):
+                reply(statistics())
             }
         }
     }
 
     func respond(_ connection: Connection, _ inFlight: Connection.InFlight, _ response: HTTPResponse) {
         let keepAlive = inFlight.keepAlive && !draining
-        let (bytes, bodyBytes) = ResponseSerializer.serialize(
+        let output = ResponseSerializer.serialize(
             response, isHead: inFlight.isHead, keepAlive: keepAlive, http10: inFlight.http10, dateLine: date.fieldLine())
         connection.inFlight = nil
         if let accessLog {
             accessLog(AccessLogEntry(
-                method: inFlight.method, target: inFlight.target, status: response.status.code, bytes: bodyBytes,
+                method: inFlight.method, target: inFlight.target, status: response.status.code, bytes: output.bodyBytes,
                 durationMilliseconds: Double(now &- inFlight.started) / 1_000_000, requestID: inFlight.requestID,
                 remoteAddress: connection.remoteAddress))
         }
-        startWrite(connection, bytes, close: !keepAlive)
+        startWrite(connection, output, close: !keepAlive)
     }
 
     /// Answers a framing error (or timeout) with `Connection: close`, then closes (never resynchronise).
     func sendError(_ connection: Connection, _ error: HTTPParseError) {
         var response = HTTPResponse.status(error.status)
         for (name, value) in configuration.serverResponseFields { response.fields[name] = value }
-        let (bytes, bodyBytes) = ResponseSerializer.serialize(
+        let output = ResponseSerializer.serialize(
             response, isHead: false, keepAlive: false, http10: false, dateLine: date.fieldLine())
         requestCounter &+= 1
         accessLog?(AccessLogEntry(
-            method: "-", target: "-", status: error.status.code, bytes: bodyBytes, durationMilliseconds: 0,
+            method: "-", target: "-", status: error.status.code, bytes: output.bodyBytes, durationMilliseconds: 0,
             requestID: String(connection.serial, radix: 16) + "-" + String(requestCounter, radix: 16),
             remoteAddress: connection.remoteAddress))
-        startWrite(connection, bytes, close: true)
+        startWrite(connection, output, close: true)
     }
 
-    func startWrite(_ connection: Connection, _ bytes: [UInt8], close: Bool) {
-        connection.output = bytes
+    /// Starts writing `output`. Input is not read until it is all sent; if it cannot all be sent now
+    /// and the owned bytes of unsent output exceed the cap, the connections that have waited longest
+    /// for their client to read are reset (``HTTPServerConfiguration/maxUnsentOutputBytes``).
+    func startWrite(_ connection: Connection, _ output: ResponseSerializer.Output, close: Bool) {
+        connection.output = output
         connection.outputOffset = 0
+        unsentOutputBytes += output.ownedByteCount
         connection.closeAfterWrite = close
         connection.state = .writing
         connection.deadline = now &+ t.write
+        connection.lastWriteProgress = now
         flush(connection)
+        if connection.state == .writing && !isClosed(connection) && unsentOutputBytes > configuration.maxUnsentOutputBytes {
+            resetStalledWriters(sparing: connection)
+        }
+    }
+
+    /// Resets writers, longest-waiting first, until unsent output is back under the cap.
+    func resetStalledWriters(sparing keep: Connection) {
+        var writers = connections.compactMap { $0 }.filter { $0.state == .writing && $0 !== keep }
+        writers.sort { $0.lastWriteProgress < $1.lastWriteProgress }
+        for writer in writers {
+            guard unsentOutputBytes > configuration.maxUnsentOutputBytes else { return }
+            counters.resetForOutputMemory += 1
+            closeConnection(writer, reset: true)
+        }
     }
 
     /// Writes pending output; on completion moves on to the next request, lingering close, or close.
     func flush(_ connection: Connection) {
-        let total = connection.output.count
+        guard let output = connection.output else { return }
+        let total = output.count
         while connection.outputOffset < total {
-            let n = connection.output.withUnsafeBytes {
-                send(connection.fd, $0.baseAddress! + connection.outputOffset, total - connection.outputOffset, Int32(MSG_NOSIGNAL))
-            }
+            let n = Self.sendOutput(connection.fd, output, from: connection.outputOffset)
             if n > 0 {
                 connection.outputOffset += n
+                connection.lastWriteProgress = now
             } else if n < 0 && errno == EINTR {
                 continue
             } else if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {
@@ -72,8 +94,7 @@ extension EventLoop {
                 return
             }
         }
-        connection.output = []
-        connection.outputOffset = 0
+        releaseOutput(connection)
         if connection.closeAfterWrite {
             beginLinger(connection)
             return
@@ -82,7 +103,44 @@ extension EventLoop {
         connection.lastActivity = now
         connection.phase = .idle
         connection.phaseStart = now
-        processInput(connection)
+        if connection.parser.bufferedByteCount > 0 || connection.readPending {
+            enqueuePipelined(connection)  // sent before this answer was read: wait for a slot
+        } else {
+            processInput(connection)
+        }
+    }
+
+    /// One `sendmsg(2)` of what is left of head and body, without joining them into one buffer.
+    static func sendOutput(_ fd: Int32, _ output: ResponseSerializer.Output, from offset: Int) -> Int {
+        output.head.withUnsafeBytes { head in
+            output.body.withUnsafeBytes { body in
+                var vectors = [iovec(), iovec()]
+                var count = 0
+                if offset < head.count {
+                    vectors[0] = iovec(iov_base: UnsafeMutableRawPointer(mutating: head.baseAddress! + offset), iov_len: head.count - offset)
+                    count = 1
+                }
+                let bodyOffset = max(0, offset - head.count)
+                if bodyOffset < body.count {
+                    vectors[count] = iovec(iov_base: UnsafeMutableRawPointer(mutating: body.baseAddress! + bodyOffset),
+                                           iov_len: body.count - bodyOffset)
+                    count += 1
+                }
+                return vectors.withUnsafeMutableBufferPointer { vectors in
+                    var message = msghdr()
+                    message.msg_iov = vectors.baseAddress
+                    message.msg_iovlen = count
+                    return sendmsg(fd, &message, Int32(MSG_NOSIGNAL))
+                }
+            }
+        }
+    }
+
+    func releaseOutput(_ connection: Connection) {
+        guard let output = connection.output else { return }
+        unsentOutputBytes -= output.ownedByteCount
+        connection.output = nil
+        connection.outputOffset = 0
     }
 
     /// Half-closes and discards input until EOF or the linger deadline, so the peer reads the
@@ -112,12 +170,25 @@ extension EventLoop {
         }
     }
 
-    func closeConnection(_ connection: Connection) {
+    /// Closes and forgets `connection`. With `reset`, the close sends a TCP RST and drops whatever
+    /// the kernel still holds unsent (`SO_LINGER` with a zero timeout, socket(7)).
+    func closeConnection(_ connection: Connection, reset: Bool = false) {
         guard self.connection(connection.fd) === connection else { return }
+        releaseOutput(connection)
         SystemCalls.epollDelete(epfd, connection.fd)
+        if reset {
+            var option = linger(l_onoff: 1, l_linger: 0)
+            setsockopt(connection.fd, SOL_SOCKET, SO_LINGER, &option, socklen_t(MemoryLayout<linger>.size))
+        }
         close(connection.fd)
         connections[Int(connection.fd)] = nil
-        if connection.shed { shedCount -= 1 } else { openCount -= 1 }
+        if connection.shed {
+            shedCount -= 1
+        } else {
+            openCount -= 1
+            connection.peer.open -= 1
+            if connection.peer.open == 0 { peers[connection.peer.key] = nil }
+        }
     }
 
     /// Enforces deadlines (runs about every 100 ms).
@@ -132,7 +203,10 @@ extension EventLoop {
             case .reading:
                 switch connection.phase {
                 case .idle:
-                    if draining || now &- connection.lastActivity >= t.idle { closeConnection(connection) }
+                    if (draining && !connection.queued) || now &- connection.lastActivity >= (connection.receivedAny ? t.idle : t.firstByte) {
+                        if !connection.receivedAny && !draining { counters.closedWithoutFirstByte += 1 }
+                        closeConnection(connection)
+                    }
                 case .head:
                     if now &- connection.phaseStart >= t.head { sendError(connection, .timeout) }
                 case .body:

@@ -21,6 +21,18 @@ final class EventLoop: @unchecked Sendable {
     var connections: [Connection?] = []
     var openCount = 0
     var shedCount = 0
+    /// Open connections per client address (entries removed when they reach zero).
+    var peers: [String: Peer] = [:]
+    /// Owned bytes of every unsent response (see ``HTTPServerConfiguration/maxUnsentOutputBytes``).
+    var unsentOutputBytes = 0
+    /// What admission control and the output cap did, for ``ConnectionStatistics``.
+    var counters = ConnectionStatistics.Counters()
+    /// Connections whose next request was already sent before their last answer was read
+    /// (pipelined), waiting for a slot; ``pipelineHead`` is the first not yet taken.
+    var pipelineQueue: [Connection] = []
+    var pipelineHead = 0
+    /// Pipelined requests with the responder now (at most ``pipelinedLimit``).
+    var pipelinedInFlight = 0
     var serial: UInt64 = 0
     var requestCounter: UInt64 = 0
     var date = HTTPDate()
@@ -30,7 +42,7 @@ final class EventLoop: @unchecked Sendable {
     var drainDeadline: UInt64 = .max
     var listening = true
     let readBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 16)
-    let t: (idle: UInt64, head: UInt64, body: UInt64, write: UInt64, linger: UInt64)
+    let t: (idle: UInt64, head: UInt64, body: UInt64, write: UInt64, linger: UInt64, firstByte: UInt64)
 
     init(configuration: HTTPServerConfiguration, responder: any HTTPResponder,
          accessLog: (@Sendable (AccessLogEntry) -> Void)?, listenFD: Int32, boundPort: Int,
@@ -43,7 +55,7 @@ final class EventLoop: @unchecked Sendable {
         allowedHosts = HostValidator.allowList(for: configuration, port: boundPort)
         let timeouts = configuration.timeouts
         t = (timeouts.idle.nanoseconds, timeouts.head.nanoseconds, timeouts.body.nanoseconds,
-             timeouts.write.nanoseconds, timeouts.linger.nanoseconds)
+             timeouts.write.nanoseconds, timeouts.linger.nanoseconds, timeouts.firstByte.nanoseconds)
         epfd = SystemCalls.epollCreate1(SystemCalls.cloexec)
         SystemCalls.epollAdd(epfd, listenFD, events: SystemCalls.EPOLLIN)
         SystemCalls.epollAdd(epfd, inbox.eventFD, events: SystemCalls.EPOLLIN)
@@ -77,6 +89,7 @@ final class EventLoop: @unchecked Sendable {
                 lastSweep = now
                 sweep()
             }
+            if pipelineHead < pipelineQueue.count { dispatchPipelined() }
             if draining && openCount == 0 && shedCount == 0 { break }
         }
         close(epfd)
@@ -88,50 +101,6 @@ final class EventLoop: @unchecked Sendable {
         Int(fd) < connections.count ? connections[Int(fd)] : nil
     }
 
-    // MARK: accepting
-
-    func acceptAll() {
-        while true {
-            var storage = sockaddr_storage()
-            var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
-            let fd = withUnsafeMutablePointer(to: &storage) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    SystemCalls.accept4(listenFD, $0, &length, SystemCalls.nonblock | SystemCalls.cloexec)
-                }
-            }
-            if fd < 0 {
-                if errno == EINTR || errno == ECONNABORTED { continue }
-                return  // EAGAIN, or EMFILE/ENFILE (retried on the next readiness)
-            }
-            var one: Int32 = 1
-            setsockopt(fd, SystemCalls.IPPROTO_TCP, SystemCalls.TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
-            let peer = Socket.addressAndPort(storage)
-            let remote = peer.address + ":" + String(peer.port)
-            let shed = openCount >= configuration.maxConnections
-            if shed && shedCount >= 1024 {
-                close(fd)
-                continue
-            }
-            serial &+= 1
-            let parser = HTTPRequestParser(limits: configuration.limits, normalizedHosts: allowedHosts)
-            let connection = Connection(fd: fd, serial: serial, remoteAddress: remote, parser: parser, now: now, shed: shed)
-            if Int(fd) >= connections.count {
-                connections.append(contentsOf: repeatElement(nil, count: Int(fd) + 1 - connections.count + 64))
-            }
-            connections[Int(fd)] = connection
-            if shed { shedCount += 1 } else { openCount += 1 }
-            SystemCalls.epollAdd(epfd, fd, events: SystemCalls.EPOLLIN | SystemCalls.EPOLLOUT | SystemCalls.EPOLLRDHUP | SystemCalls.EPOLLET)
-            if shed {
-                // Load shedding: a canned 503 instead of falling over (RFC 9110 §15.6.4).
-                var response = HTTPResponse.status(.serviceUnavailable)
-                for (name, value) in configuration.serverResponseFields { response.fields[name] = value }
-                response.fields["Retry-After"] = "1"
-                startWrite(connection, ResponseSerializer.serialize(response, isHead: false, keepAlive: false, http10: false,
-                                                                   dateLine: date.fieldLine()).bytes, close: true)
-            }
-        }
-    }
-
     // MARK: events
 
     func handleEvent(_ connection: Connection, flags: UInt32) {
@@ -139,17 +108,18 @@ final class EventLoop: @unchecked Sendable {
             closeConnection(connection)
             return
         }
-        if flags & SystemCalls.EPOLLOUT != 0, connection.state == .writing {
-            flush(connection)
-            if connection.state == .writing || isClosed(connection) { return }
+        if flags & (SystemCalls.EPOLLIN | SystemCalls.EPOLLRDHUP | SystemCalls.EPOLLHUP) != 0 {
+            connection.readPending = true
+            if flags & (SystemCalls.EPOLLRDHUP | SystemCalls.EPOLLHUP) != 0 { connection.peerShutdown = true }
         }
-        if flags & (SystemCalls.EPOLLIN | SystemCalls.EPOLLRDHUP | SystemCalls.EPOLLHUP | SystemCalls.EPOLLERR) != 0 {
-            if connection.state == .lingering {
-                discardInput(connection)
-                return
-            }
-            guard readAvailable(connection) else { return }
-            if connection.state == .reading { processInput(connection) }
+        if flags & SystemCalls.EPOLLOUT != 0, connection.state == .writing {
+            flush(connection)  // on completion this goes on to the next request itself
+            return
+        }
+        switch connection.state {
+        case .reading: if !connection.queued { processInput(connection) }  // a queued one is read in its turn
+        case .lingering: if connection.readPending { discardInput(connection) }
+        case .responding, .writing: break  // read later: one request at a time (back-pressure)
         }
     }
 
@@ -157,32 +127,12 @@ final class EventLoop: @unchecked Sendable {
         self.connection(connection.fd) !== connection
     }
 
-    /// Reads until EAGAIN, EOF, or the back-pressure cap. Returns false if the connection was closed.
-    func readAvailable(_ connection: Connection) -> Bool {
-        let cap = 256 * 1024
-        while !connection.peerClosed {
-            if connection.parser.bufferedByteCount >= cap {
-                connection.readBlocked = true
-                return true
-            }
-            let n = recv(connection.fd, readBuffer.baseAddress, readBuffer.count, 0)
-            if n > 0 {
-                connection.parser.append(UnsafeRawBufferPointer(rebasing: readBuffer[0..<n]))
-                if n < readBuffer.count { return true }
-            } else if n == 0 {
-                connection.peerClosed = true
-            } else {
-                if errno == EINTR { continue }
-                if errno == EAGAIN || errno == EWOULDBLOCK { return true }
-                closeConnection(connection)
-                return false
-            }
-        }
-        return true
-    }
-
-    /// Parses buffered input while the connection is in ``Connection/State/reading``.
-    func processInput(_ connection: Connection) {
+    /// Parses buffered input while the connection is in ``Connection/State/reading``, reading more
+    /// only when the parser needs it. After the client's FIN (it sends nothing more, RFC 9293 §3.6),
+    /// the complete requests already received are answered one by one, and the connection closes
+    /// when only a partial request (or nothing) is left: an incomplete request is dropped without an
+    /// answer, which RFC 9112 §8 allows.
+    func processInput(_ connection: Connection, pipelined: Bool = false) {
         while connection.state == .reading {
             let event: HTTPRequestParser.Event
             do {
@@ -196,7 +146,7 @@ final class EventLoop: @unchecked Sendable {
                 let line = Array("HTTP/1.1 100 Continue\r\n\r\n".utf8)
                 _ = line.withUnsafeBytes { send(connection.fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
             case .request(let parsed):
-                dispatch(connection, parsed)
+                dispatch(connection, parsed, pipelined: pipelined)
                 return
             case .needsMore:
                 let phase = connection.parser.phase
@@ -204,18 +154,46 @@ final class EventLoop: @unchecked Sendable {
                     connection.phase = phase
                     connection.phaseStart = now
                 }
-                if connection.readBlocked {
-                    connection.readBlocked = false
-                    guard readAvailable(connection) else { return }
-                    continue
+                if connection.peerClosed {
+                    closeConnection(connection)
+                    return
                 }
-                if connection.peerClosed { closeConnection(connection) }
-                return
+                guard connection.readPending else { return }  // wait for epoll
+                guard readChunk(connection) else { return }
             }
         }
     }
 
-    func dispatch(_ connection: Connection, _ parsed: HTTPRequestParser.ParsedRequest) {
+    /// One `recv` into the parser: at most 4 KiB while between requests or in a head (so at most
+    /// that much of a pipelined request is read ahead), up to 64 KiB of an expected body. Clears
+    /// ``Connection/readPending`` when the socket is drained: on EAGAIN, EOF, or a short read unless
+    /// the client's FIN was reported (then read on until EOF). Returns false if the connection closed.
+    func readChunk(_ connection: Connection) -> Bool {
+        let want = min(readBuffer.count, max(4 * 1024, connection.parser.pendingBodyBytes ?? 0))
+        while true {
+            let n = recv(connection.fd, readBuffer.baseAddress, want, 0)
+            if n > 0 {
+                connection.receivedAny = true
+                connection.parser.append(UnsafeRawBufferPointer(rebasing: readBuffer[0..<n]))
+                if n < want && !connection.peerShutdown { connection.readPending = false }
+                return true
+            }
+            if n == 0 {
+                connection.peerClosed = true
+                connection.readPending = false
+                return true
+            }
+            if errno == EINTR { continue }
+            if errno == EAGAIN || errno == EWOULDBLOCK {
+                connection.readPending = false
+                return true
+            }
+            closeConnection(connection)
+            return false
+        }
+    }
+
+    func dispatch(_ connection: Connection, _ parsed: HTTPRequestParser.ParsedRequest, pipelined: Bool) {
         requestCounter &+= 1
         var request = parsed.request
         request.remoteAddress = connection.remoteAddress
@@ -225,11 +203,12 @@ final class EventLoop: @unchecked Sendable {
             method: request.method, target: request.target, requestID: request.requestID,
             isHead: request.method == "HEAD", http10: request.version == .http1_0,
             keepAlive: parsed.keepAlive, started: now)
+        if pipelined { pipelinedInFlight += 1 }
         let fd = connection.fd, serial = connection.serial
         let responder = self.responder, inbox = self.inbox
         Task {
             let response = await responder.respond(to: request)
-            inbox.post(.response(fd: fd, serial: serial, response: response))
+            inbox.post(.response(fd: fd, serial: serial, response: response, pipelined: pipelined))
         }
     }
 }

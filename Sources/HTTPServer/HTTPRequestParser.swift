@@ -88,6 +88,18 @@ public struct HTTPRequestParser: Sendable {
     /// Bytes received but not yet consumed (pipelined data), for back-pressure.
     public var bufferedByteCount: Int { buffer.count - start }
 
+    /// Body bytes still expected by a `Content-Length` body or the current chunk, if in one: how much
+    /// the server may read at once without reading ahead into a pipelined request.
+    var pendingBodyBytes: Int? {
+        switch state {
+        case .body(let remaining), .chunkData(let remaining): return remaining
+        default: return nil
+        }
+    }
+
+    /// Memory the parser holds for input: its buffer and the body under construction.
+    var heldByteCount: Int { buffer.capacity + body.capacity }
+
     /// Appends bytes and returns the next event.
     /// - Parameter bytes: newly received bytes (may be empty).
     /// - Returns: the next event; call ``nextEvent()`` for further ones.
@@ -124,10 +136,14 @@ public struct HTTPRequestParser: Sendable {
         }
     }
 
+    /// Drops consumed bytes once they are at least as many as the unconsumed ones (moving the rest
+    /// then costs no more than what was consumed), so a connection's buffer stays about the size of
+    /// one request head instead of growing with every pipelined request. An emptied buffer keeps its
+    /// storage only up to 8 KiB.
     private mutating func compactIfUseful() {
-        guard start > 0, start == buffer.count || start >= 16 * 1024 else { return }
+        guard start > 0, start == buffer.count || start * 2 >= buffer.count else { return }
         if start == buffer.count {
-            buffer.removeAll(keepingCapacity: true)
+            buffer.removeAll(keepingCapacity: buffer.capacity <= 8 * 1024)
         } else {
             buffer.removeSubrange(0..<start)
         }

@@ -9,6 +9,10 @@ public struct HTTPResponse: Sendable {
     public var fields: HTTPFields
     /// The body bytes. Dropped on the wire for HEAD requests and for 204/304 (RFC 9110 §6.4.1).
     public var body: [UInt8]
+    /// The storage address of a body shared with a long-lived cache (``StaticFiles``), or 0. While
+    /// ``body`` still uses that storage (it was not replaced or mutated, which would copy it), the
+    /// server does not count the body toward ``HTTPServerConfiguration/maxUnsentOutputBytes``.
+    var sharedBodyAddress: UInt = 0
 
     /// Creates a response.
     /// - Parameters:
@@ -19,6 +23,20 @@ public struct HTTPResponse: Sendable {
         self.status = status
         self.fields = fields
         self.body = body
+    }
+
+    /// Whether ``body`` is still the cached storage recorded by ``markBodyShared()``.
+    var bodyIsShared: Bool {
+        sharedBodyAddress != 0 && Self.storageAddress(body) == sharedBodyAddress
+    }
+
+    /// Records that ``body`` is a cache's bytes, shared instead of copied per response.
+    mutating func markBodyShared() {
+        sharedBodyAddress = Self.storageAddress(body)
+    }
+
+    static func storageAddress(_ bytes: [UInt8]) -> UInt {
+        bytes.withUnsafeBufferPointer { UInt(bitPattern: $0.baseAddress) }
     }
 
     /// A `text/plain; charset=utf-8` response.

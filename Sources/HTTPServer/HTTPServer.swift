@@ -98,6 +98,15 @@ public final class HTTPServer: Sendable {
         await waitUntilStopped()
     }
 
+    /// What the I/O thread holds right now (connections, buffered input, unsent output) and what its
+    /// caps have done so far; `nil` when the server is not running.
+    func statistics() async -> ConnectionStatistics? {
+        guard let loop = state.withLock({ $0.loop }) else { return nil }
+        return await withCheckedContinuation { continuation in
+            loop.inbox.post(.statistics { continuation.resume(returning: $0) })
+        }
+    }
+
     /// Suspends until the server has stopped (returns immediately if it never started or already stopped).
     public func waitUntilStopped() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in

@@ -9,9 +9,22 @@ public struct HTTPServerConfiguration: Sendable {
     public var limits: HTTPLimits
     /// Deadlines (see ``HTTPTimeouts`` for defaults).
     public var timeouts: HTTPTimeouts
-    /// Maximum simultaneously open connections. Beyond it new connections get a canned
+    /// Maximum simultaneously open connections. When they are all open, a new connection takes the
+    /// slot of an idle one (see ``maxConnectionsPerAddress``), or, when none is idle, gets a canned
     /// `503 Service Unavailable` with `Connection: close`. Default 4096.
     public var maxConnections: Int
+    /// Maximum simultaneously open connections from one client address (an IPv4 address, or an
+    /// IPv6 /64 prefix). Beyond it new connections from that address get the same canned 503 as
+    /// over ``maxConnections``, so one client cannot take every slot. When the whole table is full,
+    /// a new connection first closes an idle connection (no request in progress) of the address
+    /// holding the most connections, and is shed only if there is none. Default 512.
+    public var maxConnectionsPerAddress: Int
+    /// Cap on the response bytes all connections together hold unsent (bodies shared with the
+    /// ``StaticFiles`` cache not counted, since they are not copied per response). Each connection
+    /// holds at most one response and stops reading while it is unsent (back-pressure); when a
+    /// response leaves the total above this cap, the connections whose output has waited longest
+    /// for the client to read are reset until it is below. Default 32 MiB (33554432).
+    public var maxUnsentOutputBytes: Int
     /// `listen(2)` backlog. Default 511.
     public var backlog: Int
     /// Authorities (`host[:port]`, port defaulting to 80) accepted in `Host` and absolute-form targets;
@@ -45,11 +58,16 @@ public struct HTTPServerConfiguration: Sendable {
     ///   - additionalHosts: names accepted besides the derived ones, default none.
     ///   - machineNames: the machine's names and addresses for a wildcard bind, default read at start.
     ///   - serverResponseFields: fields for the server's own responses, default none.
+    ///   - maxConnectionsPerAddress: per-client-address connection cap, default 512.
+    ///   - maxUnsentOutputBytes: cap on unsent response bytes over all connections, default 32 MiB.
     public init(host: String = "127.0.0.1", port: Int = 8080, limits: HTTPLimits = HTTPLimits(),
                 timeouts: HTTPTimeouts = HTTPTimeouts(), maxConnections: Int = 4096, backlog: Int = 511,
                 allowedHosts: [String]? = nil, additionalHosts: [String] = [], machineNames: [String]? = nil,
-                serverResponseFields: HTTPFields = HTTPFields()) {
+                serverResponseFields: HTTPFields = HTTPFields(),
+                maxConnectionsPerAddress: Int = 512, maxUnsentOutputBytes: Int = 32 * 1024 * 1024) {
         self.serverResponseFields = serverResponseFields
+        self.maxConnectionsPerAddress = maxConnectionsPerAddress
+        self.maxUnsentOutputBytes = maxUnsentOutputBytes
         self.host = host
         self.port = port
         self.limits = limits
@@ -59,6 +77,21 @@ public struct HTTPServerConfiguration: Sendable {
         self.allowedHosts = allowedHosts
         self.additionalHosts = additionalHosts
         self.machineNames = machineNames
+    }
+
+    /// The host, in URL form, that a browser on this machine reaches a server bound to `host` by, and that
+    /// the server's `Host` allow-list accepts: `127.0.0.1` for the IPv4 wildcard (`0.0.0.0`, or empty),
+    /// `[::1]` for the IPv6 wildcard (`::`, `[::]`; a dual-stack socket, RFC 3493 §5.3) — a browser would send
+    /// `Host: 0.0.0.0:PORT`, which names no host and is refused (421); any other IPv6 literal in brackets
+    /// (RFC 3986 §3.2.2); any other host as given.
+    /// - Parameter host: the bind address, as in ``host``.
+    /// - Returns: e.g. `127.0.0.1`, `[::1]`, `192.0.2.7`, `[fe80::1]`.
+    public static func urlHost(forBind host: String) -> String {
+        switch host {
+        case "", "0.0.0.0": return "127.0.0.1"
+        case "::", "[::]": return "[::1]"
+        default: return host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
+        }
     }
 
     /// Whether `name` can be an entry of ``additionalHosts``: a host name or IP literal (RFC 3986
@@ -76,6 +109,9 @@ public struct HTTPTimeouts: Sendable, Equatable {
     /// Keep-alive idle time: a connection with no request in progress is closed silently after this.
     /// Default 15 s.
     public var idle: Duration
+    /// A new connection that has sent no byte at all within this time is closed silently (it holds
+    /// a slot without asking for anything). Default 5 s.
+    public var firstByte: Duration
     /// Whole-head deadline from the first byte of a request to the end of its field section
     /// (slowloris defence); on expiry the server sends 408 and closes. Default 10 s.
     public var head: Duration
@@ -94,9 +130,11 @@ public struct HTTPTimeouts: Sendable, Equatable {
     ///   - body: default 30 s.
     ///   - write: default 30 s.
     ///   - linger: default 2 s.
+    ///   - firstByte: default 5 s.
     public init(idle: Duration = .seconds(15), head: Duration = .seconds(10), body: Duration = .seconds(30),
-                write: Duration = .seconds(30), linger: Duration = .seconds(2)) {
+                write: Duration = .seconds(30), linger: Duration = .seconds(2), firstByte: Duration = .seconds(5)) {
         self.idle = idle
+        self.firstByte = firstByte
         self.head = head
         self.body = body
         self.write = write

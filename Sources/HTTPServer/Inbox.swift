@@ -6,8 +6,11 @@ import Synchronization
 /// Messages from responder tasks (any thread) to the event loop, plus an eventfd to wake it.
 final class Inbox: Sendable {
     enum Message: Sendable {
-        case response(fd: Int32, serial: UInt64, response: HTTPResponse)
+        /// A responder's answer; `pipelined` if the request counts toward ``EventLoop/pipelinedLimit``.
+        case response(fd: Int32, serial: UInt64, response: HTTPResponse, pipelined: Bool)
         case shutdown(deadline: UInt64)
+        /// Asks the loop for a ``ConnectionStatistics`` snapshot, delivered on its thread.
+        case statistics(@Sendable (ConnectionStatistics) -> Void)
     }
 
     /// The eventfd registered with the loop's epoll set.

@@ -1,5 +1,25 @@
 /// Serialises an ``HTTPResponse`` to HTTP/1.1 wire bytes (RFC 9112 §4, §6).
 enum ResponseSerializer {
+    /// A serialised response: the status line and fields, then the body as the response holds it
+    /// (not copied, so a cached static file's bytes stay shared).
+    struct Output {
+        /// Status line, fields and the empty line.
+        let head: [UInt8]
+        /// The body bytes to send (empty for HEAD, 1xx, 204 and 304).
+        let body: [UInt8]
+        /// Whether ``body`` is shared with a cache rather than owned by this response.
+        let bodyIsShared: Bool
+
+        /// Body bytes included, for the access log.
+        var bodyBytes: Int { body.count }
+        /// Head and body as one array (for tests).
+        var bytes: [UInt8] { head + body }
+        /// Memory this response holds on its own: the head, plus the body unless it is shared.
+        var ownedByteCount: Int { head.count + (bodyIsShared ? 0 : body.count) }
+        /// Everything to send.
+        var count: Int { head.count + body.count }
+    }
+
     /// Builds the bytes for `response`.
     /// - Parameters:
     ///   - response: the response.
@@ -7,14 +27,14 @@ enum ResponseSerializer {
     ///   - keepAlive: whether the connection stays open; `false` adds `Connection: close`.
     ///   - http10: the request was HTTP/1.0; with `keepAlive` adds `Connection: keep-alive`.
     ///   - dateLine: the cached `Date` field line.
-    /// - Returns: the bytes and the number of body bytes included.
+    /// - Returns: the head bytes and the body to send after them.
     static func serialize(_ response: HTTPResponse, isHead: Bool, keepAlive: Bool, http10: Bool,
-                          dateLine: [UInt8]) -> (bytes: [UInt8], bodyBytes: Int) {
+                          dateLine: [UInt8]) -> Output {
         let code = response.status.code
         let bodyAllowed = !(code < 200 || code == 204 || code == 304)
         let sendBody = bodyAllowed && !isHead
         var out: [UInt8] = []
-        out.reserveCapacity(160 + response.fields.count * 40 + (sendBody ? response.body.count : 0))
+        out.reserveCapacity(160 + response.fields.count * 40)
         out.append(contentsOf: "HTTP/1.1 ".utf8)
         out.append(contentsOf: String(code).utf8)
         out.append(0x20)
@@ -45,8 +65,8 @@ enum ResponseSerializer {
             out.append(contentsOf: "Connection: keep-alive\r\n".utf8)
         }
         out.append(contentsOf: "\r\n".utf8)
-        if sendBody { out.append(contentsOf: response.body) }
-        return (out, sendBody ? response.body.count : 0)
+        guard sendBody, !response.body.isEmpty else { return Output(head: out, body: [], bodyIsShared: false) }
+        return Output(head: out, body: response.body, bodyIsShared: response.bodyIsShared)
     }
 
     private static func sanitized(_ reason: String) -> String {

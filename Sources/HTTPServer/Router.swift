@@ -6,7 +6,8 @@
 /// - no pattern matches the path → ``fallback`` (e.g. ``StaticFiles``), else 404;
 /// - a pattern matches but not the method → 405 with `Allow` (RFC 9110 §15.5.6);
 /// - `HEAD` is served by the `GET` handler (the server drops the body, RFC 9110 §9.3.2);
-/// - `OPTIONS` (and `OPTIONS *`) → 204 with `Allow` (RFC 9110 §9.3.7).
+/// - `OPTIONS` (and `OPTIONS *`) → 204 with `Allow` (RFC 9110 §9.3.7);
+/// - a method it does not recognize (``implements(method:)``, e.g. `BREW`, `get`) → 501 (RFC 9110 §9.1).
 public struct Router: HTTPResponder {
     /// A route handler: gets the request and the captured parameters.
     public typealias Handler = @Sendable (HTTPRequest, RouteParameters) async -> HTTPResponse
@@ -73,6 +74,7 @@ public struct Router: HTTPResponder {
             allowed.insert("OPTIONS")
             return Self.allowResponse(.noContent, methods: allowed)
         }
+        guard implements(method: request.method) else { return .status(.notImplemented) }
         let parts = request.path.split(separator: "/", omittingEmptySubsequences: true)
         var methods = Set<String>()
         var getMatch: (Route, RouteParameters)?
@@ -91,6 +93,19 @@ public struct Router: HTTPResponder {
         }
         if request.method == "OPTIONS" { return Self.allowResponse(.noContent, methods: methods) }
         return Self.allowResponse(.methodNotAllowed, methods: methods)
+    }
+
+    /// The methods RFC 9110 §9.3 defines, and `PATCH` (RFC 5789): a request with one of them that no route
+    /// takes is 404 or 405 with `Allow`, as for any path.
+    public static let standardMethods: Set<String> = ["GET", "HEAD", "POST", "PUT", "DELETE", "CONNECT", "OPTIONS", "TRACE", "PATCH"]
+
+    /// Whether the router recognizes a method: one of ``standardMethods`` or the method of a route. Any other
+    /// is answered 501 (RFC 9110 §9.1: "An origin server that receives a request method that is
+    /// unrecognized or not implemented SHOULD respond with the 501 (Not Implemented) status code").
+    /// - Parameter method: the method token, case-sensitive (e.g. `GET`; `get` is another method).
+    /// - Returns: `false` when ``respond(to:)`` answers 501.
+    public func implements(method: String) -> Bool {
+        Self.standardMethods.contains(method) || routes.contains { $0.method == method }
     }
 
     /// Whether a route of exactly this method matches the path, i.e. whether ``respond(to:)`` would run a

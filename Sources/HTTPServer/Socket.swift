@@ -104,6 +104,30 @@ enum Socket {
         }
     }
 
+    /// The key a client's connections are counted by: its IPv4 address (also when it arrives
+    /// IPv4-mapped, `::ffff:a.b.c.d`), or the /64 prefix of an IPv6 address, since one IPv6 host is
+    /// usually given a whole /64 (RFC 4291 §2.5.4, RFC 7421).
+    /// - Parameters:
+    ///   - storage: the peer address from `accept4`.
+    ///   - address: its printable form from ``addressAndPort(_:)``.
+    static func peerKey(_ storage: sockaddr_storage, address: String) -> String {
+        guard Int32(storage.ss_family) == AF_INET6 else { return address }
+        var storage = storage
+        var buffer = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN) + 1)
+        return withUnsafeBytes(of: &storage) { raw in
+            let sin6 = raw.baseAddress!.assumingMemoryBound(to: sockaddr_in6.self)
+            var bytes = withUnsafeBytes(of: sin6.pointee.sin6_addr) { Array($0) }
+            if bytes[0..<10].allSatisfy({ $0 == 0 }) && bytes[10] == 0xFF && bytes[11] == 0xFF {
+                return bytes[12..<16].map { String($0) }.joined(separator: ".")
+            }
+            for i in 8..<16 { bytes[i] = 0 }
+            var prefix = in6_addr()
+            withUnsafeMutableBytes(of: &prefix) { $0.copyBytes(from: bytes) }
+            inet_ntop(AF_INET6, &prefix, &buffer, socklen_t(buffer.count))
+            return "[" + Self.string(buffer) + "]/64"
+        }
+    }
+
     static func string(_ buffer: [CChar]) -> String {
         let bytes = buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }
         return String(decoding: bytes, as: UTF8.self)

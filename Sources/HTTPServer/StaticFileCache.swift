@@ -21,11 +21,15 @@ final class StaticFileCache: Sendable {
         entries.withLock { $0.map[path] }
     }
 
-    func store(_ entry: Entry, for path: String) {
+    /// Caches `entry` unless `path` is cached already or it does not fit.
+    /// - Returns: whether `entry` itself is now the cached one (so its bytes live as long as the cache).
+    @discardableResult
+    func store(_ entry: Entry, for path: String) -> Bool {
         entries.withLock { state in
-            guard state.map[path] == nil, state.bytes + entry.body.count <= capacity else { return }
+            guard state.map[path] == nil, state.bytes + entry.body.count <= capacity else { return false }
             state.map[path] = entry
             state.bytes += entry.body.count
+            return true
         }
     }
 

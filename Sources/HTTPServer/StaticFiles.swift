@@ -13,7 +13,8 @@ import Glibc
 /// are never served (no listings); the resolved real path (symlinks followed) must stay inside the
 /// resolved root. Responses carry `Content-Type`, a strong `ETag` and `Cache-Control`;
 /// `If-None-Match` yields 304 (RFC 9110 §13.1.2, weak comparison). File bytes are cached in memory
-/// after the first read (up to 64 MiB in total), so changes on disk are not picked up until restart.
+/// after the first read (up to 64 MiB in total), so changes on disk are not picked up until restart;
+/// every response shares the cached bytes (the server writes them without copying).
 public struct StaticFiles: HTTPResponder {
     /// The root folder as given.
     public let root: URL
@@ -50,7 +51,7 @@ public struct StaticFiles: HTTPResponder {
     public func response(for request: HTTPRequest) -> HTTPResponse? {
         let path = request.path
         guard path.hasPrefix("/"), path.count > 1 else { return nil }
-        guard let entry = entry(for: path) else { return nil }
+        guard let (entry, cached) = entry(for: path) else { return nil }
         switch request.method {
         case "GET", "HEAD":
             break
@@ -66,7 +67,9 @@ public struct StaticFiles: HTTPResponder {
             return HTTPResponse(status: .notModified, fields: fields)
         }
         fields.append(name: "Content-Type", value: entry.contentType)
-        return HTTPResponse(status: .ok, fields: fields, body: entry.body)
+        var response = HTTPResponse(status: .ok, fields: fields, body: entry.body)
+        if cached { response.markBodyShared() }
+        return response
     }
 
     /// Serves the file or answers 404.
@@ -76,8 +79,9 @@ public struct StaticFiles: HTTPResponder {
         response(for: request) ?? .status(.notFound)
     }
 
-    func entry(for path: String) -> StaticFileCache.Entry? {
-        if let cached = cache.lookup(path) { return cached }
+    /// The file's entry, and whether it is in the cache (so its bytes are shared by every response).
+    func entry(for path: String) -> (StaticFileCache.Entry, cached: Bool)? {
+        if let cached = cache.lookup(path) { return (cached, true) }
         for segment in path.split(separator: "/") where segment.hasPrefix(".") || segment.contains("\\") { return nil }
         if path.utf8.contains(0) { return nil }
         guard let resolved = realpath(rootPath + path, nil) else { return nil }
@@ -87,8 +91,7 @@ public struct StaticFiles: HTTPResponder {
         guard let body = Self.readRegularFile(real, maxSize: maxFileSize) else { return nil }
         let entry = StaticFileCache.Entry(
             body: body, etag: Self.etag(for: body), contentType: MIMETypes.type(forPath: path))
-        cache.store(entry, for: path)
-        return entry
+        return (entry, cache.store(entry, for: path))
     }
 
     /// Reads a regular file (not a directory, device or FIFO) up to `maxSize` bytes.

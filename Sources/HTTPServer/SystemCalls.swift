@@ -31,6 +31,9 @@ enum SystemCalls {
     static let nonblock: Int32 = 0o4000
     static let IPPROTO_TCP: Int32 = 6
     static let TCP_NODELAY: Int32 = 1
+    static let TCP_NOTSENT_LOWAT: Int32 = 25
+    /// The TCP_NOTSENT_LOWAT set on every connection, bytes.
+    static let notSentLowWatermark = 16 * 1024
 
     #if arch(x86_64)
     /// `struct epoll_event` is packed on x86-64: 4-byte events, 8-byte data.

@@ -34,11 +34,52 @@ enum APIModels {
         var label: String?
         var accountID: String?
         var launch: Bool?
+
+        /// The fields the body may hold; any other is refused (400), as `PUT /api/store` refuses one.
+        static let fields: Set<String> = ["locale", "storefront", "legacyHasTipped", "label", "accountID", "launch"]
     }
 
     /// `{"productID": …}` bodies.
     struct ProductBody: Decodable {
         var productID: String
+    }
+
+    /// `POST /api/installs/{id}/purchases` body: `{"productID", "userAction", "quantity", "appAccountToken"}`; only
+    /// `productID` is required. `userAction` is `confirm` (default) or `cancel`; `quantity` any whole number (outside
+    /// 1...10 the purchase fails with `invalidQuantity`, as StoreKit's does); `appAccountToken` a UUID.
+    struct PurchaseRequest: Decodable {
+        var productID: String
+        var userAction: PurchaseSheet.UserAction
+        var options: Product.PurchaseOptions
+
+        enum CodingKeys: String, CodingKey { case productID, userAction, quantity, appAccountToken }
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            productID = try container.decode(String.self, forKey: .productID)
+            userAction = .confirm
+            if container.contains(.userAction) {
+                guard let text = try? container.decode(String.self, forKey: .userAction),
+                      let action = PurchaseSheet.UserAction(rawValue: text) else {
+                    throw RequestError(message: "userAction must be \"confirm\" or \"cancel\".")
+                }
+                userAction = action
+            }
+            var options = Product.PurchaseOptions()
+            if container.contains(.quantity) {
+                guard let quantity = try? container.decode(Int.self, forKey: .quantity) else {
+                    throw RequestError(message: "quantity must be a whole number (StoreKit accepts 1 to 10).")
+                }
+                options.quantity = quantity
+            }
+            if container.contains(.appAccountToken) {
+                guard let text = try? container.decode(String.self, forKey: .appAccountToken), let token = UUID(uuidString: text) else {
+                    throw RequestError(message: "appAccountToken must be a UUID, e.g. \"6f1c2a7e-3b5d-4c8e-9a0f-1d2e3f4a5b6c\".")
+                }
+                options.appAccountToken = token
+            }
+            self.options = options
+        }
     }
 
     /// `POST /api/transactions/{id}/refund` body (optional).
@@ -93,6 +134,8 @@ enum APIModels {
         /// The store trap behind the row (`DeliveryNote`'s name) and its short reason; both absent on an ordinary row.
         var note: String?
         var reason: String?
+        var purchasedQuantity: Int
+        var appAccountToken: String?
 
         init(_ delivery: Delivery) {
             transactionID = delivery.transactionID
@@ -103,6 +146,8 @@ enum APIModels {
             at = ViewModels.isoSeconds(delivery.at)
             note = delivery.note?.rawValue
             reason = delivery.note?.text
+            purchasedQuantity = delivery.purchasedQuantity
+            appAccountToken = delivery.appAccountToken?.uuidString.lowercased()
         }
     }
 
@@ -113,8 +158,12 @@ enum APIModels {
         var productID: String
     }
 
-    /// A transaction with the store's bookkeeping, plus the delivery it caused (if any).
+    /// A transaction with the store's bookkeeping, plus the delivery it caused (if any). The StoreKit fields use
+    /// `Transaction`'s names (https://developer.apple.com/documentation/storekit/transaction): `id` (also kept as
+    /// `transactionID`), `price` as an exact decimal string, `currency` (ISO 4217), `productType`
+    /// (`Product.ProductType`'s raw value), `appBundleID`, `signedDate`, `originalPurchaseDate`, `appAccountToken`.
     struct TransactionBody: Encodable {
+        var id: UInt64
         var transactionID: UInt64
         var originalID: UInt64
         var installID: String
@@ -133,9 +182,17 @@ enum APIModels {
         var isExternal: Bool
         var delivered: Bool
         var outcome: String?
+        var price: String?
+        var currency: String?
+        var productType: String?
+        var appBundleID: String?
+        var signedDate: String
+        var originalPurchaseDate: String
+        var appAccountToken: String?
 
         init(_ stored: StoredTransaction, delivery: Delivery?) {
             let t = stored.transaction
+            id = t.id
             transactionID = t.id
             originalID = t.originalID
             installID = stored.installID
@@ -154,7 +211,15 @@ enum APIModels {
             isExternal = stored.isExternal
             delivered = delivery != nil
             outcome = delivery?.outcome.rawValue
+            price = t.price.map { "\($0)" }
+            currency = t.currency
+            productType = t.productType?.storeKitName
+            appBundleID = t.appBundleID
+            signedDate = ViewModels.isoSeconds(t.signedDate)
+            originalPurchaseDate = ViewModels.isoSeconds(t.originalPurchaseDate)
+            appAccountToken = t.appAccountToken?.uuidString.lowercased()
         }
+
     }
 
     /// The store settings, as `GET /api/store` answers and `PUT /api/store` takes them.
@@ -190,6 +255,8 @@ enum APIModels {
         var chargedDespiteError: Bool
         var syncReplaysFinished: Bool
         var listenerReemitDelayMs: Int
+        // The purchase sheet.
+        var skipPurchaseSheet: Bool
 
         init(_ settings: StoreSettings) {
             catalog = settings.catalog.rawValue
@@ -207,6 +274,8 @@ enum APIModels {
             chargedDespiteError = settings.chargedDespiteError
             syncReplaysFinished = settings.syncReplaysFinished
             listenerReemitDelayMs = settings.listenerReemitDelayMs
+            // The purchase sheet.
+            skipPurchaseSheet = settings.skipPurchaseSheet
         }
     }
 }

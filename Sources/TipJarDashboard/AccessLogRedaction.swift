@@ -2,8 +2,8 @@ import HTTPServer
 
 /// Keeps secrets out of the access log: the value of every secret query parameter, found by its
 /// decoded name (`%74oken=` is `token=`, as `HTTPRequest.queryValue(_:)` reads it), and every path
-/// segment or query parameter that holds the admin token, whatever its name or encoding, are
-/// replaced before the line is written.
+/// segment or query parameter that holds the admin token, whatever its name or encoding, and a method
+/// that holds it, are replaced before the line is written.
 public enum AccessLogRedaction {
     /// The query parameters (decoded names) whose values never reach a log.
     public static let secretParameters: Set<String> = ["token", "csrfToken"]
@@ -12,11 +12,15 @@ public enum AccessLogRedaction {
     /// - Parameters:
     ///   - entry: An access log entry from `HTTPServer`.
     ///   - adminToken: The admin token, when the server has one: any path segment or query
-    ///     parameter whose decoded text contains it (ASCII case ignored) is redacted too.
-    /// - Returns: The same entry, its request-target redacted.
+    ///     parameter whose decoded text contains it, and a method that contains it (ASCII case ignored),
+    ///     are redacted too.
+    /// - Returns: The same entry, its method and request-target redacted.
     public static func redact(_ entry: AccessLogEntry, adminToken: String? = nil) -> AccessLogEntry {
-        let target = entry.target
         let token = adminToken.flatMap { $0.isEmpty ? nil : Array($0.lowercased().utf8) }
+        var entry = entry
+        // The method is whatever the request line held (RFC 9112 §3.1: any token), so it can be the token too.
+        if let token, contains(entry.method, token: token) { entry = entry.with(method: "REDACTED", target: entry.target) }
+        let target = entry.target
         let question = target.firstIndex(of: "?")
         if question == nil, token == nil { return entry }
         let path = target[..<(question ?? target.endIndex)]
@@ -38,9 +42,7 @@ public enum AccessLogRedaction {
             redacted += "?" + query.joined(separator: "&")
         }
         if redacted == target { return entry }
-        return AccessLogEntry(method: entry.method, target: redacted, status: entry.status, bytes: entry.bytes,
-                              durationMilliseconds: entry.durationMilliseconds, requestID: entry.requestID,
-                              remoteAddress: entry.remoteAddress)
+        return entry.with(method: entry.method, target: redacted)
     }
 
     /// Whether `text` contains `token` (lowercased ASCII bytes), ignoring ASCII case.
@@ -75,5 +77,13 @@ public enum AccessLogRedaction {
             }
         }
         return String(decoding: out, as: UTF8.self)
+    }
+}
+
+extension AccessLogEntry {
+    /// The same entry with another method and request-target.
+    func with(method: String, target: String) -> AccessLogEntry {
+        AccessLogEntry(method: method, target: target, status: status, bytes: bytes, durationMilliseconds: durationMilliseconds,
+                       requestID: requestID, remoteAddress: remoteAddress)
     }
 }

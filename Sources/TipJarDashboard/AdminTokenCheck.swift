@@ -13,8 +13,7 @@ struct AdminTokenCheck {
     let token: String
 
     func check(_ request: HTTPRequest) -> Result {
-        if let authorization = request.fields["Authorization"], authorization.hasPrefix("Bearer "),
-           SessionStore.constantTimeEquals(String(authorization.dropFirst(7)), token) {
+        if let sent = request.fields["Authorization"].flatMap(Self.bearerCredentials), SessionStore.constantTimeEquals(sent, token) {
             return .allowed
         }
         if let cookie = SessionStore.cookie(named: Self.cookieName, in: request.fields["Cookie"]),
@@ -31,6 +30,21 @@ struct AdminTokenCheck {
             return .redirect(location: location, cookie: "\(Self.cookieName)=\(token); Path=/; HttpOnly; SameSite=Strict")
         }
         return .refused
+    }
+
+    /// The `WWW-Authenticate` challenge of a 401 (RFC 9110 §11.6.1, §15.5.2: a 401 must carry one), for the
+    /// Bearer scheme (RFC 6750 §3).
+    static let challenge = #"Bearer realm="tipjar""#
+
+    /// The token of an `Authorization: Bearer <token>` value (RFC 6750 §2.1): the scheme name compared
+    /// case-insensitively (RFC 9110 §11.1: `bearer`, `BEARER`), one or more spaces after it.
+    /// - Parameter authorization: the field value.
+    /// - Returns: the credentials, or `nil` for another scheme or none.
+    static func bearerCredentials(_ authorization: String) -> String? {
+        let scheme = authorization.prefix { $0 != " " }
+        guard scheme.lowercased() == "bearer" else { return nil }
+        let credentials = authorization[scheme.endIndex...].drop { $0 == " " }
+        return credentials.isEmpty ? nil : String(credentials)
     }
 
     /// `path` (decoded) as a `Location` that can only lead to this origin: an absolute path

@@ -34,7 +34,8 @@ public final class Dashboard: HTTPResponder {
         self.templates = try TemplateSource(directory: configuration.templatesDirectory, reload: configuration.reloadTemplates)
         var router = Router(fallback: StaticFiles(root: configuration.publicDirectory))
         let routes = Routes(templates: templates, service: service, storage: storage, sessions: sessions,
-                            catalogName: configuration.catalogName, log: log)
+                            catalogName: configuration.catalogName,
+                            scenarioDownloads: ScenarioDownload.list(in: configuration.publicDirectory), log: log)
         routes.register(in: &router)
         self.router = router
     }
@@ -48,6 +49,9 @@ public final class Dashboard: HTTPResponder {
     }
 
     private func process(_ request: HTTPRequest) async -> HTTPResponse {
+        // A method the router does not recognize is 501 (RFC 9110 §9.1, §15.6.2) before any sign-in: whatever the
+        // token, the server cannot act on it.
+        guard router.implements(method: request.method) else { return .status(.notImplemented) }
         if let token = configuration.adminToken {
             switch AdminTokenCheck(token: token).check(request) {
             case .allowed: break
@@ -56,8 +60,10 @@ public final class Dashboard: HTTPResponder {
                 response.fields.append(name: "Set-Cookie", value: cookie)
                 return response
             case .refused:
-                return Routes.problem(request, status: .unauthorized, title: "Sign-in required",
-                                      message: "This dashboard needs its admin token: open the link printed at start-up, or send Authorization: Bearer.")
+                var response = Routes.problem(request, status: .unauthorized, title: "Sign-in required",
+                                              message: "This dashboard needs its admin token: open the link printed at start-up, or send Authorization: Bearer.")
+                response.fields["WWW-Authenticate"] = AdminTokenCheck.challenge
+                return response
             }
         }
         // Looking the session up marks it as used (see `SessionStore`), whatever the request.

@@ -44,7 +44,8 @@ struct Feedback: Equatable {
     var alert: String? {
         switch kind {
         case .unverified: strings.unverified
-        case .failed, .restoreFailed: Self.message(forError: errorName, locale: locale)
+        case .failed: Self.message(forError: errorName, locale: locale)
+        case .restoreFailed: (errorName.flatMap(StoreKitError.init(rawValue:)) ?? .unknown).restoreMessage(locale: locale)
         default: nil
         }
     }

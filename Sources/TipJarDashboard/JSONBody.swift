@@ -1,5 +1,6 @@
 import Foundation
 import HTTPServer
+import TipJar
 
 /// JSON message bodies for the API: decoding with clear errors, encoding with a fixed shape.
 enum JSONBody {
@@ -30,11 +31,27 @@ enum JSONBody {
         return bytes
     }
 
-    /// Decodes a request body, or throws a `RequestError` (400) that says what is wrong.
-    static func decode<T: Decodable>(_ type: T.Type, from request: HTTPRequest) throws -> T {
+    /// Decodes a request body, or throws a `RequestError` (400) that says what is wrong: no body, a body
+    /// that is not a JSON object (`null`, `[]`, `1e999`), a field not in `fields` (when given), a missing
+    /// field or one of the wrong type.
+    static func decode<T: Decodable>(_ type: T.Type, from request: HTTPRequest, fields: Set<String>? = nil) throws -> T {
         guard !request.body.isEmpty else { throw RequestError(message: "The request needs a JSON message body.") }
+        let data = Data(request.body)
+        let parsed = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
+        // Another JSON value (RFC 8259 §3: `null`, `[]`, `"en"`, a number even out of range such as `1e999`).
+        let first = request.body.first { ![0x20, 0x09, 0x0A, 0x0D].contains($0) } ?? 0
+        let startsAsOtherValue = first == UInt8(ascii: "[") || first == UInt8(ascii: "\"") || first == UInt8(ascii: "-")
+            || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(first)
+        if parsed.map({ !($0 is [String: Any]) }) ?? startsAsOtherValue {
+            throw RequestError(message: "The message body must be a JSON object.")
+        }
+        if let fields, let object = parsed as? [String: Any], let unknown = object.keys.sorted().first(where: { !fields.contains($0) }) {
+            throw RequestError(message: "Unknown field \"\(Catalog.shownInput(unknown))\".")
+        }
         do {
-            return try JSONDecoder().decode(T.self, from: Data(request.body))
+            return try JSONDecoder().decode(T.self, from: data)
+        } catch let error as RequestError {
+            throw error
         } catch DecodingError.keyNotFound(let key, _) {
             throw RequestError(message: "Missing field \"\(key.stringValue)\".")
         } catch DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context) {

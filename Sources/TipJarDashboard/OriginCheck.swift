@@ -3,7 +3,8 @@ import HTTPServer
 /// The checks every unsafe request passes before routing (issue 7):
 /// - forms and fragments: the synchronizer CSRF token of the session (`csrfToken` field or
 ///   `X-CSRF-Token` header), and `Sec-Fetch-Site: same-origin` or, when that is absent, an
-///   `Origin` equal to ours (a page on `http://localhost:3000` is same-site, not same-origin);
+///   `Origin` equal to ours (a page on `http://localhost:3000` is same-site, not same-origin), and a body of
+///   `Content-Type: application/x-www-form-urlencoded` (415 otherwise);
 /// - JSON endpoints: `Content-Type: application/json` for any message body (415 otherwise), and
 ///   no cross-origin browser context (`Sec-Fetch-Site` / `Origin`, when sent, must be ours). Scripts
 ///   without a browser send neither and need no session. No CORS headers are ever sent, so a
@@ -29,6 +30,15 @@ enum OriginCheck {
             guard fetchSite == "same-origin" else { return forbidden(request) }
         } else {
             guard origin == ourOrigin else { return forbidden(request) }
+        }
+        // A form body is read as application/x-www-form-urlencoded (https://html.spec.whatwg.org/#url-encoded-form-data);
+        // any other body (text/plain, multipart/form-data) would be read as no fields at all: 415 (RFC 9110 §15.5.16).
+        let contentType = request.fields["Content-Type"]
+        if !request.body.isEmpty || contentType != nil {
+            guard contentType.map(mediaType) == "application/x-www-form-urlencoded" else {
+                return Routes.problem(request, status: .unsupportedMediaType, title: "Unsupported media type",
+                                      message: "Forms take Content-Type: application/x-www-form-urlencoded.")
+            }
         }
         let sent = request.fields["X-CSRF-Token"]
             ?? FormURLEncoding.decode(request.body).first(where: { $0.name == "csrfToken" })?.value

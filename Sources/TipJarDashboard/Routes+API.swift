@@ -8,7 +8,7 @@ extension Routes {
     func registerAPI(in router: inout Router) {
         router.post("/api/installs") { request, _ in
             await handling(request) {
-                let body = try JSONBody.decode(APIModels.NewInstall.self, from: request)
+                let body = try JSONBody.decode(APIModels.NewInstall.self, from: request, fields: APIModels.NewInstall.fields)
                 var install = try await service.createInstall(locale: body.locale ?? service.catalog.defaultLocale, storefront: body.storefront,
                                                               accountID: body.accountID, label: body.label ?? "",
                                                               legacyHasTipped: body.legacyHasTipped ?? false)
@@ -21,32 +21,36 @@ extension Routes {
         }
         router.get("/api/installs") { request, _ in
             await handling(request) {
-                let query = InstallQuery(search: request.queryValue("q") ?? "", hearts: request.queryValue("hearts").flatMap { Int($0) },
-                                         page: request.queryValue("page").flatMap { Int($0) } ?? 1,
-                                         pageSize: request.queryValue("pageSize").flatMap { Int($0) } ?? 50)
+                // Checked as /api/transactions checks its parameters (Routes+History.swift): a bad one is a 400 naming it.
+                let query = InstallQuery(search: try Self.text(request, "q") ?? "", hearts: try Self.optionalInteger(request, "hearts", in: 0...Install.maximumHearts),
+                                         page: try Self.integer(request, "page", default: 1, in: 1...InstallQuery.maximumPage),
+                                         pageSize: try Self.integer(request, "pageSize", default: 50, in: 1...200))
+                if let format = try ExportFormat(request) {
+                    return try await installsExport(search: query.search, hearts: query.hearts, format: format)
+                }
                 let page = try await storage.installs(matching: query)
                 struct Page: Encodable { var installs: [APIModels.InstallBody]; var hasMore: Bool }
                 return JSONBody.response(Page(installs: page.installs.map(APIModels.InstallBody.init), hasMore: page.hasMore))
             }
         }
         router.get("/api/installs/:id") { request, parameters in
-            await handling(request) { JSONBody.response(APIModels.InstallBody(try await service.install(parameters["id"] ?? ""))) }
+            await handling(request) { JSONBody.response(APIModels.InstallBody(try await service.install(Self.installID(parameters)))) }
         }
         router.put("/api/installs/:id/label") { request, parameters in
             await handling(request) {
                 let body = try JSONBody.decode(APIModels.LabelBody.self, from: request)
-                return JSONBody.response(APIModels.InstallBody(try await service.setLabel(body.label, installID: parameters["id"] ?? "")))
+                return JSONBody.response(APIModels.InstallBody(try await service.setLabel(body.label, installID: Self.installID(parameters))))
             }
         }
         router.put("/api/installs/:id/storefront") { request, parameters in
             await handling(request) {
                 let body = try JSONBody.decode(APIModels.StorefrontBody.self, from: request)
-                return JSONBody.response(APIModels.InstallBody(try await service.setStorefront(body.storefront, installID: parameters["id"] ?? "")))
+                return JSONBody.response(APIModels.InstallBody(try await service.setStorefront(body.storefront, installID: Self.installID(parameters))))
             }
         }
         router.get("/api/installs/:id/offers") { request, parameters in
             await handling(request) {
-                let id = parameters["id"] ?? ""
+                let id = Self.installID(parameters)
                 let install = try await service.install(id)
                 switch try await service.loadOffers(installID: id) {
                 case .ready(let offers):
@@ -64,8 +68,9 @@ extension Routes {
         }
         router.post("/api/installs/:id/purchases") { request, parameters in
             await handling(request) {
-                let body = try JSONBody.decode(APIModels.ProductBody.self, from: request)
-                let report = try await service.purchase(productID: body.productID, installID: parameters["id"] ?? "")
+                let body = try JSONBody.decode(APIModels.PurchaseRequest.self, from: request)
+                let report = try await service.purchase(productID: body.productID, installID: Self.installID(parameters),
+                                                        options: body.options, userAction: body.userAction)
                 let message: String? = switch report.outcome {
                 case .failed: Feedback.message(forError: report.errorName, locale: report.locale)
                 case .unverified: TipJarStrings.of(report.locale).unverified
@@ -78,12 +83,12 @@ extension Routes {
         }
         router.post("/api/installs/:id/restore") { request, parameters in
             await handling(request) {
-                let id = parameters["id"] ?? ""
+                let id = Self.installID(parameters)
                 do {
                     _ = try await service.restore(installID: id)
                 } catch let error as StoreKitError {
                     let install = try await service.install(id)
-                    return JSONBody.response(["error": error.message(locale: install.locale), "storeKitError": error.rawValue],
+                    return JSONBody.response(["error": error.restoreMessage(locale: install.locale), "storeKitError": error.rawValue],
                                              status: .serviceUnavailable)
                 }
                 return JSONBody.response(APIModels.InstallBody(try await service.install(id)))
@@ -91,26 +96,29 @@ extension Routes {
         }
         router.post("/api/installs/:id/launch") { request, parameters in
             await handling(request) {
-                let id = parameters["id"] ?? ""
+                let id = Self.installID(parameters)
                 _ = try await service.launch(installID: id)
                 return JSONBody.response(APIModels.InstallBody(try await service.install(id)))
             }
         }
         router.post("/api/installs/:id/stop") { request, parameters in
-            await handling(request) { JSONBody.response(APIModels.InstallBody(try await service.stop(installID: parameters["id"] ?? ""))) }
+            await handling(request) { JSONBody.response(APIModels.InstallBody(try await service.stop(installID: Self.installID(parameters)))) }
         }
         router.post("/api/installs/:id/external-purchases") { request, parameters in
             await handling(request) {
                 let body = try JSONBody.decode(APIModels.ProductBody.self, from: request)
-                let (stored, delivery) = try await service.externalPurchase(productID: body.productID, installID: parameters["id"] ?? "")
+                let (stored, delivery) = try await service.externalPurchase(productID: body.productID, installID: Self.installID(parameters))
                 return JSONBody.response(APIModels.TransactionBody(stored, delivery: delivery), status: .created)
             }
         }
         router.get("/api/installs/:id/ledger") { request, parameters in
             await handling(request) {
-                let id = parameters["id"] ?? ""
+                let id = Self.installID(parameters)
                 _ = try await service.install(id)
-                return JSONBody.response(try await storage.ledger(installID: id, limit: 10_000).map(APIModels.DeliveryBody.init))
+                let format = try ExportFormat(request)
+                let rows = try await storage.ledger(installID: id, limit: 10_000)
+                if let format { return ledgerExport(rows, installID: id, format: format) }
+                return JSONBody.response(rows.map(APIModels.DeliveryBody.init))
             }
         }
         router.get("/api/store") { request, _ in
@@ -119,7 +127,7 @@ extension Routes {
         router.put("/api/store") { request, _ in
             await handling(request) {
                 let updated = try StorePatch.apply(request.body, to: await service.store.settings)
-                try await service.store.update(updated)
+                try await service.updateStore(updated)
                 return JSONBody.response(APIModels.StoreBody(updated))
             }
         }

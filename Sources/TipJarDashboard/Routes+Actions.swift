@@ -50,7 +50,7 @@ extension Routes {
         }
         router.post("/store") { request, _ in
             await handling(request) {
-                try await service.store.update(try Self.settings(fromForm: Self.form(request)))
+                try await service.updateStore(try Self.settings(fromForm: Self.form(request)))
                 return .redirect(to: "/store?flash=saved")
             }
         }
@@ -82,7 +82,8 @@ extension Routes {
         router.post("/store/external-purchases") { request, _ in
             await handling(request) {
                 let form = Self.form(request)
-                _ = try await service.externalPurchase(productID: form["productID"] ?? "", installID: form["installID"] ?? "")
+                let installID = try await pickInstall(form["installID"] ?? "")
+                _ = try await service.externalPurchase(productID: form["productID"] ?? "", installID: installID)
                 return .redirect(to: "/store?flash=external")
             }
         }
@@ -93,20 +94,17 @@ extension Routes {
         guard let locale = AppLocale(rawValue: form["locale"] ?? "") else {
             throw RequestError(message: "locale must be en or pt-BR.")
         }
+        let (legacyHasTipped, launch) = (try Self.checkbox(form, "legacyHasTipped"), try Self.checkbox(form, "launch"))
         let install = try await service.createInstall(locale: locale, storefront: form["storefront"], accountID: form["accountID"],
-                                                      label: form["label"] ?? "", legacyHasTipped: form["legacyHasTipped"] == "1")
-        if form["launch"] == "1" { _ = try await service.launch(installID: install.id) }
+                                                      label: form["label"] ?? "", legacyHasTipped: legacyHasTipped)
+        if launch { _ = try await service.launch(installID: install.id) }
         return .redirect(to: "/installs/\(install.id)")
     }
 
     func purchase(_ request: HTTPRequest, installID: String) async throws -> HTTPResponse {
         let productID = Self.form(request)["productID"] ?? ""
-        let report = try await service.purchase(productID: productID, installID: installID)
-        let feedback = Feedback.purchase(report, locale: report.locale)
-        if Self.wantsFragment(request) {
-            return try await liveFragments(request, install: try await service.install(installID), feedback: feedback)
-        }
-        return .redirect(to: "/installs/\(installID)?load=now&\(feedback.query)\(Self.textSizeQuery(request))")
+        return try await purchaseAnswered(request, installID: installID,
+                                          report: try await service.purchase(productID: productID, installID: installID))
     }
 
     func restore(_ request: HTTPRequest, installID: String) async throws -> HTTPResponse {
@@ -129,6 +127,18 @@ extension Routes {
     static func textSizeQuery(_ request: HTTPRequest) -> String {
         guard let size = form(request)["textSize"], size != "default", ViewModels.textSizes.contains(where: { $0.value == size }) else { return "" }
         return "&textSize=\(size)"
+    }
+
+    /// A checkbox of a form: a checked box sends its `value` (`on` when it has none,
+    /// https://html.spec.whatwg.org/#constructing-the-form-data-set), an unchecked one nothing. `on`, `true`
+    /// and `1` are checked (ASCII case ignored), an absent field is unchecked, anything else is refused.
+    /// - Throws: `RequestError` (400) naming the field.
+    static func checkbox(_ form: [String: String], _ name: String) throws -> Bool {
+        guard let raw = form[name] else { return false }
+        guard ["on", "true", "1"].contains(raw.lowercased()) else {
+            throw RequestError(message: "\(name) must be on, true or 1 when checked, and absent when not.")
+        }
+        return true
     }
 
     /// The latency the `/store` form sets when "slow" is chosen with none (0 or empty).
@@ -165,9 +175,9 @@ extension Routes {
             catalog: catalog,
             latencyMs: latencyMs,
             purchaseOutcome: try value("purchaseOutcome", StoreSettings.PurchaseOutcome.self),
-            purchaseError: try value("purchaseError", StoreKitError.self),
+            purchaseError: try value("purchaseError", PurchaseFailure.self),
             failures: StoreSettings.Failures(loadProducts: try optional("failLoadProducts", StoreKitError.self),
-                                             purchase: try optional("failPurchase", StoreKitError.self),
+                                             purchase: try optional("failPurchase", PurchaseFailure.self),
                                              verification: try optional("failVerification", VerificationError.self),
                                              sync: try optional("failSync", StoreKitError.self)),
             purchaseLatencyMs: try integer("purchaseLatencyMs", in: 0...StoreSettings.maximumLatencyMs),
@@ -176,6 +186,8 @@ extension Routes {
             askToBuyEnabled: form["askToBuyEnabled"] == "1",
             interruptedPurchases: form["interruptedPurchases"] == "1", finishIgnored: form["finishIgnored"] == "1",
             chargedDespiteError: form["chargedDespiteError"] == "1", syncReplaysFinished: form["syncReplaysFinished"] == "1",
-            listenerReemitDelayMs: try integer("listenerReemitDelayMs", in: 0...StoreSettings.maximumLatencyMs))
+            listenerReemitDelayMs: try integer("listenerReemitDelayMs", in: 0...StoreSettings.maximumLatencyMs),
+            // The purchase sheet.
+            skipPurchaseSheet: form["skipPurchaseSheet"] == "1")
     }
 }

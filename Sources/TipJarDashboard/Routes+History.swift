@@ -44,7 +44,13 @@ extension Routes {
     /// A whole-number query parameter; absent or empty gives `default`.
     /// - Throws: `RequestError` (400) for anything else outside `range`.
     static func integer(_ request: HTTPRequest, _ name: String, default value: Int, in range: ClosedRange<Int>) throws -> Int {
-        guard let raw = request.queryValue(name), !raw.isEmpty else { return value }
+        try optionalInteger(request, name, in: range) ?? value
+    }
+
+    /// A whole-number query parameter; absent or empty gives `nil`.
+    /// - Throws: `RequestError` (400) for anything else outside `range`.
+    static func optionalInteger(_ request: HTTPRequest, _ name: String, in range: ClosedRange<Int>) throws -> Int? {
+        guard let raw = request.queryValue(name), !raw.isEmpty else { return nil }
         guard let number = Int(raw), range.contains(number) else {
             throw RequestError(message: "\(name) must be a whole number from \(range.lowerBound) to \(range.upperBound).")
         }

@@ -12,12 +12,12 @@ extension Routes {
         router.get("/installs/:id") { request, parameters in
             await handling(request) {
                 let load = request.queryValue("load") == "now"
-                return try await withFormSession(request) { try await installPage(request, installID: parameters["id"] ?? "", load: load, csrfToken: $0) }
+                return try await withFormSession(request) { try await installPage(request, installID: Self.installID(parameters), load: load, csrfToken: $0) }
             }
         }
         router.get("/installs/:id/offers") { request, parameters in
             await handling(request) {
-                let installID = parameters["id"] ?? ""
+                let installID = Self.installID(parameters)
                 guard Self.wantsFragment(request) else {
                     return try await withFormSession(request) { try await installPage(request, installID: installID, load: true, csrfToken: $0) }
                 }
@@ -34,7 +34,7 @@ extension Routes {
         }
         router.get("/installs/:id/live") { request, parameters in
             await handling(request) {
-                let install = try await service.install(parameters["id"] ?? "")
+                let install = try await service.install(Self.installID(parameters))
                 return try await liveFragments(request, install: install, feedback: nil)
             }
         }
@@ -104,14 +104,15 @@ extension Routes {
             install: install, state: state, isPurchaseOpen: await service.isPurchaseOpen(installID: installID),
             ledger: ledger, events: service.timeline.events(installID: installID, limit: 30),
             csrfToken: csrfToken, catalogName: catalogName, textSize: request.queryValue("textSize"),
-            feedback: Feedback.fromQuery(request, locale: install.locale))
+            feedback: Feedback.fromQuery(request, locale: install.locale),
+            skipPurchaseSheet: await service.store.settings.skipPurchaseSheet, sheet: await service.purchaseSheet(installID: installID))
         return try html("pages/install", data)
     }
 
     /// What `fragments/tipjar` needs about the tip jar itself.
     func tipJarData(_ request: HTTPRequest, install: Install, state: TipJarState, csrfToken: String? = nil) async throws -> TemplateData {
         ViewModels.tipJar(install: install, state: state, isPurchaseOpen: await service.isPurchaseOpen(installID: install.id),
-                          csrfToken: csrfToken ?? self.csrfToken(request))
+                          csrfToken: csrfToken ?? self.csrfToken(request), skipPurchaseSheet: await service.store.settings.skipPurchaseSheet)
     }
 
     /// The fragments a purchase, restore or poll swaps in: hearts, feedback, ledger.
@@ -135,11 +136,13 @@ extension Routes {
         data["catalogModes"] = ViewModels.choices(StoreSettings.CatalogMode.allCases.map { ($0.rawValue, $0.rawValue) }, selected: settings.catalog.rawValue)
         data["purchaseOutcomes"] = ViewModels.choices(StoreSettings.PurchaseOutcome.allCases.map { ($0.rawValue, $0.rawValue) },
                                                       selected: settings.purchaseOutcome.rawValue)
-        data["purchaseErrors"] = ViewModels.choices(StoreKitError.allCases.map { ($0.rawValue, $0.rawValue) }, selected: settings.purchaseError.rawValue)
+        data["purchaseErrors"] = ViewModels.choices(ViewModels.purchaseFailureNames, selected: settings.purchaseError.rawValue)
         data["failLoadProducts"] = ViewModels.failureChoices(StoreKitError.self, selected: settings.failures.loadProducts)
-        data["failPurchase"] = ViewModels.failureChoices(StoreKitError.self, selected: settings.failures.purchase)
+        data["failPurchase"] = ViewModels.choices([("", "off")] + ViewModels.purchaseFailureNames, selected: settings.failures.purchase?.rawValue ?? "")
         data["failVerification"] = ViewModels.failureChoices(VerificationError.self, selected: settings.failures.verification)
         data["failSync"] = ViewModels.failureChoices(StoreKitError.self, selected: settings.failures.sync)
+        data["scenarios"] = scenarioDownloads.map { ["href": $0.href, "name": $0.name, "file": $0.file] }
+        data["hasScenarios"] = !scenarioDownloads.isEmpty
         data["reemitChoices"] = ViewModels.choices((0...3).map { ("\($0)", $0 == 0 ? "never" : "\($0) time\($0 == 1 ? "" : "s")") },
                                                    selected: "\(settings.listenerReemits)")
         if settings.catalog == .mismatch {
@@ -162,8 +165,10 @@ extension Routes {
              "isFinished": stored.isFinished, "canRefund": stored.status == .purchased && !stored.transaction.isRevoked]
         }
         data["productIDs"] = service.catalog.products.map(\.productID)
+        data["installPicker"] = try await installChoices().flatMap { $0.isEmpty ? nil : ["choices": $0] }
         data["fileNotes"] = service.catalog.fileSettings.notes.map { ["line": $0.line, "applied": $0.applied] }
         data["fromFile"] = ViewModels.fromFile(service.catalog.fileSettings, current: settings)
+        data["sheetTimeoutMinutes"] = Int(service.purchaseSheetTimeout / 60)
         return try html("pages/store", data)
     }
 
@@ -185,6 +190,7 @@ extension Routes {
         data["identifier"] = catalog.identifier
         data["formatVersion"] = catalog.formatVersion.description
         data["defaultStorefront"] = catalog.defaultStorefront.countryCode
+        data["tipOrder"] = catalog.tipOrder.rawValue
         let locales = Self.catalogLocales(catalog)
         data["localeHeaders"] = locales
         data["storefrontHeaders"] = storefronts.map(\.countryCode)

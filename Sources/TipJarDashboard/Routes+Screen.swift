@@ -28,6 +28,7 @@ extension Routes {
         switch error {
         case TipJarError.purchaseInProgress: (strings.purchaseInProgressTitle, strings.purchaseInProgress)
         case TipJarError.unknownProduct: (strings.unknownProductTitle, strings.unknownProduct)
+        case TipJarError.noPurchaseSheet: (strings.sheetClosedTitle, strings.sheetClosed)
         default: (strings.errorTitle, strings.errorMessage)
         }
     }

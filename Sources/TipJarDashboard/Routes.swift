@@ -12,14 +12,18 @@ struct Routes: Sendable {
     let storage: any TipJarStorage
     let sessions: SessionStore
     let catalogName: String
+    /// The scenario files offered for download on `/store`, read once from `Public/scenarios/`.
+    let scenarioDownloads: [ScenarioDownload]
     let log: @Sendable (_ message: String, _ metadata: [String: String]) -> Void
 
     func register(in router: inout Router) {
         registerPages(in: &router)
         registerActions(in: &router)
+        registerPurchaseSheet(in: &router)
         registerAPI(in: &router)
         registerSessionControls(in: &router)
         registerHistory(in: &router)
+        registerDownloads(in: &router)
     }
 
     // MARK: Request helpers
@@ -82,7 +86,8 @@ struct Routes: Sendable {
             return try await body()
         } catch {
             let (status, title, message) = describe(error)
-            if status.code >= 500 {
+            // A moved database file is logged once, when the writer finds it (`DatabaseConfiguration.onFault`).
+            if status.code >= 500, (error as? DatabaseError)?.isFileMoved != true {
                 log("request failed", ["request.id": request.requestID, "error": String(describing: error), "path": request.path])
             }
             return Self.problem(request, status: status, title: title, message: message)
@@ -95,11 +100,18 @@ struct Routes: Sendable {
             switch error {
             case .installNotFound, .transactionNotFound: return (.notFound, "Not found", error.description)
             case .unknownProduct: return (.unprocessableContent, "Unknown product", error.description)
-            case .purchaseInProgress, .transactionNotPending, .transactionNotInterrupted, .alreadyRefunded: return (.conflict, "Conflict", error.description)
+            case .purchaseInProgress, .noPurchaseSheet, .transactionNotPending, .transactionNotInterrupted, .alreadyRefunded:
+                return (.conflict, "Conflict", error.description)
             case .invalidValue: return (.badRequest, "Bad value", error.description)
             }
         case let error as RequestError:
             return (error.status, error.status == .notFound ? "Not found" : "Bad request", error.message)
+        case let error as DatabaseError where error.isFileMoved:
+            return (.serviceUnavailable, "Database file moved",
+                    "\(error.path ?? "The database file") was deleted, renamed or replaced while the server was running. Nothing was changed: a write now could not survive a crash. Restart the server.")
+        case let error as DatabaseError where error.isCorrupt:
+            return (.serviceUnavailable, "Database damaged",
+                    "The database file is damaged. Nothing was changed; stop the server and run tipjar check-database on the file.")
         case let error as DatabaseError where error.isBusy || error.isLocked:
             return (.serviceUnavailable, "Database busy",
                     "The database is locked by another process. Nothing was changed; try again in a moment.")

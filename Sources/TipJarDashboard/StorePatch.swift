@@ -6,7 +6,9 @@ import TipJar
 enum StorePatch {
     static let fields: Set<String> = ["catalog", "latencyMs", "purchaseOutcome", "purchaseError", "purchaseLatencyMs", "failures",
                                       "crashBeforeFinish", "listenerReemits", "askToBuyEnabled",
-                                      "interruptedPurchases", "finishIgnored", "chargedDespiteError", "syncReplaysFinished", "listenerReemitDelayMs"]
+                                      "interruptedPurchases", "finishIgnored", "chargedDespiteError", "syncReplaysFinished", "listenerReemitDelayMs",
+                                      // The purchase sheet.
+                                      "skipPurchaseSheet"]
 
     /// Applies a patch body to `settings`.
     /// - Throws: `RequestError` (400) naming the first unknown field or bad value.
@@ -35,6 +37,8 @@ enum StorePatch {
         if let value = object["listenerReemitDelayMs"] {
             settings.listenerReemitDelayMs = try integer(value, "listenerReemitDelayMs", 0...StoreSettings.maximumLatencyMs)
         }
+        // The purchase sheet.
+        if let value = object["skipPurchaseSheet"] { settings.skipPurchaseSheet = try flag(value, "skipPurchaseSheet") }
         if let value = object["failures"] {
             guard let failures = value as? [String: Any] else { throw RequestError(message: "failures must be an object.") }
             let names: Set<String> = ["loadProducts", "purchase", "verification", "sync"]

@@ -36,6 +36,16 @@ struct TipJarStrings: Sendable {
     let errorMessage: String
     /// "3 of 5 hearts": the accessible name of the hearts row.
     let heartsLabel: @Sendable (Int) -> String
+    /// The purchase sheet: its heading, the kind of item, the account line, its two buttons, and the 409 when
+    /// Confirm or Cancel comes after the sheet closed.
+    let sheetTitle: String
+    let sheetKind: String
+    let sheetAccount: String
+    let sheetQuantity: String
+    let sheetConfirm: String
+    let sheetCancel: String
+    let sheetClosedTitle: String
+    let sheetClosed: String
 
     static func of(_ locale: AppLocale) -> TipJarStrings {
         switch locale {
@@ -70,7 +80,15 @@ struct TipJarStrings: Sendable {
         unknownProduct: "This tip is no longer in the App Store. Retry to see the current tips.",
         errorTitle: "Something went wrong",
         errorMessage: "The App Store couldn't finish this. Nothing was charged; try again in a moment.",
-        heartsLabel: { "\($0) of 5 hearts" }
+        heartsLabel: { "\($0) of 5 hearts" },
+        sheetTitle: "App Store",
+        sheetKind: "In-App Purchase",
+        sheetAccount: "Account",
+        sheetQuantity: "Quantity",
+        sheetConfirm: "Confirm",
+        sheetCancel: "Cancel",
+        sheetClosedTitle: "Purchase closed",
+        sheetClosed: "This purchase sheet is no longer open. Tap a tip to try again."
     )
 
     static let portuguese = TipJarStrings(
@@ -99,6 +117,14 @@ struct TipJarStrings: Sendable {
         unknownProduct: "Esta gorjeta não está mais na App Store. Toque em Tentar de novo para ver as gorjetas atuais.",
         errorTitle: "Algo deu errado",
         errorMessage: "A App Store não conseguiu concluir. Nada foi cobrado; tente de novo em instantes.",
-        heartsLabel: { "\($0) de 5 corações" }
+        heartsLabel: { "\($0) de 5 corações" },
+        sheetTitle: "App Store",
+        sheetKind: "Compra dentro do app",
+        sheetAccount: "Conta",
+        sheetQuantity: "Quantidade",
+        sheetConfirm: "Confirmar",
+        sheetCancel: "Cancelar",
+        sheetClosedTitle: "Compra encerrada",
+        sheetClosed: "Esta tela de compra não está mais aberta. Toque em uma gorjeta para tentar de novo."
     )
 }

@@ -70,7 +70,10 @@ enum ViewModels {
         return ["at": .string(at.isoWithMilliseconds), "atShort": .string(at.short), "path": .string(delivery.path.rawValue),
                 "transactionID": .string(String(delivery.transactionID)), "productID": .string(delivery.productID),
                 "outcome": .string(delivery.outcome.rawValue), "finished": .bool(delivery.finished),
-                "reason": delivery.note.map { .string($0.text) } ?? .null]
+                "reason": delivery.note.map { .string($0.text) } ?? .null,
+                // Purchase options: shown only when they differ from the defaults.
+                "quantity": delivery.purchasedQuantity == 1 ? .null : .string("×\(delivery.purchasedQuantity)"),
+                "appAccountToken": delivery.appAccountToken.map { .string($0.uuidString.lowercased()) } ?? .null]
     }
 
     /// The page's ledger rows, newest first like the timeline beside it (storage and the JSON API
@@ -105,7 +108,9 @@ enum ViewModels {
                 "traps": .array([(settings.interruptedPurchases, "interrupted purchases"), (settings.finishIgnored, "finish() is ignored"),
                                  (settings.chargedDespiteError, "charged despite an error"), (settings.syncReplaysFinished, "Restore replays"),
                                  (settings.listenerReemits > 0 && settings.listenerReemitDelayMs > 0, "re-emit later")]
-                    .filter(\.0).map { .string($0.1) })]
+                    .filter(\.0).map { .string($0.1) }),
+                // The purchase sheet.
+                "skipPurchaseSheet": .bool(settings.skipPurchaseSheet)]
     }
 
     /// Which settings on `/store` came from the `.storekit` file: those it sets whose value is still the file's.
@@ -117,26 +122,33 @@ enum ViewModels {
             "purchase": f.purchase != nil && f.purchase == c.purchase,
             "verification": f.verification != nil && f.verification == c.verification,
             "sync": f.sync != nil && f.sync == c.sync,
+            // The purchase sheet.
+            "skipPurchaseSheet": file.disableDialogs != nil && file.disableDialogs == current.skipPurchaseSheet,
         ]
         var result: [String: Any] = marks
-        result["anyFailure"] = marks.filter { $0.key != "askToBuyEnabled" }.values.contains(true)
+        result["anyFailure"] = marks.filter { !["askToBuyEnabled", "skipPurchaseSheet"].contains($0.key) }.values.contains(true)
         return result
     }
 
     /// What `fragments/tipjar` needs: the install, the localized strings, the hearts and the state.
-    static func tipJar(install: Install, state: TipJarState, isPurchaseOpen: Bool, csrfToken: String) -> TemplateData {
+    /// A tile posts to the purchase sheet (`purchase-sheet`), or straight to `purchases` when `skipPurchaseSheet` is on.
+    static func tipJar(install: Install, state: TipJarState, isPurchaseOpen: Bool, csrfToken: String,
+                       skipPurchaseSheet: Bool = false) -> TemplateData {
         let strings = TipJarStrings.of(install.locale)
         return ["install": Self.install(install), "installID": .string(install.id), "t": Self.strings(strings),
                 "hearts": hearts(install.hearts, strings: strings), "csrfToken": .string(csrfToken),
-                "state": Self.state(state, strings: strings, disabled: isPurchaseOpen)]
+                "state": Self.state(state, strings: strings, disabled: isPurchaseOpen),
+                "purchasePath": .string(skipPurchaseSheet ? "purchases" : "purchase-sheet")]
     }
 
     /// The whole `/installs/{id}` page, from domain values only (no I/O), so it can be tested and
     /// benchmarked without a server.
     static func installPage(install: Install, state: TipJarState, isPurchaseOpen: Bool, ledger: [Delivery],
                             events: [InstallEvent], csrfToken: String, catalogName: String, textSize: String?,
-                            feedback: Feedback?) -> TemplateData {
-        var data = tipJar(install: install, state: state, isPurchaseOpen: isPurchaseOpen, csrfToken: csrfToken)
+                            feedback: Feedback?, skipPurchaseSheet: Bool = false, sheet: PurchaseSheet? = nil) -> TemplateData {
+        var data = tipJar(install: install, state: state, isPurchaseOpen: isPurchaseOpen, csrfToken: csrfToken,
+                          skipPurchaseSheet: skipPurchaseSheet)
+        if let sheet { data["sheet"] = purchaseSheet(sheet, strings: .of(install.locale)) }
         data["catalogName"] = .string(catalogName)
         data["nav"] = ["installs": true]
         let size = textSizes.map(\.value).contains(textSize ?? "") ? textSize! : "default"
@@ -163,6 +175,12 @@ enum ViewModels {
     /// The value and label of every storefront, built once.
     static let storefrontNames: [(value: String, name: String)] = Storefront.all.map {
         ($0.countryCode, "\($0.countryCode) · \($0.name) (\($0.currencyCode))")
+    }
+
+    /// Every error `Product.purchase()` can be made to throw, labelled with its type:
+    /// `StoreKitError.networkError`, …, `Product.PurchaseError.invalidQuantity`, ….
+    static let purchaseFailureNames: [(value: String, name: String)] = PurchaseFailure.allCases.map {
+        ($0.rawValue, "\($0.typeName).\($0.rawValue)")
     }
 
     /// Choices for an optional error: "off" plus every case.

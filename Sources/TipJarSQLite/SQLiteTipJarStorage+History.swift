@@ -16,7 +16,7 @@ extension SQLiteTipJarStorage {
             conditions.append("\(column) = ?")
             arguments.append(value)
         }
-        // `pending` and `interrupted` share the status column; the purchase-issue flag tells them apart (`TipJarSchema.v5`).
+        // `pending` and `interrupted` share the status column; the purchase-issue flag tells them apart (`TipJarSchema.v6`).
         if let status = query.status, status == .pending || status == .interrupted {
             conditions.append("has_purchase_issue = \(status == .interrupted ? 1 : 0)")
         }

@@ -7,7 +7,8 @@ extension SQLiteTipJarStorage {
 
     static let transactionColumns = """
         id, product_id, purchase_date_ms, storefront, account_id, install_id, status, is_finished, is_external,
-        revocation_date_ms, revocation_reason, has_purchase_issue
+        revocation_date_ms, revocation_reason, purchased_quantity, app_account_token, price, currency, product_type,
+        app_bundle_id, signed_date_ms, has_purchase_issue
         """
 
     static func storedTransaction(_ row: Row) throws -> StoredTransaction {
@@ -17,8 +18,15 @@ extension SQLiteTipJarStorage {
         transaction.revocationDate = revocationMs.map(date)
         let reason: String? = try row.value(at: 10)
         transaction.revocationReason = reason.flatMap(Transaction.RevocationReason.init(rawValue:))
+        transaction.purchasedQuantity = try row.value(at: 11)
+        transaction.appAccountToken = (try row.value(at: 12, as: String?.self)).flatMap(UUID.init(uuidString:))
+        transaction.price = (try row.value(at: 13, as: String?.self)).flatMap { Decimal(string: $0, locale: Locale(identifier: "en_US_POSIX")) }
+        transaction.currency = try row.value(at: 14)
+        transaction.productType = (try row.value(at: 15, as: String?.self)).flatMap(ProductType.init(rawValue:))
+        transaction.appBundleID = try row.value(at: 16)
+        transaction.signedDate = (try row.value(at: 17, as: Int64?.self)).map(date) ?? transaction.purchaseDate
         return StoredTransaction(transaction: transaction, accountID: try row.value(at: 4), installID: try row.value(at: 5),
-                                 status: try row.value(at: 11, as: Bool.self) ? .interrupted : StoredTransaction.Status(rawValue: try row.value(at: 6)) ?? .declined,
+                                 status: try row.value(at: 18, as: Bool.self) ? .interrupted : StoredTransaction.Status(rawValue: try row.value(at: 6)) ?? .declined,
                                  isFinished: try row.value(at: 7), isExternal: try row.value(at: 8))
     }
 
@@ -27,17 +35,19 @@ extension SQLiteTipJarStorage {
         try await queue.write { db in try db.execute(sql: Self.insertTransactionSQL, arguments: Self.insertArguments(stored)) }
     }
 
-    static let insertTransactionSQL = "INSERT INTO transactions (\(transactionColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+    static let insertTransactionSQL = "INSERT INTO transactions (\(transactionColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 
     static func insertArguments(_ stored: StoredTransaction) -> StatementArguments {
         let t = stored.transaction
         return [Int64(bitPattern: t.id), t.productID, milliseconds(t.purchaseDate), t.storefront,
                 stored.accountID, stored.installID, statusColumn(stored.status), stored.isFinished, stored.isExternal,
-                t.revocationDate.map(milliseconds), t.revocationReason?.rawValue, stored.status == .interrupted]
+                t.revocationDate.map(milliseconds), t.revocationReason?.rawValue, t.purchasedQuantity,
+                t.appAccountToken?.uuidString.lowercased(), t.price.map { "\($0)" }, t.currency, t.productType?.rawValue,
+                t.appBundleID, milliseconds(t.signedDate), stored.status == .interrupted]
     }
 
     /// The `status` column's value: an interrupted transaction is `pending` with `has_purchase_issue = 1`
-    /// (`TipJarSchema.v5`).
+    /// (`TipJarSchema.v6`).
     static func statusColumn(_ status: StoredTransaction.Status) -> String {
         status == .interrupted ? StoredTransaction.Status.pending.rawValue : status.rawValue
     }
@@ -67,10 +77,10 @@ extension SQLiteTipJarStorage {
         try await queue.write { db in
             try db.execute(sql: """
                 UPDATE transactions SET purchase_date_ms = ?, status = ?, is_finished = ?, revocation_date_ms = ?, revocation_reason = ?,
-                has_purchase_issue = ? WHERE id = ?
+                signed_date_ms = ?, has_purchase_issue = ? WHERE id = ?
                 """, arguments: [Self.milliseconds(t.purchaseDate), Self.statusColumn(stored.status), stored.isFinished,
-                                 t.revocationDate.map(Self.milliseconds), t.revocationReason?.rawValue, stored.status == .interrupted,
-                                 Int64(bitPattern: t.id)])
+                                 t.revocationDate.map(Self.milliseconds), t.revocationReason?.rawValue,
+                                 Self.milliseconds(t.signedDate), stored.status == .interrupted, Int64(bitPattern: t.id)])
         }
     }
 
@@ -126,6 +136,9 @@ extension SQLiteTipJarStorage {
     ///   reason. Nothing is kept then.
     public func record(_ delivery: Delivery) async throws -> (outcome: RecordOutcome, hearts: Int) {
         defer { _ = enqueuedInserts.withLock { $0.removeValue(forKey: delivery.transactionID) } }
+        // An insert that already failed (e.g. it waited out a lock) fails the record without a
+        // second wait; one that fails later fails it inside its transaction (checked below).
+        if let error = enqueuedInserts.withLock({ $0[delivery.transactionID]?.error }) { throw error }
         return try await queue.write { db in
             var outcome = delivery.outcome
             let transactionID = Int64(bitPattern: delivery.transactionID)
@@ -183,14 +196,19 @@ extension SQLiteTipJarStorage {
 
     static func ledger(_ db: Database, installID: String, limit: Int) throws -> [Delivery] {
         try db.cachedStatement(sql: """
-            SELECT install_id, transaction_id, product_id, path, outcome, finished, at_ms, note FROM
-            (SELECT * FROM deliveries WHERE install_id = ? ORDER BY id DESC LIMIT ?) ORDER BY id
+            SELECT d.install_id, d.transaction_id, d.product_id, d.path, d.outcome, d.finished, d.at_ms,
+                   t.purchased_quantity, t.app_account_token, d.note FROM
+            (SELECT * FROM deliveries WHERE install_id = ? ORDER BY id DESC LIMIT ?) AS d
+            LEFT JOIN transactions AS t ON t.id = d.transaction_id ORDER BY d.id
             """).fetchAll(arguments: [installID, limit]) { row in
-            Delivery(installID: try row.value(at: 0), transactionID: UInt64(bitPattern: try row.value(at: 1)),
-                     productID: try row.value(at: 2), path: DeliveryPath(rawValue: try row.value(at: 3)) ?? .listener,
-                     outcome: RecordOutcome(rawValue: try row.value(at: 4)) ?? .unverified,
-                     finished: try row.value(at: 5), at: Self.date(try row.value(at: 6)),
-                     note: (try row.value(at: 7) as String?).flatMap(DeliveryNote.init(rawValue:)))
+            var delivery = Delivery(installID: try row.value(at: 0), transactionID: UInt64(bitPattern: try row.value(at: 1)),
+                                    productID: try row.value(at: 2), path: DeliveryPath(rawValue: try row.value(at: 3)) ?? .listener,
+                                    outcome: RecordOutcome(rawValue: try row.value(at: 4)) ?? .unverified,
+                                    finished: try row.value(at: 5), at: Self.date(try row.value(at: 6)),
+                                    note: (try row.value(at: 9) as String?).flatMap(DeliveryNote.init(rawValue:)))
+            delivery.purchasedQuantity = try row.value(at: 7, as: Int?.self) ?? 1
+            delivery.appAccountToken = (try row.value(at: 8, as: String?.self)).flatMap(UUID.init(uuidString:))
+            return delivery
         }
     }
 

@@ -5,7 +5,7 @@ import TipJar
 /// The core's `TipJarStorage` on an SQLite file: every method is one serialized unit of work on
 /// the `DatabaseQueue`, and `record(_:)` does the duplicate check atomically in SQL
 /// (`INSERT … ON CONFLICT DO NOTHING`, then `sqlite3_changes()`), committing the ledger row, the
-/// heart and the finished flag together before it returns (issue 6).
+/// heart and the finished flag together before it returns.
 public final class SQLiteTipJarStorage: TipJarStorage {
     /// The serialized connection.
     public let queue: DatabaseQueue

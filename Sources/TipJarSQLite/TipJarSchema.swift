@@ -107,12 +107,28 @@ public enum TipJarSchema {
         CREATE INDEX installs_by_account ON installs (account_id);
         """
 
-    /// `v5-purchase-issues`: an interrupted purchase's transaction (`SKTestTransaction.hasPurchaseIssue`,
+    /// `v5-transaction-fields`: the `Transaction` fields a purchase now carries
+    /// (https://developer.apple.com/documentation/storekit/transaction): `purchasedQuantity` (1–10, the
+    /// `quantity(_:)` option), `appAccountToken` (a UUID, lower case), `price` (the exact decimal text, never a
+    /// float), `currency` (ISO 4217), `productType`, `appBundleID` and `signedDate`. Rows saved before keep
+    /// quantity 1 and `NULL` for the others (the API answers `null`; `signedDate` falls back to the purchase
+    /// date). `ADD COLUMN` with a constant default rewrites no row (https://www.sqlite.org/lang_altertable.html).
+    public static let v5 = """
+        ALTER TABLE transactions ADD COLUMN purchased_quantity INTEGER NOT NULL DEFAULT 1 CHECK (purchased_quantity BETWEEN 1 AND 10);
+        ALTER TABLE transactions ADD COLUMN app_account_token TEXT;
+        ALTER TABLE transactions ADD COLUMN price TEXT;
+        ALTER TABLE transactions ADD COLUMN currency TEXT;
+        ALTER TABLE transactions ADD COLUMN product_type TEXT;
+        ALTER TABLE transactions ADD COLUMN app_bundle_id TEXT;
+        ALTER TABLE transactions ADD COLUMN signed_date_ms INTEGER;
+        """
+
+    /// `v6-purchase-issues`: an interrupted purchase's transaction (`SKTestTransaction.hasPurchaseIssue`,
     /// https://developer.apple.com/documentation/storekittest/sktesttransaction/haspurchaseissue) is kept as
     /// `status = 'pending'` with `has_purchase_issue = 1`, so the `status` CHECK (which SQLite cannot change in
     /// place) stays; and a ledger row's short reason (`DeliveryNote`), `NULL` for an ordinary delivery. Both are
     /// `ADD COLUMN`s with defaults, so rows written before keep their meaning.
-    public static let v5 = """
+    public static let v6 = """
         ALTER TABLE transactions ADD COLUMN has_purchase_issue INTEGER NOT NULL DEFAULT 0 CHECK (has_purchase_issue IN (0, 1));
         ALTER TABLE deliveries ADD COLUMN note TEXT;
         """
@@ -123,6 +139,7 @@ public enum TipJarSchema {
         ("v2-install-labels", v2),
         ("v3-counted-by-transaction", v3),
         ("v4-transactions-outlive-installs", v4),
-        ("v5-purchase-issues", v5),
+        ("v5-transaction-fields", v5),
+        ("v6-purchase-issues", v6),
     ]
 }

@@ -7,7 +7,7 @@ import TipJar
 /// (``Catalog/tipListing(locale:storefront:)``; fields escaped by ``Catalog/escapedField(_:)``), then one
 /// `applied setting: <key> (<what>)` or `ignored setting: <key> (<why>)` line per key of the file's `settings`
 /// (``StoreKitFileSettings/Note/line``). A bad file prints `<file>: <JSON location>: <problem>` and exits 1;
-/// a bad option exits 64.
+/// a bad option, or an option given twice, exits 64.
 struct CheckStoreKitCommand {
     static let usage = """
         USAGE: tipjar check-storekit FILE [--locale LOCALE] [--storefront CODE]
@@ -17,12 +17,14 @@ struct CheckStoreKitCommand {
         'not a tip: <productID> (<type>)' for every other product, then
         'applied setting: <key> (<what>)' or 'ignored setting: <key> (<why>)' for every key of the
         file's settings. Inside a field, a backslash is written \\\\, a tab \\t, a line feed \\n, a
-        carriage return \\r and any other control character \\u{XX} (its hex code point), so every
-        tip line has exactly three fields. Exits 1 with <file>: <JSON location>: <problem> on a bad file.
+        carriage return \\r and any other control character, line or paragraph separator or
+        bidirectional control \\u{XX} (its hex code point), so every tip line has exactly three
+        fields and shows in its own order. Exits 1 with <file>: <JSON location>: <problem> on a bad file.
 
         OPTIONS:
-          --locale LOCALE       Language of the names (default: en): en, pt-BR, or any locale the
-                                file's localizations hold (fr, de, ja_JP, ...; fr matches fr_FR).
+          --locale LOCALE       Language of the names (default: en): en, pt-BR, or any language the
+                                file's localizations hold (fr, de, ja_JP, ...; fr and fr_CA match
+                                fr_FR, as an install's locale does).
           --storefront CODE     ISO 3166-1 alpha-3 code of any App Store storefront, for prices
                                 (default: the file's _storefront, else USA).
           -h, --help            Show this help.
@@ -54,7 +56,7 @@ struct CheckStoreKitCommand {
             printError(error.description)
             return 1
         }
-        guard AppLocale(rawValue: locale) != nil || catalog.holdsLocale(locale) else {
+        guard AppLocale(rawValue: locale) != nil || catalog.holdsLanguage(of: locale) else {
             let held = catalog.fileLocales.map(Catalog.escapedField)
             throw UsageError(message: "--locale \(Catalog.escapedField(locale)): the file holds no such locale (it holds "
                              + (held.isEmpty ? "none" : held.joined(separator: ", ")) + "; en and pt-BR are always accepted)")

@@ -1,8 +1,8 @@
 import Foundation
 import TipJar
 
-/// The `tipjar` commands: `serve` and `check-storekit`. Usage errors exit 64 (`EX_USAGE`,
-/// sysexits.h), a bad `.storekit` file exits 1.
+/// The `tipjar` commands: `serve`, `check-storekit`, `check-database` and `scenario run`. Usage errors exit 64
+/// (`EX_USAGE`, sysexits.h), a bad `.storekit` file or a damaged database exits 1.
 enum CommandLineTool {
     static let usage = """
         USAGE: tipjar <command> [options]
@@ -12,6 +12,9 @@ enum CommandLineTool {
         COMMANDS:
           serve             Serve the dashboard (default http://127.0.0.1:8080).
           check-storekit    Load a .storekit file exactly as serve would and list its tips.
+          check-database    Check an SQLite database file in full (PRAGMA integrity_check),
+                            read-only; exit 1 and list the problems when it is damaged.
+          scenario run      Run scenario files (steps with expectations) against a dashboard.
 
         Run 'tipjar <command> --help' for the options of a command.
         """
@@ -30,6 +33,10 @@ enum CommandLineTool {
             return await runCommand(rest, usage: ServeCommand.usage) { try await ServeCommand(arguments: $0).run() }
         case "check-storekit":
             return await runCommand(rest, usage: CheckStoreKitCommand.usage) { try CheckStoreKitCommand(arguments: $0).run() }
+        case "check-database":
+            return await runCommand(rest, usage: CheckDatabaseCommand.usage) { try CheckDatabaseCommand(arguments: $0).run() }
+        case "scenario":
+            return await runCommand(rest, usage: ScenarioCommand.usage) { try await ScenarioCommand(arguments: $0).run() }
         default:
             printError("error: unknown command '\(command)'\n\n\(usage)")
             return 64
@@ -76,7 +83,8 @@ struct ArgumentReader {
     ///   - valued: Option names that take a value.
     ///   - flags: Option names that take none.
     ///   - repeatable: Option names that take a value and may be given more than once.
-    /// - Throws: `UsageError` for an unknown option or a missing value.
+    /// - Throws: `UsageError` for an unknown option, a missing value, or an option other than a repeatable one
+    ///   given twice (which of the two was meant cannot be known).
     init(_ arguments: [String], valued: Set<String>, flags flagNames: Set<String> = [], repeatable: Set<String> = []) throws {
         var index = 0
         while index < arguments.count {
@@ -88,14 +96,19 @@ struct ArgumentReader {
                     value = String(word[word.index(after: equals)...])
                 }
                 if flagNames.contains(name), value == nil {
-                    flags.insert(name)
+                    guard flags.insert(name).inserted else { throw UsageError(message: "\(name) is given twice: give it once") }
                 } else if valued.contains(name) || repeatable.contains(name) {
                     if value == nil {
                         index += 1
                         guard index < arguments.count else { throw UsageError(message: "\(name) needs a value") }
                         value = arguments[index]
                     }
-                    if repeatable.contains(name) { repeated[name, default: []].append(value!) } else { options[name] = value }
+                    if repeatable.contains(name) {
+                        repeated[name, default: []].append(value!)
+                    } else {
+                        guard options[name] == nil else { throw UsageError(message: "\(name) is given twice: give it once") }
+                        options[name] = value
+                    }
                 } else {
                     throw UsageError(message: "unknown option '\(name)'")
                 }

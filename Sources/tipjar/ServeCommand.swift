@@ -30,10 +30,16 @@ struct ServeCommand {
                                   survives power loss. normal: survives a crash of the
                                   process, not of the machine; faster.
           --allowed-host NAME     Also accept NAME (or NAME:PORT) in the Host field, e.g. this
-                                  machine's DNS name; repeatable. Other names get 421.
+                                  machine's DNS name; repeatable, no wildcards. Other names
+                                  get 421.
           --admin-token TOKEN     Required to bind a non-loopback address: at least 32 hex
                                   digits (128 bits). Scripts send Authorization: Bearer TOKEN;
                                   browsers open the printed ?token= link once.
+          --max-connections-per-address N
+                                  Open connections one client address (IPv4 address or IPv6
+                                  /64) may hold; more get 503 (default: 512, of 4096 in all).
+          --bundle-id ID          The app's bundle ID, which every transaction carries as
+                                  appBundleID (default: com.example.tipjar).
           --reload-templates      Re-read Templates/ on every request (for template editing).
           --templates DIR         Templates folder (default: the package's Templates/).
           --public DIR            Static files folder (default: the package's Public/).
@@ -44,10 +50,12 @@ struct ServeCommand {
     var port = 8080
     var database = "./tipjar.sqlite3"
     var storekit: String?
+    var bundleID = SimulatedStore.defaultAppBundleID
     var durability = DatabaseConfiguration.Durability.full
     var adminToken: String?
     var allowedHosts: [String] = []
     var reloadTemplates = false
+    var maxConnectionsPerAddress = HTTPServerConfiguration().maxConnectionsPerAddress
     var templates: URL
     var publicDirectory: URL
 
@@ -57,7 +65,8 @@ struct ServeCommand {
 
     init(arguments: [String]) throws {
         let reader = try ArgumentReader(arguments, valued: ["--host", "--port", "--database", "--storekit", "--durability",
-                                                            "--admin-token", "--templates", "--public"],
+                                                            "--admin-token", "--templates", "--public", "--bundle-id",
+                                                            "--max-connections-per-address"],
                                         flags: ["--reload-templates"], repeatable: ["--allowed-host"])
         guard reader.positional.isEmpty else { throw UsageError(message: "unexpected argument '\(reader.positional[0])'") }
         host = reader.options["--host"] ?? host
@@ -67,6 +76,12 @@ struct ServeCommand {
         }
         database = reader.options["--database"] ?? database
         storekit = reader.options["--storekit"]
+        if let text = reader.options["--bundle-id"] {
+            guard Self.isBundleID(text) else {
+                throw UsageError(message: "--bundle-id must be letters, digits, hyphens and periods, e.g. com.example.tipjar")
+            }
+            bundleID = text
+        }
         if let text = reader.options["--durability"] {
             switch text {
             case "full": durability = .full
@@ -82,12 +97,27 @@ struct ServeCommand {
             throw UsageError(message: "binding to \(host) (not loopback) requires --admin-token")
         }
         allowedHosts = reader.repeated["--allowed-host"] ?? []
+        for name in allowedHosts where name.contains("*") {
+            throw UsageError(message: "--allowed-host '\(name)': wildcards are not supported: name each host")
+        }
         for name in allowedHosts where !HTTPServerConfiguration.isValidHost(name) {
             throw UsageError(message: "--allowed-host '\(name)' is not a host name, IP address or host:port")
+        }
+        if let text = reader.options["--max-connections-per-address"] {
+            guard let value = Int(text), value >= 1 else { throw UsageError(message: "--max-connections-per-address must be a whole number of at least 1") }
+            maxConnectionsPerAddress = value
         }
         reloadTemplates = reader.flags.contains("--reload-templates")
         templates = reader.options["--templates"].map { URL(fileURLWithPath: $0) } ?? Self.packageRoot.appendingPathComponent("Templates")
         publicDirectory = reader.options["--public"].map { URL(fileURLWithPath: $0) } ?? Self.packageRoot.appendingPathComponent("Public")
+    }
+
+    /// `CFBundleIdentifier`'s rule: only letters A–Z and a–z, digits, hyphens and periods
+    /// (https://developer.apple.com/documentation/bundleresources/information-property-list/cfbundleidentifier);
+    /// at most 155 characters, App Store Connect's limit, and no empty dot-separated part.
+    static func isBundleID(_ text: String) -> Bool {
+        !text.isEmpty && text.count <= 155 && text.split(separator: ".", omittingEmptySubsequences: false).allSatisfy { !$0.isEmpty }
+            && text.unicodeScalars.allSatisfy { $0.isASCII && (CharacterSet.alphanumerics.contains($0) || $0 == "-" || $0 == ".") }
     }
 
     static func isLoopback(_ host: String) -> Bool {
@@ -105,40 +135,68 @@ struct ServeCommand {
         }
         // Every key of the file's settings, applied or ignored with the reason, as check-storekit prints them.
         for note in catalog.fileSettings.notes { printError("tipjar: \(note.line)") }
+        let environment = TipJarEnvironment.live
+        // A start-up that fails after this point removes the database only when this run created it.
+        let databaseExisted = FileManager.default.fileExists(atPath: database)
         let storage: SQLiteTipJarStorage
         do {
-            storage = try SQLiteTipJarStorage(path: database, configuration: DatabaseConfiguration(durability: durability, groupCommit: true))
+            let configuration = DatabaseConfiguration(durability: durability, groupCommit: true, onFault: { fault in
+                environment.log("database writes stopped", ["error": fault.description, "file": fault.path ?? database])
+            })
+            storage = try SQLiteTipJarStorage(path: database, configuration: configuration)
         } catch {
-            printError("tipjar: cannot open the database \(database): \(error)")
+            let hint = (error as? DatabaseError)?.isCorrupt == true ? "\n(tipjar check-database \(database) lists every problem)" : ""
+            printError("tipjar: cannot open the database \(database): \(error)\(hint)")
             return 1
         }
-        let environment = TipJarEnvironment.live
-        let store = try await SimulatedStore(catalog: catalog, storage: storage, environment: environment)
-        let service = TipJarService(store: store, storage: storage, environment: environment)
+        do {
+            return try await serve(catalog: catalog, storage: storage, environment: environment)
+        } catch {
+            try? storage.queue.close()
+            if !databaseExisted { Self.removeDatabaseFiles(database) }
+            throw error
+        }
+    }
+
+    /// The files SQLite keeps for the database at `path` (https://www.sqlite.org/tempfiles.html): the database,
+    /// its write-ahead log and shared-memory index, and a rollback journal — removed after a failed start-up
+    /// that created the database, so the next start does not find an empty database it did not ask for.
+    static func removeDatabaseFiles(_ path: String) {
+        for suffix in ["", "-wal", "-shm", "-journal"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+    }
+
+    private func serve(catalog: Catalog, storage: SQLiteTipJarStorage, environment: TipJarEnvironment) async throws -> Int32 {
         let catalogName = storekit.map { URL(fileURLWithPath: $0).lastPathComponent } ?? Catalog.shippedFileName
-        let dashboard = try Dashboard(service: service, storage: storage,
-                                      configuration: DashboardConfiguration(templatesDirectory: templates, publicDirectory: publicDirectory,
-                                                                            reloadTemplates: reloadTemplates, adminToken: adminToken,
-                                                                            catalogName: catalogName),
-                                      log: environment.log)
         let accessLog = BufferedStandardError()
         let token = adminToken
-        let server = HTTPServer(configuration: HTTPServerConfiguration(host: host, port: port, additionalHosts: allowedHosts,
-                                                                       serverResponseFields: SecurityHeaders.fields),
-                                responder: dashboard,
-                                accessLog: { entry in accessLog.write(line: AccessLogRedaction.redact(entry, adminToken: token).description) })
+        let stack = try await DashboardStack(catalog: catalog, storage: storage,
+                                             configuration: DashboardConfiguration(templatesDirectory: templates, publicDirectory: publicDirectory,
+                                                                                   reloadTemplates: reloadTemplates, adminToken: adminToken,
+                                                                                   catalogName: catalogName),
+                                             server: HTTPServerConfiguration(host: host, port: port, additionalHosts: allowedHosts,
+                                                                                    maxConnectionsPerAddress: maxConnectionsPerAddress),
+                                             environment: environment,
+                                             accessLog: { entry in accessLog.write(line: AccessLogRedaction.redact(entry, adminToken: token).description) },
+                                             appBundleID: bundleID)
+        let server = stack.server
         // Handlers first, so a signal that arrives as soon as the banner is out is already caught.
         let signals = Self.installSignalHandlers { await server.shutdown(timeout: .seconds(10)) }
-        let boundPort = try server.start()
-        let shownHost = host.contains(":") ? "[\(host)]" : host
-        var address = "http://\(shownHost):\(boundPort)/"
+        let boundPort: Int
+        do {
+            boundPort = try server.start()
+        } catch {
+            signals.cancel()
+            let address = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
+            throw StartUpError(description: "cannot listen on \(address):\(port): \(error)")
+        }
+        var address = "http://\(HTTPServerConfiguration.urlHost(forBind: host)):\(boundPort)/"
         if let adminToken { address += "?token=\(adminToken)" }
         FileHandle.standardOutput.write(Data("Tip Jar Dashboard serving \(catalogName) on \(address) (database \(database), durability \(durability))\n".utf8))
         // The signal sources must outlive the wait: an optimized build may otherwise release them
         // as soon as their last use, and SIGTERM would then be ignored.
         await server.waitUntilStopped()
         // Late deliveries still waiting are dropped, never awaited; a charged transaction stays unfinished for the next launch.
-        await service.cancelScheduledDeliveries()
+        await stack.service.cancelScheduledDeliveries()
         withExtendedLifetime(signals) {}
         accessLog.flush()
         try? storage.queue.close()
@@ -193,6 +251,11 @@ struct ServeCommand {
         source.resume()
         return source
     }
+}
+
+/// A start-up step that failed (printed as `error: <description>`, exit 1).
+struct StartUpError: Error, CustomStringConvertible {
+    var description: String
 }
 
 /// The write end of the pipe the SIGINT/SIGTERM handler writes to; set once, before the handlers

@@ -186,7 +186,9 @@ measure() { # key port path
 }
 
 hold_idle() { # port -> starts holder in background; waits until all are connected
-    python3 "$HERE/idle_connections.py" --port "$1" --count "$IDLE" --seconds 60 --ready "$WORK/idle.ready" --report "$WORK/idle-$1.txt" &
+    # Spread over four client addresses: tipjar serve allows 512 connections per address.
+    python3 "$HERE/idle_connections.py" --port "$1" --count "$IDLE" --seconds 60 --ready "$WORK/idle.ready" --report "$WORK/idle-$1.txt" \
+        --sources 127.0.0.11,127.0.0.12,127.0.0.13,127.0.0.14 &
     HOLDER_PID=$!
     for _ in $(seq 300); do [ -f "$WORK/idle.ready" ] && break; kill -0 "$HOLDER_PID" 2>/dev/null || break; sleep 0.1; done
     cat "$WORK/idle.ready" 2>/dev/null || echo "   idle holder did not report ready"

@@ -154,8 +154,10 @@ def server():
 
 @pytest.fixture(autouse=True)
 def normal_store(server):
-    """Every test starts from the store settings the server started with."""
-    server.api("PUT", "/api/store", server.defaults)
+    """Every test starts from the store settings the server started with, with the purchase sheet skipped
+    (`skipPurchaseSheet`, Xcode's Disable Dialogs): a tap buys at once, as these tests expect. The sheet's own
+    tests (test_purchase_sheet.py) turn it back on."""
+    server.api("PUT", "/api/store", {**server.defaults, "skipPurchaseSheet": True})
     yield
 
 

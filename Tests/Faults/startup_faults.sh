@@ -1,15 +1,20 @@
 #!/usr/bin/env bash
-# Faults 2 and 3 of issue 6, at the server level: `tipjar serve` refuses a bad database file at
-# start-up with a clear message naming the file, within 5 s, exit status non-zero, and the file's
-# bytes (sha256, and its -wal's) are unchanged afterwards.
+# `tipjar serve` at start-up: it refuses a bad database file with a clear message naming the file,
+# within 5 s, exit status non-zero, and the file's bytes (sha256, and its -wal's) are unchanged
+# afterwards; and it starts normally, with all data, on every file SQLite itself opens as sound.
 #
 #   TIPJAR_BIN=.build/release/tipjar Tests/Faults/startup_faults.sh
 #
-# Cases: a file of random bytes; an SQLite header followed by random bytes; a real database cut in
-# half (page-aligned) and cut mid-page; a WAL from another database placed beside a database; a
-# read-only database file (chmod a-w); a read-only folder. A control case checks that a good
-# database starts. Builds nothing: TIPJAR_BIN defaults to .build/release/tipjar (current folder,
-# else the repository root). Prints `N passed, M failed`; exits 1 on any failure.
+# Refused: a file of random bytes; an SQLite header followed by random bytes; a real database cut
+# in half (page-aligned) and cut mid-page; a WAL from another database placed beside a database;
+# one key changed in a deliveries_by_install index page (PRAGMA integrity_check fails, and
+# `tipjar check-database` says so and exits 1); a read-only database file (chmod a-w); a read-only
+# folder. Accepted: a good database (control; `check-database` exits 0); the three states a
+# SIGKILL leaves while SQLite starts a new WAL generation (https://www.sqlite.org/walformat.html):
+# a new WAL header + the old frame 1, a new frame header + the old page bytes, a header with no
+# frame; a database with bytes after its last page. Builds nothing: TIPJAR_BIN defaults to
+# .build/release/tipjar (current folder, else the repository root). Prints `N passed, M failed`;
+# exits 1 on any failure.
 set -uo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -139,7 +144,7 @@ else
     fail "control" "could not create a database with the server"
 fi
 
-# ---- fault 2: corrupt files
+# ---- corrupt files
 mkdir -p "$WORK/random"
 head -c 65536 /dev/urandom >"$WORK/random/random.sqlite3"
 expect_refusal "random bytes (64 KiB)" "$WORK/random/random.sqlite3" "$WORK/random/random.sqlite3"
@@ -178,7 +183,106 @@ else
     fail "foreign WAL (fresh)" "could not prepare the databases"
 fi
 
-# ---- fault 3: read-only file and folder (a clear start-up error)
+# expect_start NAME DB INSTALLS: the server starts on DB, lists INSTALLS installs and answers a purchase with 200
+expect_start() {
+    local name="$1" db="$2" want="$3" got
+    if ! start_server "$db" "$db.run" >/dev/null; then
+        fail "$name" "did not start: $(grep -v '^method=' "$db.run.err" | head -3 | cut -c1-400)"; return
+    fi
+    got="$(python3 - "$PORT" <<'PY'
+import http.client, json, sys
+c = http.client.HTTPConnection("127.0.0.1", int(sys.argv[1]), timeout=10)
+ids, page = [], 1
+while True:
+    c.request("GET", "/api/installs?pageSize=50&page=%d" % page)
+    body = json.loads(c.getresponse().read())
+    ids += [install["id"] for install in body["installs"]]
+    if not body["hasMore"]: break
+    page += 1
+c.request("POST", "/api/installs/%s/purchases" % ids[0], body='{"productID":"com.example.tipjar.tip.coffee"}',
+          headers={"Content-Type": "application/json"})
+reply = c.getresponse(); reply.read()
+print(len(ids), reply.status)
+PY
+)"
+    kill_server
+    if [ "$got" = "$want 200" ]; then pass "$name (started; $want installs listed, a purchase answered 200)"
+    else fail "$name" "expected '$want 200' (installs listed, purchase status), got '$got'"; fi
+}
+
+# wal_restart DB STATE: leaves DB and DB-wal as a SIGKILL leaves them while SQLite starts a new WAL
+# generation: generation 1 was checkpointed into DB, then the next write rewrote the 32-byte WAL
+# header (new salts) and was killed before (or while) writing frame 1 (24-byte header, then the page).
+wal_restart() {
+    python3 - "$1" "$2" <<'PY'
+import sqlite3, sys
+path, state = sys.argv[1], sys.argv[2]
+db = sqlite3.connect(path, isolation_level=None)
+db.execute("PRAGMA wal_autocheckpoint = 0")
+db.execute("UPDATE installs SET label = label || ' (1)'")    # WAL generation 1 (a real change:
+db.execute("PRAGMA wal_checkpoint(FULL)")                    # SQLite skips identical rows) is copied
+snapshot, old = open(path, "rb").read(), open(path + "-wal", "rb").read()     # into the database;
+db.execute("UPDATE installs SET label = label || ' (2)'")    # generation 2: new header, new frame 1
+new = open(path + "-wal", "rb").read()
+frame = 24 + db.execute("PRAGMA page_size").fetchone()[0]
+db.close()
+assert new[:32] != old[:32], "SQLite did not start a new WAL generation"
+wal = {"new-header-old-frame": new[:32] + old[32:32 + frame],
+       "new-frame-header-old-page": new[:32 + 24] + old[32 + 24:32 + frame],
+       "header-only": new[:32]}[state]
+open(path, "wb").write(snapshot)
+open(path + "-wal", "wb").write(wal)
+PY
+    [ $? -eq 0 ] || return 1
+    rm -f "$1-shm"
+}
+
+# ---- files SQLite opens as sound start normally, with all data
+for state in new-header-old-frame new-frame-header-old-page header-only; do
+    mkdir -p "$WORK/$state"
+    cp "$WORK/good/good.sqlite3" "$WORK/$state/db.sqlite3"
+    if wal_restart "$WORK/$state/db.sqlite3" "$state"; then
+        expect_start "crash while SQLite starts a new WAL generation: $state ($(stat -c %s "$WORK/$state/db.sqlite3-wal")-byte -wal)" \
+            "$WORK/$state/db.sqlite3" 20
+    else
+        fail "WAL restart state $state" "could not build it"
+    fi
+done
+mkdir -p "$WORK/trailing"
+{ cat "$WORK/good/good.sqlite3"; head -c 5000 /dev/urandom; } >"$WORK/trailing/db.sqlite3"
+expect_start "5,000 bytes after the database's last page" "$WORK/trailing/db.sqlite3" 20
+
+# ---- a damaged index: refused by serve, reported by check-database
+mkdir -p "$WORK/index"
+cp "$WORK/good/good.sqlite3" "$WORK/index/db.sqlite3"
+python3 - "$WORK/index/db.sqlite3" <<'PY'
+import sqlite3, sys
+path = sys.argv[1]
+db = sqlite3.connect(path)
+page = db.execute("PRAGMA page_size").fetchone()[0]
+leaf = db.execute("SELECT pageno FROM dbstat WHERE name = 'deliveries_by_install' AND pagetype = 'leaf' ORDER BY pageno").fetchone()[0]
+ids = [row[0].encode() for row in db.execute("SELECT id FROM installs")]
+db.close()
+data = bytearray(open(path, "rb").read())
+start = (leaf - 1) * page
+at = next(found for found in (data.find(i, start, start + page) for i in ids) if found >= 0)
+data[at + len(ids[0]) - 1] ^= 0x01   # one hex digit of one install ID in the index's leaf page
+open(path, "wb").write(data)
+PY
+REQUIRE_WORD="integrity_check" \
+    expect_refusal "one key changed in a deliveries_by_install leaf page" "$WORK/index/db.sqlite3" "$WORK/index/db.sqlite3"
+before="$(digest "$WORK/index/db.sqlite3")"
+output="$("$BIN" check-database "$WORK/index/db.sqlite3" 2>&1)"; status=$?
+if [ "$status" -eq 1 ] && printf '%s' "$output" | grep -q "deliveries_by_install" && [ "$before" = "$(digest "$WORK/index/db.sqlite3")" ]; then
+    pass "check-database on the damaged index: exit 1, names deliveries_by_install, bytes unchanged: $(printf '%s' "$output" | head -1 | cut -c1-200)"
+else
+    fail "check-database on the damaged index" "exit $status: $(printf '%s' "$output" | head -3)"
+fi
+output="$("$BIN" check-database "$WORK/good/good.sqlite3" 2>&1)"; status=$?
+[ "$status" -eq 0 ] && [ "$output" = "$WORK/good/good.sqlite3: ok" ] && pass "check-database on a good database: exit 0, ok" \
+    || fail "check-database on a good database" "exit $status: $output"
+
+# ---- read-only file and folder (a clear start-up error)
 mkdir -p "$WORK/rofile"
 cp "$WORK/good/good.sqlite3" "$WORK/rofile/ro.sqlite3"
 chmod a-w "$WORK/rofile/ro.sqlite3"

@@ -37,6 +37,14 @@ struct HostAllowListTests {
         #expect(names.contains("127.0.0.1"), "the loopback interface is one of getifaddrs' addresses")
     }
 
+    @Test(arguments: [("0.0.0.0", "127.0.0.1"), ("::", "[::1]"), ("[::]", "[::1]"), ("127.0.0.1", "127.0.0.1"), ("::1", "[::1]"),
+                      ("localhost", "localhost"), ("192.0.2.7", "192.0.2.7"), ("fe80::1", "[fe80::1]")])
+    func theURLPrintedForABindNamesAHostTheAllowListAccepts(_ bind: String, _ urlHost: String) throws {
+        #expect(HTTPServerConfiguration.urlHost(forBind: bind) == urlHost)
+        let allowed = HostValidator.allowList(for: HTTPServerConfiguration(host: bind, port: 8080, machineNames: []), port: 8080)
+        #expect(try Self.accepts(allowed, "\(urlHost):8080"), "a browser opening http://\(urlHost):8080/ is served")
+    }
+
     @Test func aSpecificBindAcceptsItsAddressAndTheConfiguredNames() throws {
         let allowed = HostValidator.allowList(for: HTTPServerConfiguration(host: "192.0.2.7", additionalHosts: ["tipjar.lan"],
                                                                            machineNames: ["box"]), port: 80)

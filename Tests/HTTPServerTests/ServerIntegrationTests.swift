@@ -107,11 +107,12 @@ struct ServerIntegrationTests {
         await server.shutdown(timeout: .seconds(1))
     }
 
-    @Test func shedsLoadWith503OverTheCap() async throws {
+    @Test func shedsLoadWith503OverTheCapWhenNoConnectionIsIdle() async throws {
         let (server, port) = try Self.makeServer { $0.maxConnections = 1 }
         let reply = await TestClient.onThread { () -> String in
             let first = TestClient.connect(port: port)
             defer { close(first) }
+            TestClient.send(first, "GET / HTTP/1.1\r\n")  // a request in progress: not idle, not given up
             usleep(100_000)
             let second = TestClient.connect(port: port)
             defer { close(second) }
@@ -124,7 +125,8 @@ struct ServerIntegrationTests {
     @Test func holdsManyIdleConnectionsCheaply() async throws {
         let (server, port) = try Self.makeServer()
         let reply = await TestClient.onThread { () -> String in
-            let idle = (0..<1000).map { _ in TestClient.connect(port: port) }
+            // Four client addresses, 250 each: under the per-address cap (512 by default).
+            let idle = (0..<1000).map { TestClient.connect(port: port, source: "127.0.0.\(10 + $0 % 4)") }
             defer { idle.forEach { close($0) } }
             let fd = TestClient.connect(port: port)
             defer { close(fd) }

@@ -13,12 +13,32 @@ enum TestClient {
         }
     }
 
-    /// Connects to 127.0.0.1:port (or `host`) with a receive timeout; returns the fd.
-    static func connect(port: Int, host: String = "127.0.0.1", timeoutMs: Int = 3000) -> Int32 {
+    /// Connects to 127.0.0.1:port (or `host`) with a receive timeout; returns the fd. The default
+    /// timeout is generous (10 s): under the whole suite the responders' thread pool can be busy with
+    /// other tests for seconds, and a test that waits for a close must not mistake that for a hang.
+    /// - Parameters:
+    ///   - source: an IPv4 address to bind the client end to first (any of 127.0.0.0/8 is loopback),
+    ///     so tests can be several clients.
+    ///   - receiveBuffer: a fixed `SO_RCVBUF` in bytes (set before connecting, so the TCP window
+    ///     stays small), for clients that do not read.
+    static func connect(port: Int, host: String = "127.0.0.1", timeoutMs: Int = 10_000, source: String? = nil,
+                        receiveBuffer: Int32? = nil) -> Int32 {
         let v6 = host.contains(":")
         let fd = socket(v6 ? AF_INET6 : AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var tv = timeval(tv_sec: timeoutMs / 1000, tv_usec: Int((timeoutMs % 1000) * 1000))
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+        if var size = receiveBuffer {
+            setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        }
+        if let source {
+            var local = sockaddr_in()
+            local.sin_family = sa_family_t(AF_INET)
+            inet_pton(AF_INET, source, &local.sin_addr)
+            let bound = withUnsafePointer(to: &local) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+            if bound != 0 { close(fd); return -1 }
+        }
         var result: Int32
         if v6 {
             var addr = sockaddr_in6()
@@ -53,8 +73,28 @@ enum TestClient {
         }
     }
 
+    /// Reads one response with a `Content-Length` body (or none); `nil` on close or timeout first.
+    /// Use it only when no second response can follow before the next request: bytes read beyond
+    /// the first response are returned with it.
+    static func readResponse(_ fd: Int32) -> String? {
+        var data: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        let blank: [UInt8] = [13, 10, 13, 10]
+        while true {
+            if let end = (0..<max(0, data.count - 3)).first(where: { Array(data[$0..<($0 + 4)]) == blank }) {
+                let head = String(decoding: data[..<end], as: UTF8.self).lowercased()
+                let length = head.components(separatedBy: "\r\n").first { $0.hasPrefix("content-length:") }
+                    .flatMap { Int($0.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) } ?? 0
+                if data.count - (end + 4) >= length { return String(decoding: data, as: UTF8.self) }
+            }
+            let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if n <= 0 { return nil }
+            data += buffer[0..<n]
+        }
+    }
+
     /// One exchange on a fresh connection: send `text`, read until close or timeout.
-    static func exchange(port: Int, _ text: String, timeoutMs: Int = 3000) async -> (text: String, closed: Bool) {
+    static func exchange(port: Int, _ text: String, timeoutMs: Int = 10_000) async -> (text: String, closed: Bool) {
         await onThread {
             let fd = connect(port: port, timeoutMs: timeoutMs)
             guard fd >= 0 else { return ("", true) }

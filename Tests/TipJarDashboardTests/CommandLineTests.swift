@@ -1,11 +1,12 @@
 import Foundation
 import Testing
+import TipJarSQLite
 
 /// The `tipjar` executable as a person runs it: help texts, `check-storekit` on every fixture,
-/// usage errors, and start-up refusals (issue 2, issue 6 fault 2).
+/// `check-database`, usage errors, and start-up refusals.
 @Suite("tipjar command line")
 struct CommandLineTests {
-    struct Run {
+    struct Run: Sendable {
         var status: Int32
         var output: String
         var error: String
@@ -19,7 +20,14 @@ struct CommandLineTests {
         return LiveServer.repositoryRoot.appendingPathComponent(".build/debug/tipjar")
     }
 
-    static func run(_ arguments: [String], timeout: Duration = .seconds(20)) throws -> Run {
+    /// Runs the binary on a thread of its own (a blocked pool thread would starve the live servers
+    /// that other suites run meanwhile: the pool has two threads on a two-core machine).
+    static func run(_ arguments: [String], timeout: Duration = .seconds(20)) async throws -> Run {
+        let result: Result<Run, any Error> = await LiveServer.onThread { Result { try runBlocking(arguments, timeout: timeout) } }
+        return try result.get()
+    }
+
+    private static func runBlocking(_ arguments: [String], timeout: Duration) throws -> Run {
         let process = Process()
         process.executableURL = binary
         process.arguments = arguments
@@ -53,14 +61,19 @@ struct CommandLineTests {
 
     static var fixtures: URL { LiveServer.repositoryRoot.appendingPathComponent("Tests/TipJarTests/Fixtures/storekit") }
 
-    @Test func helpExplainsTheCommands() throws {
-        let help = try Self.run(["--help"])
+    @Test func helpExplainsTheCommands() async throws {
+        let help = try await Self.run(["--help"])
         #expect(help.status == 0)
         #expect(help.output.contains("serve"))
         #expect(help.output.contains("check-storekit"))
-        let serve = try Self.run(["serve", "--help"])
+        #expect(help.output.contains("check-database"))
+        let check = try await Self.run(["check-database", "--help"])
+        #expect(check.status == 0)
+        #expect(check.output.contains("integrity_check"))
+        let serve = try await Self.run(["serve", "--help"])
         #expect(serve.status == 0)
-        for option in ["--host", "--port", "--database", "--storekit", "--durability", "--admin-token", "--allowed-host", "--reload-templates"] {
+        for option in ["--host", "--port", "--database", "--storekit", "--durability", "--admin-token", "--allowed-host", "--reload-templates",
+                       "--max-connections-per-address", "--bundle-id"] {
             #expect(serve.output.contains(option), "serve --help does not mention \(option)")
         }
     }
@@ -68,10 +81,13 @@ struct CommandLineTests {
     @Test(arguments: [["frobnicate"], ["serve", "--port", "70000"], ["serve", "--bogus"], ["serve", "--durability", "sometimes"],
                       ["serve", "--host", "0.0.0.0"], ["serve", "--host", "0.0.0.0", "--admin-token", "short"],
                       ["serve", "--allowed-host", "bad host"], ["serve", "--allowed-host"],
+                      ["serve", "--max-connections-per-address", "0"], ["serve", "--max-connections-per-address", "many"],
+                      ["serve", "--bundle-id", "com.example.tip jar"], ["serve", "--bundle-id", "com..example"], ["serve", "--bundle-id"],
                       ["check-storekit"], ["check-storekit", "a", "b"], ["check-storekit", "x.storekit", "--storefront", "LUQ"],
-                      ["check-storekit", "x.storekit", "--locale", ""]])
-    func usageErrorsExit64WithAMessage(_ arguments: [String]) throws {
-        let run = try Self.run(arguments)
+                      ["check-storekit", "x.storekit", "--locale", ""],
+                      ["check-database"], ["check-database", "a", "b"], ["check-database", "x.sqlite3", "--bogus"]])
+    func usageErrorsExit64WithAMessage(_ arguments: [String]) async throws {
+        let run = try await Self.run(arguments)
         #expect(run.status == 64)
         #expect(run.error.contains("error:"))
     }
@@ -92,9 +108,9 @@ struct CommandLineTests {
     ]
 
     @Test(arguments: expectedListings.indices)
-    func checkStoreKitListsTheTipsOfEveryGoodFixture(_ index: Int) throws {
+    func checkStoreKitListsTheTipsOfEveryGoodFixture(_ index: Int) async throws {
         let expected = Self.expectedListings[index]
-        let run = try Self.run(["check-storekit", Self.fixtures.appendingPathComponent("\(expected.file).storekit").path] + expected.arguments)
+        let run = try await Self.run(["check-storekit", Self.fixtures.appendingPathComponent("\(expected.file).storekit").path] + expected.arguments)
         #expect(run.status == 0, "\(expected.file): \(run.error)")
         let lines = run.output.split(separator: "\n").map(String.init)
             .filter { !$0.hasPrefix("applied setting: ") && !$0.hasPrefix("ignored setting: ") }
@@ -115,26 +131,26 @@ struct CommandLineTests {
         ("v3-yen-integer-prices", ["--locale", "ja_JP", "--storefront", "KAZ"], ["jp.example.cards.tip.s\t小さな応援\t100,00\u{A0}₸"]),
         ("v3-three-tiers-pt-BR", ["--storefront", "RUS"], ["app.example.photos.tip.coffee\tCoffee\t4,90\u{A0}₽"]),
     ])
-    func checkStoreKitTakesAnyLocaleTheFileHoldsAndAnyStorefront(_ file: String, _ arguments: [String], _ lines: [String]) throws {
-        let run = try Self.run(["check-storekit", Self.fixtures.appendingPathComponent("\(file).storekit").path] + arguments)
+    func checkStoreKitTakesAnyLocaleTheFileHoldsAndAnyStorefront(_ file: String, _ arguments: [String], _ lines: [String]) async throws {
+        let run = try await Self.run(["check-storekit", Self.fixtures.appendingPathComponent("\(file).storekit").path] + arguments)
         #expect(run.status == 0, "\(run.error)")
         let output = run.output.split(separator: "\n").map(String.init)
         #expect(Array(output.prefix(lines.count)) == lines)
     }
 
-    @Test func checkStoreKitRefusesALocaleTheFileDoesNotHoldNamingTheOnesItDoes() throws {
-        let run = try Self.run(["check-storekit", Self.fixtures.appendingPathComponent("v3-storefront-LUX-fr-de.storekit").path, "--locale", "ja"])
+    @Test func checkStoreKitRefusesALocaleTheFileDoesNotHoldNamingTheOnesItDoes() async throws {
+        let run = try await Self.run(["check-storekit", Self.fixtures.appendingPathComponent("v3-storefront-LUX-fr-de.storekit").path, "--locale", "ja"])
         #expect(run.status == 64)
         #expect(run.output.isEmpty)
         #expect(run.error.contains("--locale ja: the file holds no such locale (it holds fr_FR, de_DE, en_US;"))
-        let storefront = try Self.run(["check-storekit", Self.fixtures.appendingPathComponent("v1-single-tip.storekit").path, "--storefront", "RUZ"])
+        let storefront = try await Self.run(["check-storekit", Self.fixtures.appendingPathComponent("v1-single-tip.storekit").path, "--storefront", "RUZ"])
         #expect(storefront.status == 64)
         #expect(storefront.error.contains("unknown storefront \"RUZ\""))
         #expect(storefront.error.contains("closest: RUS"))
     }
 
-    @Test func checkStoreKitEscapesTabsAndLineBreaksSoEveryTipLineHasThreeFields() throws {
-        let run = try Self.run(["check-storekit", Self.fixtures.appendingPathComponent("v4-names-with-tab-and-newline.storekit").path])
+    @Test func checkStoreKitEscapesTabsAndLineBreaksSoEveryTipLineHasThreeFields() async throws {
+        let run = try await Self.run(["check-storekit", Self.fixtures.appendingPathComponent("v4-names-with-tab-and-newline.storekit").path])
         #expect(run.status == 0)
         let all = run.output.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init)
         // The file's settings follow the tips, one `applied setting:` / `ignored setting:` line per key.
@@ -145,16 +161,16 @@ struct CommandLineTests {
                           "com.example.tabs.tip.large\tLarge \\\\ tip\\r\t$4.99"])
         #expect(lines.allSatisfy { $0.split(separator: "\t", omittingEmptySubsequences: false).count == 3 })
         #expect(!run.output.contains("\r"))
-        let help = try Self.run(["check-storekit", "--help"])
+        let help = try await Self.run(["check-storekit", "--help"])
         #expect(help.output.contains("a tab \\t, a line feed \\n"))
     }
 
     @Test(arguments: [("bad-truncated", "end of file"), ("bad-not-json", "not a StoreKit configuration file"),
                       ("bad-price-not-a-number", "products[1].displayPrice"), ("bad-duplicate-product-id", "com.example.bad.tip.same"),
                       ("bad-unknown-product-type", "products[0].type")])
-    func checkStoreKitRefusesEveryBadFixtureNamingTheProblem(_ file: String, _ location: String) throws {
+    func checkStoreKitRefusesEveryBadFixtureNamingTheProblem(_ file: String, _ location: String) async throws {
         let path = Self.fixtures.appendingPathComponent("\(file).storekit").path
-        let run = try Self.run(["check-storekit", path])
+        let run = try await Self.run(["check-storekit", path])
         #expect(run.status == 1)
         #expect(run.output.isEmpty, "nothing half-loaded is printed")
         #expect(run.error.hasPrefix(path + ": "))
@@ -162,15 +178,15 @@ struct CommandLineTests {
     }
 
     @Test(arguments: [("/tmp", "is a folder"), ("/dev/zero", "is not a regular file"), ("/nonexistent/tips.storekit", "no such file")])
-    func checkStoreKitExplainsAPathThatIsNotAFile(_ path: String, _ problem: String) throws {
-        let run = try Self.run(["check-storekit", path])
+    func checkStoreKitExplainsAPathThatIsNotAFile(_ path: String, _ problem: String) async throws {
+        let run = try await Self.run(["check-storekit", path])
         #expect(run.status == 1)
         #expect(run.error.hasPrefix(path + ": "))
         #expect(run.error.contains(problem))
     }
 
-    @Test func checkStoreKitPrintsWhatItAppliedAndOneIgnoredLinePerOtherKey() throws {
-        let run = try Self.run(["check-storekit", Self.fixtures.appendingPathComponent("settings-ask-to-buy-pt-BR.storekit").path])
+    @Test func checkStoreKitPrintsWhatItAppliedAndOneIgnoredLinePerOtherKey() async throws {
+        let run = try await Self.run(["check-storekit", Self.fixtures.appendingPathComponent("settings-ask-to-buy-pt-BR.storekit").path])
         #expect(run.status == 0, "\(run.error)")
         let lines = run.output.split(separator: "\n").map(String.init)
         let settings = lines.filter { $0.hasPrefix("applied setting: ") || $0.hasPrefix("ignored setting: ") }
@@ -178,41 +194,63 @@ struct CommandLineTests {
         #expect(lines.suffix(settings.count) == settings[...], "after the tips")
         for expected in ["applied setting: _askToBuyEnabled (true", "applied setting: _locale (pt_BR: new installs start in pt-BR",
                          "applied setting: _storeKitErrors (", "ignored setting: _timeRate (", "ignored setting: _billingGracePeriodEnabled (",
-                         "ignored setting: _disableDialogs (true: recognised but not yet applicable"] {
+                         "applied setting: _disableDialogs (true: skipPurchaseSheet on"] {
             #expect(settings.contains { $0.hasPrefix(expected) }, "\(expected)")
         }
     }
 
-    @Test func serveLogsTheFilesSettingsAtStartUp() throws {
-        let run = try Self.run(["serve", "--port", "0", "--database", "/nonexistent-dir/x.sqlite3",
+    @Test func serveLogsTheFilesSettingsAtStartUp() async throws {
+        let run = try await Self.run(["serve", "--port", "0", "--database", "/nonexistent-dir/x.sqlite3",
                                 "--storekit", Self.fixtures.appendingPathComponent("settings-hostile-values.storekit").path])
         #expect(run.error.contains("tipjar: ignored setting: _askToBuyEnabled (expected true or false, found the string \"yes\")"))
         #expect(run.error.contains("tipjar: applied setting: _failTransactionsEnabled (true: every purchase throws userCancelled)"))
         #expect(run.error.contains("tipjar: ignored setting: _storeKitErrors[0] (Load Products: current.index 99 is out of range"))
     }
 
-    @Test func serveRefusesACorruptDatabaseAndLeavesItsBytesAlone() throws {
+    @Test func serveRefusesACorruptDatabaseAndLeavesItsBytesAlone() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tipjar-cli-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let file = directory.appendingPathComponent("garbage.sqlite3")
         var generator = SystemRandomNumberGenerator()
         let bytes = Data((0..<8192).map { _ in UInt8.random(in: 0...255, using: &generator) })
         try bytes.write(to: file)
-        let run = try Self.run(["serve", "--port", "0", "--database", file.path])
+        let run = try await Self.run(["serve", "--port", "0", "--database", file.path])
         #expect(run.status == 1)
         #expect(run.error.contains(file.path))
         #expect(try Data(contentsOf: file) == bytes)
     }
 
-    @Test func serveRefusesABadStoreKitFile() throws {
-        let run = try Self.run(["serve", "--port", "0", "--database", "/nonexistent-dir/x.sqlite3",
+    @Test func checkDatabaseSaysOkForASoundDatabaseAndExits1NamingTheFileOtherwise() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tipjar-check-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let good = directory.appendingPathComponent("good.sqlite3").path
+        try SQLiteTipJarStorage(path: good).queue.close()
+        let sound = try await Self.run(["check-database", good])
+        #expect(sound.status == 0, "\(sound.error)")
+        #expect(sound.output == "\(good): ok\n")
+
+        let garbage = directory.appendingPathComponent("garbage.sqlite3")
+        let bytes = Data((0..<8192).map { _ in UInt8.random(in: 0...255) })
+        try bytes.write(to: garbage)
+        for path in [garbage.path, directory.appendingPathComponent("missing.sqlite3").path] {
+            let run = try await Self.run(["check-database", path])
+            #expect(run.status == 1)
+            #expect(run.error.hasPrefix(path + ": "), "\(run.error)")
+        }
+        #expect(try Data(contentsOf: garbage) == bytes, "check-database changes nothing")
+        #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("missing.sqlite3").path))
+    }
+
+    @Test func serveRefusesABadStoreKitFile() async throws {
+        let run = try await Self.run(["serve", "--port", "0", "--database", "/nonexistent-dir/x.sqlite3",
                                 "--storekit", Self.fixtures.appendingPathComponent("bad-truncated.storekit").path])
         #expect(run.status == 1)
         #expect(run.error.contains("bad-truncated.storekit"))
     }
 
     @Test(arguments: [SIGTERM, SIGINT])
-    func serveShutsDownGracefullyOnASignalAndClosesTheDatabase(_ signal: Int32) throws {
+    func serveShutsDownGracefullyOnASignalAndClosesTheDatabase(_ signal: Int32) async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tipjar-signal-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let database = directory.appendingPathComponent("tipjar.sqlite3").path
@@ -223,11 +261,12 @@ struct CommandLineTests {
         process.standardOutput = output
         process.standardError = Pipe()
         try process.run()
-        #expect(Self.banner(output).contains("serving TipProducts.storekit on http://127.0.0.1:"))
+        let pipe = output
+        #expect(await LiveServer.onThread { Self.banner(pipe) }.contains("serving TipProducts.storekit on http://127.0.0.1:"))
         #expect(FileManager.default.fileExists(atPath: database + "-wal"))
         kill(process.processIdentifier, signal)
         let deadline = Date().addingTimeInterval(10)
-        while process.isRunning, Date() < deadline { usleep(20_000) }
+        while process.isRunning, Date() < deadline { try await Task.sleep(for: .milliseconds(20)) }
         if process.isRunning {
             kill(process.processIdentifier, SIGKILL)
             Issue.record("tipjar serve ignored signal \(signal) for 10 s")

@@ -1,11 +1,13 @@
 import CSQLite
 import Foundation
+import Synchronization
 import Testing
 import TipJar
 import TipJarSQLite
 
-/// Issue 6, faults 4 and 5 at the HTTP level: a locked database and a full disk answer 503 with
-/// nothing half-written, and the server recovers when the lock or the space comes back.
+/// Database faults at the HTTP level: a locked database and a full disk answer 503 with nothing
+/// half-written, and the server recovers when the lock or the space comes back; a request waits for
+/// a lock once; a deleted `-wal` stops every acknowledgement, naming the file, and loses nothing.
 @Suite("Database faults over HTTP", .serialized)
 struct DatabaseFaultTests {
     static let coffee = #"{"productID":"com.example.tipjar.tip.coffee"}"#
@@ -43,6 +45,45 @@ struct DatabaseFaultTests {
         let recovered = await server.json("POST", "/api/installs/\(id)/purchases", Self.coffee)
         #expect(recovered.status == 200)
         #expect(recovered.object["outcome"] as? String == "purchased")
+    }
+
+    @Test func aPurchaseOnALockedDatabaseWaitsForTheLockOnce() async throws {
+        let server = try await LiveServer(database: DatabaseConfiguration(busyTimeout: .milliseconds(300), groupCommit: true))
+        defer { Task { await server.stop() } }
+        let id = try await install(server)
+        var other: OpaquePointer?
+        #expect(sqlite3_open(server.databasePath, &other) == SQLITE_OK)
+        #expect(sqlite3_exec(other, "BEGIN EXCLUSIVE", nil, nil, nil) == SQLITE_OK)
+        let waitsBefore = server.storage.queue.busyTimeoutCount
+        // The store's insert and the handler's record are two writes; the purchase waits once.
+        let locked = await server.json("POST", "/api/installs/\(id)/purchases", Self.coffee)
+        #expect(locked.status == 503)
+        #expect(server.storage.queue.busyTimeoutCount - waitsBefore == 1)
+        #expect(sqlite3_exec(other, "ROLLBACK", nil, nil, nil) == SQLITE_OK)
+        sqlite3_close(other)
+        #expect(await server.json("POST", "/api/installs/\(id)/purchases", Self.coffee).status == 200)
+    }
+
+    @Test func aDeletedWALIs503NamingTheFileLoggedOnceAndNothingAcknowledgedIsLost() async throws {
+        let faults = Mutex<[DatabaseError]>([])
+        let server = try await LiveServer(database: DatabaseConfiguration(groupCommit: true, onFault: { fault in faults.withLock { $0.append(fault) } }))
+        defer { Task { await server.stop() } }
+        let id = try await install(server)
+        #expect(await server.json("POST", "/api/installs/\(id)/purchases", Self.coffee).status == 200)
+        #expect(unlink(server.databasePath + "-wal") == 0)
+        for _ in 0..<2 {
+            let refused = await server.json("POST", "/api/installs/\(id)/purchases", Self.coffee)
+            #expect(refused.status == 503)
+            #expect((refused.object["error"] as? String)?.contains(server.databasePath + "-wal") == true, "\(refused.body)")
+        }
+        #expect(faults.withLock { $0.count } == 1)
+        #expect(await server.json("GET", "/api/installs/\(id)").object["hearts"] as? Int == 1, "reads still answer")
+        // A crash now leaves the database file alone: the install and its purchase are in it.
+        let copy = server.directory.appendingPathComponent("after-crash.sqlite3").path
+        try FileManager.default.copyItem(atPath: server.databasePath, toPath: copy)
+        let reopened = try SQLiteTipJarStorage(path: copy)
+        #expect(try await reopened.install(withID: id)?.hearts == 1)
+        try reopened.queue.close()
     }
 
     @Test func diskFullIsAClearErrorAndTheNextPurchaseAfterSpaceIsFreedSucceeds() async throws {

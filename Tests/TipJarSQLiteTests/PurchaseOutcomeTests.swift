@@ -104,14 +104,16 @@ struct PurchaseOutcomeTests {
         #expect(await world.service.isPurchaseOpen(installID: install.id) == false)
     }
 
-    @Test(arguments: [StoreKitError.networkError, .systemError, .notAvailableInStorefront, .notEntitled, .unknown])
-    func thrownStoreErrorIsAFailedReportWithTheLocalizedMessage(_ error: StoreKitError) async throws {
+    /// Every `StoreKitError` and every `Product.PurchaseError` but `userCancelled`
+    /// (https://developer.apple.com/documentation/storekit/product/purchaseerror).
+    @Test(arguments: PurchaseFailure.allCases.filter { $0 != .userCancelled })
+    func thrownStoreErrorIsAFailedReportWithTheLocalizedMessage(_ error: PurchaseFailure) async throws {
         let world = try await TestWorld.make(settings: StoreSettings(purchaseOutcome: .failed, purchaseError: error))
         let install = try await world.runningInstall(locale: .ptBR, storefront: "BRA")
         let report = try await world.service.purchase(productID: TestWorld.coffee, installID: install.id)
         #expect(report.outcome == .failed)
         #expect(report.errorName == error.rawValue)
-        #expect(error.message(locale: .ptBR) != error.message(locale: .en))
+        #expect(error.error.message(locale: .ptBR) != error.error.message(locale: .en))
         #expect(try await world.storage.recentTransactions(limit: 10).isEmpty)
     }
 

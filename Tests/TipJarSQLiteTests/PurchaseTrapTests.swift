@@ -36,7 +36,7 @@ struct PurchaseTrapTests {
         #expect(byInstall.transactions.map(\.transaction.id) == [1])
         #expect(try await world.storage.transactions(matching: TransactionQuery(status: .pending)).transactions.isEmpty)
         #expect(try await world.service.launch(installID: install.id).deliveries.isEmpty, "nothing to deliver before it is resolved")
-        // TipJarSchema.v5: kept as a pending row with the purchase-issue flag, so the status CHECK is unchanged.
+        // TipJarSchema.v6: kept as a pending row with the purchase-issue flag, so the status CHECK is unchanged.
         let row = try world.storage.queue.readSync { db in
             try db.fetchValue(sql: "SELECT status || ':' || has_purchase_issue FROM transactions WHERE id = 1", as: String.self)
         }

@@ -209,6 +209,7 @@ struct StoreKitTrapTests {
         _ = try await world.service.loadOffers(installID: install.id)
         _ = try await world.service.purchase(productID: TestWorld.coffee, installID: install.id)
         let kinds = world.service.timeline.events(installID: install.id, limit: 20).map(\.kind).reversed()
-        #expect(Array(kinds) == ["install.created", "launch", "state.loading", "state.ready", "purchase.open", "purchase.closed"])
+        #expect(Array(kinds) == ["install.created", "launch", "state.loading", "state.ready", "sheet.confirmed",
+                                 "purchase.open", "purchase.closed"])
     }
 }

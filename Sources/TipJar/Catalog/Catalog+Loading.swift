@@ -13,20 +13,20 @@ extension Catalog {
         let data: Data
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else {
-            throw CatalogError(file: url.path, location: "$", problem: "cannot read the file: no such file")
+            throw CatalogError(file: url.path, location: "", problem: "cannot read the file: no such file")
         }
         guard !isDirectory.boolValue else {
-            throw CatalogError(file: url.path, location: "$", problem: "cannot read the file: it is a folder, not a StoreKit configuration file")
+            throw CatalogError(file: url.path, location: "", problem: "cannot read the file: it is a folder, not a StoreKit configuration file")
         }
         let attributes = try? FileManager.default.attributesOfItem(atPath: url.path)
         guard (attributes?[.type] as? FileAttributeType) == .typeRegular else {
-            throw CatalogError(file: url.path, location: "$", problem: "cannot read the file: it is not a regular file")
+            throw CatalogError(file: url.path, location: "", problem: "cannot read the file: it is not a regular file")
         }
         do {
             data = try Data(contentsOf: url)
         } catch {
             let reason = (error as NSError).localizedDescription
-            throw CatalogError(file: url.path, location: "$", problem: "cannot read the file (\(reason))")
+            throw CatalogError(file: url.path, location: "", problem: "cannot read the file (\(reason))")
         }
         return try Catalog(data: data, fileName: url.path)
     }

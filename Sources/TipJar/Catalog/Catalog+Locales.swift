@@ -30,6 +30,16 @@ extension Catalog {
         fileLocales.contains { Self.sameLocale(locale, $0) }
     }
 
+    /// Whether the file holds a name in the language of a requested locale, so ``localization(of:locale:)``
+    /// can show a name of that language: ``holdsLocale(_:)``, or a localization of the same language in another
+    /// region (`de_CH` takes `de_DE`'s names, as an install in `de_CH` would see them).
+    /// - Parameter locale: e.g. `"de_CH"`, `"fr"`, `"pt-BR"`.
+    /// - Returns: `true` when some localization of ``fileLocales`` has the locale's language.
+    public func holdsLanguage(of locale: String) -> Bool {
+        let language = Self.language(of: Self.normalized(locale))
+        return fileLocales.contains { Self.language(of: Self.normalized($0)) == language }
+    }
+
     /// Where the name ``displayName(of:locale:)`` shows came from when it is not the requested locale's own:
     /// the localization's locale as written (`"en_US"` for a `pt-BR` install of a file without Portuguese),
     /// `"referenceName"` or `"productID"`; `nil` when the name is the requested locale's own (see

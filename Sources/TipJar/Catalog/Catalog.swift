@@ -66,8 +66,7 @@ public struct Catalog: Sendable, Equatable {
     /// - Parameter products: products in any order.
     /// - Returns: the same products, sorted.
     public static func tierOrder(_ products: [CatalogProduct]) -> [CatalogProduct] {
-        let tiers = products.map { TipTier.matching(productID: $0.productID) }
-        let namesEveryTier = TipTier.allCases.allSatisfy { tier in tiers.filter { $0 == tier }.count == 1 }
+        let namesEveryTier = order(of: products) == .tierOrder
         func key(_ p: CatalogProduct) -> Int {
             guard namesEveryTier, let tier = TipTier.matching(productID: p.productID) else { return TipTier.allCases.count }
             return tier.rank
@@ -78,6 +77,16 @@ public struct Catalog: Sendable, Equatable {
             if a.price != b.price { return a.price < b.price }
             return a.fileIndex < b.fileIndex
         }
+    }
+
+    /// Which rule ``tips`` follow: ``TipTier/Order/tierOrder`` when the tips name every tier exactly once,
+    /// else ``TipTier/Order/ascendingPrice`` (see ``tierOrder(_:)``).
+    public var tipOrder: TipTier.Order { Self.order(of: tips) }
+
+    /// The rule ``tierOrder(_:)`` applies to these products.
+    static func order(of products: [CatalogProduct]) -> TipTier.Order {
+        let tiers = products.map { TipTier.matching(productID: $0.productID) }
+        return TipTier.allCases.allSatisfy { tier in tiers.filter { $0 == tier }.count == 1 } ? .tierOrder : .ascendingPrice
     }
 
     /// The locale a new install starts in: `pt-BR` when the file's `_locale` is Portuguese (`pt_BR`), else `en`.

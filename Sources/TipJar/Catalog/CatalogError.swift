@@ -11,6 +11,7 @@ public struct CatalogError: Error, CustomStringConvertible, Sendable, Equatable 
     /// `"products[1].displayPrice"`, `"settings._storefront"`,
     /// `"subscriptionGroups[0].subscriptions[1].productID"`. For JSON syntax problems a text position,
     /// `"line 12, column 3"` (1-based; columns count characters), or `"end of file (line 6, column 42)"`.
+    /// Empty when the file itself cannot be read (missing, a folder, not a regular file).
     public var location: String
     /// What is wrong, in plain words, e.g. `"displayPrice \"two dollars\" is not a decimal number"`.
     public var problem: String
@@ -27,6 +28,7 @@ public struct CatalogError: Error, CustomStringConvertible, Sendable, Equatable 
     }
 
     /// `"<file>: <location>: <problem>"`, e.g.
-    /// `"bad-price-not-a-number.storekit: products[1].displayPrice: displayPrice \"two dollars\" is not a decimal number"`.
-    public var description: String { "\(file): \(location): \(problem)" }
+    /// `"bad-price-not-a-number.storekit: products[1].displayPrice: displayPrice \"two dollars\" is not a decimal number"`;
+    /// `"<file>: <problem>"` when ``location`` is empty (`"tips.storekit: cannot read the file: no such file"`).
+    public var description: String { location.isEmpty ? "\(file): \(problem)" : "\(file): \(location): \(problem)" }
 }

@@ -20,4 +20,16 @@ public enum ProductType: String, Sendable, CaseIterable, Codable {
     /// Whether products of this type are offered as tips: `true` only for ``consumable``
     /// (DESIGN.md rule 1).
     public var isTip: Bool { self == .consumable }
+
+    /// StoreKit's `Product.ProductType` raw value (https://developer.apple.com/documentation/storekit/product/producttype),
+    /// as `Transaction.productType` reports it: `Consumable`, `Non-Consumable`, `Non-Renewing Subscription`,
+    /// `Auto-Renewable Subscription`.
+    public var storeKitName: String {
+        switch self {
+        case .consumable: "Consumable"
+        case .nonConsumable: "Non-Consumable"
+        case .nonRenewingSubscription: "Non-Renewing Subscription"
+        case .autoRenewable: "Auto-Renewable Subscription"
+        }
+    }
 }

@@ -38,8 +38,7 @@ public struct StoreKitFileSettings: Sendable, Equatable {
     public var locale: String?
     /// `_askToBuyEnabled` (`SKTestSession.askToBuyEnabled`): every purchase waits for approval.
     public var askToBuyEnabled: Bool?
-    /// `_disableDialogs` (`SKTestSession.disableDialogs`). Parsed and kept, but not applied: the dashboard
-    /// shows no purchase sheet to skip yet.
+    /// `_disableDialogs` (`SKTestSession.disableDialogs`): applied as the store setting `skipPurchaseSheet`.
     public var disableDialogs: Bool?
     /// The failures the file enables, per API, from `_storeKitErrors` and the legacy
     /// `_failTransactionsEnabled` + `_storeKitError`.
@@ -70,6 +69,7 @@ public struct StoreKitFileSettings: Sendable, Equatable {
     public var storeFields: [String] {
         var fields: [String] = []
         if askToBuyEnabled != nil { fields.append("askToBuyEnabled") }
+        if disableDialogs != nil { fields.append("skipPurchaseSheet") }
         if failures.loadProducts != nil { fields.append("failures.loadProducts") }
         if failures.purchase != nil { fields.append("failures.purchase") }
         if failures.verification != nil { fields.append("failures.verification") }
@@ -84,6 +84,7 @@ public struct StoreKitFileSettings: Sendable, Equatable {
     public func applied(to settings: StoreSettings) -> StoreSettings {
         var result = settings
         if let askToBuyEnabled { result.askToBuyEnabled = askToBuyEnabled }
+        if let disableDialogs { result.skipPurchaseSheet = disableDialogs }
         if let error = failures.loadProducts { result.failures.loadProducts = error }
         if let error = failures.purchase { result.failures.purchase = error }
         if let error = failures.verification { result.failures.verification = error }

@@ -94,8 +94,6 @@ struct StoreKitJSONNode {
         ObjectIdentifier(type(of: number)) == ObjectIdentifier(type(of: NSNumber(value: true)))
     }
 
-    /// The text, shortened to 60 characters with an ellipsis so hostile input cannot flood a message.
-    static func shown(_ text: String) -> String {
-        text.count <= 60 ? text : String(text.prefix(57)) + "…"
-    }
+    /// The text for a message that quotes input (``Catalog/shownInput(_:limit:)``).
+    static func shown(_ text: String) -> String { Catalog.shownInput(text) }
 }

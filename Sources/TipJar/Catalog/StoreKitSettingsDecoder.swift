@@ -119,7 +119,8 @@ struct StoreKitSettingsDecoder {
             case "_disableDialogs":
                 guard let flag = bool(key) else { continue }
                 result.disableDialogs = flag
-                note(key, false, "\(flag): recognised but not yet applicable: the dashboard shows no purchase sheet to skip (kept for a future skipPurchaseSheet setting)")
+                note(key, true, flag ? "true: skipPurchaseSheet on: no purchase sheet; every purchase is confirmed at once"
+                                     : "false: skipPurchaseSheet off: every purchase shows the purchase sheet (Confirm / Cancel)")
             case "_storeKitErrors":
                 decodeErrors(value, into: &result, note: note)
             case "_failTransactionsEnabled", "_storeKitError":
@@ -159,7 +160,7 @@ struct StoreKitSettingsDecoder {
             note("_failTransactionsEnabled", false, "true, but the _storeKitErrors Purchase entry sets the Purchase failure and wins")
             return
         }
-        result.failures.purchase = error
+        result.failures.purchase = PurchaseFailure(error)
         note("_failTransactionsEnabled", true, "true: every purchase throws \(error.rawValue)")
         let name = Self.skErrorCodes[code ?? 0]
         note("_storeKitError", true, code == nil ? "absent: SKError.Code 0 (unknown) → StoreKitError.unknown"
@@ -236,7 +237,7 @@ struct StoreKitSettingsDecoder {
                 let error = Self.genericErrors[position]
                 switch api {
                 case .loadProducts: result.failures.loadProducts = error
-                case .purchase: result.failures.purchase = error
+                case .purchase: result.failures.purchase = PurchaseFailure(error)
                 default: result.failures.sync = error
                 }
                 summary.append("\(name): \(error.rawValue) (index \(position))")

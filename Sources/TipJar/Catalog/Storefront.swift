@@ -36,40 +36,68 @@ public struct Storefront: Sendable, Hashable, Codable, CustomStringConvertible {
     public static let deu = Storefront(countryCode: "DEU", currencyCode: "EUR", localeIdentifier: "de_DE")
 
     /// Looks up a storefront by its ISO 3166-1 alpha-3 country code, case-insensitively, surrounding
-    /// whitespace ignored.
+    /// whitespace and line breaks ignored (`" lux "`, `"\tUSA\n"`).
     /// - Parameter code: e.g. `"USA"`, `"bra"`, `"LUX"` (the `settings._storefront` value of a `.storekit` file,
     ///   StoreKit's `Storefront.countryCode`).
     /// - Returns: the storefront from ``all``, or `nil` for a code that names no App Store storefront.
     public static func named(_ code: String) -> Storefront? {
-        let wanted = code.trimmingCharacters(in: .whitespaces).uppercased()
-        return byCode[wanted]
+        byCode[code.trimmingCharacters(in: .whitespacesAndNewlines).uppercased()]
     }
 
     /// ``all`` by country code.
     static let byCode: [String: Storefront] = Dictionary(all.map { ($0.countryCode, $0) }, uniquingKeysWith: { first, _ in first })
 
-    /// The storefronts closest to a code that names none, for "did you mean" messages: the storefronts whose
-    /// ISO 3166-1 alpha-2 code (`"LU"`) or English name (`"Luxembourg"`) is the text; else those one edit away
+    /// The storefronts closest to a code that names none, for "did you mean" messages: the storefront whose
+    /// ISO 3166-1 alpha-2 code (`"LU"`), English name (`"Luxembourg"`, `"Cote d'Ivoire"`) or common English
+    /// alias (``aliases``: `"UK"`, `"South Korea"`, `"Czech Republic"`) is the text — compared ignoring case,
+    /// diacritics, spaces and punctuation (`String.folding(options:locale:)`); else those one edit away
     /// (one letter added, removed, changed, or two neighbours swapped: `"LUQ"`, `"KZA"`), in alphabetical order.
+    /// Surrounding whitespace and line breaks are ignored, as ``named(_:)`` ignores them.
     /// - Parameters:
-    ///   - code: what was given, e.g. `"LUQ"`, `"lu"`, `"Russia"`.
+    ///   - code: what was given, e.g. `"LUQ"`, `"lu"`, `"Russia"`, `"Great Britain"`.
     ///   - limit: most codes returned.
     /// - Returns: country codes such as `["LUX"]`; empty when nothing is close.
     public static func closest(to code: String, limit: Int = 5) -> [String] {
-        let wanted = code.trimmingCharacters(in: .whitespaces).uppercased()
+        let wanted = code.trimmingCharacters(in: .whitespacesAndNewlines).uppercased()
         guard !wanted.isEmpty else { return [] }
-        let named = all.filter { $0.regionCode == wanted || $0.name.uppercased() == wanted }.map(\.countryCode)
+        let key = nameKey(wanted)
+        if let alias = aliasKeys[key] { return [alias] }
+        let named = all.filter { $0.regionCode == wanted || nameKeys[$0.countryCode] == key }.map(\.countryCode)
         if !named.isEmpty { return Array(named.prefix(limit)) }
         let near = all.map(\.countryCode).filter { editDistance(Array(wanted), Array($0)) == 1 }
         return Array(near.prefix(limit))
     }
 
+    /// Common English names of storefronts that differ from Foundation's (``name``: `"United Kingdom"`,
+    /// `"Türkiye"`, `"Czechia"`, `"Côte d’Ivoire"`, `"Hong Kong SAR China"`), for ``closest(to:limit:)``.
+    public static let aliases: [String: String] = [
+        "UK": "GBR", "Great Britain": "GBR", "Britain": "GBR", "England": "GBR", "Scotland": "GBR", "Wales": "GBR",
+        "Northern Ireland": "GBR", "Turkey": "TUR", "Korea": "KOR", "South Korea": "KOR", "Republic of Korea": "KOR",
+        "China": "CHN", "Mainland China": "CHN", "Czech Republic": "CZE", "UAE": "ARE", "Emirates": "ARE",
+        "United States of America": "USA", "America": "USA", "Macau": "MAC", "Macao": "MAC", "Ivory Coast": "CIV",
+        "Macedonia": "MKD", "Russia": "RUS", "Russian Federation": "RUS", "Vietnam": "VNM", "Viet Nam": "VNM",
+        "Taiwan": "TWN", "Hong Kong": "HKG", "Holland": "NLD", "Burma": "MMR", "Swaziland": "SWZ", "Cape Verde": "CPV",
+        "Laos": "LAO", "Moldova": "MDA", "Bosnia": "BIH", "Saint Lucia": "LCA", "Saint Kitts and Nevis": "KNA",
+        "Saint Vincent and the Grenadines": "VCT", "DR Congo": "COD", "DRC": "COD",
+        "Democratic Republic of the Congo": "COD", "Republic of the Congo": "COG",
+    ]
+
+    /// Text as ``closest(to:limit:)`` compares names: case and diacritics folded, only letters and digits kept.
+    static func nameKey(_ text: String) -> String {
+        String(text.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: Locale(identifier: "en_US"))
+            .unicodeScalars.filter { CharacterSet.alphanumerics.contains($0) }.map(Character.init))
+    }
+    static let aliasKeys = Dictionary(aliases.map { (nameKey($0.key), $0.value) }, uniquingKeysWith: { a, _ in a })
+    static let nameKeys = Dictionary(all.map { ($0.countryCode, nameKey($0.name)) }, uniquingKeysWith: { a, _ in a })
+
     /// Why a code is refused, with the closest valid codes: `unknown storefront "LUQ" (expected the ISO 3166-1
     /// alpha-3 code of an App Store storefront, such as USA, BRA or JPN; closest: LUX, LBY)`.
+    /// The code is quoted through ``Catalog/shownInput(_:limit:)``: at most 40 characters and an ellipsis,
+    /// control characters escaped (`"\u{0}\u{1B}"`), so the message is safe in a page, a log or a terminal.
     /// - Parameter code: the refused code, as given.
     /// - Returns: one sentence, without a trailing period.
     public static func unknownCodeMessage(_ code: String) -> String {
-        let shown = code.count > 40 ? String(code.prefix(40)) + "…" : code
+        let shown = Catalog.shownInput(code, limit: 43)
         let closest = closest(to: code)
         return "unknown storefront \"\(shown)\" (expected the ISO 3166-1 alpha-3 code of an App Store storefront, such as USA, BRA or JPN"
             + (closest.isEmpty ? ")" : "; closest: \(closest.joined(separator: ", ")))")

@@ -23,14 +23,28 @@ public enum TipTier: String, CaseIterable, Sendable, Comparable, Codable {
         }
     }
 
-    /// The tile's tint as a CSS hex color: coffee brown `#8B5A2B`,
-    /// snack golden `#D4A017`, lunch red `#C0392B`.
+    /// The tile's tint as a CSS hex color, the colour Public/app.css renders the tier's tiles and badges in
+    /// (`--coffee`, `--snack`, `--lunch`; the stylesheet is the one source, TipTierTintTests checks they agree):
+    /// coffee brown `#7B4A2A`, snack amber `#975800`, lunch green `#1F6F5C`. Each has a contrast ratio of at least
+    /// 4.5:1 with the white tile and the page background `#F6F5F2` (WCAG 2.2 §1.4.3,
+    /// https://www.w3.org/TR/WCAG22/#contrast-minimum), so text in the tint stays readable.
     public var tint: String {
         switch self {
-        case .coffee: "#8B5A2B"
-        case .snack: "#D4A017"
-        case .lunch: "#C0392B"
+        case .coffee: "#7B4A2A"
+        case .snack: "#975800"
+        case .lunch: "#1F6F5C"
         }
+    }
+
+    /// The tint of a tip whose ID names no tier, as Public/app.css renders it (`--other`): violet `#6B3FA0`.
+    public static let otherTint = "#6B3FA0"
+
+    /// The order tips are offered in (``Catalog/tipOrder``).
+    public enum Order: String, Sendable {
+        /// Coffee, snack, lunch: the catalog's tips name each tier exactly once.
+        case tierOrder = "tier order"
+        /// By ascending price (then file order): the tips do not name every tier exactly once.
+        case ascendingPrice = "ascending price"
     }
 
     /// The product ID of this tier in the shipped catalog, Resources/TipProducts.storekit,

@@ -47,6 +47,11 @@ public struct Delivery: Sendable, Equatable {
     public var at: Date
     /// A short reason a store trap put on the row (``DeliveryNote``), or `nil` for an ordinary delivery.
     public var note: DeliveryNote?
+    /// The transaction's `purchasedQuantity` (the purchase's `quantity(_:)` option), as the ledger shows it; 1
+    /// when the store no longer holds the transaction. One counted delivery is one heart whatever the quantity.
+    public var purchasedQuantity: Int = 1
+    /// The transaction's `appAccountToken`, when the purchase passed one.
+    public var appAccountToken: UUID?
 
     /// Creates a ledger row.
     public init(installID: String, transactionID: UInt64, productID: String, path: DeliveryPath,

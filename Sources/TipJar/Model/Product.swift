@@ -51,15 +51,27 @@ extension Product {
         case pending
     }
 
-    /// Errors `Product.purchase()` throws about the request itself; StoreKit's `Product.PurchaseError`
-    /// (the cases that apply to a consumable tip).
-    public enum PurchaseError: String, Error, Sendable, CaseIterable, LocalizedMessage {
-        /// The quantity was out of range.
+    /// Errors `Product.purchase()` throws about the request itself; StoreKit's `Product.PurchaseError`, every case
+    /// (https://developer.apple.com/documentation/storekit/product/purchaseerror). The offer errors concern
+    /// promotional and win-back offers, which a tip never has; they can still be injected on `/store`, so an app's
+    /// handling of them can be rehearsed.
+    public enum PurchaseError: String, Error, Sendable, CaseIterable, Codable, LocalizedMessage {
+        /// The quantity is outside what the store accepts (1...10 for a consumable).
         case invalidQuantity
         /// The product is not available in the storefront.
         case productUnavailable
         /// The account may not make purchases (parental controls, no payment method).
         case purchaseNotAllowed
+        /// The customer isn't eligible for the offer.
+        case ineligibleForOffer
+        /// The offer identifier isn't valid.
+        case invalidOfferIdentifier
+        /// The offer's price isn't valid.
+        case invalidOfferPrice
+        /// The promotional offer's signature isn't valid.
+        case invalidOfferSignature
+        /// Parameters are missing from the offer.
+        case missingOfferParameters
 
         /// The alert text in `en` and `pt-BR`.
         public func message(locale: AppLocale) -> String {
@@ -70,7 +82,39 @@ extension Product {
             case (.productUnavailable, .ptBR): "Esta gorjeta não está disponível no momento."
             case (.purchaseNotAllowed, .en): "This account isn't allowed to make purchases."
             case (.purchaseNotAllowed, .ptBR): "Esta conta não tem permissão para fazer compras."
+            case (.ineligibleForOffer, .en): "This account isn't eligible for this offer."
+            case (.ineligibleForOffer, .ptBR): "Esta conta não é elegível para esta oferta."
+            case (.invalidOfferIdentifier, .en): "This offer isn't valid."
+            case (.invalidOfferIdentifier, .ptBR): "Esta oferta não é válida."
+            case (.invalidOfferPrice, .en): "The price of this offer isn't valid."
+            case (.invalidOfferPrice, .ptBR): "O preço desta oferta não é válido."
+            case (.invalidOfferSignature, .en): "This offer couldn't be verified."
+            case (.invalidOfferSignature, .ptBR): "Não foi possível verificar esta oferta."
+            case (.missingOfferParameters, .en): "This offer is missing information."
+            case (.missingOfferParameters, .ptBR): "Faltam informações nesta oferta."
             }
+        }
+    }
+
+    /// The options of `Product.purchase(options:)` a tip jar can pass
+    /// (https://developer.apple.com/documentation/storekit/product/purchaseoption): `quantity(_:)` and
+    /// `appAccountToken(_:)`.
+    public struct PurchaseOptions: Sendable, Equatable {
+        /// `Product.PurchaseOption.quantity(_:)`: the number of items; 1 by default, at most 10
+        /// (https://developer.apple.com/documentation/storekit/product/purchaseoption/quantity(_:)). Outside
+        /// ``allowedQuantities`` the purchase throws ``PurchaseError/invalidQuantity``.
+        public var quantity: Int
+        /// `Product.PurchaseOption.appAccountToken(_:)`: a UUID the app links to its own account system; the
+        /// transaction carries it back.
+        public var appAccountToken: UUID?
+
+        /// The quantities StoreKit accepts for a consumable: "The default value is 1. The maximum value is 10."
+        public static let allowedQuantities = 1...10
+
+        /// Creates options; the defaults are what `purchase()` without options means.
+        public init(quantity: Int = 1, appAccountToken: UUID? = nil) {
+            self.quantity = quantity
+            self.appAccountToken = appAccountToken
         }
     }
 }

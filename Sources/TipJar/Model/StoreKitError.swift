@@ -37,4 +37,25 @@ public enum StoreKitError: String, Error, Sendable, CaseIterable, Codable, Local
         case (.unsupported, .ptBR): "Isso não é compatível com este aparelho."
         }
     }
+
+    /// The alert text when `AppStore.sync()` (Restore Purchases) throws this error, in `en` and `pt-BR`: the same
+    /// errors, told about Restore rather than a purchase.
+    public func restoreMessage(locale: AppLocale) -> String {
+        switch (self, locale) {
+        case (.networkError, .en): "Restore couldn't reach the App Store. Check your connection and try again."
+        case (.networkError, .ptBR): "A restauração não conseguiu acessar a App Store. Verifique sua conexão e tente novamente."
+        case (.systemError, .en): "Restore hit a problem on this device. Try again later."
+        case (.systemError, .ptBR): "A restauração encontrou um problema neste aparelho. Tente novamente mais tarde."
+        case (.userCancelled, .en): "Restore was cancelled."
+        case (.userCancelled, .ptBR): "A restauração foi cancelada."
+        case (.notAvailableInStorefront, .en): "Restore isn't available in your country or region."
+        case (.notAvailableInStorefront, .ptBR): "A restauração não está disponível no seu país ou região."
+        case (.notEntitled, .en): "This app isn't allowed to restore purchases."
+        case (.notEntitled, .ptBR): "Este app não tem permissão para restaurar compras."
+        case (.unknown, .en): "Restore failed for an unknown reason. Try again later."
+        case (.unknown, .ptBR): "A restauração falhou por um motivo desconhecido. Tente novamente mais tarde."
+        case (.unsupported, .en): "Restore isn't supported on this device."
+        case (.unsupported, .ptBR): "A restauração não é compatível com este aparelho."
+        }
+    }
 }

@@ -2,9 +2,9 @@ import Foundation
 
 /// A purchase the store has issued, shaped like StoreKit 2's `Transaction`.
 ///
-/// Consumable tips are the only products the dashboard sells, so `purchasedQuantity` is always 1
-/// and `ownershipType` is always `.purchased`; the fields are kept so that a reader who knows
-/// StoreKit recognises the value. Source: StoreKit `Transaction` documentation.
+/// Consumable tips are the only products the dashboard sells, so `ownershipType` is always `.purchased` and
+/// `originalPurchaseDate` is `purchaseDate`; the fields are kept so that a reader who knows StoreKit recognises
+/// the value. Source: https://developer.apple.com/documentation/storekit/transaction.
 public struct Transaction: Sendable, Equatable, Codable {
     /// Why a transaction was revoked; StoreKit's `Transaction.RevocationReason`.
     public enum RevocationReason: String, Sendable, Codable, CaseIterable {
@@ -43,7 +43,8 @@ public struct Transaction: Sendable, Equatable, Codable {
     public var productID: String
     /// When the store charged the account (UTC).
     public var purchaseDate: Date
-    /// How many units were bought; always 1 for a tip.
+    /// How many units were bought: the purchase's `quantity(_:)` option, 1 to 10 (one transaction still
+    /// adds one heart: the tip jar counts tips, not units).
     public var purchasedQuantity: Int
     /// The storefront's ISO 3166-1 alpha-3 country code (`Storefront.countryCode`), e.g. `USA`.
     public var storefront: String
@@ -57,6 +58,24 @@ public struct Transaction: Sendable, Equatable, Codable {
     public var revocationReason: RevocationReason?
     /// Always `.purchase`.
     public var reason: Reason
+    /// The price the store charged, in `currency` units (`Transaction.price`); `nil` for a transaction saved
+    /// before the dashboard kept it, or for a product the catalog does not hold. For a quantity above 1 it is
+    /// the price of one unit, as Apple's sample transactions show it; `purchasedQuantity` says how many.
+    public var price: Decimal?
+    /// The ISO 4217 code of the storefront's currency (`Transaction.currency`), e.g. `USD`; `nil` when unknown.
+    public var currency: String?
+    /// The product's type (`Transaction.productType`); `nil` for a product the catalog does not hold.
+    public var productType: ProductType?
+    /// The bundle ID of the app that bought it (`Transaction.appBundleID`, from `serve --bundle-id`); `nil` for
+    /// a transaction saved before the dashboard kept it.
+    public var appBundleID: String?
+    /// When the App Store signed this transaction's JWS (`Transaction.signedDate`): when it was issued, and
+    /// again when Ask to Buy approved it or a refund revoked it.
+    public var signedDate: Date
+    /// `Transaction.originalPurchaseDate`: for a consumable, the purchase date itself.
+    public var originalPurchaseDate: Date
+    /// The purchase's `appAccountToken(_:)` option (`Transaction.appAccountToken`), or `nil`.
+    public var appAccountToken: UUID?
 
     /// Creates a transaction for one unit of `productID`.
     /// - Parameters:
@@ -76,6 +95,13 @@ public struct Transaction: Sendable, Equatable, Codable {
         self.revocationDate = nil
         self.revocationReason = nil
         self.reason = .purchase
+        self.price = nil
+        self.currency = nil
+        self.productType = nil
+        self.appBundleID = nil
+        self.signedDate = purchaseDate
+        self.originalPurchaseDate = purchaseDate
+        self.appAccountToken = nil
     }
 
     /// Whether the App Store has refunded this transaction.

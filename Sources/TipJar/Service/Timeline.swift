@@ -1,3 +1,4 @@
+import Foundation
 import Synchronization
 
 /// The service's recent history per install, in memory: state changes (`loading` → `ready` /
@@ -13,18 +14,33 @@ public final class Timeline: Sendable {
         var byInstall: [String: [InstallEvent]] = [:]
         var installOrder: [String] = []
         var recent: [InstallEvent] = []
+        /// Store-wide events (no install), kept apart so a busy server's install events do not push them out.
+        var storeWide: [InstallEvent] = []
+        /// When the newest store-wide event that was dropped happened.
+        var storeWideDroppedUntil: Date?
     }
 
     private let events = Mutex(Events())
     private let perInstall: Int
     private let overall: Int
     private let maximumInstalls: Int
+    private let storeWide: Int
 
-    /// Creates an empty timeline with the given bounds.
-    public init(perInstall: Int = 50, overall: Int = 200, maximumInstalls: Int = 10_000) {
+    /// Creates an empty timeline with the given bounds (`storeWide`: how many store-wide events,
+    /// such as store settings changes, are kept apart from the install events).
+    public init(perInstall: Int = 50, overall: Int = 200, maximumInstalls: Int = 10_000, storeWide: Int = 1_000) {
         self.perInstall = perInstall
         self.overall = overall
         self.maximumInstalls = maximumInstalls
+        self.storeWide = storeWide
+    }
+
+    /// The store-wide events (no install), oldest first, and whether every one since `date` is
+    /// still there (none dropped at or after it).
+    public func storeWideEvents(since date: Date) -> (events: [InstallEvent], isComplete: Bool) {
+        events.withLock { events in
+            (events.storeWide.filter { $0.at >= date }, events.storeWideDroppedUntil.map { $0 < date } ?? true)
+        }
     }
 
     /// Records an event, dropping the oldest beyond the bounds.
@@ -32,7 +48,13 @@ public final class Timeline: Sendable {
         events.withLock { events in
             events.recent.append(event)
             if events.recent.count > overall { events.recent.removeFirst(events.recent.count - overall) }
-            guard let id = event.installID else { return }
+            guard let id = event.installID else {
+                events.storeWide.append(event)
+                if events.storeWide.count > storeWide {
+                    events.storeWideDroppedUntil = events.storeWide.removeFirst().at
+                }
+                return
+            }
             if events.byInstall[id] == nil {
                 events.installOrder.append(id)
                 if events.installOrder.count > maximumInstalls { events.byInstall[events.installOrder.removeFirst()] = nil }

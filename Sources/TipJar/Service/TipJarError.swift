@@ -7,6 +7,8 @@ public enum TipJarError: Error, Equatable, Sendable, CustomStringConvertible {
     case unknownProduct(String)
     /// A purchase is already open for this install (DESIGN.md rule 4: two tabs, a double click).
     case purchaseInProgress(installID: String)
+    /// Confirm or Cancel for a purchase sheet that is no longer open (answered, timed out, or the app stopped).
+    case noPurchaseSheet(installID: String)
     /// No transaction has this ID.
     case transactionNotFound(UInt64)
     /// The transaction is not pending, so it cannot be approved or declined.
@@ -18,12 +20,14 @@ public enum TipJarError: Error, Equatable, Sendable, CustomStringConvertible {
     /// A value is outside what the simulator accepts.
     case invalidValue(field: String, reason: String)
 
-    /// A sentence for the person, safe to show.
+    /// A sentence for the person, safe to show: an ID quoted from the request goes through
+    /// ``Catalog/shownInput(_:limit:)`` (shortened, control characters escaped as `\u{0}`).
     public var description: String {
         switch self {
-        case .installNotFound(let id): "No install has the ID \(id)."
-        case .unknownProduct(let id): "\(id) is not a tip in the loaded catalog."
+        case .installNotFound(let id): "No install has the ID \(Catalog.shownInput(id))."
+        case .unknownProduct(let id): "\(Catalog.shownInput(id)) is not a tip in the loaded catalog."
         case .purchaseInProgress: "A purchase is already open for this install. Wait for it to finish."
+        case .noPurchaseSheet: "No purchase sheet is open for this install: it was answered, timed out or closed when the app stopped."
         case .transactionNotFound(let id): "No transaction has the ID \(id)."
         case .transactionNotPending(let id): "Transaction \(id) is not waiting for approval."
         case .transactionNotInterrupted(let id): "Transaction \(id) is not an interrupted purchase."

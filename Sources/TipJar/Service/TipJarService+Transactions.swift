@@ -3,29 +3,64 @@ import Foundation
 extension TipJarService {
     // MARK: Purchase
 
-    /// Taps a tip tile: opens the install's purchase (refusing a second one), launches the app if
-    /// it is stopped, calls `Product.purchase()` and hands a successful result to the one handler.
+    /// Taps a tip tile and answers the purchase sheet at once (the JSON API): opens the install's purchase
+    /// (refusing a second one), launches the app if it is stopped, shows the sheet unless `skipPurchaseSheet`
+    /// is on, then applies `userAction` (ignored with `skipPurchaseSheet`: there is no sheet to cancel).
+    /// Confirm calls `Product.purchase(options:)` and hands a successful result to the one handler.
     /// - Parameters:
     ///   - productID: A tip of the catalog.
     ///   - installID: The install.
+    ///   - options: `quantity(_:)` and `appAccountToken(_:)`.
+    ///   - userAction: What the person taps on the sheet.
     /// - Returns: What the tap came to; a thrown store error is a `.failed` report, not a throw.
     /// - Throws: `TipJarError.installNotFound`, `.unknownProduct` (422), `.purchaseInProgress` (409);
     ///   storage errors.
-    public func purchase(productID: String, installID: String) async throws -> PurchaseReport {
+    public func purchase(productID: String, installID: String, options: Product.PurchaseOptions = Product.PurchaseOptions(),
+                         userAction: PurchaseSheet.UserAction = .confirm) async throws -> PurchaseReport {
+        let showsSheet = await !store.settings.skipPurchaseSheet
+        let install = try await beginPurchase(productID: productID, installID: installID)
+        defer { openPurchases.remove(installID) }
+        // The sheet is shown and answered in the same call, so it needs no display values and no `openSheets` entry.
+        if showsSheet, userAction == .cancel {
+            event(installID, "sheet.cancelled", "Purchase sheet closed because the user cancelled (userAction cancel): "
+                  + "Product.purchase() returned .userCancelled; nothing charged.")
+            var report = PurchaseReport(outcome: .cancelled, hearts: install.hearts)
+            report.locale = install.locale
+            return report
+        }
+        if showsSheet { event(installID, "sheet.confirmed", "Purchase sheet: the user confirmed (userAction confirm).") }
+        return try await runPurchase(productID: productID, install: install, options: options)
+    }
+
+    /// Opens the install's one purchase: checks the product, refuses a second purchase (an expired sheet
+    /// is closed first), and launches the app if it is stopped. The caller closes the purchase.
+    func beginPurchase(productID: String, installID: String) async throws -> Install {
         guard catalog.tips.contains(where: { $0.productID == productID }) else { throw TipJarError.unknownProduct(productID) }
+        expireSheet(installID: installID)
         guard !openPurchases.contains(installID) else { throw TipJarError.purchaseInProgress(installID: installID) }
         openPurchases.insert(installID)
-        defer { openPurchases.remove(installID) }
-        var install = try await install(installID)
-        if !install.isRunning {
-            install.hearts = try await launch(installID: installID).hearts
-            install.isRunning = true
-            install.legacyHasTipped = false
+        do {
+            var install = try await install(installID)
+            if !install.isRunning {
+                install.hearts = try await launch(installID: installID).hearts
+                install.isRunning = true
+                install.legacyHasTipped = false
+            }
+            return install
+        } catch {
+            openPurchases.remove(installID)
+            throw error
         }
-        event(installID, "purchase.open", "purchase open: \(productID); every tip button disabled.")
+    }
+
+    /// `Product.purchase(options:)` for an open purchase, and the handler for its result.
+    func runPurchase(productID: String, install: Install, options: Product.PurchaseOptions) async throws -> PurchaseReport {
+        var install = install
+        let installID = install.id
+        event(installID, "purchase.open", "purchase open: \(productID)\(Self.describe(options)); every tip button disabled.")
         var report: PurchaseReport
         do {
-            switch try await store.purchase(productID: productID, for: install) {
+            switch try await store.purchase(productID: productID, for: install, options: options) {
             case .success(let verification):
                 let heartsBefore = install.hearts
                 let (delivery, hearts) = try await record(verification, installID: installID, path: .purchase)
@@ -46,16 +81,30 @@ extension TipJarService {
                 }
             }
         } catch let charged as ChargedDespiteError {
-            report = PurchaseReport(outcome: .failed, hearts: install.hearts, error: charged.error)
+            // The app sees only the thrown error (a thrown userCancelled still reads as a cancel); the charge arrives later.
+            let error = charged.error.error
+            report = PurchaseReport(outcome: charged.error == .userCancelled ? .cancelled : .failed, hearts: install.hearts, error: error)
             scheduleChargedDelivery(charged)
+        } catch StoreKitError.userCancelled {
+            // A thrown userCancelled is a cancel, not a failure: no alert, the buttons are usable again.
+            report = PurchaseReport(outcome: .cancelled, hearts: install.hearts, error: StoreKitError.userCancelled)
         } catch let error as StoreKitError {
             report = PurchaseReport(outcome: .failed, hearts: install.hearts, error: error)
         } catch let error as Product.PurchaseError {
             report = PurchaseReport(outcome: .failed, hearts: install.hearts, error: error)
         }
         report.locale = install.locale
-        event(installID, "purchase.closed", "purchase closed: \(report.outcome.rawValue)\(report.errorName.map { " (\($0))" } ?? "").")
+        var closed = ["productID": productID, "outcome": report.outcome.rawValue]
+        closed["errorName"] = report.errorName
+        closed["transactionID"] = report.transactionID.map(String.init)
+        event(installID, "purchase.closed", "purchase closed: \(report.outcome.rawValue)\(report.errorName.map { " (\($0))" } ?? "").", closed)
         return report
+    }
+
+    /// ` ×3, appAccountToken …` for the timeline, empty for the default options.
+    nonisolated static func describe(_ options: Product.PurchaseOptions) -> String {
+        (options.quantity == 1 ? "" : " ×\(options.quantity)")
+            + (options.appAccountToken.map { ", appAccountToken \($0.uuidString.lowercased())" } ?? "")
     }
 
     // MARK: The one handler
@@ -137,6 +186,7 @@ extension TipJarService {
     /// - Throws: `TipJarError.installNotFound`; storage errors.
     public func launch(installID: String) async throws -> DeliveryReport {
         let install = try await install(installID)
+        closeSheet(installID: installID, because: "the app relaunched")
         try await storage.setRunning(true, installID: installID)
         event(installID, "launch", "Launched; Transaction.updates listener started.")
         let migrated = try await storage.migrateLegacyFlag(installID: installID)
@@ -154,6 +204,7 @@ extension TipJarService {
     /// Stops the app: the listener stops; deliveries wait for the next launch.
     public func stop(installID: String) async throws -> Install {
         _ = try await install(installID)
+        closeSheet(installID: installID, because: "the app stopped")
         try await storage.setRunning(false, installID: installID)
         event(installID, "stop", "Stopped; the listener receives nothing until the next launch.")
         return try await install(installID)
@@ -179,20 +230,22 @@ extension TipJarService {
     /// Ask to Buy approved on `/store`: the transaction reaches the install's listener.
     public func approve(transactionID: UInt64) async throws -> Delivery? {
         let stored = try await store.approve(transactionID: transactionID)
-        event(stored.installID, "askToBuy.approved", "Ask to Buy approved: transaction \(transactionID).")
+        event(stored.installID, "askToBuy.approved", "Ask to Buy approved: transaction \(transactionID).", ["transactionID": "\(transactionID)"])
         return try await deliverThroughListener(stored)
     }
 
     /// Ask to Buy declined on `/store`: nothing is recorded.
     public func decline(transactionID: UInt64) async throws {
         let stored = try await store.decline(transactionID: transactionID)
-        event(stored.installID, "askToBuy.declined", "Ask to Buy declined: transaction \(transactionID); nothing recorded.")
+        event(stored.installID, "askToBuy.declined", "Ask to Buy declined: transaction \(transactionID); nothing recorded.",
+              ["transactionID": "\(transactionID)"])
     }
 
     /// A refund from the dashboard: the revoked transaction, same ID, reaches the listener.
     public func refund(transactionID: UInt64, reason: Transaction.RevocationReason = .other) async throws -> Delivery? {
         let stored = try await store.refund(transactionID: transactionID, reason: reason)
-        event(stored.installID, "refund", "Refunded transaction \(transactionID) (\(reason.rawValue)).")
+        event(stored.installID, "refund", "Refunded transaction \(transactionID) (\(reason.rawValue)).",
+              ["transactionID": "\(transactionID)", "reason": reason.rawValue])
         return try await deliverThroughListener(stored)
     }
 
@@ -205,14 +258,15 @@ extension TipJarService {
             throw TipJarError.invalidValue(field: "productID", reason: "must be 1 to 200 printable characters")
         }
         let stored = try await store.externalPurchase(productID: productID, for: try await install(installID))
-        event(installID, "external", "Purchased outside the app: transaction \(stored.transaction.id) (\(productID)).")
+        event(installID, "external", "Purchased outside the app: transaction \(stored.transaction.id) (\(productID)).",
+              ["transactionID": "\(stored.transaction.id)", "productID": productID])
         return (stored, try await deliverThroughListener(stored))
     }
 
     /// Re-emits a delivered transaction through the listener `listenerReemits` times.
     /// - Returns: Whether anything was re-emitted.
     @discardableResult
-    private func reemit(_ transaction: Transaction, installID: String) async throws -> Bool {
+    func reemit(_ transaction: Transaction, installID: String) async throws -> Bool {
         let settings = await store.settings
         let count = settings.listenerReemits
         guard count > 0, try await self.install(installID).isRunning else { return false }
@@ -226,7 +280,7 @@ extension TipJarService {
         return true
     }
 
-    func event(_ installID: String?, _ kind: String, _ detail: String) {
-        timeline.append(InstallEvent(installID: installID, at: environment.now(), kind: kind, detail: detail))
+    func event(_ installID: String?, _ kind: String, _ detail: String, _ attributes: [String: String] = [:]) {
+        timeline.append(InstallEvent(installID: installID, at: environment.now(), kind: kind, detail: detail, attributes: attributes))
     }
 }

@@ -19,13 +19,22 @@ public actor TipJarService {
     var lastScheduleNumber = 0
     /// Delayed re-emits that came due while their app was stopped: delivered at its next launch.
     var reemitsWaitingForLaunch: [String: [(transaction: Transaction, count: Int)]] = [:]
+    /// The purchase sheets shown, by install; each install in it is also in `openPurchases`.
+    var openSheets: [String: PurchaseSheet] = [:]
+    /// How long a purchase sheet may stay unanswered before it closes as a cancel (seconds).
+    public nonisolated let purchaseSheetTimeout: TimeInterval
+
+    /// The purchase sheet's timeout when none is given: five minutes.
+    public static let defaultPurchaseSheetTimeout: TimeInterval = 300
 
     /// Creates the service over a store and its storage.
-    public init(store: SimulatedStore, storage: any TipJarStorage, environment: TipJarEnvironment) {
+    public init(store: SimulatedStore, storage: any TipJarStorage, environment: TipJarEnvironment,
+                purchaseSheetTimeout: TimeInterval = TipJarService.defaultPurchaseSheetTimeout) {
         self.store = store
         self.catalog = store.catalog
         self.storage = storage
         self.environment = environment
+        self.purchaseSheetTimeout = purchaseSheetTimeout
     }
 
     // MARK: Installs
@@ -55,7 +64,9 @@ public actor TipJarService {
         let install = Install(id: id, label: label, locale: locale, storefront: code, accountID: account ?? "account-\(id.prefix(8))",
                               legacyHasTipped: legacyHasTipped, createdAt: environment.now())
         try await storage.insert(install)
-        event(id, "install.created", "Installed (\(locale.rawValue), \(code))\(legacyHasTipped ? " by the old version, has tipped" : "").")
+        event(id, "install.created", "Installed (\(locale.rawValue), \(code))\(legacyHasTipped ? " by the old version, has tipped" : "").",
+              ["locale": locale.rawValue, "storefront": code, "accountID": install.accountID, "label": label,
+               "legacyHasTipped": String(legacyHasTipped)])
         return install
     }
 
@@ -117,13 +128,17 @@ public actor TipJarService {
     /// account receives the unfinished ones at launch, as `Transaction.unfinished` would.
     /// - Throws: `TipJarError.installNotFound`; `.purchaseInProgress` while a purchase is open; storage errors.
     public func deleteInstall(_ installID: String) async throws {
+        expireSheet(installID: installID)
         guard !openPurchases.contains(installID) else { throw TipJarError.purchaseInProgress(installID: installID) }
         guard try await storage.deleteInstall(withID: installID) else { throw TipJarError.installNotFound(installID) }
         event(nil, "install.deleted", "Install \(installID.prefix(8)) deleted; its account's transactions stay with the store.")
     }
 
     /// Whether a purchase is open for the install right now (its tip buttons are disabled).
-    public func isPurchaseOpen(installID: String) -> Bool { openPurchases.contains(installID) }
+    public func isPurchaseOpen(installID: String) -> Bool {
+        expireSheet(installID: installID)
+        return openPurchases.contains(installID)
+    }
 
     // MARK: Loading
 
@@ -159,7 +174,7 @@ public actor TipJarService {
             guard let product = byID[entry.productID] else { return nil }
             let tier = catalog.tier(of: entry)
             return TipOffer(productID: product.id, tier: tier, name: product.displayName, emoji: tier?.emoji ?? "💝",
-                            tint: tier?.tint ?? "#8e44ad", displayPrice: product.displayPrice)
+                            tint: tier?.tint ?? TipTier.otherTint, displayPrice: product.displayPrice)
         }
     }
 }

@@ -150,12 +150,16 @@ public struct InstallEvent: Sendable, Equatable {
     public var kind: String
     /// A human sentence in English.
     public var detail: String
+    /// The event's values for programs (`productID`, `transactionID`, `outcome`, …), so a recorded
+    /// scenario need not parse `detail`.
+    public var attributes: [String: String]
 
     /// Creates an event.
-    public init(installID: String?, at: Date, kind: String, detail: String) {
+    public init(installID: String?, at: Date, kind: String, detail: String, attributes: [String: String] = [:]) {
         self.installID = installID
         self.at = at
         self.kind = kind
         self.detail = detail
+        self.attributes = attributes
     }
 }

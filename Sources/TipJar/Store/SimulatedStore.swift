@@ -14,6 +14,13 @@ public actor SimulatedStore {
     /// The current outage and outcome settings.
     public private(set) var settings: StoreSettings
     private var lastTransactionID: UInt64
+    /// The bundle ID every transaction it issues carries (`Transaction.appBundleID`).
+    public nonisolated let appBundleID: String
+
+    /// The bundle ID of the shipped app when `serve --bundle-id` gives none: the shipped catalog's product IDs
+    /// (`com.example.tipjar.tip.coffee`, …) start with it, following Apple's advice to prefix product IDs with
+    /// the app's reverse-DNS bundle ID; neither the shipped `.storekit` file nor the app names one.
+    public static let defaultAppBundleID = "com.example.tipjar"
 
     /// The suffix the store's product IDs carry in `.mismatch` mode, so that none matches what the
     /// app asks for.
@@ -21,8 +28,10 @@ public actor SimulatedStore {
 
     /// Opens the store on saved settings (or healthy defaults on a new database).
     /// - Throws: what `storage` throws.
-    public init(catalog: Catalog, storage: any TipJarStorage, environment: TipJarEnvironment) async throws {
+    public init(catalog: Catalog, storage: any TipJarStorage, environment: TipJarEnvironment,
+                appBundleID: String = SimulatedStore.defaultAppBundleID) async throws {
         self.catalog = catalog
+        self.appBundleID = appBundleID
         self.storage = storage
         self.environment = environment
         // SKTestSession starts from the configuration file's settings: the fields the file sets win over the
@@ -102,17 +111,21 @@ public actor SimulatedStore {
                 price: entry.price, displayPrice: storefront.displayPrice(entry.price))
     }
 
-    /// `Product.purchase()` for an install: waits `purchaseLatencyMs`, then answers with the set
+    /// `Product.purchase(options:)` for an install: waits `purchaseLatencyMs`, then answers with the set
     /// outcome. A `.pending` purchase is kept for Ask to Buy and has no transaction yet.
     ///
-    /// The purchase traps, in this order after the Purchase failure injection (which throws first and creates
-    /// nothing): `interruptedPurchases` keeps an interrupted transaction and answers `.pending`;
-    /// `chargedDespiteError` creates a purchased transaction and throws ``ChargedDespiteError``; `finishIgnored`
-    /// answers a successful purchase of a product whose transaction the app could not finish with that same
-    /// transaction. Apple documents that a transaction "is unfinished until you call `finish()`"
+    /// The order of the checks is the precedence rule (README, "Which purchase setting wins"): the Purchase
+    /// failure injection first (it throws before anything else and creates nothing; it wins over every outcome,
+    /// `failed` included), then a product the store does not hold (`productUnavailable`), a quantity outside 1...10
+    /// (`invalidQuantity`), then the purchase traps: `interruptedPurchases` keeps an interrupted transaction and
+    /// answers `.pending`; `chargedDespiteError` creates a purchased transaction and throws ``ChargedDespiteError``;
+    /// `finishIgnored` answers a successful purchase of a product whose transaction the app could not finish with
+    /// that same transaction. Then Ask to Buy, and last `purchaseOutcome`. (The purchase sheet comes before all of
+    /// these: a cancelled sheet never reaches the store.)
+    ///
+    /// Apple documents that a transaction "is unfinished until you call `finish()`"
     /// (https://developer.apple.com/documentation/storekit/transaction/unfinished); that buying the consumable again
-    /// answers with it is what developers report, not something Apple's documents state. Then Ask to Buy, then
-    /// `purchaseOutcome`.
+    /// answers with it is what developers report, not something Apple's documents state.
     ///
     /// An interrupted purchase's answer is a choice: Apple's "Testing an interrupted purchase"
     /// (https://developer.apple.com/documentation/storekit/testing-an-interrupted-purchase) describes it in the
@@ -122,24 +135,28 @@ public actor SimulatedStore {
     /// whose transaction StoreKit "delivers … in the transaction updates" if it succeeds
     /// (https://developer.apple.com/documentation/storekit/product/purchaseresult/pending), which is exactly how
     /// the resolved purchase arrives here.
-    /// - Throws: `StoreKitError` for the Purchase failure or the `.failed` outcome; ``ChargedDespiteError``;
-    ///   `Product.PurchaseError.productUnavailable` when the store does not hold the product.
-    public func purchase(productID: String, for install: Install) async throws -> Product.PurchaseResult {
+    /// - Throws: the Purchase failure or the `.failed` outcome's error (a `StoreKitError` or a
+    ///   `Product.PurchaseError`); ``ChargedDespiteError``; `Product.PurchaseError.productUnavailable` when the
+    ///   store does not hold the product, `.invalidQuantity` for a quantity outside
+    ///   ``Product/PurchaseOptions/allowedQuantities``.
+    public func purchase(productID: String, for install: Install,
+                         options: Product.PurchaseOptions = Product.PurchaseOptions()) async throws -> Product.PurchaseResult {
         if settings.purchaseLatencyMs > 0 {
             try await environment.sleep(.milliseconds(settings.purchaseLatencyMs))
         }
         let settings = self.settings
-        if let error = settings.failures.purchase { throw error }
+        if let failure = settings.failures.purchase { throw failure.error }
         guard catalog.product(withID: productID) != nil, settings.catalog != .mismatch else {
             throw Product.PurchaseError.productUnavailable
         }
+        guard Product.PurchaseOptions.allowedQuantities.contains(options.quantity) else { throw Product.PurchaseError.invalidQuantity }
         if settings.interruptedPurchases {
-            _ = try await issue(productID: productID, for: install, status: .interrupted)
+            _ = try await issue(productID: productID, for: install, status: .interrupted, options: options)
             return .pending
         }
         if settings.chargedDespiteError {
             throw ChargedDespiteError(error: settings.purchaseError,
-                                      transaction: try await issue(productID: productID, for: install, status: .purchased))
+                                      transaction: try await issue(productID: productID, for: install, status: .purchased, options: options))
         }
         if settings.finishIgnored, !settings.askToBuyEnabled, settings.purchaseOutcome == .success || settings.purchaseOutcome == .unverified,
            let unfinished = try await storage.unfinishedTransactions(accountID: install.accountID).first(where: {
@@ -148,19 +165,20 @@ public actor SimulatedStore {
             return .success(verify(unfinished.transaction))
         }
         if settings.askToBuyEnabled {
-            _ = try await issue(productID: productID, for: install, status: .pending)
+            _ = try await issue(productID: productID, for: install, status: .pending, options: options)
             return .pending
         }
         switch settings.purchaseOutcome {
-        case .failed: throw settings.purchaseError
+        case .failed: throw settings.purchaseError.error
         case .cancelled: return .userCancelled
         case .pending:
-            _ = try await issue(productID: productID, for: install, status: .pending)
+            _ = try await issue(productID: productID, for: install, status: .pending, options: options)
             return .pending
         case .success:
-            return .success(verify(try await issue(productID: productID, for: install, status: .purchased, handledNext: true).transaction))
+            return .success(verify(try await issue(productID: productID, for: install, status: .purchased, options: options,
+                                                   handledNext: true).transaction))
         case .unverified:
-            let stored = try await issue(productID: productID, for: install, status: .purchased, handledNext: true)
+            let stored = try await issue(productID: productID, for: install, status: .purchased, options: options, handledNext: true)
             return .success(.unverified(stored.transaction, settings.failures.verification ?? .invalidSignature))
         }
     }
@@ -209,6 +227,8 @@ public actor SimulatedStore {
         guard stored.status == .interrupted else { throw TipJarError.transactionNotInterrupted(transactionID) }
         stored.status = .purchased
         stored.transaction.purchaseDate = environment.now()
+        stored.transaction.originalPurchaseDate = stored.transaction.purchaseDate
+        stored.transaction.signedDate = stored.transaction.purchaseDate
         try await storage.update(stored)
         return stored
     }
@@ -225,6 +245,8 @@ public actor SimulatedStore {
         var stored = try await pending(transactionID)
         stored.status = .purchased
         stored.transaction.purchaseDate = environment.now()
+        stored.transaction.originalPurchaseDate = stored.transaction.purchaseDate
+        stored.transaction.signedDate = stored.transaction.purchaseDate
         try await storage.update(stored)
         return stored
     }
@@ -253,6 +275,7 @@ public actor SimulatedStore {
         }
         guard !stored.transaction.isRevoked else { throw TipJarError.alreadyRefunded(transactionID) }
         stored.transaction.revocationDate = environment.now()
+        stored.transaction.signedDate = environment.now()
         stored.transaction.revocationReason = reason
         stored.isFinished = false
         try await storage.update(stored)
@@ -276,10 +299,18 @@ public actor SimulatedStore {
     /// in order, so the handler's record commits with it or after it and fails if it failed, and
     /// the purchase waits for the disk once instead of twice.
     private func issue(productID: String, for install: Install, status: StoredTransaction.Status,
+                       options: Product.PurchaseOptions = Product.PurchaseOptions(),
                        isExternal: Bool = false, handledNext: Bool = false) async throws -> StoredTransaction {
         lastTransactionID = environment.nextTransactionID(lastTransactionID)
-        let transaction = Transaction(id: lastTransactionID, productID: productID,
+        var transaction = Transaction(id: lastTransactionID, productID: productID,
                                       purchaseDate: environment.now(), storefront: install.storefront)
+        let entry = catalog.product(withID: productID)
+        transaction.purchasedQuantity = options.quantity
+        transaction.appAccountToken = options.appAccountToken
+        transaction.price = entry?.price
+        transaction.currency = Storefront.named(install.storefront)?.currencyCode
+        transaction.productType = entry?.type
+        transaction.appBundleID = appBundleID
         let stored = StoredTransaction(transaction: transaction, accountID: install.accountID, installID: install.id,
                                        status: status, isExternal: isExternal)
         if handledNext {
@@ -294,8 +325,8 @@ public actor SimulatedStore {
 /// "Charged despite an error" (`StoreSettings/chargedDespiteError`): what `Product.purchase()` throws is ``error``,
 /// but the store created ``transaction``, which reaches the app later through `Transaction.updates`.
 public struct ChargedDespiteError: Error, Sendable {
-    /// The `StoreKitError` the app sees.
-    public var error: StoreKitError
+    /// The error the app sees (the `purchaseError` setting: a `StoreKitError` or a `Product.PurchaseError`).
+    public var error: PurchaseFailure
     /// The transaction the store created and keeps, purchased and unfinished.
     public var transaction: StoredTransaction
 }

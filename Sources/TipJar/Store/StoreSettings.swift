@@ -38,15 +38,17 @@ public struct StoreSettings: Sendable, Equatable, Codable {
     public struct Failures: Sendable, Equatable, Codable {
         /// Thrown by `Product.products(for:)` (Xcode's "Load Products").
         public var loadProducts: StoreKitError?
-        /// Thrown by `Product.purchase()` (Xcode's "Purchase").
-        public var purchase: StoreKitError?
+        /// Thrown by `Product.purchase()` (Xcode's "Purchase"): any `StoreKitError` or `Product.PurchaseError`.
+        /// It wins over `purchaseOutcome` (``StoreSettings/PurchaseOutcome/failed`` included), as Xcode's
+        /// injected error is thrown before the store looks at anything else.
+        public var purchase: PurchaseFailure?
         /// Makes every delivered transaction unverified with this error (Xcode's "Verification").
         public var verification: VerificationError?
         /// Thrown by `AppStore.sync()` (Xcode's "App Store Sync").
         public var sync: StoreKitError?
 
         /// All failures off.
-        public init(loadProducts: StoreKitError? = nil, purchase: StoreKitError? = nil,
+        public init(loadProducts: StoreKitError? = nil, purchase: PurchaseFailure? = nil,
                     verification: VerificationError? = nil, sync: StoreKitError? = nil) {
             self.loadProducts = loadProducts
             self.purchase = purchase
@@ -61,8 +63,8 @@ public struct StoreSettings: Sendable, Equatable, Codable {
     public var latencyMs: Int
     /// The purchase outcome.
     public var purchaseOutcome: PurchaseOutcome
-    /// The error thrown when `purchaseOutcome` is `.failed`.
-    public var purchaseError: StoreKitError
+    /// The error thrown when `purchaseOutcome` is `.failed`: any `StoreKitError` or `Product.PurchaseError`.
+    public var purchaseError: PurchaseFailure
     /// Per-API failures.
     public var failures: Failures
     /// Purchase latency in milliseconds, applied to every purchase (0...60,000).
@@ -99,6 +101,12 @@ public struct StoreSettings: Sendable, Equatable, Codable {
     /// How long after the failed purchase answered a "charged despite an error" transaction reaches the listener.
     public static let lateDeliveryDelayMs = 3_000
 
+    // The purchase sheet (README, "The purchase sheet").
+    /// "Skip the purchase sheet", as `SKTestSession.disableDialogs`
+    /// (https://developer.apple.com/documentation/storekittest/sktestsession/disabledialogs): no App Store sheet
+    /// is shown; every purchase is confirmed at once. The `.storekit` file's `_disableDialogs` sets it.
+    public var skipPurchaseSheet: Bool
+
     /// The largest latency accepted, in milliseconds.
     public static let maximumLatencyMs = 60_000
 
@@ -107,10 +115,11 @@ public struct StoreSettings: Sendable, Equatable, Codable {
 
     /// Creates settings; defaults are a healthy store.
     public init(catalog: CatalogMode = .normal, latencyMs: Int = 0, purchaseOutcome: PurchaseOutcome = .success,
-                purchaseError: StoreKitError = .networkError, failures: Failures = Failures(),
+                purchaseError: PurchaseFailure = .networkError, failures: Failures = Failures(),
                 purchaseLatencyMs: Int = 0, crashBeforeFinish: Bool = false, listenerReemits: Int = 0,
                 askToBuyEnabled: Bool = false, interruptedPurchases: Bool = false, finishIgnored: Bool = false,
-                chargedDespiteError: Bool = false, syncReplaysFinished: Bool = false, listenerReemitDelayMs: Int = 0) {
+                chargedDespiteError: Bool = false, syncReplaysFinished: Bool = false, listenerReemitDelayMs: Int = 0,
+                skipPurchaseSheet: Bool = false) {
         self.catalog = catalog
         self.latencyMs = latencyMs
         self.purchaseOutcome = purchaseOutcome
@@ -125,6 +134,7 @@ public struct StoreSettings: Sendable, Equatable, Codable {
         self.chargedDespiteError = chargedDespiteError
         self.syncReplaysFinished = syncReplaysFinished
         self.listenerReemitDelayMs = listenerReemitDelayMs
+        self.skipPurchaseSheet = skipPurchaseSheet
     }
 
     /// Decodes saved settings; a field missing from an older save takes its default.
@@ -135,7 +145,7 @@ public struct StoreSettings: Sendable, Equatable, Codable {
         catalog = try container.decodeIfPresent(CatalogMode.self, forKey: .catalog) ?? defaults.catalog
         latencyMs = try container.decodeIfPresent(Int.self, forKey: .latencyMs) ?? defaults.latencyMs
         purchaseOutcome = try container.decodeIfPresent(PurchaseOutcome.self, forKey: .purchaseOutcome) ?? defaults.purchaseOutcome
-        purchaseError = try container.decodeIfPresent(StoreKitError.self, forKey: .purchaseError) ?? defaults.purchaseError
+        purchaseError = try container.decodeIfPresent(PurchaseFailure.self, forKey: .purchaseError) ?? defaults.purchaseError
         failures = try container.decodeIfPresent(Failures.self, forKey: .failures) ?? defaults.failures
         purchaseLatencyMs = try container.decodeIfPresent(Int.self, forKey: .purchaseLatencyMs) ?? defaults.purchaseLatencyMs
         crashBeforeFinish = try container.decodeIfPresent(Bool.self, forKey: .crashBeforeFinish) ?? defaults.crashBeforeFinish
@@ -146,5 +156,6 @@ public struct StoreSettings: Sendable, Equatable, Codable {
         chargedDespiteError = try container.decodeIfPresent(Bool.self, forKey: .chargedDespiteError) ?? false
         syncReplaysFinished = try container.decodeIfPresent(Bool.self, forKey: .syncReplaysFinished) ?? false
         listenerReemitDelayMs = try container.decodeIfPresent(Int.self, forKey: .listenerReemitDelayMs) ?? 0
+        skipPurchaseSheet = try container.decodeIfPresent(Bool.self, forKey: .skipPurchaseSheet) ?? defaults.skipPurchaseSheet
     }
 }

@@ -35,6 +35,11 @@ public struct DatabaseConfiguration: Sendable {
     /// closure undoes only its own work). Every batched caller resumes only after the
     /// shared COMMIT succeeded (or receives the COMMIT error). Default `false`.
     public var groupCommit: Bool
+    /// Called once, on the writer's queue, when the queue stops accepting writes for good: the
+    /// database file or its `-wal` was deleted, renamed or replaced while open (every later write
+    /// then fails with the same ``DatabaseError``, `SQLITE_READONLY_DBMOVED`, naming the file).
+    /// Default `nil`.
+    public var onFault: (@Sendable (DatabaseError) -> Void)?
 
     /// Creates a configuration.
     /// - Parameters:
@@ -42,11 +47,14 @@ public struct DatabaseConfiguration: Sendable {
     ///   - busyTimeout: Default 5 seconds; clamped to 0…`Int32.max` milliseconds.
     ///   - readOnly: Default `false`.
     ///   - groupCommit: Default `false`.
-    public init(durability: Durability = .full, busyTimeout: Duration = .seconds(5), readOnly: Bool = false, groupCommit: Bool = false) {
+    ///   - onFault: Default `nil`.
+    public init(durability: Durability = .full, busyTimeout: Duration = .seconds(5), readOnly: Bool = false, groupCommit: Bool = false,
+                onFault: (@Sendable (DatabaseError) -> Void)? = nil) {
         self.durability = durability
         self.busyTimeout = busyTimeout
         self.readOnly = readOnly
         self.groupCommit = groupCommit
+        self.onFault = onFault
     }
 
     /// The busy timeout in whole milliseconds, as `sqlite3_busy_timeout` expects.

@@ -46,6 +46,10 @@ public struct DatabaseError: Error, CustomStringConvertible, Sendable {
     public var isNotADatabase: Bool { resultCode == SQLITE_NOTADB }
     /// `SQLITE_READONLY`: the file, its folder or the connection is read-only.
     public var isReadOnly: Bool { resultCode == SQLITE_READONLY }
+    /// `SQLITE_READONLY_DBMOVED`: the database file or its `-wal` was deleted, renamed or replaced
+    /// while open, so writes are refused (<https://www.sqlite.org/rescode.html#readonly_dbmoved>);
+    /// ``path`` names the file.
+    public var isFileMoved: Bool { extendedResultCode == DatabaseFileWatch.movedCode }
     /// `SQLITE_CONSTRAINT`: a UNIQUE, NOT NULL, CHECK, FOREIGN KEY… constraint failed.
     public var isConstraintViolation: Bool { resultCode == SQLITE_CONSTRAINT }
 

@@ -17,14 +17,16 @@ import Synchronization
 ///
 /// `@unchecked Sendable` because each non-`Sendable` ``Database`` it owns is only touched under
 /// its own serialization (the writer on `queue` and the reader on `readQueue`, always through
-/// `async`/`sync` on them; the point reader inside `pointReadLock`), and the group-commit pending
-/// list is protected by a `Mutex`. The other stored properties are immutable.
+/// `async`/`sync` on them; the point reader inside `pointReadLock`), the writer's other state (the
+/// last timed-out lock wait, the write fault, the file watch) is only touched on `queue`, the
+/// group-commit pending list is protected by a `Mutex` and the counters are atomics. The other
+/// stored properties are immutable.
 public final class DatabaseQueue: @unchecked Sendable {
     /// The database file path.
     public let path: String
     /// The configuration used on open.
     public let configuration: DatabaseConfiguration
-    private let queue: DispatchQueue
+    let queue: DispatchQueue
     /// Only accessed on `queue`.
     private var database: Database?
     private let readQueue: DispatchQueue
@@ -34,27 +36,47 @@ public final class DatabaseQueue: @unchecked Sendable {
     private let pointReadLock = NSLock()
     /// The read-only connection for ``pointRead(_:)``; only accessed inside `pointReadLock`.
     private var pointReader: Database?
-    private let pendingWrites = Mutex<[WriteJob]>([])
+    let pendingWrites = Mutex<[WriteJob]>([])
+    /// The number of the last write handed to the queue; every write takes the next one.
+    private let lastTicket = Atomic<UInt64>(0)
+    private let busyTimeouts = Atomic<Int>(0)
+    /// The last lock wait that timed out: writes numbered up to `ticket` were queued while it
+    /// waited, and fail with its `error` instead of waiting again. Only accessed on `queue`.
+    private var busyBarrier: (ticket: UInt64, error: any Error)?
+    /// Set once writes must stop for good (the file was moved); only accessed on `queue`.
+    private var writeFault: DatabaseError?
+    /// Only accessed on `queue`.
+    private var fileWatch: DatabaseFileWatch
+
+    /// How many write transactions gave up waiting for another connection's lock (`SQLITE_BUSY`
+    /// after the busy timeout at `BEGIN IMMEDIATE`). Every write queued during such a wait fails
+    /// with the same error as soon as it ends, so a caller waits for a lock at most once, however
+    /// many writes it queued (a purchase queues the store's insert, then the handler's record).
+    public var busyTimeoutCount: Int { busyTimeouts.load(ordering: .relaxed) }
+
+    /// Group-commit writes queued and not yet taken by the writer (tests wait for a batch to start).
+    var pendingWriteCount: Int { pendingWrites.withLock { $0.count } }
 
     /// Validates then opens and configures the database at `path`.
     ///
     /// Before any write or modifying pragma, the file is validated (see
-    /// `DatabaseFileGuard`: header, `-wal` header/first frame, read-only
-    /// `PRAGMA quick_check`, WAL identity stamp, writability). Then, on a read-write
+    /// `DatabaseFileGuard`: writability, header, a read-only `PRAGMA integrity_check` that reads
+    /// the `-wal` as SQLite's recovery does, WAL identity stamp). Then, on a read-write
     /// connection: `sqlite3_busy_timeout`, identity stamp (random `PRAGMA user_version`)
     /// if none, `PRAGMA journal_mode=WAL` (answer must be `wal`), `PRAGMA foreign_keys=ON`,
     /// `PRAGMA synchronous=FULL|NORMAL`.
     /// - Parameters:
     ///   - path: The database file; created if missing (unless read-only).
     ///   - configuration: Durability, busy timeout, read-only, group commit.
-    /// - Throws: ``DatabaseError`` naming the file: `SQLITE_NOTADB` (not a database, foreign
-    ///   or invalid `-wal`), `SQLITE_CORRUPT` (truncated, quick_check failed),
+    /// - Throws: ``DatabaseError`` naming the file: `SQLITE_NOTADB` (not a database, a foreign
+    ///   `-wal`, a `-wal` without its database), `SQLITE_CORRUPT` (truncated, integrity_check failed),
     ///   `SQLITE_READONLY` (file or folder read-only), `SQLITE_CANTOPEN`, or a pragma error.
     public init(path: String, configuration: DatabaseConfiguration = DatabaseConfiguration()) throws {
         self.path = path
         self.configuration = configuration
         self.queue = DispatchQueue(label: "TipJarSQLite.DatabaseQueue")
         self.readQueue = DispatchQueue(label: "TipJarSQLite.DatabaseQueue.reader")
+        self.fileWatch = DatabaseFileWatch(path: path)
         _ = try DatabaseFileGuard.validate(path: path, readOnly: configuration.readOnly)
         let flags = configuration.readOnly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
         let db = try Database(path: path, flags: flags)
@@ -73,6 +95,19 @@ public final class DatabaseQueue: @unchecked Sendable {
             try? db.close()
             throw error
         }
+        fileWatch = DatabaseFileWatch(path: path) // the files as the connections opened them
+    }
+
+    /// Runs, read-only and without changing anything, the checks ``init(path:configuration:)``
+    /// makes before it opens a file (see `DatabaseFileGuard`), `PRAGMA integrity_check` included
+    /// (<https://www.sqlite.org/pragma.html#pragma_integrity_check>). For `tipjar check-database`.
+    /// - Parameter path: The database file; its `-wal`, if any, is read the way SQLite recovers it.
+    /// - Returns: `integrity_check`'s problem lines (at most 100, SQLite's default); empty when sound.
+    /// - Throws: ``DatabaseError`` naming the file when it cannot be checked at all: missing, not
+    ///   SQLite (`SQLITE_NOTADB`), unreadable or truncated (`SQLITE_CORRUPT`), beside a WAL of
+    ///   another database.
+    public static func integrityProblems(path: String) throws -> [String] {
+        try DatabaseFileGuard.inspect(path: path, readOnly: true).problems
     }
 
     /// A read-only connection with the writer's busy timeout and settings (so any connection
@@ -139,7 +174,8 @@ public final class DatabaseQueue: @unchecked Sendable {
     public func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
             guard configuration.groupCommit else {
-                queue.async { continuation.resume(with: Result { try self.performWrite(body) }) }
+                let ticket = nextTicket()
+                queue.async { continuation.resume(with: Result { try self.performWrite(body, ticket: ticket) }) }
                 return
             }
             enqueue(body) { continuation.resume(with: $0) }
@@ -167,32 +203,15 @@ public final class DatabaseQueue: @unchecked Sendable {
                             onFailure: @escaping @Sendable (any Error) -> Void) {
         let body: @Sendable (Database) throws -> Void = { db in try db.execute(sql: sql, arguments: arguments) }
         guard configuration.groupCommit else {
+            let ticket = nextTicket()
             queue.async {
-                do { try self.performWrite(body) } catch { onFailure(error) }
+                do { try self.performWrite(body, ticket: ticket) } catch { onFailure(error) }
             }
             return
         }
         enqueue(body, savepoint: false) { result in
             if case .failure(let error) = result { onFailure(error) }
         }
-    }
-
-    /// Group commit: queues `body` for the next batch; `completion` runs on the writer's queue
-    /// with what `body` returned once the batch committed, with what it threw (its savepoint rolled
-    /// back, before the next job runs), or with the error that undid the batch.
-    private func enqueue<T>(_ body: @escaping @Sendable (Database) throws -> T, savepoint: Bool = true,
-                            completion: @escaping (Result<T, any Error>) -> Void) {
-        let box = ResultBox<T>()
-        let job = WriteJob(
-            needsSavepoint: savepoint,
-            run: { db in
-                box.result = Result { try body(db) }
-                if case .failure = box.result { return false }
-                return true
-            },
-            finish: { error in completion(error.map { .failure($0) } ?? box.result!) })
-        pendingWrites.withLock { $0.append(job) }
-        queue.async { self.drainPendingWrites() }
     }
 
     // MARK: Sync access
@@ -207,7 +226,8 @@ public final class DatabaseQueue: @unchecked Sendable {
     /// Like ``write(_:)``, blocking the calling thread (never batched). For start-up and tests.
     public func writeSync<T>(_ body: (Database) throws -> T) throws -> T {
         dispatchPrecondition(condition: .notOnQueue(queue))
-        return try queue.sync { try performWrite(body) }
+        let ticket = nextTicket()
+        return try queue.sync { try performWrite(body, ticket: ticket) }
     }
 
     /// Finalizes cached statements and closes the connection (`sqlite3_close_v2`), after
@@ -232,7 +252,7 @@ public final class DatabaseQueue: @unchecked Sendable {
 
     // MARK: On-queue implementation
 
-    private func openDatabase() throws -> Database {
+    func openDatabase() throws -> Database {
         guard let database else {
             throw DatabaseError(extendedResultCode: SQLITE_MISUSE, message: "database \(path) is closed", path: path)
         }
@@ -256,9 +276,45 @@ public final class DatabaseQueue: @unchecked Sendable {
         }
     }
 
-    private func performWrite<T>(_ body: (Database) throws -> T) throws -> T {
+    func nextTicket() -> UInt64 { lastTicket.add(1, ordering: .relaxed).newValue }
+
+    /// The error of the lock wait that timed out while the write numbered `ticket` was queued.
+    func lockWaitError(_ ticket: UInt64) -> (any Error)? {
+        guard let busyBarrier, ticket <= busyBarrier.ticket else { return nil }
+        return busyBarrier.error
+    }
+
+    /// `BEGIN IMMEDIATE`, unless writes have stopped or the database file or its `-wal` is not
+    /// the one opened any more (one `stat` each, see ``DatabaseFileWatch``). A moved file stops
+    /// writes for good, reported once through ``DatabaseConfiguration/onFault``; before that, when
+    /// only the WAL is gone, a checkpoint copies the commits it holds into the database file.
+    func beginWriteTransaction(_ db: Database) throws {
+        if let writeFault { throw writeFault }
+        if var fault = fileWatch.problem() {
+            if fault.path != path, let connection = db.handle {
+                let code = sqlite3_wal_checkpoint_v2(connection, nil, SQLITE_CHECKPOINT_FULL, nil, nil)
+                let outcome = code == SQLITE_OK
+                    ? "every commit it held was first copied into \(path)"
+                    : "copying its commits into \(path) failed: \(DatabaseError.fromConnection(connection, code: code).message)"
+                fault = DatabaseError(extendedResultCode: fault.extendedResultCode, message: "\(fault.message); \(outcome)", path: fault.path)
+            }
+            writeFault = fault
+            configuration.onFault?(fault)
+            throw fault
+        }
+        do {
+            try db.cachedStatement(sql: "BEGIN IMMEDIATE").execute()
+        } catch let error as DatabaseError where error.isBusy {
+            busyBarrier = (lastTicket.load(ordering: .relaxed), error)
+            busyTimeouts.add(1, ordering: .relaxed)
+            throw error
+        }
+    }
+
+    private func performWrite<T>(_ body: (Database) throws -> T, ticket: UInt64) throws -> T {
         let db = try openDatabase()
-        try db.cachedStatement(sql: "BEGIN IMMEDIATE").execute()
+        if let error = lockWaitError(ticket) { throw error }
+        try beginWriteTransaction(db)
         do {
             let result = try body(db)
             try requireOpenTransaction(db)
@@ -275,81 +331,4 @@ public final class DatabaseQueue: @unchecked Sendable {
             throw DatabaseError(extendedResultCode: SQLITE_MISUSE, message: "the write closure ended the transaction itself (COMMIT/ROLLBACK or an error that made SQLite roll back)", path: path)
         }
     }
-
-    /// Group commit: runs every pending job in one transaction, each in a SAVEPOINT.
-    private func drainPendingWrites() {
-        var jobs = pendingWrites.withLock { pending in
-            defer { pending.removeAll() }
-            return pending
-        }
-        guard !jobs.isEmpty else { return } // an earlier drain took them
-        let db: Database
-        do { db = try openDatabase() } catch {
-            jobs.forEach { $0.finish(error) }
-            return
-        }
-        while !jobs.isEmpty {
-            do {
-                try db.cachedStatement(sql: "BEGIN IMMEDIATE").execute()
-            } catch {
-                jobs.forEach { $0.finish(error) }
-                return
-            }
-            var succeeded: [WriteJob] = []
-            var transactionLost: Error?
-            while !jobs.isEmpty, transactionLost == nil {
-                let job = jobs.removeFirst()
-                let ok: Bool
-                if job.needsSavepoint {
-                    do {
-                        try db.inSavepoint { () throws -> Void in
-                            if !job.run(db) { throw ClosureFailed() }
-                        }
-                        ok = true
-                    } catch {
-                        ok = false
-                    }
-                } else {
-                    ok = job.run(db) // one statement: SQLite backs it out alone if it fails
-                }
-                // A failed job learns it at once (its work is already undone), before the next
-                // job runs (`submitWrite` documents that order).
-                if ok { succeeded.append(job) } else { job.finish(nil) }
-                if !db.isInsideTransaction {
-                    // SQLite rolled back the whole transaction (e.g. SQLITE_FULL): the
-                    // earlier jobs' work is gone too.
-                    transactionLost = DatabaseError(extendedResultCode: SQLITE_ABORT, message: "group-committed write was rolled back because another write in the same transaction failed", path: path)
-                }
-            }
-            if let transactionLost {
-                succeeded.forEach { $0.finish(transactionLost) }
-                continue
-            }
-            do {
-                try db.cachedStatement(sql: "COMMIT").execute()
-                succeeded.forEach { $0.finish(nil) }
-            } catch {
-                db.rollbackIgnoringErrors()
-                succeeded.forEach { $0.finish(error) }
-            }
-        }
-    }
-}
-
-/// Makes `inSavepoint` roll back a job whose closure threw (its error is in its ResultBox).
-private struct ClosureFailed: Error {}
-
-/// A type-erased batched write. `run` and `finish` only run on the database queue.
-private struct WriteJob: @unchecked Sendable {
-    /// `false` for one statement, which SQLite backs out on its own when it fails.
-    let needsSavepoint: Bool
-    /// Runs the closure, stores its result; returns `false` if it threw.
-    let run: (Database) -> Bool
-    /// Resumes the caller: with the stored result, or with `error` if the commit failed.
-    let finish: (Error?) -> Void
-}
-
-/// Holds one batched write's result between `run` and `finish` (both on the database queue).
-private final class ResultBox<T>: @unchecked Sendable {
-    var result: Result<T, Error>?
 }

@@ -12,9 +12,9 @@ import TipJarSQLite
 final class LiveServer: Sendable {
     let server: HTTPServer
     let dashboard: Dashboard
+    let service: TipJarService
     let port: Int
     let storage: SQLiteTipJarStorage
-    let service: TipJarService
     let directory: URL
 
     static let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()

@@ -1,4 +1,5 @@
 import Foundation
+import CSQLite
 import Testing
 @testable import TipJarSQLite
 
@@ -76,22 +77,100 @@ struct DatabaseFileGuardTests {
         #expect(error?.message.contains("belongs to another database") == true)
     }
 
-    @Test("A damaged WAL (garbage, wrong page size, bad checksum) is refused, naming the -wal file")
-    func damagedWALRefused() throws {
+    /// The files a crash leaves while SQLite starts a new WAL generation
+    /// (<https://www.sqlite.org/walformat.html>): the previous generation was checkpointed into
+    /// the database, then the next write rewrote the 32-byte WAL header (new salts) and, in two
+    /// more writes, frame 1's 24-byte header and its page. Returns the database file as it was
+    /// when the new generation began, and the WAL before and after that write.
+    func walRestart(in folder: SQLiteTemporaryFolder, rows: Int) throws -> (database: Data, old: Data, new: Data, pageSize: Int) {
+        let path = folder.path("live.sqlite")
+        let db = try Database(path: path, flags: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
+        defer { try? db.close() }
+        try db.execute(sql: "PRAGMA user_version = 4242; PRAGMA journal_mode = WAL; PRAGMA wal_autocheckpoint = 0")
+        try db.execute(sql: "CREATE TABLE t(id INTEGER PRIMARY KEY, payload BLOB)")
+        for _ in 0..<rows { try db.execute(sql: "INSERT INTO t(payload) VALUES (zeroblob(500))") }
+        try db.execute(sql: "PRAGMA wal_checkpoint(FULL)")
+        let database = try #require(sqliteFileBytes(path))
+        let old = try #require(sqliteFileBytes(path + "-wal"))
+        try db.execute(sql: "INSERT INTO t(payload) VALUES (zeroblob(500))") // never acknowledged: the crash comes first
+        let new = try #require(sqliteFileBytes(path + "-wal"))
+        let pageSize = try #require(try db.fetchValue(sql: "PRAGMA page_size", as: Int64.self))
+        #expect(new.prefix(32) != old.prefix(32), "SQLite restarted the WAL with new salts")
+        return (database, old, new, Int(pageSize))
+    }
+
+    @Test("Every WAL a crash leaves while SQLite starts a new WAL generation opens normally, with all data")
+    func crashDuringWALRestartOpens() throws {
         let folder = try SQLiteTemporaryFolder()
-        let source = folder.path("crashed.sqlite")
-        try crashSnapshot(of: folder.path("live.sqlite"), to: source, rows: 5)
-        let wal = try #require(sqliteFileBytes(source + "-wal"))
-        var mutations: [(String, Data)] = [("garbage", Data((0..<wal.count).map { _ in UInt8.random(in: 0...255) }))]
-        var pageSize = wal; pageSize[10] ^= 0x20; mutations.append(("page size", pageSize))
-        var frame = wal; frame[32 + 24 + 100] ^= 0xFF; mutations.append(("frame checksum", frame))
-        for (index, (label, bytes)) in mutations.enumerated() {
-            let path = folder.path("damaged-\(index).sqlite")
-            try FileManager.default.copyItem(atPath: source, toPath: path)
-            try bytes.write(to: URL(fileURLWithPath: path + "-wal"))
-            let error = expectRefusal(path, naming: path + "-wal")
-            #expect(error?.isNotADatabase == true, "\(label)")
+        let (database, old, new, pageSize) = try walRestart(in: folder, rows: 20)
+        let frame = 24 + pageSize
+        let states: [(String, Data)] = [
+            ("new header + old frame 1", new.prefix(32) + old[32..<(32 + frame)]),
+            ("new header + new frame header + old page bytes", new.prefix(32 + 24) + old[(32 + 24)..<(32 + frame)]),
+            ("new header + every old frame", new.prefix(32) + old.dropFirst(32)),
+            ("a header with no frames", new.prefix(32)),
+        ]
+        for (index, (label, wal)) in states.enumerated() {
+            let path = folder.path("crashed-\(index).sqlite")
+            try database.write(to: URL(fileURLWithPath: path))
+            try wal.write(to: URL(fileURLWithPath: path + "-wal"))
+            do {
+                let queue = try DatabaseQueue(path: path)
+                #expect(try queue.readSync { try $0.fetchValue(sql: "SELECT COUNT(*) FROM t", as: Int64.self) } == 20, "\(label)")
+                try queue.writeSync { try $0.execute(sql: "INSERT INTO t(payload) VALUES (zeroblob(10))") }
+                #expect(try queue.readSync { try $0.fetchValue(sql: "PRAGMA integrity_check", as: String.self) } == "ok", "\(label)")
+                try queue.close()
+            } catch {
+                Issue.record("\(label): refused: \(error)")
+            }
         }
+    }
+
+    @Test("A WAL whose header SQLite's recovery ignores (garbage, another page size) opens as SQLite reads it")
+    func walWithInvalidHeaderOpensAsSQLiteReadsIt() throws {
+        let folder = try SQLiteTemporaryFolder()
+        let (database, old, _, _) = try walRestart(in: folder, rows: 7)
+        var pageSize = old; pageSize[10] ^= 0x20
+        let garbage = Data((0..<old.count).map { _ in UInt8.random(in: 0...255) })
+        for (index, wal) in [garbage, pageSize].enumerated() {
+            let path = folder.path("ignored-\(index).sqlite")
+            try database.write(to: URL(fileURLWithPath: path))
+            try wal.write(to: URL(fileURLWithPath: path + "-wal"))
+            let queue = try DatabaseQueue(path: path)
+            #expect(try queue.readSync { try $0.fetchValue(sql: "SELECT COUNT(*) FROM t", as: Int64.self) } == 7)
+            try queue.close()
+        }
+    }
+
+    @Test("A sound database with bytes after its last page opens: SQLite uses the header's page count")
+    func bytesAfterTheLastPageAreIgnored() throws {
+        let folder = try SQLiteTemporaryFolder()
+        let path = folder.path("trailing.sqlite")
+        try makeSQLiteTestDatabase(at: path, rows: 30)
+        let handle = try #require(FileHandle(forWritingAtPath: path))
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data((0..<5000).map { _ in UInt8.random(in: 0...255) }))
+        try handle.close()
+        let queue = try DatabaseQueue(path: path)
+        #expect(try queue.readSync { try $0.fetchValue(sql: "SELECT COUNT(*) FROM t", as: Int64.self) } == 30)
+        try queue.close()
+    }
+
+    @Test("An index that no longer matches its table is refused (quick_check misses it, integrity_check does not)")
+    func damagedIndexRefused() throws {
+        let folder = try SQLiteTemporaryFolder()
+        let path = folder.path("index.sqlite")
+        let rootPage = try makeDatabaseWithDamagedIndex(at: path)
+        let quick = try Database(path: path, flags: SQLITE_OPEN_READONLY)
+        #expect(try quick.fetchValue(sql: "PRAGMA quick_check", as: String.self) == "ok", "the damage is one quick_check cannot see")
+        try quick.close()
+        let error = expectRefusal(path, naming: path)
+        #expect(error?.isCorrupt == true)
+        #expect(error?.message.contains("integrity_check") == true, "\(String(describing: error))")
+        #expect(error?.message.contains("by_key") == true, "\(String(describing: error))")
+        #expect(rootPage > 2, "the index has a page of its own")
+        let problems = try DatabaseQueue.integrityProblems(path: path)
+        #expect(problems.contains { $0.contains("missing from index by_key") }, "\(problems)")
     }
 
     @Test("A WAL beside a missing database is refused (SQLite would delete it)")

@@ -33,6 +33,30 @@ func makeSQLiteTestDatabase(at path: String, rows: Int, payloadSize: Int = 100) 
     try queue.close()
 }
 
+/// Creates a database whose index `by_key` no longer matches its table `t`, as one damaged
+/// sector would leave it: one key in the index's leaf page is changed (`key-00420` becomes
+/// `key-00425`, so the page stays in key order and `PRAGMA quick_check` still answers ok).
+/// - Returns: The index's root page, the page that was changed.
+@discardableResult
+func makeDatabaseWithDamagedIndex(at path: String) throws -> Int {
+    let queue = try DatabaseQueue(path: path)
+    let (rootPage, pageSize) = try queue.writeSync { db throws in
+        try db.execute(sql: "CREATE TABLE t(id INTEGER PRIMARY KEY, key TEXT NOT NULL)")
+        try db.execute(sql: "CREATE INDEX by_key ON t(key)")
+        for id in 1...50 { try db.execute(sql: "INSERT INTO t(id, key) VALUES (?, ?)", arguments: [id, "key-\(String(format: "%05d", id * 10))"]) }
+        return (try db.fetchValue(sql: "SELECT rootpage FROM sqlite_master WHERE name = 'by_key'", as: Int64.self) ?? 0,
+                try db.fetchValue(sql: "PRAGMA page_size", as: Int64.self) ?? 0)
+    }
+    try queue.close()
+    var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+    let page = Int(rootPage - 1) * Int(pageSize)
+    let key = Array("key-00420".utf8)
+    let offset = try #require((page..<(page + Int(pageSize) - key.count)).first { Array(bytes[$0..<($0 + key.count)]) == key })
+    bytes[offset + key.count - 1] = UInt8(ascii: "5")
+    try Data(bytes).write(to: URL(fileURLWithPath: path))
+    return Int(rootPage)
+}
+
 /// Asserts that `body` throws a `DatabaseError` and returns it.
 func expectSQLiteError(_ body: () throws -> Void, sourceLocation: SourceLocation = #_sourceLocation) -> DatabaseError? {
     do {

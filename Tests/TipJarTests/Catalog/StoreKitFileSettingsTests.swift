@@ -17,18 +17,26 @@ struct StoreKitFileSettingsTests {
         #expect(catalog.defaultLocale == .ptBR)
         #expect(catalog.defaultStorefront.countryCode == "BRA")
         #expect(file.failures.sync == .networkError)
-        #expect(file.defaultStoreSettings == StoreSettings(failures: StoreSettings.Failures(sync: .networkError), askToBuyEnabled: true))
+        #expect(file.defaultStoreSettings == StoreSettings(failures: StoreSettings.Failures(sync: .networkError), askToBuyEnabled: true,
+                                                           skipPurchaseSheet: true))
         #expect(line(catalog, "_askToBuyEnabled")?.hasPrefix("applied setting: _askToBuyEnabled (true") == true)
         #expect(line(catalog, "_locale")?.contains("new installs start in pt-BR") == true)
         #expect(line(catalog, "_storefront")?.hasPrefix("applied setting: _storefront (BRA") == true)
     }
 
-    @Test func disableDialogsIsKeptAndReportedAsNotYetApplicable() throws {
+    /// `_disableDialogs` is `SKTestSession.disableDialogs`
+    /// (https://developer.apple.com/documentation/storekittest/sktestsession/disabledialogs): the store's `skipPurchaseSheet`.
+    @Test func disableDialogsIsAppliedAsSkipPurchaseSheet() throws {
         let catalog = try CatalogFixture.load("settings-ask-to-buy-pt-BR")
         #expect(catalog.fileSettings.disableDialogs == true)
         let note = try #require(line(catalog, "_disableDialogs"))
-        #expect(note.hasPrefix("ignored setting: _disableDialogs (true: recognised but not yet applicable"))
-        #expect(note.contains("skipPurchaseSheet"))
+        #expect(note.hasPrefix("applied setting: _disableDialogs (true: skipPurchaseSheet on"))
+        #expect(catalog.fileSettings.applied(to: .normal).skipPurchaseSheet)
+        #expect(catalog.fileSettings.storeFields.contains("skipPurchaseSheet"))
+        var off = catalog.fileSettings
+        off.disableDialogs = false
+        #expect(off.applied(to: StoreSettings(skipPurchaseSheet: true)).skipPurchaseSheet == false, "false in the file wins too")
+        #expect(StoreKitFileSettings().applied(to: StoreSettings(skipPurchaseSheet: true)).skipPurchaseSheet, "absent keeps the saved value")
     }
 
     @Test func timeRateAndBillingSettingsAreIgnoredBecauseTheyMeanNothingForConsumables() throws {
@@ -84,7 +92,7 @@ struct StoreKitFileSettingsTests {
 
     @Test func legacyFailTransactionsEnabledWithAnSKErrorCodeFailsEveryPurchase() throws {
         let catalog = try CatalogFixture.load("settings-legacy-fail-transactions")
-        #expect(catalog.fileSettings.failures == StoreSettings.Failures(purchase: .notAvailableInStorefront))
+        #expect(catalog.fileSettings.failures == StoreSettings.Failures(purchase: PurchaseFailure(StoreKitError.notAvailableInStorefront)))
         #expect(line(catalog, "_storeKitError")?.contains("SKError.Code.storeProductNotAvailable → StoreKitError.notAvailableInStorefront") == true)
         let alone = try CatalogFixture.load("v1.1-legacy-error-key")
         #expect(alone.fileSettings.failures == StoreSettings.Failures())
@@ -94,7 +102,7 @@ struct StoreKitFileSettingsTests {
     @Test func aStoreKitErrorsPurchaseEntryWinsOverTheLegacyKeys() throws {
         let json = CatalogFixture.file(products: "[]", extra: #","settings":{"_failTransactionsEnabled":true,"_storeKitError":0,"_storeKitErrors":[{"name":"Purchase","enabled":true,"current":{"type":"generic","index":4}}]}"#)
         let catalog = try CatalogFixture.parse(json)
-        #expect(catalog.fileSettings.failures.purchase == .notAvailableInStorefront)
+        #expect(catalog.fileSettings.failures.purchase == PurchaseFailure(StoreKitError.notAvailableInStorefront))
         #expect(line(catalog, "_failTransactionsEnabled")?.contains("the _storeKitErrors Purchase entry sets the Purchase failure and wins") == true)
     }
 

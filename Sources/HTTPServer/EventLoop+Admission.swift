@@ -1,0 +1,147 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Accepting connections for ``EventLoop``: the global and per-address caps, and freeing a slot
+/// held by an idle connection when the table is full.
+extension EventLoop {
+    func acceptAll() {
+        while true {
+            var storage = sockaddr_storage()
+            var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+            let fd = withUnsafeMutablePointer(to: &storage) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    SystemCalls.accept4(listenFD, $0, &length, SystemCalls.nonblock | SystemCalls.cloexec)
+                }
+            }
+            if fd < 0 {
+                if errno == EINTR || errno == ECONNABORTED { continue }
+                return  // EAGAIN, or EMFILE/ENFILE (retried on the next readiness)
+            }
+            var one: Int32 = 1
+            setsockopt(fd, SystemCalls.IPPROTO_TCP, SystemCalls.TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+            // The kernel queues at most this much not-yet-sent output per connection: `sendmsg`
+            // stops short and EPOLLOUT waits until it drains (TCP_NOTSENT_LOWAT,
+            // https://docs.kernel.org/networking/ip-sysctl.html#tcp-variables). A client that does
+            // not read then holds one response here instead of as many as the kernel's send buffer
+            // (autotuned up to 4 MiB) would take, each of them produced for nothing.
+            var lowWatermark = Int32(SystemCalls.notSentLowWatermark)
+            setsockopt(fd, SystemCalls.IPPROTO_TCP, SystemCalls.TCP_NOTSENT_LOWAT, &lowWatermark, socklen_t(MemoryLayout<Int32>.size))
+            let address = Socket.addressAndPort(storage)
+            let key = Socket.peerKey(storage, address: address.address)
+            let peer = peers[key] ?? Peer(key: key)
+            let shed = !admit(peer)
+            if shed && shedCount >= 1024 {
+                close(fd)
+                continue
+            }
+            serial &+= 1
+            let parser = HTTPRequestParser(limits: configuration.limits, normalizedHosts: allowedHosts)
+            let connection = Connection(fd: fd, serial: serial, remoteAddress: address.address + ":" + String(address.port),
+                                        peer: peer, parser: parser, now: now, shed: shed)
+            if Int(fd) >= connections.count {
+                connections.append(contentsOf: repeatElement(nil, count: Int(fd) + 1 - connections.count + 64))
+            }
+            connections[Int(fd)] = connection
+            if shed {
+                shedCount += 1
+            } else {
+                openCount += 1
+                if peer.open == 0 { peers[key] = peer }
+                peer.open += 1
+            }
+            SystemCalls.epollAdd(epfd, fd, events: SystemCalls.EPOLLIN | SystemCalls.EPOLLOUT | SystemCalls.EPOLLRDHUP | SystemCalls.EPOLLET)
+            if shed {
+                // Load shedding: a canned 503 instead of falling over (RFC 9110 §15.6.4).
+                var response = HTTPResponse.status(.serviceUnavailable)
+                for (name, value) in configuration.serverResponseFields { response.fields[name] = value }
+                response.fields["Retry-After"] = "1"
+                startWrite(connection, ResponseSerializer.serialize(response, isHead: false, keepAlive: false, http10: false,
+                                                                   dateLine: date.fieldLine()), close: true)
+            }
+        }
+    }
+
+    /// Whether a new connection from `peer` gets a slot. Over the per-address cap it does not; when
+    /// the table is full, an idle connection of the most-connected address is closed to make room.
+    func admit(_ peer: Peer) -> Bool {
+        if peer.open >= configuration.maxConnectionsPerAddress {
+            counters.refusedOverAddressCap += 1
+            return false
+        }
+        guard openCount >= configuration.maxConnections else { return true }
+        guard let victim = idleConnectionToClose(for: peer) else { return false }
+        counters.closedIdleForNewConnection += 1
+        closeConnection(victim)
+        return true
+    }
+
+    /// The idle connection to give up for a new one from `newcomer`: from the address with the most
+    /// open connections; among those, one that never sent a byte, then the longest idle. `nil` when
+    /// no connection is idle, or when the idle ones all belong to addresses with fewer connections
+    /// than `newcomer`'s (a heavy client does not push out a lighter one).
+    func idleConnectionToClose(for newcomer: Peer) -> Connection? {
+        var best: Connection?
+        for case let candidate? in connections where candidate.isIdle {
+            guard candidate.peer === newcomer || candidate.peer.open > newcomer.open else { continue }
+            guard let current = best else {
+                best = candidate
+                continue
+            }
+            if candidate.peer.open != current.peer.open {
+                if candidate.peer.open > current.peer.open { best = candidate }
+            } else if candidate.receivedAny != current.receivedAny {
+                if !candidate.receivedAny { best = candidate }
+            } else if candidate.lastActivity < current.lastActivity {
+                best = candidate
+            }
+        }
+        return best
+    }
+
+    /// A snapshot for ``HTTPServer/statistics()``.
+    func statistics() -> ConnectionStatistics {
+        var stats = ConnectionStatistics(open: openCount, shed: shedCount, unsentOutputBytes: unsentOutputBytes,
+                                         counters: counters, pipelinedInFlight: pipelinedInFlight,
+                                         pipelinedWaiting: pipelineQueue[pipelineHead...].filter { $0.queued && !isClosed($0) }.count)
+        for case let connection? in connections {
+            stats.inputBufferBytes += connection.parser.heldByteCount
+            stats.largestInputBuffer = max(stats.largestInputBuffer, connection.parser.heldByteCount)
+        }
+        for (key, peer) in peers { stats.openByAddress[key] = peer.open }
+        return stats
+    }
+}
+
+/// What the event loop holds and has done, for tests and diagnostics.
+struct ConnectionStatistics: Sendable {
+    /// Counts since start.
+    struct Counters: Sendable {
+        /// New connections answered 503 because their address was at its cap.
+        var refusedOverAddressCap = 0
+        /// Idle connections closed to make room for a new one in a full table.
+        var closedIdleForNewConnection = 0
+        /// Connections reset because unsent output was over the total cap.
+        var resetForOutputMemory = 0
+        /// Connections closed because they sent no byte within the first-byte timeout.
+        var closedWithoutFirstByte = 0
+    }
+
+    /// Open connections (not counting shed ones).
+    var open: Int
+    /// Connections being answered 503 over a cap.
+    var shed: Int
+    /// Owned bytes of unsent responses.
+    var unsentOutputBytes: Int
+    var counters: Counters
+    /// Pipelined requests with the responder.
+    var pipelinedInFlight: Int
+    /// Connections waiting with a pipelined request for a responder slot.
+    var pipelinedWaiting: Int
+    /// Parser buffers and bodies under construction, all connections, bytes of storage.
+    var inputBufferBytes = 0
+    /// The largest of those for one connection.
+    var largestInputBuffer = 0
+    /// Open connections by client address key.
+    var openByAddress: [String: Int] = [:]
+}

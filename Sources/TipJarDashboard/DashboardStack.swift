@@ -1,0 +1,41 @@
+import Foundation
+import HTTPServer
+import TipJar
+import TipJarSQLite
+
+/// The dashboard wired end to end on an open database: the simulated store, the tip jar service,
+/// the dashboard's routes and the HTTP server, not yet listening. `tipjar serve` builds one on the
+/// database it was given, `tipjar scenario run` one on a fresh temporary database, so both run the
+/// same code.
+public struct DashboardStack: Sendable {
+    /// The HTTP server; `start()` binds it and returns the port.
+    public let server: HTTPServer
+    /// The dashboard behind it.
+    public let dashboard: Dashboard
+    /// The tip jar service the dashboard drives; its late deliveries are cancelled at shutdown
+    /// (``TipJarService/cancelScheduledDeliveries()``).
+    public let service: TipJarService
+
+    /// Builds the stack.
+    /// - Parameters:
+    ///   - catalog: The loaded catalog.
+    ///   - storage: The open SQLite storage.
+    ///   - configuration: The dashboard's folders, template reloading and admin token.
+    ///   - server: Address, port and `Host` allow-list.
+    ///   - environment: Clock, IDs and log sink.
+    ///   - accessLog: Called once per response, or `nil`.
+    ///   - appBundleID: The bundle ID every transaction carries (`Transaction.appBundleID`).
+    /// - Throws: Storage errors reading the saved store settings; `MustacheError` for a template
+    ///   that does not parse.
+    public init(catalog: Catalog, storage: SQLiteTipJarStorage, configuration: DashboardConfiguration, server: HTTPServerConfiguration,
+                environment: TipJarEnvironment, accessLog: (@Sendable (AccessLogEntry) -> Void)?,
+                appBundleID: String = SimulatedStore.defaultAppBundleID) async throws {
+        let store = try await SimulatedStore(catalog: catalog, storage: storage, environment: environment, appBundleID: appBundleID)
+        let service = TipJarService(store: store, storage: storage, environment: environment)
+        self.service = service
+        dashboard = try Dashboard(service: service, storage: storage, configuration: configuration, log: environment.log)
+        var serverConfiguration = server
+        serverConfiguration.serverResponseFields = SecurityHeaders.fields
+        self.server = HTTPServer(configuration: serverConfiguration, responder: dashboard, accessLog: accessLog)
+    }
+}

@@ -1,0 +1,75 @@
+import Foundation
+import HTTPServer
+import TipJar
+
+/// Downloads: the ledger and the installs list as CSV or JSON (`?format=csv|json`, README "JSON
+/// API"), the recorded scenario of an install, and the OpenAPI description.
+extension Routes {
+    /// The export formats; `nil` (no `format`) keeps the plain JSON answer.
+    enum ExportFormat: String {
+        case csv, json
+
+        /// The request's `format`, or `nil` when it has none.
+        /// - Throws: `RequestError` (400) for another value.
+        init?(_ request: HTTPRequest) throws {
+            guard let text = request.queryValue("format") else { return nil }
+            guard let format = ExportFormat(rawValue: text) else { throw RequestError(message: "format must be csv or json.") }
+            self = format
+        }
+    }
+
+    static let ledgerColumns = ["transactionID", "productID", "path", "outcome", "finished", "at"]
+    static let installColumns = ["id", "label", "locale", "storefront", "accountID", "hearts", "legacyHasTipped", "isRunning"]
+
+    /// A ledger as a download (`ledger-<install>.csv` / `.json`).
+    func ledgerExport(_ rows: [Delivery], installID: String, format: ExportFormat) -> HTTPResponse {
+        switch format {
+        case .json:
+            return Self.attachment(JSONBody.response(rows.map(APIModels.DeliveryBody.init)), name: "ledger-\(installID).json")
+        case .csv:
+            let table = CSVTable(header: Self.ledgerColumns, rows: rows.map {
+                [String($0.transactionID), $0.productID, $0.path.rawValue, $0.outcome.rawValue, String($0.finished), ViewModels.isoSeconds($0.at)]
+            })
+            return Self.csv(table, name: "ledger-\(installID).csv")
+        }
+    }
+
+    /// Every install matching the query's `q` and `hearts` (all pages) as a download.
+    func installsExport(search: String, hearts: Int?, format: ExportFormat) async throws -> HTTPResponse {
+        var installs: [Install] = []
+        var page = 1
+        while true {
+            let result = try await storage.installs(matching: InstallQuery(search: search, hearts: hearts, page: page, pageSize: 200))
+            installs += result.installs
+            guard result.hasMore, page < InstallQuery.maximumPage else { break }
+            page += 1
+        }
+        switch format {
+        case .json:
+            return Self.attachment(JSONBody.response(installs.map(APIModels.InstallBody.init)), name: "installs.json")
+        case .csv:
+            let table = CSVTable(header: Self.installColumns, rows: installs.map {
+                [$0.id, $0.label, $0.locale.rawValue, $0.storefront, $0.accountID, String($0.hearts), String($0.legacyHasTipped), String($0.isRunning)]
+            })
+            return Self.csv(table, name: "installs.csv")
+        }
+    }
+
+    /// `text/csv` with the `header=present` parameter (RFC 4180, section 3), as an attachment.
+    static func csv(_ table: CSVTable, name: String) -> HTTPResponse {
+        var response = HTTPResponse(status: .ok, body: Array(table.text.utf8))
+        response.fields["Content-Type"] = "text/csv; charset=utf-8; header=present"
+        return attachment(response, name: name)
+    }
+
+    /// Marks a response as a download (RFC 6266, section 4): `attachment; filename="…"`, the name
+    /// reduced to letters, digits, `-`, `_` and `.` so it needs no quoting or encoding.
+    static func attachment(_ response: HTTPResponse, name: String) -> HTTPResponse {
+        var response = response
+        let safe = String(name.unicodeScalars.map { scalar -> Character in
+            scalar.isASCII && (CharacterSet.alphanumerics.contains(scalar) || "-_.".unicodeScalars.contains(scalar)) ? Character(scalar) : "_"
+        })
+        response.fields["Content-Disposition"] = "attachment; filename=\"\(safe)\""
+        return response
+    }
+}

@@ -1,0 +1,101 @@
+import Foundation
+import HTTPServer
+import Mustache
+import TipJar
+
+/// The simulated App Store purchase sheet on the pages (``PurchaseSheet``). A tile posts to
+/// `/installs/{id}/purchase-sheet`, which opens the purchase and its sheet: with `X-Fragment: 1` the answer is the
+/// sheet as a `<dialog>` that `app.js` opens with `showModal()`; without, a 303 to `GET …/purchase-sheet`, a page of
+/// its own. Both carry two forms, Confirm and Cancel. With `skipPurchaseSheet` on, the tile posts to `…/purchases`
+/// (confirmed at once), and a post to `…/purchase-sheet` is confirmed at once too.
+extension Routes {
+    func registerPurchaseSheet(in router: inout Router) {
+        router.post("/installs/:id/purchase-sheet") { request, parameters in
+            await handling(request) {
+                let id = parameters["id"] ?? ""
+                return try await onScreen(request, installID: id) { try await openSheet(request, installID: id) }
+            }
+        }
+        router.get("/installs/:id/purchase-sheet") { request, parameters in
+            await handling(request) {
+                let id = parameters["id"] ?? ""
+                let install = try await service.install(id)
+                guard let sheet = await service.purchaseSheet(installID: id) else {
+                    return .redirect(to: "/installs/\(id)?load=now\(Self.textSizeQuery(request))")
+                }
+                return try await withFormSession(request) { token in
+                    var data = sheetData(request, sheet: sheet, install: install, csrfToken: token, inDialog: false)
+                    data["catalogName"] = .string(catalogName)
+                    data["nav"] = ["installs": true]
+                    return try html("pages/purchase-sheet", data)
+                }
+            }
+        }
+        router.post("/installs/:id/purchase-sheet/confirm") { request, parameters in
+            await handling(request) {
+                let id = parameters["id"] ?? ""
+                return try await onScreen(request, installID: id) {
+                    try await purchaseAnswered(request, installID: id, report: try await service.confirmPurchaseSheet(installID: id))
+                }
+            }
+        }
+        router.post("/installs/:id/purchase-sheet/cancel") { request, parameters in
+            await handling(request) {
+                let id = parameters["id"] ?? ""
+                return try await onScreen(request, installID: id) {
+                    try await purchaseAnswered(request, installID: id, report: try await service.cancelPurchaseSheet(installID: id))
+                }
+            }
+        }
+    }
+
+    /// A tap on a tile: the sheet, or (with `skipPurchaseSheet`) the purchase itself.
+    func openSheet(_ request: HTTPRequest, installID: String) async throws -> HTTPResponse {
+        guard await !service.store.settings.skipPurchaseSheet else { return try await purchase(request, installID: installID) }
+        let sheet = try await service.openPurchaseSheet(productID: Self.form(request)["productID"] ?? "", installID: installID)
+        guard Self.wantsFragment(request) else {
+            let size = Self.textSizeQuery(request)
+            return .redirect(to: "/installs/\(installID)/purchase-sheet" + (size.isEmpty ? "" : "?" + size.dropFirst()))
+        }
+        let install = try await service.install(installID)
+        return try html("fragments/purchase-sheet", sheetData(request, sheet: sheet, install: install, csrfToken: csrfToken(request)))
+    }
+
+    /// What the sheet's templates need: the sheet, the install, the token and the text size.
+    func sheetData(_ request: HTTPRequest, sheet: PurchaseSheet, install: Install, csrfToken: String, inDialog: Bool = true) -> TemplateData {
+        let size = Self.form(request)["textSize"] ?? request.queryValue("textSize") ?? "default"
+        return ["sheet": ViewModels.purchaseSheet(sheet, strings: .of(install.locale), inDialog: inDialog), "install": ViewModels.install(install),
+                "csrfToken": .string(csrfToken),
+                "textSize": .string(ViewModels.textSizes.contains { $0.value == size } ? size : "default")]
+    }
+
+    /// The answer to a purchase that closed (a tile with the sheet skipped, Confirm, Cancel): the live fragments
+    /// with the feedback, an emptied sheet slot, or a 303 to the install page.
+    func purchaseAnswered(_ request: HTTPRequest, installID: String, report: PurchaseReport) async throws -> HTTPResponse {
+        let feedback = Feedback.purchase(report, locale: report.locale)
+        guard Self.wantsFragment(request) else {
+            return .redirect(to: "/installs/\(installID)?load=now&\(feedback.query)\(Self.textSizeQuery(request))")
+        }
+        var response = try await liveFragments(request, install: try await service.install(installID), feedback: feedback)
+        response.body += Array("\n".utf8) + (try templates.renderUTF8("fragments/purchase-sheet", [:]))
+        return response
+    }
+}
+
+extension ViewModels {
+    /// The purchase sheet's values: the product's name and price in the storefront's currency, the account, the
+    /// quantity when it is not 1, and the sheet's words in the install's language.
+    /// - Parameter inDialog: the sheet is the install page's `<dialog>` (its forms answer fragments), not a page.
+    static func purchaseSheet(_ sheet: PurchaseSheet, strings: TipJarStrings, inDialog: Bool = true) -> MustacheValue {
+        var data: TemplateData = [
+            "installID": .string(sheet.installID), "productID": .string(sheet.product.id), "name": .string(sheet.product.displayName),
+            "displayPrice": .string(sheet.product.displayPrice), "accountID": .string(sheet.accountID),
+            "title": .string(strings.sheetTitle), "kind": .string(strings.sheetKind), "accountLabel": .string(strings.sheetAccount),
+            "confirm": .string(strings.sheetConfirm), "cancel": .string(strings.sheetCancel), "inDialog": .bool(inDialog),
+        ]
+        if sheet.options.quantity != 1 {
+            data["quantity"] = ["label": .string(strings.sheetQuantity), "value": .int(sheet.options.quantity)]
+        }
+        return .object(data)
+    }
+}

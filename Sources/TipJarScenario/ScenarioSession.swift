@@ -1,0 +1,114 @@
+import Foundation
+
+/// The state of one scenario's run: the client, and the IDs the server gave the installs,
+/// accounts and transactions that the file calls by name. Used by one run at a time.
+final class ScenarioSession {
+    let client: ScenarioHTTPClient
+    /// Install name → install ID.
+    var installs: [String: String] = [:]
+    /// Transaction name (`as`) → transaction ID.
+    var transactions: [String: UInt64] = [:]
+    /// Appended to every account name, so runs against one server never share an Apple Account
+    /// (and never see each other's unfinished transactions).
+    let accountSuffix: String
+
+    init(client: ScenarioHTTPClient, accountSuffix: String) {
+        self.client = client
+        self.accountSuffix = accountSuffix
+    }
+
+    /// Every store setting at its default (README, "Store settings"), for `store` steps with `reset: true`.
+    static let defaultStoreSettings: [String: JSONValue] = [
+        "catalog": .string("normal"), "latencyMs": .number(0), "purchaseOutcome": .string("success"),
+        "purchaseError": .string("networkError"), "purchaseLatencyMs": .number(0), "crashBeforeFinish": .bool(false),
+        "listenerReemits": .number(0),
+        "failures": .object(["loadProducts": .null, "purchase": .null, "verification": .null, "sync": .null]),
+    ]
+
+    func accountID(named name: String) -> String { "\(name)-\(accountSuffix)" }
+
+    func send(_ method: String, _ path: String, body: JSONValue? = nil) async throws -> ScenarioHTTPClient.Answer {
+        do {
+            return try await client.send(method, path, body: body)
+        } catch {
+            throw StepFailure(description: "\(method) \(path): \(error.description)")
+        }
+    }
+
+    /// A GET that must answer 200 with JSON (the reads behind expectations).
+    func read(_ path: String) async throws -> JSONValue {
+        let answer = try await send("GET", path)
+        guard answer.status == 200 else { throw StepFailure(description: "GET \(path) answered \(answer.status)\(Self.errorText(answer))") }
+        guard let json = answer.json else { throw StepFailure(description: "GET \(path) answered 200 without a JSON body") }
+        return json
+    }
+
+    static func errorText(_ answer: ScenarioHTTPClient.Answer) -> String {
+        answer.json?["error"]?.stringValue.map { ": \($0)" } ?? ""
+    }
+
+    func installID(_ step: ScenarioStep) throws -> String {
+        guard let name = step.install, let id = installs[name] else {
+            throw StepFailure(description: "the install \"\(step.install ?? "")\" was not created (its createInstall step did not succeed)")
+        }
+        return id
+    }
+
+    /// The install's last Ask to Buy purchase still waiting (`GET /api/store/pending`).
+    func lastPending(_ step: ScenarioStep) async throws -> UInt64 {
+        let id = try installID(step)
+        let pending = try await read("/api/store/pending").arrayValue ?? []
+        let mine = pending.filter { $0["installID"]?.stringValue == id }.compactMap { $0["transactionID"]?.intValue }
+        guard let last = mine.max() else { throw StepFailure(description: "no Ask to Buy purchase of \(step.install ?? "") is waiting") }
+        return UInt64(last)
+    }
+
+    /// The transaction named by the step's `transaction`, else the install's last counted one.
+    func transactionToRefund(_ step: ScenarioStep) async throws -> UInt64 {
+        if let name = step.fields["transaction"]?.stringValue {
+            guard let id = transactions[name] else { throw StepFailure(description: "the transaction \"\(name)\" was not created") }
+            return id
+        }
+        let rows = try await ledger(try installID(step))
+        guard let row = rows.last(where: { $0["outcome"]?.stringValue == "counted" }), let id = row["transactionID"]?.intValue else {
+            throw StepFailure(description: "\(step.install ?? "") has no counted transaction to refund")
+        }
+        return UInt64(id)
+    }
+
+    func ledger(_ installID: String) async throws -> [JSONValue] {
+        try await read("/api/installs/\(installID)/ledger").arrayValue ?? []
+    }
+
+    /// Polls the install until every condition of `until` holds, for at most `timeoutMs`
+    /// (default 5,000 ms); each poll reads the facts anew, 20 ms apart.
+    func wait(_ step: ScenarioStep) async throws -> StepAnswer {
+        let condition = try Self.condition(step.fields["until"])
+        let timeout = step.fields["timeoutMs"]?.intValue ?? 5_000
+        let installID = try installID(step)
+        let clock = ContinuousClock()
+        let deadline = clock.now.advanced(by: .milliseconds(timeout))
+        while true {
+            let mismatches = try await check(condition, installID: installID, answer: nil, ledgerBefore: nil)
+            if mismatches.isEmpty {
+                var answer = StepAnswer(ScenarioHTTPClient.Answer(status: 200, json: nil, body: []))
+                answer.outcome = "held"
+                return answer
+            }
+            guard clock.now < deadline else {
+                throw StepFailure(description: "waited \(timeout) ms and the condition never held: \(mismatches.joined(separator: "; "))")
+            }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+    }
+
+    static func condition(_ value: JSONValue?) throws -> ScenarioExpectation {
+        guard let value else { return ScenarioExpectation() }
+        do {
+            return try ScenarioExpectation(node: ScenarioNode(value: value, path: "until", file: ""), names: ScenarioNames(),
+                                           allowing: ScenarioExpectation.conditionFields)
+        } catch {
+            throw StepFailure(description: error.description)
+        }
+    }
+}

@@ -1,0 +1,248 @@
+#!/usr/bin/env python3
+"""Holds Public/api/openapi.json to the code, both ways.
+
+1. The document is valid OpenAPI 3.1 (openapi-spec-validator).
+2. A release server (TIPJAR_BIN, default .build/release/tipjar) on a temporary database and an
+   ephemeral loopback port is asked every documented operation, with the answers each documented
+   status stands for; every answer's status must be documented for its operation, its media type
+   listed, and a JSON body must validate (jsonschema, JSON Schema 2020-12 as OpenAPI 3.1 uses) against
+   the schema the document gives for that path, method and status.
+3. Every operation of the document is exercised, and every documented status is seen at least once.
+
+Exit 0 when all hold; otherwise every problem is printed and the exit status is 1.
+"""
+import http.client
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import threading
+
+import jsonschema
+from openapi_spec_validator import validate as validate_spec
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+SPEC_PATH = os.path.join(ROOT, "Public", "api", "openapi.json")
+BINARY = os.environ.get("TIPJAR_BIN", os.path.join(ROOT, ".build", "release", "tipjar"))
+COFFEE = "com.example.tipjar.tip.coffee"
+
+problems = []
+seen = set()  # (template, method, status)
+
+
+def template_for(spec, path):
+    """The document's path template that matches a concrete path (query removed)."""
+    bare = path.split("?", 1)[0]
+    for template in spec["paths"]:
+        pattern = "^" + re.sub(r"\{[^/]+\}", "[^/]+", template) + "$"
+        if re.match(pattern, bare):
+            return template
+    return None
+
+
+class Client:
+    def __init__(self, port, spec):
+        self.port = port
+        self.spec = spec
+
+    def call(self, method, path, body=None, content_type="application/json", expect=None):
+        connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
+        headers = {}
+        payload = None
+        if body is not None:
+            payload = body if isinstance(body, (bytes, str)) else json.dumps(body)
+            if content_type:
+                headers["Content-Type"] = content_type
+        connection.request(method, path, body=payload, headers=headers)
+        response = connection.getresponse()
+        raw = response.read()
+        connection.close()
+        self.check(method, path, response.status, response.getheader("Content-Type", ""), raw)
+        if expect is not None and response.status != expect:
+            problems.append(f"{method} {path}: the check expected {expect}, got {response.status}: {raw[:200]!r}")
+        try:
+            return response.status, json.loads(raw) if raw else None
+        except ValueError:
+            return response.status, raw.decode("utf-8", "replace")
+
+    def check(self, method, path, status, content_type, raw):
+        template = template_for(self.spec, path)
+        where = f"{method} {path} -> {status}"
+        if template is None:
+            problems.append(f"{where}: the path is not in the document")
+            return
+        operation = self.spec["paths"][template].get(method.lower())
+        if operation is None:
+            problems.append(f"{where}: {method} is not documented for {template}")
+            return
+        seen.add((template, method.lower(), str(status)))
+        documented = operation["responses"].get(str(status))
+        if documented is None:
+            problems.append(f"{where}: status {status} is not documented for {method} {template}")
+            return
+        documented = resolve(self.spec, documented)
+        media = content_type.split(";", 1)[0].strip()
+        content = documented.get("content", {})
+        if media not in content:
+            problems.append(f"{where}: media type {media!r} is not documented (documented: {sorted(content)})")
+            return
+        if media != "application/json":
+            return
+        try:
+            instance = json.loads(raw)
+        except ValueError as error:
+            problems.append(f"{where}: the body is not JSON: {error}")
+            return
+        schema = {"$schema": "https://json-schema.org/draft/2020-12/schema",
+                  "components": self.spec["components"], "allOf": [content[media]["schema"]]}
+        validator = jsonschema.Draft202012Validator(schema, format_checker=jsonschema.FormatChecker())
+        for error in validator.iter_errors(instance):
+            location = "/".join(str(part) for part in error.absolute_path) or "(root)"
+            problems.append(f"{where}: {location}: {error.message[:300]}")
+
+
+def resolve(spec, node):
+    while "$ref" in node:
+        parts = node["$ref"].lstrip("#/").split("/")
+        node = spec
+        for part in parts:
+            node = node[part]
+    return node
+
+
+def start_server(folder):
+    process = subprocess.Popen([BINARY, "serve", "--port", "0", "--database", os.path.join(folder, "tipjar.sqlite3")],
+                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    banner = process.stdout.readline()
+    match = re.search(r"http://127\.0\.0\.1:(\d+)/", banner)
+    if not match:
+        process.kill()
+        sys.exit(f"check_openapi.py: the server did not start: {banner!r}")
+    return process, int(match.group(1))
+
+
+def exercise(api):
+    api.call("GET", "/api/openapi.json", expect=200)
+    status, install = api.call("POST", "/api/installs", {"accountID": "ana", "launch": True, "label": "=HYPERLINK(\"x\")"}, expect=201)
+    iid = install["id"]
+    api.call("POST", "/api/installs", {"locale": "fr"}, expect=400)
+    api.call("POST", "/api/installs", "{}", content_type="text/plain", expect=415)
+    for query in ["", "?q=%3D&hearts=0&page=1&pageSize=10", "?format=json", "?format=csv"]:
+        api.call("GET", "/api/installs" + query, expect=200)
+    api.call("GET", "/api/installs?format=xml", expect=400)
+    api.call("GET", f"/api/installs/{iid}", expect=200)
+    api.call("GET", "/api/installs/nope", expect=404)
+    api.call("PUT", f"/api/installs/{iid}/label", {"label": "Ana's iPhone"}, expect=200)
+    api.call("PUT", f"/api/installs/{iid}/label", {"label": "x" * 101}, expect=400)
+    api.call("PUT", f"/api/installs/{iid}/label", "{}", content_type="text/plain", expect=415)
+    api.call("PUT", "/api/installs/nope/label", {"label": "x"}, expect=404)
+    api.call("GET", f"/api/installs/{iid}/offers", expect=200)
+    api.call("GET", "/api/installs/nope/offers", expect=404)
+    api.call("PUT", "/api/store", {"catalog": "failing"}, expect=200)
+    api.call("GET", f"/api/installs/{iid}/offers", expect=200)
+    api.call("PUT", "/api/store", {"catalog": "normal", "listenerReemits": 1}, expect=200)
+    status, purchase = api.call("POST", f"/api/installs/{iid}/purchases", {"productID": COFFEE}, expect=200)
+    tid = purchase["transactionID"]
+    api.call("PUT", "/api/store", {"listenerReemits": 0, "purchaseOutcome": "failed", "purchaseError": "networkError"}, expect=200)
+    api.call("POST", f"/api/installs/{iid}/purchases", {"productID": COFFEE}, expect=200)
+    api.call("PUT", "/api/store", {"purchaseOutcome": "success", "failures": {"verification": "invalidSignature"}}, expect=200)
+    api.call("POST", f"/api/installs/{iid}/purchases", {"productID": COFFEE}, expect=200)
+    api.call("PUT", "/api/store", {"failures": {"verification": None}}, expect=200)
+    api.call("POST", f"/api/installs/{iid}/purchases", {"productID": "com.example.nope"}, expect=422)
+    api.call("POST", f"/api/installs/{iid}/purchases", {"product": COFFEE}, expect=400)
+    api.call("POST", f"/api/installs/{iid}/purchases", "{}", content_type="text/plain", expect=415)
+    api.call("POST", "/api/installs/nope/purchases", {"productID": COFFEE}, expect=404)
+    # Two taps at once while a purchase takes 1.5 s: one opens it, the other gets 409.
+    api.call("PUT", "/api/store", {"purchaseLatencyMs": 1500}, expect=200)
+    statuses = []
+    taps = [threading.Thread(target=lambda: statuses.append(api.call("POST", f"/api/installs/{iid}/purchases", {"productID": COFFEE})[0]))
+            for _ in range(2)]
+    for tap in taps:
+        tap.start()
+    for tap in taps:
+        tap.join()
+    if sorted(statuses) != [200, 409]:
+        problems.append(f"two concurrent taps answered {sorted(statuses)}, expected [200, 409]")
+    api.call("PUT", "/api/store", {"purchaseLatencyMs": 0, "failures": {"sync": "networkError"}}, expect=200)
+    api.call("POST", f"/api/installs/{iid}/restore", expect=503)
+    api.call("PUT", "/api/store", {"failures": {"sync": None}}, expect=200)
+    api.call("POST", f"/api/installs/{iid}/restore", expect=200)
+    api.call("POST", "/api/installs/nope/restore", expect=404)
+    for action in ["stop", "launch"]:
+        api.call("POST", f"/api/installs/{iid}/{action}", expect=200)
+        api.call("POST", f"/api/installs/nope/{action}", expect=404)
+    api.call("POST", f"/api/installs/{iid}/external-purchases", {"productID": "com.example.tipjar.tip.dessert"}, expect=201)
+    api.call("POST", f"/api/installs/{iid}/external-purchases", {"productID": " "}, expect=400)
+    api.call("POST", f"/api/installs/{iid}/external-purchases", "{}", content_type="text/plain", expect=415)
+    api.call("POST", "/api/installs/nope/external-purchases", {"productID": COFFEE}, expect=404)
+    for query in ["", "?format=json", "?format=csv"]:
+        api.call("GET", f"/api/installs/{iid}/ledger{query}", expect=200)
+    api.call("GET", f"/api/installs/{iid}/ledger?format=pdf", expect=400)
+    api.call("GET", "/api/installs/nope/ledger", expect=404)
+    status, recorded = api.call("GET", f"/api/installs/{iid}/scenario", expect=200)
+    with open(os.path.join(ROOT, "Public", "scenarios", "schema", "scenario.schema.json"), encoding="utf-8") as handle:
+        scenario_schema = json.load(handle)
+    for error in jsonschema.Draft202012Validator(scenario_schema).iter_errors(recorded):
+        problems.append(f"the recorded scenario does not match scenario.schema.json: {error.message[:300]}")
+    api.call("GET", "/api/installs/nope/scenario", expect=404)
+    # A transaction the first install never finished reaches a second install of the account: not recordable.
+    api.call("PUT", "/api/store", {"crashBeforeFinish": True}, expect=200)
+    api.call("POST", f"/api/installs/{iid}/purchases", {"productID": COFFEE}, expect=200)
+    api.call("PUT", "/api/store", {"crashBeforeFinish": False}, expect=200)
+    status, second = api.call("POST", "/api/installs", {"accountID": "ana", "launch": True}, expect=201)
+    api.call("GET", f"/api/installs/{second['id']}/scenario", expect=409)
+    api.call("GET", "/api/store", expect=200)
+    api.call("PUT", "/api/store", {"colour": "red"}, expect=400)
+    api.call("PUT", "/api/store", "{}", content_type="text/plain", expect=415)
+    api.call("PUT", "/api/store", {"purchaseOutcome": "pending"}, expect=200)
+    api.call("POST", f"/api/installs/{iid}/purchases", {"productID": COFFEE}, expect=200)
+    api.call("POST", f"/api/installs/{iid}/purchases", {"productID": COFFEE}, expect=200)
+    api.call("PUT", "/api/store", {"purchaseOutcome": "success"}, expect=200)
+    status, pending = api.call("GET", "/api/store/pending", expect=200)
+    first, last = pending[0]["transactionID"], pending[-1]["transactionID"]
+    api.call("POST", f"/api/store/pending/{first}/approve", expect=200)
+    api.call("POST", f"/api/store/pending/{first}/approve", expect=409)
+    api.call("POST", f"/api/store/pending/{last}/decline", expect=200)
+    api.call("POST", f"/api/store/pending/{last}/decline", expect=409)
+    api.call("POST", "/api/store/pending/999999/approve", expect=404)
+    api.call("POST", "/api/store/pending/999999/decline", expect=404)
+    api.call("GET", f"/api/transactions/{tid}", expect=200)
+    api.call("GET", "/api/transactions/999999", expect=404)
+    api.call("POST", f"/api/transactions/{tid}/refund", {"reason": "sometimes"}, expect=400)
+    api.call("POST", f"/api/transactions/{tid}/refund", {"reason": "developerIssue"}, content_type="text/plain", expect=415)
+    api.call("POST", f"/api/transactions/{tid}/refund", {"reason": "developerIssue"}, expect=200)
+    api.call("POST", f"/api/transactions/{tid}/refund", expect=409)
+    api.call("POST", "/api/transactions/999999/refund", expect=404)
+    api.call("GET", f"/api/transactions/{tid}", expect=200)
+
+
+def main():
+    with open(SPEC_PATH, encoding="utf-8") as handle:
+        spec = json.load(handle)
+    validate_spec(spec)
+    print(f"check_openapi.py: {os.path.relpath(SPEC_PATH, ROOT)} is valid OpenAPI {spec['openapi']}")
+    with tempfile.TemporaryDirectory(prefix="tipjar-openapi-") as folder:
+        process, port = start_server(folder)
+        try:
+            exercise(Client(port, spec))
+        finally:
+            process.terminate()
+            process.wait(timeout=15)
+    for template, item in spec["paths"].items():
+        for method, operation in item.items():
+            for status in operation["responses"]:
+                if (template, method, status) not in seen:
+                    problems.append(f"{method.upper()} {template} -> {status}: documented but never seen in this check")
+    answers = len(seen)
+    if problems:
+        print("\n".join(f"check_openapi.py: {problem}" for problem in problems))
+        print(f"check_openapi.py: FAILED with {len(problems)} problem(s)")
+        return 1
+    print(f"check_openapi.py: every documented operation and status seen ({answers} combinations), every answer matches its schema")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

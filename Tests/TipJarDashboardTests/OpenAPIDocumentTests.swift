@@ -1,0 +1,41 @@
+import Foundation
+import Testing
+
+/// `/api/openapi.json` is served, and names every JSON route the code registers with its method
+/// (the responses are held to the document by Tests/Schemas/check_openapi.py in CI).
+@Suite("OpenAPI document")
+struct OpenAPIDocumentTests {
+    /// `router.get("/api/installs/:id")` → `GET /api/installs/{id}`, read from the route files.
+    static func registeredRoutes() throws -> Set<String> {
+        let folder = LiveServer.repositoryRoot.appendingPathComponent("Sources/TipJarDashboard")
+        var routes: Set<String> = []
+        for file in try FileManager.default.contentsOfDirectory(atPath: folder.path) where file.hasPrefix("Routes") {
+            let text = try String(contentsOf: folder.appendingPathComponent(file), encoding: .utf8)
+            let pattern = try NSRegularExpression(pattern: #"router\.(get|post|put|delete|patch)\("(/api/[^"]*)""#)
+            for match in pattern.matches(in: text, range: NSRange(text.startIndex..., in: text)) {
+                let method = (text as NSString).substring(with: match.range(at: 1)).uppercased()
+                let path = (text as NSString).substring(with: match.range(at: 2))
+                    .replacingOccurrences(of: #":tid"#, with: "{transactionID}").replacingOccurrences(of: #":id"#, with: "{id}")
+                routes.insert("\(method) \(path)")
+            }
+        }
+        return routes
+    }
+
+    @Test func theDocumentIsServedAndNamesEveryAPIRoute() async throws {
+        let server = try await LiveServer()
+        let reply = await server.send("GET", "/api/openapi.json")
+        await server.stop()
+        #expect(reply.status == 200)
+        #expect(reply["Content-Type"]?.hasPrefix("application/json") == true)
+        let document = reply.object
+        #expect(document["openapi"] as? String == "3.1.0")
+        let paths = document["paths"] as? [String: [String: Any]] ?? [:]
+        var documented: Set<String> = []
+        for (path, item) in paths { for method in item.keys { documented.insert("\(method.uppercased()) \(path)") } }
+        let registered = try Self.registeredRoutes().union(["GET /api/openapi.json"])
+        #expect(registered.count > 15)
+        #expect(registered.subtracting(documented).isEmpty, "routes missing from openapi.json: \(registered.subtracting(documented).sorted())")
+        #expect(documented.subtracting(registered).isEmpty, "documented but not routed: \(documented.subtracting(registered).sorted())")
+    }
+}

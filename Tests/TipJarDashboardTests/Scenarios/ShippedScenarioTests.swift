@@ -1,0 +1,98 @@
+import Foundation
+import Testing
+import TipJarScenario
+
+/// The scenarios shipped in `Public/scenarios/` (one per row of the README's "Rehearse these
+/// StoreKit traps" table), run against a real dashboard, and the `tipjar scenario run` exit codes.
+@Suite("shipped scenarios")
+struct ShippedScenarioTests {
+    static var folder: URL { LiveServer.repositoryRoot.appendingPathComponent("Public/scenarios") }
+
+    static var shippedFiles: [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? [])
+            .filter { $0.hasSuffix(".json") }.sorted()
+    }
+
+    /// Runs a scenario in process against a fresh `LiveServer`.
+    static func run(_ scenario: Scenario, file: String = "test.json") async throws -> ScenarioResult {
+        let server = try await LiveServer()
+        let result = await ScenarioRunner(client: ScenarioHTTPClient(host: "127.0.0.1", port: server.port), output: { _ in })
+            .run(scenario, file: file)
+        await server.stop()
+        return result
+    }
+
+    @Test func everyTrapOfTheREADMEHasAShippedScenario() throws {
+        let readme = try String(contentsOf: LiveServer.repositoryRoot.appendingPathComponent("README.md"), encoding: .utf8)
+        let rows = readme.components(separatedBy: "\n").filter { $0.range(of: #"^\| (\d+)\. "#, options: .regularExpression) != nil }
+        #expect(rows.count == 10)
+        for number in 1...rows.count {
+            let prefix = String(format: "trap-%02d-", number)
+            #expect(Self.shippedFiles.contains { $0.hasPrefix(prefix) }, "no \(prefix)*.json for trap \(number)")
+        }
+    }
+
+    @Test(arguments: shippedFiles)
+    func eachShippedScenarioPasses(_ file: String) async throws {
+        let scenario = try Scenario.load(contentsOf: Self.folder.appendingPathComponent(file).path)
+        let result = try await Self.run(scenario, file: file)
+        let failure = result.firstFailure.map(\.line) ?? ""
+        #expect(result.passed, "\(file): \(failure)")
+        #expect(result.steps.allSatisfy { $0.verdict == .passed })
+    }
+
+    @Test func theCommandRunsEveryShippedScenarioAndWritesJUnit() async throws {
+        let report = FileManager.default.temporaryDirectory.appendingPathComponent("junit-\(UUID().uuidString).xml")
+        let files = Self.shippedFiles.map { Self.folder.appendingPathComponent($0).path }
+        let run = try await CommandLineTests.run(["scenario", "run"] + files + ["--junit", report.path], timeout: .seconds(120))
+        #expect(run.status == 0, "\(run.output)\(run.error)")
+        #expect(run.output.contains("all \(files.count) scenario(s) passed"))
+        let xml = try String(contentsOf: report, encoding: .utf8)
+        #expect(xml.components(separatedBy: "<testsuite ").count - 1 == files.count)
+        #expect(xml.contains(#"failures="0" errors="0">"#))
+    }
+
+    @Test func aScenarioExpectingAWrongHeartCountFailsNamingTheStepAndExits1() async throws {
+        let original = try String(contentsOf: Self.folder.appendingPathComponent("trap-01-purchase-and-listener-report-the-same-transaction.json"),
+                                  encoding: .utf8)
+        let edited = original.replacingOccurrences(of: #""hearts": 1,"#, with: #""hearts": 2,"#)
+        #expect(edited != original)
+        let file = try ScenarioFiles.write(edited)
+        let report = file.deletingPathExtension().appendingPathExtension("xml")
+        let run = try await CommandLineTests.run(["scenario", "run", file.path, "--junit", report.path])
+        #expect(run.status == 1)
+        #expect(run.output.contains("FAIL 3 purchase ana com.example.tipjar.tip.coffee"))
+        #expect(run.output.contains("FAILED \(file.path) step 3 (purchase ana com.example.tipjar.tip.coffee): hearts: expected 2, got 1"))
+        let xml = try String(contentsOf: report, encoding: .utf8)
+        #expect(xml.contains(#"<failure message="hearts: expected 2, got 1""#))
+    }
+
+    @Test func runAgainstARunningServerWithURL() async throws {
+        let server = try await LiveServer()
+        let file = Self.folder.appendingPathComponent("trap-09-removed-product-arrives-through-the-listener.json").path
+        let origin = server.origin
+        let run = try? await CommandLineTests.run(["scenario", "run", file, "--url", origin])
+        await server.stop()
+        #expect(run?.status == 0, "\(run?.output ?? "")\(run?.error ?? "")")
+        #expect(run?.output.contains("ok   3 externalPurchase ana com.example.tipjar.tip.dessert: 201") == true)
+    }
+
+    @Test func anUnreachableURLFailsTheFirstStepAndExits1() async throws {
+        let file = Self.folder.appendingPathComponent("trap-01-purchase-and-listener-report-the-same-transaction.json").path
+        let run = try await CommandLineTests.run(["scenario", "run", file, "--url", "http://127.0.0.1:1"])
+        #expect(run.status == 1)
+        #expect(run.output.contains("FAIL 1 store"))
+        #expect(run.output.contains("connect to 127.0.0.1:1"))
+    }
+}
+
+/// Temporary scenario files for tests.
+enum ScenarioFiles {
+    static func write(_ text: String, name: String = "scenario.json") throws -> URL {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tipjar-scenario-test-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let file = folder.appendingPathComponent(name)
+        try Data(text.utf8).write(to: file)
+        return file
+    }
+}
