@@ -8,6 +8,20 @@ import Synchronization
 final class OwnServer: Sendable {
     private struct Reference { weak var server: HTTPServer? }
     private let reference = Mutex(Reference())
+    private let running = Mutex(false)
+
+    /// Claims the one scenario run at a time (two at once would each put back the other's settings);
+    /// `false` when one is running. ``endRun()`` gives it back.
+    func beginRun() -> Bool {
+        running.withLock { busy in
+            if busy { return false }
+            busy = true
+            return true
+        }
+    }
+
+    /// Ends the run ``beginRun()`` claimed.
+    func endRun() { running.withLock { $0 = false } }
 
     /// Remembers `server` (``Dashboard/attach(to:)``).
     func attach(_ server: HTTPServer) { reference.withLock { $0.server = server } }

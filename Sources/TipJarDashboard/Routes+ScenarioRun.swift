@@ -7,7 +7,8 @@ import TipJarScenario
 /// `tipjar scenario run --url` against this very server, through its JSON API, so it creates its
 /// installs and transactions here (on accounts with a random suffix, as every run does). Its `store`
 /// steps change this server's store settings; the settings from before the run are put back when it
-/// ends. The page that answers lists every step with its result.
+/// ends. One run at a time (another is refused with 409 while it lasts). The page that answers lists
+/// every step with its result.
 extension Routes {
     func registerScenarioRuns(in router: inout Router) {
         router.post("/store/scenarios/:file/run") { request, parameters in
@@ -24,6 +25,10 @@ extension Routes {
                 } catch {
                     throw RequestError(status: .internalServerError, message: "The shipped file does not load: \(error.description)")
                 }
+                guard ownServer.beginRun() else {
+                    throw RequestError(status: .conflict, message: "Another scenario is running on this server; run this one when it has ended.")
+                }
+                defer { ownServer.endRun() }
                 let before = await service.store.settings
                 let client = ScenarioHTTPClient(host: address.host, port: address.port, bearerToken: adminToken)
                 let result = await ScenarioRunner(client: client, output: { _ in }).run(scenario, file: download.file)

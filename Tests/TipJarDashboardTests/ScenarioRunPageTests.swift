@@ -49,6 +49,34 @@ struct ScenarioRunPageTests {
         #expect((transactions.first?["accountID"] as? String)?.hasPrefix("ana") == true)
     }
 
+    static let shipped = ((try? FileManager.default.contentsOfDirectory(atPath: LiveServer.repositoryRoot
+        .appendingPathComponent("Public/scenarios").path)) ?? []).filter { $0.hasSuffix(".json") }.sorted()
+
+    @Test(arguments: shipped)
+    func everyShippedScenarioHoldsWhenRunFromTheStorePage(_ file: String) async throws {
+        let server = try await LiveServer()
+        defer { Task { await server.stop() } }
+        let session = try await PageTests().session(server)
+        let result = await post(server, "/store/scenarios/\(file)/run", session)
+        #expect(result.status == 200)
+        #expect(result.body.contains("Every step held."), "\(file): \(result.body)")
+    }
+
+    @Test func aSecondRunWhileOneIsRunningIsRefused() async throws {
+        let server = try await LiveServer()
+        defer { Task { await server.stop() } }
+        let session = try await PageTests().session(server)
+        let first = Task { await post(server, "/store/scenarios/trap-05-double-click-or-two-tabs.json/run", session) }
+        // The first run's store step sets a 1.5 s purchase latency before its taps: it is running then.
+        let deadline = Date().addingTimeInterval(10)
+        while Date() < deadline, await server.send("GET", "/api/store").object["purchaseLatencyMs"] as? Int != 1500 { await Task.yield() }
+        let second = await post(server, "/store/scenarios/\(Self.trap1)/run", session)
+        #expect(second.status == 409)
+        #expect(second.body.contains("Another scenario is running on this server"))
+        #expect(await first.value.body.contains("Every step held."))
+        #expect(await post(server, "/store/scenarios/\(Self.trap1)/run", session).status == 200, "free again once it ended")
+    }
+
     @Test func aRunWithoutTheCSRFTokenIsRefusedAndRunsNothing() async throws {
         let server = try await LiveServer()
         defer { Task { await server.stop() } }
