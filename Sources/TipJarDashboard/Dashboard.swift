@@ -14,6 +14,7 @@ public final class Dashboard: HTTPResponder {
     let configuration: DashboardConfiguration
     let templates: TemplateSource
     let sessions: SessionStore
+    let ownServer = OwnServer()
     let log: @Sendable (_ message: String, _ metadata: [String: String]) -> Void
     private let router: Router
 
@@ -35,10 +36,16 @@ public final class Dashboard: HTTPResponder {
         var router = Router(fallback: StaticFiles(root: configuration.publicDirectory))
         let routes = Routes(templates: templates, service: service, storage: storage, sessions: sessions,
                             catalogName: configuration.catalogName,
-                            scenarioDownloads: ScenarioDownload.list(in: configuration.publicDirectory), log: log)
+                            scenarioDownloads: ScenarioDownload.list(in: configuration.publicDirectory),
+                            ownServer: ownServer, adminToken: configuration.adminToken, log: log)
         routes.register(in: &router)
         self.router = router
     }
+
+    /// Tells the dashboard which server it answers for, so that `/store` can run a shipped scenario
+    /// against this very server (through its JSON API, as `tipjar scenario run --url` does). Until
+    /// then, and once the server is gone, a run is refused with 503.
+    public func attach(to server: HTTPServer) { ownServer.attach(server) }
 
     /// Answers one request: admin token, session, CSRF and origin checks, routing, then the
     /// security headers.

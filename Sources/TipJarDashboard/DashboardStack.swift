@@ -37,5 +37,6 @@ public struct DashboardStack: Sendable {
         var serverConfiguration = server
         serverConfiguration.serverResponseFields = SecurityHeaders.fields
         self.server = HTTPServer(configuration: serverConfiguration, responder: dashboard, accessLog: accessLog)
+        dashboard.attach(to: self.server)
     }
 }

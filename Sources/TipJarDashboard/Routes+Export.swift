@@ -2,7 +2,7 @@ import Foundation
 import HTTPServer
 import TipJar
 
-/// Downloads: the ledger and the installs list as CSV or JSON (`?format=csv|json`, README "JSON
+/// Downloads: the ledger, the installs list and the transactions as CSV or JSON (`?format=csv|json`, README "JSON
 /// API"), the recorded scenario of an install, and the OpenAPI description.
 extension Routes {
     /// The export formats; `nil` (no `format`) keeps the plain JSON answer.
@@ -20,6 +20,9 @@ extension Routes {
 
     static let ledgerColumns = ["transactionID", "productID", "path", "outcome", "finished", "at"]
     static let installColumns = ["id", "label", "locale", "storefront", "accountID", "hearts", "legacyHasTipped", "isRunning"]
+    static let transactionColumns = ["transactionID", "originalID", "installID", "accountID", "productID", "purchaseDate",
+                                     "purchasedQuantity", "storefront", "environment", "ownershipType", "reason", "revocationDate",
+                                     "revocationReason", "status", "isFinished", "isExternal"]
 
     /// A ledger as a download (`ledger-<install>.csv` / `.json`).
     func ledgerExport(_ rows: [Delivery], installID: String, format: ExportFormat) -> HTTPResponse {
@@ -52,6 +55,34 @@ extension Routes {
                 [$0.id, $0.label, $0.locale.rawValue, $0.storefront, $0.accountID, String($0.hearts), String($0.legacyHasTipped), String($0.isRunning)]
             })
             return Self.csv(table, name: "installs.csv")
+        }
+    }
+
+    /// Every transaction matching the query's filters (all pages, newest first; `page` and `pageSize`
+    /// are ignored) as a download: `transactions.csv` / `.json`, or `transactions-<account>.…` for one account.
+    func transactionsExport(_ query: TransactionQuery, format: ExportFormat) async throws -> HTTPResponse {
+        var stored: [StoredTransaction] = []
+        var filter = query
+        filter.pageSize = 200
+        filter.page = 1
+        while true {
+            let result = try await storage.transactions(matching: filter)
+            stored += result.transactions
+            guard result.hasMore, filter.page < InstallQuery.maximumPage else { break }
+            filter.page += 1
+        }
+        let name = query.accountID.map { "transactions-\($0)" } ?? "transactions"
+        let bodies = stored.map { APIModels.TransactionBody($0, delivery: nil) }
+        switch format {
+        case .json:
+            return Self.attachment(JSONBody.response(bodies), name: name + ".json")
+        case .csv:
+            let table = CSVTable(header: Self.transactionColumns, rows: bodies.map {
+                [String($0.transactionID), String($0.originalID), $0.installID, $0.accountID, $0.productID, $0.purchaseDate,
+                 String($0.purchasedQuantity), $0.storefront, $0.environment, $0.ownershipType, $0.reason, $0.revocationDate ?? "",
+                 $0.revocationReason ?? "", $0.status, String($0.isFinished), String($0.isExternal)]
+            })
+            return Self.csv(table, name: name + ".csv")
         }
     }
 

@@ -9,7 +9,9 @@ extension Routes {
     func registerHistory(in router: inout Router) {
         router.get("/api/transactions") { request, _ in
             await handling(request) {
-                let page = try await storage.transactions(matching: try Self.transactionQuery(request))
+                let query = try Self.transactionQuery(request)
+                if let format = try ExportFormat(request) { return try await transactionsExport(query, format: format) }
+                let page = try await storage.transactions(matching: query)
                 struct Page: Encodable { var transactions: [APIModels.TransactionBody]; var hasMore: Bool }
                 return JSONBody.response(Page(transactions: page.transactions.map { APIModels.TransactionBody($0, delivery: nil) },
                                               hasMore: page.hasMore))
@@ -90,17 +92,21 @@ extension Routes {
                                               selected: query.status?.rawValue ?? "")
         data["productIDs"] = service.catalog.products.map(\.productID)
         data["flash"] = request.queryValue("flash") == "deleted" ? "Deleted: the store forgot the transaction." : nil
-        func link(_ page: Int) -> String {
-            var items = [("page", "\(page)")]
-            if query.pageSize != 50 { items.append(("pageSize", "\(query.pageSize)")) }
-            for (name, value) in [("accountID", query.accountID), ("installID", query.installID), ("productID", query.productID),
-                                  ("status", query.status?.rawValue)] {
-                if let value { items.append((name, value)) }
-            }
-            return "/transactions?" + items.map { "\($0.0)=\(ViewModels.urlComponent($0.1))" }.joined(separator: "&")
+        var filters: [(String, String)] = []
+        for (name, value) in [("accountID", query.accountID), ("installID", query.installID), ("productID", query.productID),
+                              ("status", query.status?.rawValue)] {
+            if let value { filters.append((name, value)) }
         }
-        if query.page > 1 { data["previousPage"] = link(query.page - 1) }
-        if result.hasMore { data["nextPage"] = link(query.page + 1) }
+        func link(_ path: String, _ items: [(String, String)]) -> String {
+            path + "?" + items.map { "\($0.0)=\(ViewModels.urlComponent($0.1))" }.joined(separator: "&")
+        }
+        func page(_ number: Int) -> String {
+            link("/transactions", [("page", "\(number)")] + (query.pageSize != 50 ? [("pageSize", "\(query.pageSize)")] : []) + filters)
+        }
+        if query.page > 1 { data["previousPage"] = page(query.page - 1) }
+        if result.hasMore { data["nextPage"] = page(query.page + 1) }
+        data["csvExport"] = link("/api/transactions", [("format", "csv")] + filters)
+        data["jsonExport"] = link("/api/transactions", [("format", "json")] + filters)
         return try html("pages/transactions", data)
     }
 

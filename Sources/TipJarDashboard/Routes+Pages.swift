@@ -141,7 +141,7 @@ extension Routes {
         data["failPurchase"] = ViewModels.choices([("", "off")] + ViewModels.purchaseFailureNames, selected: settings.failures.purchase?.rawValue ?? "")
         data["failVerification"] = ViewModels.failureChoices(VerificationError.self, selected: settings.failures.verification)
         data["failSync"] = ViewModels.failureChoices(StoreKitError.self, selected: settings.failures.sync)
-        data["scenarios"] = scenarioDownloads.map { ["href": $0.href, "name": $0.name, "file": $0.file] }
+        data["scenarios"] = scenarioDownloads.map { ["href": $0.href, "name": $0.name, "file": $0.file, "runAction": $0.runAction] }
         data["hasScenarios"] = !scenarioDownloads.isEmpty
         data["reemitChoices"] = ViewModels.choices((0...3).map { ("\($0)", $0 == 0 ? "never" : "\($0) time\($0 == 1 ? "" : "s")") },
                                                    selected: "\(settings.listenerReemits)")

@@ -14,6 +14,10 @@ struct Routes: Sendable {
     let catalogName: String
     /// The scenario files offered for download on `/store`, read once from `Public/scenarios/`.
     let scenarioDownloads: [ScenarioDownload]
+    /// The server in front of the dashboard, which a scenario run from `/store` is sent to.
+    let ownServer: OwnServer
+    /// The admin token a scenario run sends as `Authorization: Bearer`, or `nil`.
+    let adminToken: String?
     let log: @Sendable (_ message: String, _ metadata: [String: String]) -> Void
 
     func register(in router: inout Router) {
@@ -24,6 +28,7 @@ struct Routes: Sendable {
         registerSessionControls(in: &router)
         registerHistory(in: &router)
         registerDownloads(in: &router)
+        registerScenarioRuns(in: &router)
     }
 
     // MARK: Request helpers

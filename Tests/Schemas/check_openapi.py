@@ -19,6 +19,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 
 import jsonschema
 from openapi_spec_validator import validate as validate_spec
@@ -84,7 +85,11 @@ class Client:
             return
         documented = resolve(self.spec, documented)
         media = content_type.split(";", 1)[0].strip()
-        content = documented.get("content", {})
+        if "content" not in documented:
+            if raw:
+                problems.append(f"{where}: the document gives no body for this status, the server sent {raw[:100]!r}")
+            return
+        content = documented["content"]
         if media not in content:
             problems.append(f"{where}: media type {media!r} is not documented (documented: {sorted(content)})")
             return
@@ -216,6 +221,64 @@ def exercise(api):
     api.call("POST", f"/api/transactions/{tid}/refund", expect=409)
     api.call("POST", "/api/transactions/999999/refund", expect=404)
     api.call("GET", f"/api/transactions/{tid}", expect=200)
+    exercise_history(api, iid, tid)
+
+
+def exercise_history(api, iid, tid):
+    """Storefronts, the transaction list and its export, an account's views, and the session controls."""
+    api.call("PUT", f"/api/installs/{iid}/storefront", {"storefront": "gbr"}, expect=200)
+    api.call("PUT", f"/api/installs/{iid}/storefront", {"storefront": "ZZZ"}, expect=400)
+    api.call("PUT", f"/api/installs/{iid}/storefront", "{}", content_type="text/plain", expect=415)
+    api.call("PUT", "/api/installs/nope/storefront", {"storefront": "GBR"}, expect=404)
+    status, page = api.call("GET", "/api/transactions?pageSize=1", expect=200)
+    if not page["hasMore"]:
+        problems.append("GET /api/transactions?pageSize=1: expected hasMore with several transactions")
+    for query in ["", "?accountID=ana&status=purchased&page=2&pageSize=2", f"?installID={iid}&productID={COFFEE}",
+                  "?format=json&status=pending", "?format=json&accountID=ana", "?format=csv"]:
+        api.call("GET", "/api/transactions" + query, expect=200)
+    for query in ["?status=refunded", "?page=0", "?pageSize=201", "?format=xlsx", "?accountID=" + "a" * 201]:
+        api.call("GET", "/api/transactions" + query, expect=400)
+    for query in ["", "?view=all", "?view=unfinished", "?view=currentEntitlements", f"?view=latest&productID={COFFEE}",
+                  f"?productID={COFFEE}"]:
+        api.call("GET", "/api/accounts/ana/transactions" + query, expect=200)
+    api.call("GET", "/api/accounts/nobody/transactions", expect=200)
+    for query in ["?view=latest", "?view=newest"]:
+        api.call("GET", "/api/accounts/ana/transactions" + query, expect=400)
+    api.call("POST", "/api/store/reset", expect=200)
+    # A purchase open for 1.5 s: deleting its install meanwhile is a conflict.
+    status, other = api.call("POST", "/api/installs", {"accountID": "bob", "launch": True}, expect=201)
+    api.call("PUT", "/api/store", {"purchaseLatencyMs": 1500}, expect=200)
+    status = delete_during_purchase(api, other["id"])
+    if status != 409:
+        problems.append(f"DELETE /api/installs/{{id}} while a purchase is open: expected 409, got {status}")
+    api.call("PUT", "/api/store", {"purchaseLatencyMs": 0}, expect=200)
+    api.call("DELETE", f"/api/installs/{other['id']}", expect=204)
+    api.call("DELETE", f"/api/installs/{other['id']}", expect=404)
+    api.call("DELETE", f"/api/transactions/{tid}", expect=204)
+    api.call("DELETE", f"/api/transactions/{tid}", expect=404)
+    api.call("DELETE", "/api/transactions/nope", expect=404)
+    api.call("DELETE", "/api/transactions", expect=204)
+    status, page = api.call("GET", "/api/transactions", expect=200)
+    if page["transactions"]:
+        problems.append("DELETE /api/transactions left transactions behind")
+
+
+def delete_during_purchase(api, install_id):
+    """Deletes an install while one of its purchases is open (the store's purchaseLatencyMs is 1.5 s): a tap
+    starts one; a second tap answered 409 shows it is open, and the delete follows at once. When the second
+    tap opened the purchase itself (it answers 200 after the latency), the pair is tried again."""
+    purchases = f"/api/installs/{install_id}/purchases"
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        tap = threading.Thread(target=lambda: api.call("POST", purchases, {"productID": COFFEE}))
+        tap.start()
+        status, _ = api.call("POST", purchases, {"productID": COFFEE})
+        if status == 409:
+            status, _ = api.call("DELETE", f"/api/installs/{install_id}")
+            tap.join()
+            return status
+        tap.join()
+    return None
 
 
 def main():

@@ -5,7 +5,14 @@ import Testing
 /// (the responses are held to the document by Tests/Schemas/check_openapi.py in CI).
 @Suite("OpenAPI document")
 struct OpenAPIDocumentTests {
-    /// `router.get("/api/installs/:id")` → `GET /api/installs/{id}`, read from the route files.
+    /// A path with every parameter written `{}`: the code's `:account` and the document's
+    /// `{accountID}` name the same segment (the document's names are held to its `parameters` by
+    /// openapi-spec-validator in Tests/Schemas/check_openapi.py).
+    static func shape(_ path: String) -> String {
+        path.replacingOccurrences(of: #"(:[A-Za-z_][A-Za-z0-9_]*|\{[^/}]+\})"#, with: "{}", options: .regularExpression)
+    }
+
+    /// `router.get("/api/installs/:id")` → `GET /api/installs/{}`, read from the route files.
     static func registeredRoutes() throws -> Set<String> {
         let folder = LiveServer.repositoryRoot.appendingPathComponent("Sources/TipJarDashboard")
         var routes: Set<String> = []
@@ -14,12 +21,19 @@ struct OpenAPIDocumentTests {
             let pattern = try NSRegularExpression(pattern: #"router\.(get|post|put|delete|patch)\("(/api/[^"]*)""#)
             for match in pattern.matches(in: text, range: NSRange(text.startIndex..., in: text)) {
                 let method = (text as NSString).substring(with: match.range(at: 1)).uppercased()
-                let path = (text as NSString).substring(with: match.range(at: 2))
-                    .replacingOccurrences(of: #":tid"#, with: "{transactionID}").replacingOccurrences(of: #":id"#, with: "{id}")
+                let path = shape((text as NSString).substring(with: match.range(at: 2)))
                 routes.insert("\(method) \(path)")
             }
         }
         return routes
+    }
+
+    @Test(arguments: [("/api/accounts/:account/transactions", "/api/accounts/{accountID}/transactions"),
+                      ("/api/store/pending/:tid/approve", "/api/store/pending/{transactionID}/approve"),
+                      ("/api/installs/:id", "/api/installs/{id}")])
+    func aRouteParameterMatchesTheDocumentsWhateverItsName(_ route: String, _ documented: String) {
+        #expect(Self.shape(route) == Self.shape(documented))
+        #expect(Self.shape(route) != Self.shape("/api/installs"))
     }
 
     @Test func theDocumentIsServedAndNamesEveryAPIRoute() async throws {
@@ -32,7 +46,7 @@ struct OpenAPIDocumentTests {
         #expect(document["openapi"] as? String == "3.1.0")
         let paths = document["paths"] as? [String: [String: Any]] ?? [:]
         var documented: Set<String> = []
-        for (path, item) in paths { for method in item.keys { documented.insert("\(method.uppercased()) \(path)") } }
+        for (path, item) in paths { for method in item.keys { documented.insert("\(method.uppercased()) \(Self.shape(path))") } }
         let registered = try Self.registeredRoutes().union(["GET /api/openapi.json"])
         #expect(registered.count > 15)
         #expect(registered.subtracting(documented).isEmpty, "routes missing from openapi.json: \(registered.subtracting(documented).sorted())")

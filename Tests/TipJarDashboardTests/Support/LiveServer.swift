@@ -47,6 +47,7 @@ final class LiveServer: Sendable {
                                       log: { _, _ in })
         server = HTTPServer(configuration: HTTPServerConfiguration(host: "127.0.0.1", port: 0, serverResponseFields: SecurityHeaders.fields),
                             responder: dashboard, accessLog: nil)
+        dashboard.attach(to: server)
         port = try server.start()
     }
 
