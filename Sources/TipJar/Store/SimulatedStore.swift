@@ -223,14 +223,9 @@ public actor SimulatedStore {
     /// StoreKit issues a new one, so this is a choice), dated now, to be delivered through the install's listener.
     /// - Throws: `TipJarError.transactionNotFound`; `.transactionNotInterrupted`; storage errors.
     public func resolveIssue(transactionID: UInt64) async throws -> StoredTransaction {
-        guard var stored = try await storage.transaction(withID: transactionID) else { throw TipJarError.transactionNotFound(transactionID) }
+        guard let stored = try await storage.transaction(withID: transactionID) else { throw TipJarError.transactionNotFound(transactionID) }
         guard stored.status == .interrupted else { throw TipJarError.transactionNotInterrupted(transactionID) }
-        stored.status = .purchased
-        stored.transaction.purchaseDate = environment.now()
-        stored.transaction.originalPurchaseDate = stored.transaction.purchaseDate
-        stored.transaction.signedDate = stored.transaction.purchaseDate
-        try await storage.update(stored)
-        return stored
+        return try await purchasedNow(stored)
     }
 
     /// The interrupted purchases waiting for their issue to be resolved, oldest first.
@@ -242,7 +237,13 @@ public actor SimulatedStore {
     /// install's listener.
     /// - Throws: `TipJarError.transactionNotFound` / `.transactionNotPending`.
     public func approve(transactionID: UInt64) async throws -> StoredTransaction {
-        var stored = try await pending(transactionID)
+        try await purchasedNow(try await pending(transactionID))
+    }
+
+    /// A waiting transaction (Ask to Buy approved, an interruption resolved) becomes purchased, dated now
+    /// (`purchaseDate`, `originalPurchaseDate` and `signedDate`), and is saved.
+    private func purchasedNow(_ waiting: StoredTransaction) async throws -> StoredTransaction {
+        var stored = waiting
         stored.status = .purchased
         stored.transaction.purchaseDate = environment.now()
         stored.transaction.originalPurchaseDate = stored.transaction.purchaseDate
