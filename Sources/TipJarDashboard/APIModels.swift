@@ -131,6 +131,9 @@ enum APIModels {
         var outcome: String
         var finished: Bool
         var at: String
+        /// The store trap behind the row (`DeliveryNote`'s name) and its short reason; both absent on an ordinary row.
+        var note: String?
+        var reason: String?
         var purchasedQuantity: Int
         var appAccountToken: String?
 
@@ -141,6 +144,8 @@ enum APIModels {
             outcome = delivery.outcome.rawValue
             finished = delivery.finished
             at = ViewModels.isoSeconds(delivery.at)
+            note = delivery.note?.rawValue
+            reason = delivery.note?.text
             purchasedQuantity = delivery.purchasedQuantity
             appAccountToken = delivery.appAccountToken?.uuidString.lowercased()
         }
@@ -245,6 +250,11 @@ enum APIModels {
         var crashBeforeFinish: Bool
         var listenerReemits: Int
         var askToBuyEnabled: Bool
+        var interruptedPurchases: Bool
+        var finishIgnored: Bool
+        var chargedDespiteError: Bool
+        var syncReplaysFinished: Bool
+        var listenerReemitDelayMs: Int
         // The purchase sheet.
         var skipPurchaseSheet: Bool
 
@@ -259,6 +269,11 @@ enum APIModels {
             crashBeforeFinish = settings.crashBeforeFinish
             listenerReemits = settings.listenerReemits
             askToBuyEnabled = settings.askToBuyEnabled
+            interruptedPurchases = settings.interruptedPurchases
+            finishIgnored = settings.finishIgnored
+            chargedDespiteError = settings.chargedDespiteError
+            syncReplaysFinished = settings.syncReplaysFinished
+            listenerReemitDelayMs = settings.listenerReemitDelayMs
             // The purchase sheet.
             skipPurchaseSheet = settings.skipPurchaseSheet
         }

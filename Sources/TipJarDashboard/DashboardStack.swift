@@ -12,6 +12,9 @@ public struct DashboardStack: Sendable {
     public let server: HTTPServer
     /// The dashboard behind it.
     public let dashboard: Dashboard
+    /// The tip jar service the dashboard drives; its late deliveries are cancelled at shutdown
+    /// (``TipJarService/cancelScheduledDeliveries()``).
+    public let service: TipJarService
 
     /// Builds the stack.
     /// - Parameters:
@@ -29,6 +32,7 @@ public struct DashboardStack: Sendable {
                 appBundleID: String = SimulatedStore.defaultAppBundleID) async throws {
         let store = try await SimulatedStore(catalog: catalog, storage: storage, environment: environment, appBundleID: appBundleID)
         let service = TipJarService(store: store, storage: storage, environment: environment)
+        self.service = service
         dashboard = try Dashboard(service: service, storage: storage, configuration: configuration, log: environment.log)
         var serverConfiguration = server
         serverConfiguration.serverResponseFields = SecurityHeaders.fields

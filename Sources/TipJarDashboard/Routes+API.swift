@@ -152,6 +152,13 @@ extension Routes {
                 return try await transactionResponse(id, delivery: nil)
             }
         }
+        router.post("/api/store/interrupted/:tid/resolve") { request, parameters in
+            await handling(request) {
+                let id = try Self.transactionID(parameters["tid"])
+                let delivery = try await service.resolveIssue(transactionID: id)
+                return try await transactionResponse(id, delivery: delivery)
+            }
+        }
         router.get("/api/transactions/:tid") { request, parameters in
             await handling(request) { try await transactionResponse(try Self.transactionID(parameters["tid"]), delivery: nil) }
         }

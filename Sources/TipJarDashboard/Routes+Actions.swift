@@ -66,6 +66,12 @@ extension Routes {
                 return .redirect(to: "/store?flash=declined")
             }
         }
+        router.post("/store/interrupted/:tid/resolve") { request, parameters in
+            await handling(request) {
+                _ = try await service.resolveIssue(transactionID: try Self.transactionID(parameters["tid"]))
+                return .redirect(to: "/store?flash=resolved")
+            }
+        }
         router.post("/store/transactions/:tid/refund") { request, parameters in
             await handling(request) {
                 let reason = Self.form(request)["reason"].flatMap(Transaction.RevocationReason.init(rawValue:)) ?? .other
@@ -178,6 +184,9 @@ extension Routes {
             crashBeforeFinish: form["crashBeforeFinish"] == "1",
             listenerReemits: try integer("listenerReemits", in: 0...3),
             askToBuyEnabled: form["askToBuyEnabled"] == "1",
+            interruptedPurchases: form["interruptedPurchases"] == "1", finishIgnored: form["finishIgnored"] == "1",
+            chargedDespiteError: form["chargedDespiteError"] == "1", syncReplaysFinished: form["syncReplaysFinished"] == "1",
+            listenerReemitDelayMs: try integer("listenerReemitDelayMs", in: 0...StoreSettings.maximumLatencyMs),
             // The purchase sheet.
             skipPurchaseSheet: form["skipPurchaseSheet"] == "1")
     }

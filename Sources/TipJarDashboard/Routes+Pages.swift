@@ -154,6 +154,10 @@ extension Routes {
             ["transactionID": String(stored.transaction.id), "installID": stored.installID,
              "installShort": ViewModels.shortID(stored.installID), "productID": stored.transaction.productID]
         }
+        data["interrupted"] = try await store.interruptedTransactions().map { stored -> [String: Any] in
+            ["transactionID": String(stored.transaction.id), "installID": stored.installID,
+             "installShort": ViewModels.shortID(stored.installID), "productID": stored.transaction.productID]
+        }
         data["transactions"] = try await storage.recentTransactions(limit: 50).map { stored -> [String: Any] in
             ["transactionID": String(stored.transaction.id), "installID": stored.installID,
              "installShort": ViewModels.shortID(stored.installID), "productID": stored.transaction.productID,
@@ -172,6 +176,7 @@ extension Routes {
         "saved": "Store settings saved.",
         "approved": "Approved: the transaction went to the install's listener (or waits for its next launch).",
         "declined": "Declined: nothing was recorded.",
+        "resolved": "Resolved: the purchase completed; its transaction went to the install's listener (or waits for its next launch).",
         "refunded": "Refunded: the revoked transaction went to the install's listener (or waits for its next launch).",
         "external": "Purchased outside the app: delivered to the install's listener (or waits for its next launch).",
         "reset": "Reset: the store's settings are the file's again.",

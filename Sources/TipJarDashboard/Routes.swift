@@ -105,7 +105,8 @@ struct Routes: Sendable {
             switch error {
             case .installNotFound, .transactionNotFound: return (.notFound, "Not found", error.description)
             case .unknownProduct: return (.unprocessableContent, "Unknown product", error.description)
-            case .purchaseInProgress, .noPurchaseSheet, .transactionNotPending, .alreadyRefunded: return (.conflict, "Conflict", error.description)
+            case .purchaseInProgress, .noPurchaseSheet, .transactionNotPending, .transactionNotInterrupted, .alreadyRefunded:
+                return (.conflict, "Conflict", error.description)
             case .invalidValue: return (.badRequest, "Bad value", error.description)
             }
         case let error as RequestError:

@@ -6,6 +6,7 @@ import TipJar
 enum StorePatch {
     static let fields: Set<String> = ["catalog", "latencyMs", "purchaseOutcome", "purchaseError", "purchaseLatencyMs", "failures",
                                       "crashBeforeFinish", "listenerReemits", "askToBuyEnabled",
+                                      "interruptedPurchases", "finishIgnored", "chargedDespiteError", "syncReplaysFinished", "listenerReemitDelayMs",
                                       // The purchase sheet.
                                       "skipPurchaseSheet"]
 
@@ -29,6 +30,13 @@ enum StorePatch {
         if let value = object["listenerReemits"] { settings.listenerReemits = try integer(value, "listenerReemits", 0...3) }
         if let value = object["crashBeforeFinish"] { settings.crashBeforeFinish = try flag(value, "crashBeforeFinish") }
         if let value = object["askToBuyEnabled"] { settings.askToBuyEnabled = try flag(value, "askToBuyEnabled") }
+        if let value = object["interruptedPurchases"] { settings.interruptedPurchases = try flag(value, "interruptedPurchases") }
+        if let value = object["finishIgnored"] { settings.finishIgnored = try flag(value, "finishIgnored") }
+        if let value = object["chargedDespiteError"] { settings.chargedDespiteError = try flag(value, "chargedDespiteError") }
+        if let value = object["syncReplaysFinished"] { settings.syncReplaysFinished = try flag(value, "syncReplaysFinished") }
+        if let value = object["listenerReemitDelayMs"] {
+            settings.listenerReemitDelayMs = try integer(value, "listenerReemitDelayMs", 0...StoreSettings.maximumLatencyMs)
+        }
         // The purchase sheet.
         if let value = object["skipPurchaseSheet"] { settings.skipPurchaseSheet = try flag(value, "skipPurchaseSheet") }
         if let value = object["failures"] {

@@ -70,6 +70,7 @@ enum ViewModels {
         return ["at": .string(at.isoWithMilliseconds), "atShort": .string(at.short), "path": .string(delivery.path.rawValue),
                 "transactionID": .string(String(delivery.transactionID)), "productID": .string(delivery.productID),
                 "outcome": .string(delivery.outcome.rawValue), "finished": .bool(delivery.finished),
+                "reason": delivery.note.map { .string($0.text) } ?? .null,
                 // Purchase options: shown only when they differ from the defaults.
                 "quantity": delivery.purchasedQuantity == 1 ? .null : .string("×\(delivery.purchasedQuantity)"),
                 "appAccountToken": delivery.appAccountToken.map { .string($0.uuidString.lowercased()) } ?? .null]
@@ -101,6 +102,13 @@ enum ViewModels {
                 "purchaseError": .string(settings.purchaseError.rawValue), "purchaseLatencyMs": .int(settings.purchaseLatencyMs),
                 "failureList": .array(failures), "crashBeforeFinish": .bool(settings.crashBeforeFinish),
                 "listenerReemits": .int(settings.listenerReemits), "askToBuyEnabled": .bool(settings.askToBuyEnabled),
+                "interruptedPurchases": .bool(settings.interruptedPurchases), "finishIgnored": .bool(settings.finishIgnored),
+                "chargedDespiteError": .bool(settings.chargedDespiteError), "syncReplaysFinished": .bool(settings.syncReplaysFinished),
+                "listenerReemitDelayMs": .int(settings.listenerReemitDelayMs), "reemitsLater": .bool(settings.listenerReemitDelayMs > 0),
+                "traps": .array([(settings.interruptedPurchases, "interrupted purchases"), (settings.finishIgnored, "finish() is ignored"),
+                                 (settings.chargedDespiteError, "charged despite an error"), (settings.syncReplaysFinished, "Restore replays"),
+                                 (settings.listenerReemits > 0 && settings.listenerReemitDelayMs > 0, "re-emit later")]
+                    .filter(\.0).map { .string($0.1) }),
                 // The purchase sheet.
                 "skipPurchaseSheet": .bool(settings.skipPurchaseSheet)]
     }

@@ -11,10 +11,14 @@ extension SQLiteTipJarStorage {
         var conditions: [String] = []
         var arguments: [any DatabaseValueConvertible] = []
         for (column, value) in [("account_id", query.accountID), ("install_id", query.installID), ("product_id", query.productID),
-                                ("status", query.status?.rawValue)] {
+                                ("status", query.status.map(Self.statusColumn))] {
             guard let value else { continue }
             conditions.append("\(column) = ?")
             arguments.append(value)
+        }
+        // `pending` and `interrupted` share the status column; the purchase-issue flag tells them apart (`TipJarSchema.v6`).
+        if let status = query.status, status == .pending || status == .interrupted {
+            conditions.append("has_purchase_issue = \(status == .interrupted ? 1 : 0)")
         }
         let whereClause = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
         let sql = "SELECT \(Self.transactionColumns) FROM transactions \(whereClause) ORDER BY id DESC LIMIT ? OFFSET ?"

@@ -8,7 +8,7 @@ extension SQLiteTipJarStorage {
     static let transactionColumns = """
         id, product_id, purchase_date_ms, storefront, account_id, install_id, status, is_finished, is_external,
         revocation_date_ms, revocation_reason, purchased_quantity, app_account_token, price, currency, product_type,
-        app_bundle_id, signed_date_ms
+        app_bundle_id, signed_date_ms, has_purchase_issue
         """
 
     static func storedTransaction(_ row: Row) throws -> StoredTransaction {
@@ -26,7 +26,7 @@ extension SQLiteTipJarStorage {
         transaction.appBundleID = try row.value(at: 16)
         transaction.signedDate = (try row.value(at: 17, as: Int64?.self)).map(date) ?? transaction.purchaseDate
         return StoredTransaction(transaction: transaction, accountID: try row.value(at: 4), installID: try row.value(at: 5),
-                                 status: StoredTransaction.Status(rawValue: try row.value(at: 6)) ?? .declined,
+                                 status: try row.value(at: 18, as: Bool.self) ? .interrupted : StoredTransaction.Status(rawValue: try row.value(at: 6)) ?? .declined,
                                  isFinished: try row.value(at: 7), isExternal: try row.value(at: 8))
     }
 
@@ -35,15 +35,21 @@ extension SQLiteTipJarStorage {
         try await queue.write { db in try db.execute(sql: Self.insertTransactionSQL, arguments: Self.insertArguments(stored)) }
     }
 
-    static let insertTransactionSQL = "INSERT INTO transactions (\(transactionColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+    static let insertTransactionSQL = "INSERT INTO transactions (\(transactionColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 
     static func insertArguments(_ stored: StoredTransaction) -> StatementArguments {
         let t = stored.transaction
         return [Int64(bitPattern: t.id), t.productID, milliseconds(t.purchaseDate), t.storefront,
-                stored.accountID, stored.installID, stored.status.rawValue, stored.isFinished, stored.isExternal,
+                stored.accountID, stored.installID, statusColumn(stored.status), stored.isFinished, stored.isExternal,
                 t.revocationDate.map(milliseconds), t.revocationReason?.rawValue, t.purchasedQuantity,
                 t.appAccountToken?.uuidString.lowercased(), t.price.map { "\($0)" }, t.currency, t.productType?.rawValue,
-                t.appBundleID, milliseconds(t.signedDate)]
+                t.appBundleID, milliseconds(t.signedDate), stored.status == .interrupted]
+    }
+
+    /// The `status` column's value: an interrupted transaction is `pending` with `has_purchase_issue = 1`
+    /// (`TipJarSchema.v6`).
+    static func statusColumn(_ status: StoredTransaction.Status) -> String {
+        status == .interrupted ? StoredTransaction.Status.pending.rawValue : status.rawValue
     }
 
     /// `TipJarStorage.enqueueInsert(_:)`: the same `INSERT`, submitted behind every earlier write
@@ -71,18 +77,20 @@ extension SQLiteTipJarStorage {
         try await queue.write { db in
             try db.execute(sql: """
                 UPDATE transactions SET purchase_date_ms = ?, status = ?, is_finished = ?, revocation_date_ms = ?, revocation_reason = ?,
-                signed_date_ms = ? WHERE id = ?
-                """, arguments: [Self.milliseconds(t.purchaseDate), stored.status.rawValue, stored.isFinished,
+                signed_date_ms = ?, has_purchase_issue = ? WHERE id = ?
+                """, arguments: [Self.milliseconds(t.purchaseDate), Self.statusColumn(stored.status), stored.isFinished,
                                  t.revocationDate.map(Self.milliseconds), t.revocationReason?.rawValue,
-                                 Self.milliseconds(t.signedDate), Int64(bitPattern: t.id)])
+                                 Self.milliseconds(t.signedDate), stored.status == .interrupted, Int64(bitPattern: t.id)])
         }
     }
 
-    /// `TipJarStorage.pendingTransactions()`: through the partial index on `status = 'pending'`.
+    /// `TipJarStorage.pendingTransactions()`: through the partial index on `status = 'pending'`, without the
+    /// interrupted ones (`has_purchase_issue = 1`), which are not Ask to Buy's.
     public func pendingTransactions() async throws -> [StoredTransaction] {
         try await queue.read { db in
-            try db.cachedStatement(sql: "SELECT \(Self.transactionColumns) FROM transactions WHERE status = 'pending' ORDER BY id")
-                .fetchAll(Self.storedTransaction)
+            try db.cachedStatement(sql: """
+                SELECT \(Self.transactionColumns) FROM transactions WHERE status = 'pending' AND has_purchase_issue = 0 ORDER BY id
+                """).fetchAll(Self.storedTransaction)
         }
     }
 
@@ -156,9 +164,10 @@ extension SQLiteTipJarStorage {
                 }
             }
             try db.execute(sql: """
-                INSERT INTO deliveries (install_id, transaction_id, product_id, path, outcome, finished, at_ms) VALUES (?, ?, ?, ?, ?, ?, ?)
+                INSERT INTO deliveries (install_id, transaction_id, product_id, path, outcome, finished, at_ms, note)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
                 """, arguments: [delivery.installID, transactionID, delivery.productID, delivery.path.rawValue, outcome.rawValue,
-                                 delivery.finished, Self.milliseconds(delivery.at)])
+                                 delivery.finished, Self.milliseconds(delivery.at), delivery.note?.rawValue])
             if delivery.finished {
                 try db.execute(sql: "UPDATE transactions SET is_finished = 1 WHERE id = ?", arguments: [transactionID])
                 if enqueued != nil, db.changes == 0 { throw missing() }
@@ -188,14 +197,15 @@ extension SQLiteTipJarStorage {
     static func ledger(_ db: Database, installID: String, limit: Int) throws -> [Delivery] {
         try db.cachedStatement(sql: """
             SELECT d.install_id, d.transaction_id, d.product_id, d.path, d.outcome, d.finished, d.at_ms,
-                   t.purchased_quantity, t.app_account_token FROM
+                   t.purchased_quantity, t.app_account_token, d.note FROM
             (SELECT * FROM deliveries WHERE install_id = ? ORDER BY id DESC LIMIT ?) AS d
             LEFT JOIN transactions AS t ON t.id = d.transaction_id ORDER BY d.id
             """).fetchAll(arguments: [installID, limit]) { row in
             var delivery = Delivery(installID: try row.value(at: 0), transactionID: UInt64(bitPattern: try row.value(at: 1)),
                                     productID: try row.value(at: 2), path: DeliveryPath(rawValue: try row.value(at: 3)) ?? .listener,
                                     outcome: RecordOutcome(rawValue: try row.value(at: 4)) ?? .unverified,
-                                    finished: try row.value(at: 5), at: Self.date(try row.value(at: 6)))
+                                    finished: try row.value(at: 5), at: Self.date(try row.value(at: 6)),
+                                    note: (try row.value(at: 9) as String?).flatMap(DeliveryNote.init(rawValue:)))
             delivery.purchasedQuantity = try row.value(at: 7, as: Int?.self) ?? 1
             delivery.appAccountToken = (try row.value(at: 8, as: String?.self)).flatMap(UUID.init(uuidString:))
             return delivery

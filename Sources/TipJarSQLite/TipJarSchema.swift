@@ -123,6 +123,16 @@ public enum TipJarSchema {
         ALTER TABLE transactions ADD COLUMN signed_date_ms INTEGER;
         """
 
+    /// `v6-purchase-issues`: an interrupted purchase's transaction (`SKTestTransaction.hasPurchaseIssue`,
+    /// https://developer.apple.com/documentation/storekittest/sktesttransaction/haspurchaseissue) is kept as
+    /// `status = 'pending'` with `has_purchase_issue = 1`, so the `status` CHECK (which SQLite cannot change in
+    /// place) stays; and a ledger row's short reason (`DeliveryNote`), `NULL` for an ordinary delivery. Both are
+    /// `ADD COLUMN`s with defaults, so rows written before keep their meaning.
+    public static let v6 = """
+        ALTER TABLE transactions ADD COLUMN has_purchase_issue INTEGER NOT NULL DEFAULT 0 CHECK (has_purchase_issue IN (0, 1));
+        ALTER TABLE deliveries ADD COLUMN note TEXT;
+        """
+
     /// Every migration, in order: (identifier, SQL).
     public static let migrations: [(identifier: String, sql: String)] = [
         ("v1-core", v1),
@@ -130,5 +140,6 @@ public enum TipJarSchema {
         ("v3-counted-by-transaction", v3),
         ("v4-transactions-outlive-installs", v4),
         ("v5-transaction-fields", v5),
+        ("v6-purchase-issues", v6),
     ]
 }

@@ -63,6 +63,15 @@ final class ScenarioSession {
         return UInt64(last)
     }
 
+    /// The install's newest interrupted purchase (`GET /api/transactions?installID=…&status=interrupted`).
+    func lastInterrupted(_ step: ScenarioStep) async throws -> UInt64 {
+        let id = try installID(step)
+        let page = try await read("/api/transactions?installID=\(id)&status=interrupted")
+        let mine = (page["transactions"]?.arrayValue ?? []).compactMap { $0["transactionID"]?.intValue }
+        guard let last = mine.max() else { throw StepFailure(description: "no interrupted purchase of \(step.install ?? "") is waiting") }
+        return UInt64(last)
+    }
+
     /// The transaction named by the step's `transaction`, else the install's last counted one.
     func transactionToRefund(_ step: ScenarioStep) async throws -> UInt64 {
         if let name = step.fields["transaction"]?.stringValue {

@@ -56,6 +56,10 @@ extension ScenarioStepType {
         },
         askToBuy("approve", summary: "Approve the install's last Ask to Buy purchase (POST /api/store/pending/{transactionID}/approve)."),
         askToBuy("decline", summary: "Decline the install's last Ask to Buy purchase (POST /api/store/pending/{transactionID}/decline)."),
+        ScenarioStepType(name: "resolve", summary: "Resolve the install's last interrupted purchase (POST /api/store/interrupted/{transactionID}/resolve).",
+                         install: .uses, fields: [:], required: [], titleFields: []) { step, session in
+            StepAnswer(try await session.send("POST", "/api/store/interrupted/\(try await session.lastInterrupted(step))/resolve"))
+        },
         ScenarioStepType(name: "refund", summary: "Refund a transaction (POST /api/transactions/{id}/refund): the one named by transaction, else the install's last counted one.",
                          install: .uses, fields: ["transaction": .string, "reason": .choice(["developerIssue", "other"])],
                          required: [], titleFields: ["transaction"]) { step, session in

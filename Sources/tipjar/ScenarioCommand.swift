@@ -116,6 +116,8 @@ struct ScenarioCommand {
         let port = try stack.server.start()
         let result = await ScenarioRunner(client: ScenarioHTTPClient(host: "127.0.0.1", port: port), output: output).run(scenario, file: file)
         await stack.server.shutdown(timeout: .seconds(5))
+        // Late deliveries still waiting are dropped before the temporary database closes.
+        await stack.service.cancelScheduledDeliveries()
         return result
     }
 }

@@ -195,6 +195,8 @@ struct ServeCommand {
         // The signal sources must outlive the wait: an optimized build may otherwise release them
         // as soon as their last use, and SIGTERM would then be ignored.
         await server.waitUntilStopped()
+        // Late deliveries still waiting are dropped, never awaited; a charged transaction stays unfinished for the next launch.
+        await stack.service.cancelScheduledDeliveries()
         withExtendedLifetime(signals) {}
         accessLog.flush()
         try? storage.queue.close()

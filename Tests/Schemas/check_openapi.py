@@ -213,6 +213,16 @@ def exercise(api):
     api.call("POST", f"/api/store/pending/{last}/decline", expect=409)
     api.call("POST", "/api/store/pending/999999/approve", expect=404)
     api.call("POST", "/api/store/pending/999999/decline", expect=404)
+    # Interrupted purchases: one waits, is resolved once (its ledger row carries the trap's note), then 409; unknown → 404.
+    api.call("PUT", "/api/store", {"interruptedPurchases": True}, expect=200)
+    api.call("POST", f"/api/installs/{iid}/purchases", {"productID": COFFEE}, expect=200)
+    api.call("PUT", "/api/store", {"interruptedPurchases": False}, expect=200)
+    status, page = api.call("GET", f"/api/transactions?installID={iid}&status=interrupted", expect=200)
+    interrupted = page["transactions"][0]["transactionID"]
+    api.call("POST", f"/api/store/interrupted/{interrupted}/resolve", expect=200)
+    api.call("POST", f"/api/store/interrupted/{interrupted}/resolve", expect=409)
+    api.call("POST", "/api/store/interrupted/999999/resolve", expect=404)
+    api.call("GET", f"/api/installs/{iid}/ledger", expect=200)
     api.call("GET", f"/api/transactions/{tid}", expect=200)
     api.call("GET", "/api/transactions/999999", expect=404)
     api.call("POST", f"/api/transactions/{tid}/refund", {"reason": "sometimes"}, expect=400)

@@ -110,7 +110,7 @@ struct SessionAndHistoryAPITests {
         ("/api/transactions?page=two", "page must be a whole number"),
         ("/api/transactions?pageSize=201", "pageSize must be a whole number from 1 to 200."),
         ("/api/transactions?pageSize=-1", "pageSize must be a whole number"),
-        ("/api/transactions?status=refunded", "status must be one of pending, purchased, declined."),
+        ("/api/transactions?status=refunded", "status must be one of pending, purchased, declined, interrupted."),
         ("/api/transactions?accountID=%01", "accountID must be at most 200 printable characters."),
         ("/api/accounts/ana/transactions?view=everything", "view must be one of all, unfinished, currentEntitlements, latest."),
         ("/api/accounts/ana/transactions?view=latest", "view=latest needs a productID"),

@@ -45,6 +45,8 @@ public struct Delivery: Sendable, Equatable {
     public var finished: Bool
     /// When it was handled (UTC).
     public var at: Date
+    /// A short reason a store trap put on the row (``DeliveryNote``), or `nil` for an ordinary delivery.
+    public var note: DeliveryNote?
     /// The transaction's `purchasedQuantity` (the purchase's `quantity(_:)` option), as the ledger shows it; 1
     /// when the store no longer holds the transaction. One counted delivery is one heart whatever the quantity.
     public var purchasedQuantity: Int = 1
@@ -53,7 +55,8 @@ public struct Delivery: Sendable, Equatable {
 
     /// Creates a ledger row.
     public init(installID: String, transactionID: UInt64, productID: String, path: DeliveryPath,
-                outcome: RecordOutcome, finished: Bool, at: Date) {
+                outcome: RecordOutcome, finished: Bool, at: Date, note: DeliveryNote? = nil) {
+        self.note = note
         self.installID = installID
         self.transactionID = transactionID
         self.productID = productID
@@ -61,5 +64,31 @@ public struct Delivery: Sendable, Equatable {
         self.outcome = outcome
         self.finished = finished
         self.at = at
+    }
+}
+
+/// Why a ledger row looks the way it does when a store trap (README, "Rehearse these StoreKit traps") made it:
+/// stored with the row, so the ledger explains itself after a restart too.
+public enum DeliveryNote: String, Sendable, Codable, CaseIterable {
+    /// The store ignored the handler's `finish()`: the transaction stays unfinished and comes back.
+    case finishIgnored
+    /// `Product.purchase()` threw, but the store had charged: the transaction arrived later through the listener.
+    case chargedDespiteError
+    /// `AppStore.sync()` re-delivered a transaction the app had already finished.
+    case syncReplay
+    /// A listener re-emit delivered after the purchase (or listener delivery) it repeats had answered.
+    case reemittedLater
+    /// An interrupted purchase, delivered through the listener once its issue was resolved.
+    case interruptionResolved
+
+    /// The short English reason the install page and the JSON ledger show.
+    public var text: String {
+        switch self {
+        case .finishIgnored: "finish() was ignored"
+        case .chargedDespiteError: "charged although purchase() threw"
+        case .syncReplay: "AppStore.sync() replayed a finished transaction"
+        case .reemittedLater: "re-emitted after the purchase answered"
+        case .interruptionResolved: "interrupted purchase resolved"
+        }
     }
 }

@@ -13,6 +13,8 @@ public enum TipJarError: Error, Equatable, Sendable, CustomStringConvertible {
     case transactionNotFound(UInt64)
     /// The transaction is not pending, so it cannot be approved or declined.
     case transactionNotPending(UInt64)
+    /// The transaction is not an interrupted purchase, so there is no issue to resolve (409).
+    case transactionNotInterrupted(UInt64)
     /// The transaction was already refunded; a refund happens once.
     case alreadyRefunded(UInt64)
     /// A value is outside what the simulator accepts.
@@ -28,6 +30,7 @@ public enum TipJarError: Error, Equatable, Sendable, CustomStringConvertible {
         case .noPurchaseSheet: "No purchase sheet is open for this install: it was answered, timed out or closed when the app stopped."
         case .transactionNotFound(let id): "No transaction has the ID \(id)."
         case .transactionNotPending(let id): "Transaction \(id) is not waiting for approval."
+        case .transactionNotInterrupted(let id): "Transaction \(id) is not an interrupted purchase."
         case .alreadyRefunded(let id): "Transaction \(id) was already refunded."
         case .invalidValue(let field, let reason): "\(field): \(reason)"
         }

@@ -76,7 +76,15 @@ extension TipJarService {
                 report = PurchaseReport(outcome: .cancelled, hearts: install.hearts)
             case .pending:
                 report = PurchaseReport(outcome: .pending, hearts: install.hearts)
+                if await store.settings.interruptedPurchases {
+                    event(installID, "purchase.interrupted", "Interrupted purchase: .pending until the issue is resolved on /store.")
+                }
             }
+        } catch let charged as ChargedDespiteError {
+            // The app sees only the thrown error (a thrown userCancelled still reads as a cancel); the charge arrives later.
+            let error = charged.error.error
+            report = PurchaseReport(outcome: charged.error == .userCancelled ? .cancelled : .failed, hearts: install.hearts, error: error)
+            scheduleChargedDelivery(charged)
         } catch StoreKitError.userCancelled {
             // A thrown userCancelled is a cancel, not a failure: no alert, the buttons are usable again.
             report = PurchaseReport(outcome: .cancelled, hearts: install.hearts, error: StoreKitError.userCancelled)
@@ -108,14 +116,17 @@ extension TipJarService {
     /// - Returns: The ledger row as committed (its outcome may be `.duplicate`).
     /// - Throws: storage errors (nothing half-written: the ledger row, hearts and finished flag
     ///   commit together).
+    /// With `finishIgnored` the store ignores the `finish()`: the row says `finished` false, with that reason.
+    /// - Parameter note: the reason a store trap puts on the row, if any.
     @discardableResult
-    public func handle(_ verification: VerificationResult<Transaction>, installID: String, path: DeliveryPath) async throws -> Delivery {
-        try await record(verification, installID: installID, path: path).delivery
+    public func handle(_ verification: VerificationResult<Transaction>, installID: String, path: DeliveryPath,
+                       note: DeliveryNote? = nil) async throws -> Delivery {
+        try await record(verification, installID: installID, path: path, note: note).delivery
     }
 
     /// The handler's work; also returns the install's hearts as committed.
     func record(_ verification: VerificationResult<Transaction>, installID: String,
-                path: DeliveryPath) async throws -> (delivery: Delivery, hearts: Int) {
+                path: DeliveryPath, note: DeliveryNote? = nil) async throws -> (delivery: Delivery, hearts: Int) {
         let transaction = verification.unsafePayloadValue
         let proposed = Self.proposedOutcome(for: verification, isTip: catalog.tip(withID: transaction.productID) != nil)
         if proposed == .unknownProduct {
@@ -123,11 +134,17 @@ extension TipJarService {
             environment.log("ignored a transaction for a product that is not a tip (\(kind))",
                             ["install.id": installID, "transaction.id": "\(transaction.id)", "product.id": transaction.productID])
         }
-        let crashes = await store.settings.crashBeforeFinish && proposed != .unverified
+        let settings = await store.settings
+        let crashes = settings.crashBeforeFinish && proposed != .unverified
+        let finishIgnored = settings.finishIgnored && proposed != .unverified && !crashes
         var delivery = Delivery(installID: installID, transactionID: transaction.id, productID: transaction.productID, path: path,
-                                outcome: proposed, finished: proposed != .unverified && !crashes, at: environment.now())
+                                outcome: proposed, finished: proposed != .unverified && !crashes && !finishIgnored, at: environment.now(),
+                                note: note ?? (finishIgnored ? .finishIgnored : nil))
         let committed = try await storage.record(delivery)
         delivery.outcome = committed.outcome
+        if finishIgnored {
+            event(installID, "finish.ignored", "finish() was ignored: transaction \(transaction.id) stays unfinished.")
+        }
         if crashes {
             try await storage.setRunning(false, installID: installID)
             event(installID, "crash", "The app crashed before finish(): transaction \(transaction.id) stays unfinished.")
@@ -152,13 +169,14 @@ extension TipJarService {
     /// Delivers a transaction through the install's `Transaction.updates` listener: at once if the
     /// app runs; otherwise it waits, unfinished, for the next launch.
     /// - Returns: The ledger row, or `nil` when the install is stopped.
+    /// - Parameter note: the reason a store trap puts on the ledger row, if any.
     @discardableResult
-    public func deliverThroughListener(_ stored: StoredTransaction) async throws -> Delivery? {
+    public func deliverThroughListener(_ stored: StoredTransaction, note: DeliveryNote? = nil) async throws -> Delivery? {
         guard let install = try await storage.install(withID: stored.installID), install.isRunning else {
             event(stored.installID, "listener.queued", "Transaction \(stored.transaction.id) waits for the next launch (app not running).")
             return nil
         }
-        let delivery = try await handle(await store.verify(stored.transaction), installID: install.id, path: .listener)
+        let delivery = try await handle(await store.verify(stored.transaction), installID: install.id, path: .listener, note: note)
         try await reemit(stored.transaction, installID: install.id)
         return delivery
     }
@@ -179,6 +197,7 @@ extension TipJarService {
         for verification in try await store.unfinished(accountID: install.accountID) {
             deliveries.append(try await handle(verification, installID: installID, path: .launch))
         }
+        deliveries += try await deliverReemitsWaitingForLaunch(installID: installID)
         return DeliveryReport(deliveries: deliveries, migratedLegacyFlag: migrated, hearts: try await self.install(installID).hearts)
     }
 
@@ -200,8 +219,8 @@ extension TipJarService {
         if !install.isRunning { _ = try await launch(installID: installID) }
         event(installID, "restore", "Restore: AppStore.sync() called.")
         var deliveries: [Delivery] = []
-        for verification in try await store.sync(accountID: install.accountID) {
-            deliveries.append(try await handle(verification, installID: installID, path: .restore))
+        for (verification, isReplay) in try await store.sync(accountID: install.accountID, installID: installID) {
+            deliveries.append(try await handle(verification, installID: installID, path: .restore, note: isReplay ? .syncReplay : nil))
         }
         return DeliveryReport(deliveries: deliveries, hearts: try await self.install(installID).hearts)
     }
@@ -248,8 +267,13 @@ extension TipJarService {
     /// - Returns: Whether anything was re-emitted.
     @discardableResult
     func reemit(_ transaction: Transaction, installID: String) async throws -> Bool {
-        let count = await store.settings.listenerReemits
+        let settings = await store.settings
+        let count = settings.listenerReemits
         guard count > 0, try await self.install(installID).isRunning else { return false }
+        if settings.listenerReemitDelayMs > 0 {
+            scheduleReemits(transaction, count: count, installID: installID, afterMs: settings.listenerReemitDelayMs)
+            return false
+        }
         for _ in 0..<count {
             try await handle(await store.verify(transaction), installID: installID, path: .listener)
         }

@@ -14,6 +14,11 @@ public actor TipJarService {
     public nonisolated let timeline = Timeline()
     let environment: TipJarEnvironment
     var openPurchases: Set<String> = []
+    /// Deliveries waiting for their delay (``LateDelivery``), by schedule number, so shutdown can cancel them.
+    var scheduledDeliveries: [Int: Task<Void, Never>] = [:]
+    var lastScheduleNumber = 0
+    /// Delayed re-emits that came due while their app was stopped: delivered at its next launch.
+    var reemitsWaitingForLaunch: [String: [(transaction: Transaction, count: Int)]] = [:]
     /// The purchase sheets shown, by install; each install in it is also in `openPurchases`.
     var openSheets: [String: PurchaseSheet] = [:]
     /// How long a purchase sheet may stay unanswered before it closes as a cancel (seconds).

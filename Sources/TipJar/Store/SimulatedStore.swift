@@ -50,6 +50,10 @@ public actor SimulatedStore {
         guard (0...3).contains(newSettings.listenerReemits) else {
             throw TipJarError.invalidValue(field: "listenerReemits", reason: "must be between 0 and 3")
         }
+        guard (0...StoreSettings.maximumLatencyMs).contains(newSettings.listenerReemitDelayMs) else {
+            throw TipJarError.invalidValue(field: "listenerReemitDelayMs",
+                                           reason: "must be between 0 and \(StoreSettings.maximumLatencyMs) milliseconds")
+        }
         try await storage.save(newSettings)
         settings = newSettings
     }
@@ -110,12 +114,31 @@ public actor SimulatedStore {
     /// `Product.purchase(options:)` for an install: waits `purchaseLatencyMs`, then answers with the set
     /// outcome. A `.pending` purchase is kept for Ask to Buy and has no transaction yet.
     ///
-    /// The order of the checks is the precedence rule (README): the Purchase failure injection first (it wins
-    /// over every outcome, `failed` included), then a product the store does not hold (`productUnavailable`),
-    /// a quantity outside 1...10 (`invalidQuantity`), Ask to Buy, and last `purchaseOutcome`.
+    /// The order of the checks is the precedence rule (README, "Which purchase setting wins"): the Purchase
+    /// failure injection first (it throws before anything else and creates nothing; it wins over every outcome,
+    /// `failed` included), then a product the store does not hold (`productUnavailable`), a quantity outside 1...10
+    /// (`invalidQuantity`), then the purchase traps: `interruptedPurchases` keeps an interrupted transaction and
+    /// answers `.pending`; `chargedDespiteError` creates a purchased transaction and throws ``ChargedDespiteError``;
+    /// `finishIgnored` answers a successful purchase of a product whose transaction the app could not finish with
+    /// that same transaction. Then Ask to Buy, and last `purchaseOutcome`. (The purchase sheet comes before all of
+    /// these: a cancelled sheet never reaches the store.)
+    ///
+    /// Apple documents that a transaction "is unfinished until you call `finish()`"
+    /// (https://developer.apple.com/documentation/storekit/transaction/unfinished); that buying the consumable again
+    /// answers with it is what developers report, not something Apple's documents state.
+    ///
+    /// An interrupted purchase's answer is a choice: Apple's "Testing an interrupted purchase"
+    /// (https://developer.apple.com/documentation/storekit/testing-an-interrupted-purchase) describes it in the
+    /// original API (the payment fails, and once the customer resolves the issue a purchased transaction reaches the
+    /// transaction observer), and `interruptedPurchasesEnabled` says every purchase "fails"; no Apple document seen
+    /// names the StoreKit 2 value. `.pending` is the case Apple documents as "requires action from the customer",
+    /// whose transaction StoreKit "delivers … in the transaction updates" if it succeeds
+    /// (https://developer.apple.com/documentation/storekit/product/purchaseresult/pending), which is exactly how
+    /// the resolved purchase arrives here.
     /// - Throws: the Purchase failure or the `.failed` outcome's error (a `StoreKitError` or a
-    ///   `Product.PurchaseError`); `Product.PurchaseError.productUnavailable` when the store does not hold the
-    ///   product, `.invalidQuantity` for a quantity outside ``Product/PurchaseOptions/allowedQuantities``.
+    ///   `Product.PurchaseError`); ``ChargedDespiteError``; `Product.PurchaseError.productUnavailable` when the
+    ///   store does not hold the product, `.invalidQuantity` for a quantity outside
+    ///   ``Product/PurchaseOptions/allowedQuantities``.
     public func purchase(productID: String, for install: Install,
                          options: Product.PurchaseOptions = Product.PurchaseOptions()) async throws -> Product.PurchaseResult {
         if settings.purchaseLatencyMs > 0 {
@@ -127,6 +150,20 @@ public actor SimulatedStore {
             throw Product.PurchaseError.productUnavailable
         }
         guard Product.PurchaseOptions.allowedQuantities.contains(options.quantity) else { throw Product.PurchaseError.invalidQuantity }
+        if settings.interruptedPurchases {
+            _ = try await issue(productID: productID, for: install, status: .interrupted, options: options)
+            return .pending
+        }
+        if settings.chargedDespiteError {
+            throw ChargedDespiteError(error: settings.purchaseError,
+                                      transaction: try await issue(productID: productID, for: install, status: .purchased, options: options))
+        }
+        if settings.finishIgnored, !settings.askToBuyEnabled, settings.purchaseOutcome == .success || settings.purchaseOutcome == .unverified,
+           let unfinished = try await storage.unfinishedTransactions(accountID: install.accountID).first(where: {
+               $0.transaction.productID == productID && !$0.transaction.isRevoked
+           }) {
+            return .success(verify(unfinished.transaction))
+        }
         if settings.askToBuyEnabled {
             _ = try await issue(productID: productID, for: install, status: .pending, options: options)
             return .pending
@@ -160,15 +197,53 @@ public actor SimulatedStore {
     /// `AppStore.sync()`: for consumables, brings back only the account's unfinished transactions.
     /// - Throws: the App Store Sync failure when it is on.
     public func sync(accountID: String) async throws -> [VerificationResult<Transaction>] {
+        try await sync(accountID: accountID, installID: nil).map(\.verification)
+    }
+
+    /// `AppStore.sync()` from one install: the account's unfinished transactions and, with `syncReplaysFinished`,
+    /// the unrevoked transactions this install already finished ("Restore replays"), oldest first.
+    /// - Returns: each transaction and whether it is a replay of a finished one.
+    /// - Throws: the App Store Sync failure when it is on.
+    public func sync(accountID: String, installID: String?) async throws -> [(verification: VerificationResult<Transaction>, isReplay: Bool)] {
         if let error = settings.failures.sync { throw error }
-        return try await unfinished(accountID: accountID)
+        var delivered = try await unfinished(accountID: accountID).map { (verification: $0, isReplay: false) }
+        if settings.syncReplaysFinished, let installID {
+            let finished = try await storage.transactions(accountID: accountID, limit: 100_000).filter {
+                $0.installID == installID && $0.status == .purchased && $0.isFinished && !$0.transaction.isRevoked
+            }
+            delivered += finished.reversed().map { (verification: verify($0.transaction), isReplay: true) }
+        }
+        return delivered
+    }
+
+    /// `SKTestSession.resolveIssueForTransaction(identifier:)`
+    /// (https://developer.apple.com/documentation/storekittest/sktestsession/resolveissuefortransaction(identifier:)):
+    /// the customer resolved the issue that interrupted the purchase, so it completes: the transaction becomes
+    /// purchased, keeping its identifier (the one the test session resolves by; Apple's documents do not say whether
+    /// StoreKit issues a new one, so this is a choice), dated now, to be delivered through the install's listener.
+    /// - Throws: `TipJarError.transactionNotFound`; `.transactionNotInterrupted`; storage errors.
+    public func resolveIssue(transactionID: UInt64) async throws -> StoredTransaction {
+        guard let stored = try await storage.transaction(withID: transactionID) else { throw TipJarError.transactionNotFound(transactionID) }
+        guard stored.status == .interrupted else { throw TipJarError.transactionNotInterrupted(transactionID) }
+        return try await purchasedNow(stored)
+    }
+
+    /// The interrupted purchases waiting for their issue to be resolved, oldest first.
+    public func interruptedTransactions() async throws -> [StoredTransaction] {
+        try await storage.transactions(matching: TransactionQuery(status: .interrupted, pageSize: 200)).transactions.reversed()
     }
 
     /// Ask to Buy approved: the pending transaction becomes purchased, to be delivered through the
     /// install's listener.
     /// - Throws: `TipJarError.transactionNotFound` / `.transactionNotPending`.
     public func approve(transactionID: UInt64) async throws -> StoredTransaction {
-        var stored = try await pending(transactionID)
+        try await purchasedNow(try await pending(transactionID))
+    }
+
+    /// A waiting transaction (Ask to Buy approved, an interruption resolved) becomes purchased, dated now
+    /// (`purchaseDate`, `originalPurchaseDate` and `signedDate`), and is saved.
+    private func purchasedNow(_ waiting: StoredTransaction) async throws -> StoredTransaction {
+        var stored = waiting
         stored.status = .purchased
         stored.transaction.purchaseDate = environment.now()
         stored.transaction.originalPurchaseDate = stored.transaction.purchaseDate
@@ -246,4 +321,13 @@ public actor SimulatedStore {
         }
         return stored
     }
+}
+
+/// "Charged despite an error" (`StoreSettings/chargedDespiteError`): what `Product.purchase()` throws is ``error``,
+/// but the store created ``transaction``, which reaches the app later through `Transaction.updates`.
+public struct ChargedDespiteError: Error, Sendable {
+    /// The error the app sees (the `purchaseError` setting: a `StoreKitError` or a `Product.PurchaseError`).
+    public var error: PurchaseFailure
+    /// The transaction the store created and keeps, purchased and unfinished.
+    public var transaction: StoredTransaction
 }

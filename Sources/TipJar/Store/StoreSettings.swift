@@ -80,6 +80,26 @@ public struct StoreSettings: Sendable, Equatable, Codable {
     /// answers `.pending` and waits for Approve or Decline, whatever `purchaseOutcome` says. The `.storekit`
     /// file's `_askToBuyEnabled` sets it.
     public var askToBuyEnabled: Bool
+    // The purchase traps (README, "Rehearse these StoreKit traps"); every one is off by default.
+    /// Interrupted purchases, as `SKTestSession.interruptedPurchasesEnabled`
+    /// (https://developer.apple.com/documentation/storekittest/sktestsession/interruptedpurchasesenabled): "causes
+    /// all purchases to fail until you disable it"; each one keeps an interrupted transaction until
+    /// ``SimulatedStore/resolveIssue(transactionID:)``. `Product.purchase()` answers `.pending` (see there).
+    public var interruptedPurchases: Bool
+    /// "finish() is ignored": the app's `finish()` has no effect, so the transaction stays unfinished, and the next
+    /// purchase of the same product returns that same transaction (``SimulatedStore/purchase(productID:for:)``).
+    public var finishIgnored: Bool
+    /// "Charged despite an error": `Product.purchase()` throws `purchaseError`, yet the store created the
+    /// transaction, which reaches the listener ``lateDeliveryDelayMs`` later (or at the next launch).
+    public var chargedDespiteError: Bool
+    /// "Restore replays": `AppStore.sync()` also re-delivers the transactions the install already finished.
+    public var syncReplaysFinished: Bool
+    /// "Re-emit later": the `listenerReemits` re-emits reach the listener this many milliseconds after the
+    /// delivery they repeat, instead of at once (0...60,000; 0 keeps them inside the delivering request).
+    public var listenerReemitDelayMs: Int
+
+    /// How long after the failed purchase answered a "charged despite an error" transaction reaches the listener.
+    public static let lateDeliveryDelayMs = 3_000
 
     // The purchase sheet (README, "The purchase sheet").
     /// "Skip the purchase sheet", as `SKTestSession.disableDialogs`
@@ -97,7 +117,9 @@ public struct StoreSettings: Sendable, Equatable, Codable {
     public init(catalog: CatalogMode = .normal, latencyMs: Int = 0, purchaseOutcome: PurchaseOutcome = .success,
                 purchaseError: PurchaseFailure = .networkError, failures: Failures = Failures(),
                 purchaseLatencyMs: Int = 0, crashBeforeFinish: Bool = false, listenerReemits: Int = 0,
-                askToBuyEnabled: Bool = false, skipPurchaseSheet: Bool = false) {
+                askToBuyEnabled: Bool = false, interruptedPurchases: Bool = false, finishIgnored: Bool = false,
+                chargedDespiteError: Bool = false, syncReplaysFinished: Bool = false, listenerReemitDelayMs: Int = 0,
+                skipPurchaseSheet: Bool = false) {
         self.catalog = catalog
         self.latencyMs = latencyMs
         self.purchaseOutcome = purchaseOutcome
@@ -107,6 +129,11 @@ public struct StoreSettings: Sendable, Equatable, Codable {
         self.crashBeforeFinish = crashBeforeFinish
         self.listenerReemits = listenerReemits
         self.askToBuyEnabled = askToBuyEnabled
+        self.interruptedPurchases = interruptedPurchases
+        self.finishIgnored = finishIgnored
+        self.chargedDespiteError = chargedDespiteError
+        self.syncReplaysFinished = syncReplaysFinished
+        self.listenerReemitDelayMs = listenerReemitDelayMs
         self.skipPurchaseSheet = skipPurchaseSheet
     }
 
@@ -124,6 +151,11 @@ public struct StoreSettings: Sendable, Equatable, Codable {
         crashBeforeFinish = try container.decodeIfPresent(Bool.self, forKey: .crashBeforeFinish) ?? defaults.crashBeforeFinish
         listenerReemits = try container.decodeIfPresent(Int.self, forKey: .listenerReemits) ?? defaults.listenerReemits
         askToBuyEnabled = try container.decodeIfPresent(Bool.self, forKey: .askToBuyEnabled) ?? defaults.askToBuyEnabled
+        interruptedPurchases = try container.decodeIfPresent(Bool.self, forKey: .interruptedPurchases) ?? false
+        finishIgnored = try container.decodeIfPresent(Bool.self, forKey: .finishIgnored) ?? false
+        chargedDespiteError = try container.decodeIfPresent(Bool.self, forKey: .chargedDespiteError) ?? false
+        syncReplaysFinished = try container.decodeIfPresent(Bool.self, forKey: .syncReplaysFinished) ?? false
+        listenerReemitDelayMs = try container.decodeIfPresent(Int.self, forKey: .listenerReemitDelayMs) ?? 0
         skipPurchaseSheet = try container.decodeIfPresent(Bool.self, forKey: .skipPurchaseSheet) ?? defaults.skipPurchaseSheet
     }
 }

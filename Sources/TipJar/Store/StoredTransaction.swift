@@ -9,6 +9,10 @@ public struct StoredTransaction: Sendable, Equatable {
         case purchased
         /// Ask to Buy declined: never delivered, nothing recorded.
         case declined
+        /// An interrupted purchase (`SKTestTransaction.hasPurchaseIssue`,
+        /// https://developer.apple.com/documentation/storekittest/sktesttransaction/haspurchaseissue): the customer
+        /// must act outside the app; not delivered until `resolveIssueForTransaction(identifier:)` makes it purchased.
+        case interrupted
     }
 
     /// The StoreKit transaction.

@@ -27,12 +27,15 @@ final class LiveServer: Sendable {
 
     /// Starts a server on the shipped catalog, or on `catalog`; `settings` replaces the store's settings
     /// after start-up (left alone when `nil`, so the catalog file's settings stay in force).
+    /// `sleep` is the environment's wait (simulated latencies, late deliveries); a test passes a ``DelayGate``'s to
+    /// decide when a delay is over.
     init(settings: StoreSettings? = nil, catalog: Catalog? = nil, adminToken: String? = nil,
-         database: DatabaseConfiguration = DatabaseConfiguration(groupCommit: true), sessionLimit: Int = 10_000) async throws {
+         database: DatabaseConfiguration = DatabaseConfiguration(groupCommit: true), sessionLimit: Int = 10_000,
+         sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }) async throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("tipjar-live-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         storage = try SQLiteTipJarStorage(path: directory.appendingPathComponent("tipjar.sqlite3").path, configuration: database)
-        let environment = TipJarEnvironment(now: { Date() }, sleep: { try await Task.sleep(for: $0) },
+        let environment = TipJarEnvironment(now: { Date() }, sleep: sleep,
                                             makeInstallID: { UUID().uuidString.lowercased() }, log: { _, _ in })
         let store = try await SimulatedStore(catalog: try catalog ?? Catalog.shipped(), storage: storage, environment: environment)
         if let settings { try await store.update(settings) }
@@ -50,6 +53,7 @@ final class LiveServer: Sendable {
 
     func stop() async {
         await server.shutdown(timeout: .seconds(2))
+        await service.cancelScheduledDeliveries()
         try? storage.queue.close()
     }
 
