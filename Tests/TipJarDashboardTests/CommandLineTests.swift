@@ -28,31 +28,25 @@ struct CommandLineTests {
     }
 
     private static func runBlocking(_ arguments: [String], timeout: Duration) throws -> Run {
-        let process = Process()
-        process.executableURL = binary
-        process.arguments = arguments
-        let output = Pipe(), error = Pipe()
-        process.standardOutput = output
-        process.standardError = error
-        try process.run()
+        let process = try ChildProcess(binary, arguments: arguments)
         // A watchdog: a command that should have exited but did not is killed, so a regression
         // fails this test instead of hanging the suite.
         let seconds = Double(timeout.components.seconds)
         DispatchQueue.global().asyncAfter(deadline: .now() + seconds) {
             if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         }
-        let outData = output.fileHandleForReading.readDataToEndOfFile()
-        let errData = error.fileHandleForReading.readDataToEndOfFile()
+        let outData = process.standardOutput.readDataToEndOfFile()
+        let errData = process.standardError.readDataToEndOfFile()
         process.waitUntilExit()
         return Run(status: process.terminationStatus, output: String(decoding: outData, as: UTF8.self),
                    error: String(decoding: errData, as: UTF8.self))
     }
 
     /// The first line `serve` prints (the address it serves), read as it arrives.
-    static func banner(_ output: Pipe) -> String {
+    static func banner(_ output: FileHandle) -> String {
         var banner = Data()
         while !banner.contains(UInt8(ascii: "\n")) {
-            let chunk = output.fileHandleForReading.availableData
+            let chunk = output.availableData
             if chunk.isEmpty { break }
             banner += chunk
         }
@@ -254,15 +248,8 @@ struct CommandLineTests {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tipjar-signal-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let database = directory.appendingPathComponent("tipjar.sqlite3").path
-        let process = Process()
-        process.executableURL = Self.binary
-        process.arguments = ["serve", "--port", "0", "--database", database]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = Pipe()
-        try process.run()
-        let pipe = output
-        #expect(await LiveServer.onThread { Self.banner(pipe) }.contains("serving TipProducts.storekit on http://127.0.0.1:"))
+        let process = try ChildProcess(Self.binary, arguments: ["serve", "--port", "0", "--database", database])
+        #expect(await LiveServer.onThread { Self.banner(process.standardOutput) }.contains("serving TipProducts.storekit on http://127.0.0.1:"))
         #expect(FileManager.default.fileExists(atPath: database + "-wal"))
         kill(process.processIdentifier, signal)
         let deadline = Date().addingTimeInterval(10)

@@ -9,19 +9,12 @@ struct ServeLateDeliveryTests {
     /// A running `tipjar serve` on a free port. The blocking waits (its banner, its exit) run on threads of their own,
     /// so the tests beside this one keep the cooperative pool (two threads on a two-core machine).
     struct Serve: @unchecked Sendable {
-        let process: Process
+        let process: ChildProcess
         let port: Int
 
         static func start(database: String) async throws -> Serve {
-            let process = Process()
-            process.executableURL = CommandLineTests.binary
-            process.arguments = ["serve", "--port", "0", "--database", database]
-            let output = Pipe()
-            process.standardOutput = output
-            process.standardError = Pipe()
-            try process.run()
-            nonisolated(unsafe) let pipe = output
-            let banner = await LiveServer.onThread { CommandLineTests.banner(pipe) }
+            let process = try ChildProcess(CommandLineTests.binary, arguments: ["serve", "--port", "0", "--database", database])
+            let banner = await LiveServer.onThread { CommandLineTests.banner(process.standardOutput) }
             let address = try #require(banner.range(of: "http://127.0.0.1:"))
             return Serve(process: process, port: try #require(Int(banner[address.upperBound...].prefix { $0.isNumber })))
         }

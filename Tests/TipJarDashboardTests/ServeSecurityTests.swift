@@ -9,15 +9,10 @@ struct ServeSecurityTests {
         let token = "0123456789abcdef0123456789abcdef"
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tipjar-serve-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let process = Process()
-        process.executableURL = CommandLineTests.binary
-        process.arguments = ["serve", "--port", "0", "--database", directory.appendingPathComponent("tipjar.sqlite3").path,
-                             "--admin-token", token, "--allowed-host", "tipjar.test", "--allowed-host", "proxy.test:8443"]
-        let output = Pipe(), error = Pipe()
-        process.standardOutput = output
-        process.standardError = error
-        try process.run()
-        let text = await LiveServer.onThread { CommandLineTests.banner(output) }
+        let process = try ChildProcess(CommandLineTests.binary, arguments: [
+            "serve", "--port", "0", "--database", directory.appendingPathComponent("tipjar.sqlite3").path,
+            "--admin-token", token, "--allowed-host", "tipjar.test", "--allowed-host", "proxy.test:8443"])
+        let text = await LiveServer.onThread { CommandLineTests.banner(process.standardOutput) }
         let port = try #require(text.range(of: "http://127.0.0.1:").flatMap { Int(text[$0.upperBound...].prefix { $0.isNumber }) })
         func get(_ target: String, host: String? = nil) async -> HTTPReply {
             let raw = "GET \(target) HTTP/1.1\r\nHost: \(host ?? "127.0.0.1:\(port)")\r\nConnection: close\r\n\r\n"
@@ -32,7 +27,7 @@ struct ServeSecurityTests {
         #expect(await get("/", host: "evil.example:\(port)").status == 421)
         kill(process.processIdentifier, SIGTERM)
         let log = await LiveServer.onThread {
-            let log = String(decoding: error.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            let log = String(decoding: process.standardError.readDataToEndOfFile(), as: UTF8.self)
             process.waitUntilExit()
             return log
         }

@@ -18,14 +18,14 @@ struct WriteRefusalTests {
     }
 
     /// Waits, with a deadline, until `condition` holds.
-    func waitUntil(_ condition: () -> Bool, sourceLocation: SourceLocation = #_sourceLocation) {
+    func waitUntil(_ condition: () -> Bool, sourceLocation: SourceLocation = #_sourceLocation) async {
         let deadline = ContinuousClock.now + .seconds(10)
         while !condition() {
             guard ContinuousClock.now < deadline else {
                 Issue.record("condition not met within 10 s", sourceLocation: sourceLocation)
                 return
             }
-            usleep(1_000)
+            try? await Task.sleep(for: .milliseconds(1)) // yields the pool thread the live servers of other suites need
         }
     }
 
@@ -40,7 +40,7 @@ struct WriteRefusalTests {
 
         let submitted = Mutex<(any Error)?>(nil)
         queue.submitWrite(sql: "INSERT INTO t VALUES (1)", arguments: [], onFailure: { error in submitted.withLock { $0 = error } })
-        waitUntil { queue.pendingWriteCount == 0 } // the writer took it and waits for the lock
+        await waitUntil { queue.pendingWriteCount == 0 } // the writer took it and waits for the lock
         await #expect(throws: DatabaseError.self) {
             try await queue.write { db in try db.execute(sql: "INSERT INTO t VALUES (2)") }
         }
@@ -68,7 +68,7 @@ struct WriteRefusalTests {
         let transaction = Transaction(id: 9_001, productID: TestWorld.coffee, purchaseDate: TestWorld.epoch, storefront: "USA")
         world.storage.enqueueInsert(StoredTransaction(transaction: transaction, accountID: install.accountID, installID: install.id,
                                                       status: .purchased))
-        waitUntil { world.storage.enqueuedInserts.withLock { $0[9_001]?.error != nil } }
+        await waitUntil { world.storage.enqueuedInserts.withLock { $0[9_001]?.error != nil } }
         let waits = world.storage.queue.busyTimeoutCount
         let delivery = Delivery(installID: install.id, transactionID: 9_001, productID: TestWorld.coffee, path: .purchase,
                                 outcome: .counted, finished: true, at: TestWorld.epoch)
