@@ -21,12 +21,17 @@ let package = Package(
         ),
         // glibc's <malloc.h> (mallopt), which the Glibc module does not export.
         .systemLibrary(name: "CMalloc"),
+        // epoll, eventfd and accept4 from the C library's headers, for HTTPServer's event loop.
+        .target(name: "CHTTPSystem"),
         .target(
             name: "TipJar",
             resources: [.copy("Resources/TipProducts.storekit")]
         ),
         .target(name: "TipJarSQLite", dependencies: ["TipJar", "CSQLite"]),
-        .target(name: "HTTPServer"),
+        .target(
+            name: "HTTPServer",
+            dependencies: [.target(name: "CHTTPSystem", condition: .when(platforms: [.linux]))]
+        ),
         .target(name: "Mustache"),
         .target(name: "TipJarScenario", dependencies: ["TipJar"]),
         .target(

@@ -11,7 +11,7 @@ extension EventLoop {
             var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
             let fd = withUnsafeMutablePointer(to: &storage) {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    SystemCalls.accept4(listenFD, $0, &length, SystemCalls.nonblock | SystemCalls.cloexec)
+                    SystemCalls.accept4(listenFD, $0, &length)
                 }
             }
             if fd < 0 {

@@ -56,7 +56,7 @@ final class EventLoop: @unchecked Sendable {
         let timeouts = configuration.timeouts
         t = (timeouts.idle.nanoseconds, timeouts.head.nanoseconds, timeouts.body.nanoseconds,
              timeouts.write.nanoseconds, timeouts.linger.nanoseconds, timeouts.firstByte.nanoseconds)
-        epfd = SystemCalls.epollCreate1(SystemCalls.cloexec)
+        epfd = SystemCalls.epollCreate()
         SystemCalls.epollAdd(epfd, listenFD, events: SystemCalls.EPOLLIN)
         SystemCalls.epollAdd(epfd, inbox.eventFD, events: SystemCalls.EPOLLIN)
     }
@@ -65,17 +65,13 @@ final class EventLoop: @unchecked Sendable {
 
     /// Runs until shutdown completes.
     func run() {
-        let maxEvents = 512
-        let events = UnsafeMutableRawPointer.allocate(byteCount: maxEvents * SystemCalls.eventStride, alignment: 8)
-        defer { events.deallocate() }
+        let events = SystemCalls.EpollEvents(capacity: 512)
         while true {
-            let n = SystemCalls.epollWait(epfd, events, Int32(maxEvents), 100)
+            let n = events.wait(epfd, timeoutMilliseconds: 100)
             now = Socket.now()
             if n > 0 {
                 for i in 0..<Int(n) {
-                    let base = events + i * SystemCalls.eventStride
-                    let flags = base.loadUnaligned(as: UInt32.self)
-                    let fd = Int32(truncatingIfNeeded: base.loadUnaligned(fromByteOffset: SystemCalls.eventDataOffset, as: UInt64.self))
+                    let (fd, flags) = events[i]
                     if fd == listenFD {
                         if listening { acceptAll() }
                     } else if fd == inbox.eventFD {

@@ -18,7 +18,7 @@ final class Inbox: Sendable {
     private let queue = Mutex<[Message]>([])
 
     init() {
-        eventFD = SystemCalls.eventFD(0, SystemCalls.nonblock | SystemCalls.cloexec)
+        eventFD = SystemCalls.eventFD()
     }
 
     /// Queues a message and wakes the loop if it might be sleeping.

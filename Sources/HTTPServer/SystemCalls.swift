@@ -1,70 +1,78 @@
+#if os(Linux)
+import CHTTPSystem
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// Linux calls the Swift `Glibc` module does not import (epoll, eventfd, accept4), bound at run time
-/// with `dlsym` so they are called with the C calling convention, plus their constants.
+/// The Linux calls the event loop is built on, which the Swift `Glibc` module does not import:
+/// epoll (https://man7.org/linux/man-pages/man7/epoll.7.html), eventfd(2) and accept4(2), called
+/// through the `CHTTPSystem` C module with the C library's own declarations and constants.
 enum SystemCalls {
-    typealias EpollCreate1 = @convention(c) (Int32) -> Int32
-    typealias EpollCtl = @convention(c) (Int32, Int32, Int32, UnsafeMutableRawPointer?) -> Int32
-    typealias EpollWait = @convention(c) (Int32, UnsafeMutableRawPointer?, Int32, Int32) -> Int32
-    typealias EventFD = @convention(c) (UInt32, Int32) -> Int32
-    typealias Accept4 = @convention(c) (Int32, UnsafeMutablePointer<sockaddr>?, UnsafeMutablePointer<socklen_t>?, Int32) -> Int32
-
-    // nonisolated(unsafe): immutable C function pointers resolved once; C function types are not
-    // `Sendable` in Swift's model, but calling them from any thread is safe.
-    nonisolated(unsafe) static let epollCreate1: EpollCreate1 = load("epoll_create1")
-    nonisolated(unsafe) static let epollCtl: EpollCtl = load("epoll_ctl")
-    nonisolated(unsafe) static let epollWait: EpollWait = load("epoll_wait")
-    nonisolated(unsafe) static let eventFD: EventFD = load("eventfd")
-    nonisolated(unsafe) static let accept4: Accept4 = load("accept4")
-
-    static let EPOLLIN: UInt32 = 0x001
-    static let EPOLLOUT: UInt32 = 0x004
-    static let EPOLLERR: UInt32 = 0x008
-    static let EPOLLHUP: UInt32 = 0x010
-    static let EPOLLRDHUP: UInt32 = 0x2000
-    static let EPOLLET: UInt32 = 1 << 31
-    static let EPOLL_CTL_ADD: Int32 = 1
-    static let EPOLL_CTL_DEL: Int32 = 2
-    static let cloexec: Int32 = 0o2000000
-    static let nonblock: Int32 = 0o4000
-    static let IPPROTO_TCP: Int32 = 6
-    static let TCP_NODELAY: Int32 = 1
-    static let TCP_NOTSENT_LOWAT: Int32 = 25
+    static let EPOLLIN = CHTTPSystem.EPOLLIN.rawValue
+    static let EPOLLOUT = CHTTPSystem.EPOLLOUT.rawValue
+    static let EPOLLERR = CHTTPSystem.EPOLLERR.rawValue
+    static let EPOLLHUP = CHTTPSystem.EPOLLHUP.rawValue
+    static let EPOLLRDHUP = CHTTPSystem.EPOLLRDHUP.rawValue
+    static let EPOLLET = CHTTPSystem.EPOLLET.rawValue
+    static let IPPROTO_TCP = Int32(CHTTPSystem.IPPROTO_TCP)
+    static let TCP_NODELAY = CHTTPSystem.TCP_NODELAY
+    static let TCP_NOTSENT_LOWAT = CHTTPSystem.TCP_NOTSENT_LOWAT
     /// The TCP_NOTSENT_LOWAT set on every connection, bytes.
     static let notSentLowWatermark = 16 * 1024
 
-    #if arch(x86_64)
-    /// `struct epoll_event` is packed on x86-64: 4-byte events, 8-byte data.
-    static let eventStride = 12
-    static let eventDataOffset = 4
-    #else
-    static let eventStride = 16
-    static let eventDataOffset = 8
-    #endif
-
-    private static func load<T>(_ name: String) -> T {
-        guard let handle = dlopen(nil, RTLD_NOW), let symbol = dlsym(handle, name) else {
-            fatalError("HTTPServer: \(name) not available")
-        }
-        return unsafeBitCast(symbol, to: T.self)
+    /// A new close-on-exec epoll instance (epoll_create1(2)), or -1 with `errno`.
+    static func epollCreate() -> Int32 {
+        epoll_create1(Int32(EPOLL_CLOEXEC))
     }
 
-    /// Registers `fd` with `epfd` for `events`, storing `fd` as the event data.
+    /// A new non-blocking, close-on-exec eventfd whose counter starts at 0 (eventfd(2)), or -1.
+    static func eventFD() -> Int32 {
+        eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC))
+    }
+
+    /// Accepts a connection on `listenFD` as a non-blocking, close-on-exec socket (accept4(2)),
+    /// writing the peer's address to `address`; -1 with `errno` when none is waiting or on error.
+    static func accept4(_ listenFD: Int32, _ address: UnsafeMutablePointer<sockaddr>, _ length: UnsafeMutablePointer<socklen_t>) -> Int32 {
+        CHTTPSystem_accept4(listenFD, address, length, Int32(SOCK_NONBLOCK.rawValue | SOCK_CLOEXEC.rawValue))
+    }
+
+    /// Registers `fd` with `epfd` for `events`, storing `fd` as the event data (epoll_ctl(2)).
     @discardableResult
     static func epollAdd(_ epfd: Int32, _ fd: Int32, events: UInt32) -> Int32 {
-        var raw = [UInt8](repeating: 0, count: 16)
-        return raw.withUnsafeMutableBytes { p in
-            p.storeBytes(of: events, toByteOffset: 0, as: UInt32.self)
-            p.storeBytes(of: UInt64(UInt32(bitPattern: fd)), toByteOffset: eventDataOffset, as: UInt64.self)
-            return epollCtl(epfd, EPOLL_CTL_ADD, fd, p.baseAddress)
-        }
+        CHTTPSystem_epoll_ctl(epfd, EPOLL_CTL_ADD, fd, events, UInt64(UInt32(bitPattern: fd)))
     }
 
     /// Removes `fd` from `epfd`.
     static func epollDelete(_ epfd: Int32, _ fd: Int32) {
-        var raw = [UInt8](repeating: 0, count: 16)
-        _ = raw.withUnsafeMutableBytes { epollCtl(epfd, EPOLL_CTL_DEL, fd, $0.baseAddress) }
+        _ = CHTTPSystem_epoll_ctl(epfd, EPOLL_CTL_DEL, fd, 0, 0)
+    }
+
+    /// The array of C `struct epoll_event` that epoll_wait(2) fills, read through the C module's
+    /// accessors (the struct is packed on x86-64). Used by one thread at a time.
+    final class EpollEvents {
+        /// How many events one ``wait(_:timeoutMilliseconds:)`` can return.
+        let capacity: Int
+        private let events: UnsafeMutablePointer<epoll_event>
+
+        init(capacity: Int) {
+            self.capacity = capacity
+            events = .allocate(capacity: capacity)
+        }
+
+        deinit { events.deallocate() }
+
+        /// Waits up to `timeoutMilliseconds` (-1: without limit) for events on `epfd`; returns how
+        /// many were stored (0 when the time ran out), or -1 with `errno` (EINTR included).
+        func wait(_ epfd: Int32, timeoutMilliseconds: Int32) -> Int32 {
+            epoll_wait(epfd, events, Int32(capacity), timeoutMilliseconds)
+        }
+
+        /// Event `index` of the last ``wait(_:timeoutMilliseconds:)``: the descriptor given to
+        /// ``SystemCalls/epollAdd(_:_:events:)`` and its ready flags (`EPOLLIN` and so on).
+        subscript(index: Int) -> (fd: Int32, flags: UInt32) {
+            let data = CHTTPSystem_epoll_event_data(events, Int32(index))
+            return (Int32(truncatingIfNeeded: data), CHTTPSystem_epoll_event_flags(events, Int32(index)))
+        }
     }
 }
+#endif
