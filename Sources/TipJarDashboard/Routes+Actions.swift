@@ -51,42 +51,56 @@ extension Routes {
         router.post("/store") { request, _ in
             await handling(request) {
                 try await service.updateStore(try Self.settings(fromForm: Self.form(request)))
-                return .redirect(to: "/store?flash=saved")
+                return .redirect(to: StoreFlash(kind: .saved).location)
             }
         }
         router.post("/store/pending/:tid/approve") { request, parameters in
             await handling(request) {
-                _ = try await service.approve(transactionID: try Self.transactionID(parameters["tid"]))
-                return .redirect(to: "/store?flash=approved")
+                let id = try Self.transactionID(parameters["tid"])
+                let delivery = try await service.approve(transactionID: id)
+                return try await delivered(.approved, transactionID: id, delivery: delivery)
             }
         }
         router.post("/store/pending/:tid/decline") { request, parameters in
             await handling(request) {
-                try await service.decline(transactionID: try Self.transactionID(parameters["tid"]))
-                return .redirect(to: "/store?flash=declined")
+                let id = try Self.transactionID(parameters["tid"])
+                let stored = try await service.decline(transactionID: id)
+                return .redirect(to: StoreFlash(kind: .declined, transactionID: id, install: ViewModels.shortID(stored.installID)).location)
             }
         }
         router.post("/store/interrupted/:tid/resolve") { request, parameters in
             await handling(request) {
-                _ = try await service.resolveIssue(transactionID: try Self.transactionID(parameters["tid"]))
-                return .redirect(to: "/store?flash=resolved")
+                let id = try Self.transactionID(parameters["tid"])
+                let delivery = try await service.resolveIssue(transactionID: id)
+                return try await delivered(.resolved, transactionID: id, delivery: delivery)
             }
         }
         router.post("/store/transactions/:tid/refund") { request, parameters in
             await handling(request) {
                 let reason = Self.form(request)["reason"].flatMap(Transaction.RevocationReason.init(rawValue:)) ?? .other
-                _ = try await service.refund(transactionID: try Self.transactionID(parameters["tid"]), reason: reason)
-                return .redirect(to: "/store?flash=refunded")
+                let id = try Self.transactionID(parameters["tid"])
+                let delivery = try await service.refund(transactionID: id, reason: reason)
+                return try await delivered(.refunded, transactionID: id, delivery: delivery)
             }
         }
         router.post("/store/external-purchases") { request, _ in
             await handling(request) {
                 let form = Self.form(request)
                 let installID = try await pickInstall(form["installID"] ?? "")
-                _ = try await service.externalPurchase(productID: form["productID"] ?? "", installID: installID)
-                return .redirect(to: "/store?flash=external")
+                let (stored, delivery) = try await service.externalPurchase(productID: form["productID"] ?? "", installID: installID)
+                return try await delivered(.external, transactionID: stored.transaction.id, delivery: delivery, installID: installID)
             }
         }
+    }
+
+    /// The redirect after a `/store` action the listener delivered (or queued for the install's next launch):
+    /// the flash states which, with the outcome and the hearts after it.
+    func delivered(_ kind: StoreFlash.Kind, transactionID: UInt64, delivery: Delivery?, installID: String? = nil) async throws -> HTTPResponse {
+        var installID = delivery?.installID ?? installID
+        if installID == nil { installID = try await storage.transaction(withID: transactionID)?.installID }
+        guard let installID else { return .redirect(to: StoreFlash(kind: kind).location) }
+        let hearts = try await service.install(installID).hearts
+        return .redirect(to: StoreFlash.delivered(kind, transactionID: transactionID, installID: installID, delivery: delivery, hearts: hearts).location)
     }
 
     func createInstall(_ request: HTTPRequest) async throws -> HTTPResponse {

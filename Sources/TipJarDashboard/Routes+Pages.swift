@@ -132,7 +132,10 @@ extension Routes {
         let store = service.store
         let settings = await store.settings
         data["settings"] = ViewModels.settings(settings)
-        data["flash"] = request.queryValue("flash").flatMap(Self.flashMessages.index(forKey:)).map { Self.flashMessages[$0].value }
+        if let flash = StoreFlash(query: request.queryValue) {
+            data["flash"] = flash.message
+            data["flashIn"] = [flash.kind.section: true]
+        }
         data["catalogModes"] = ViewModels.choices(StoreSettings.CatalogMode.allCases.map { ($0.rawValue, $0.rawValue) }, selected: settings.catalog.rawValue)
         data["purchaseOutcomes"] = ViewModels.choices(StoreSettings.PurchaseOutcome.allCases.map { ($0.rawValue, $0.rawValue) },
                                                       selected: settings.purchaseOutcome.rawValue)
@@ -171,17 +174,6 @@ extension Routes {
         data["sheetTimeoutMinutes"] = Int(service.purchaseSheetTimeout / 60)
         return try html("pages/store", data)
     }
-
-    static let flashMessages = [
-        "saved": "Store settings saved.",
-        "approved": "Approved: the transaction went to the install's listener (or waits for its next launch).",
-        "declined": "Declined: nothing was recorded.",
-        "resolved": "Resolved: the purchase completed; its transaction went to the install's listener (or waits for its next launch).",
-        "refunded": "Refunded: the revoked transaction went to the install's listener (or waits for its next launch).",
-        "external": "Purchased outside the app: delivered to the install's listener (or waits for its next launch).",
-        "reset": "Reset: the store's settings are the file's again.",
-        "cleared": "Cleared: the store forgot every transaction; installs kept their hearts.",
-    ]
 
     func catalogPage(_ request: HTTPRequest) async throws -> HTTPResponse {
         var data = pageData(request, nav: "catalog")

@@ -64,13 +64,13 @@ extension Routes {
         router.post("/store/reset") { request, _ in
             await handling(request) {
                 try await service.store.resetToFileSettings()
-                return .redirect(to: "/store?flash=reset")
+                return .redirect(to: StoreFlash(kind: .reset).location)
             }
         }
         router.post("/store/transactions/clear") { request, _ in
             await handling(request) {
                 try await service.store.clearTransactions()
-                return .redirect(to: "/store?flash=cleared")
+                return .redirect(to: StoreFlash(kind: .cleared).location)
             }
         }
         router.post("/store/transactions/:tid/delete") { request, parameters in

@@ -80,9 +80,11 @@ struct PurchaseTrapPageTests {
         #expect(forged.status == 403, "no CSRF token, no resolve")
         let resolved = await pages.post(server, "/store/interrupted/\(transactionID)/resolve", session, form: "")
         #expect(resolved.status == 303)
-        #expect(resolved["Location"] == "/store?flash=resolved")
-        let after = await server.send("GET", "/store?flash=resolved", fields: [("Cookie", session.cookie)]).body
-        #expect(after.contains("Resolved: the purchase completed"))
+        let location = try #require(resolved["Location"])
+        #expect(location.hasPrefix("/store?flash=resolved&transaction=\(transactionID)&install="))
+        #expect(location.hasSuffix("&delivery=counted&hearts=1#interrupted"), "back to the section acted on, with what happened")
+        let after = await server.send("GET", String(location.prefix { $0 != "#" }), fields: [("Cookie", session.cookie)]).body
+        #expect(after.contains("Resolved: the interrupted purchase completed; transaction \(transactionID) was delivered to install"))
         #expect(after.contains("No purchase is interrupted."))
         let install = await installPage(server, id, session)
         #expect(install.contains("interrupted purchase resolved"))

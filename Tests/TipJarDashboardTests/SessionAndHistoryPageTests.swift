@@ -50,7 +50,7 @@ struct SessionAndHistoryPageTests {
         #expect(await post(server, "/store/reset", session, token: false).status == 403, "the CSRF token is required")
         let done = await post(server, "/store/reset", session)
         #expect(done.status == 303)
-        #expect(done["Location"] == "/store?flash=reset")
+        #expect(done["Location"] == "/store?flash=reset#file-settings", "back to the section acted on")
         let settings = await server.json("GET", "/api/store")
         #expect(settings.object["askToBuyEnabled"] as? Bool == true)
         #expect((settings.object["failures"] as? [String: Any])?["sync"] as? String == "networkError")
@@ -93,7 +93,7 @@ struct SessionAndHistoryPageTests {
         #expect(await post(server, "/store/transactions/\(newest)/delete", session)["Location"] == "/transactions?flash=deleted")
         #expect(await server.json("GET", "/api/transactions/\(newest)").status == 404)
         #expect(await get(server, "/confirm/transactions-clear", session).body.contains(#"action="/store/transactions/clear""#))
-        #expect(await post(server, "/store/transactions/clear", session)["Location"] == "/store?flash=cleared")
+        #expect(await post(server, "/store/transactions/clear", session)["Location"] == "/store?flash=cleared#transactions")
         #expect((await server.json("GET", "/api/transactions").object["transactions"] as? [Any])?.isEmpty == true)
     }
 

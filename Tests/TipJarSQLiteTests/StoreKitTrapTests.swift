@@ -209,7 +209,31 @@ struct StoreKitTrapTests {
         _ = try await world.service.loadOffers(installID: install.id)
         _ = try await world.service.purchase(productID: TestWorld.coffee, installID: install.id)
         let kinds = world.service.timeline.events(installID: install.id, limit: 20).map(\.kind).reversed()
-        #expect(Array(kinds) == ["install.created", "launch", "state.loading", "state.ready", "sheet.confirmed",
+        #expect(Array(kinds) == ["install.created", "launch", "state.ready", "sheet.confirmed",
                                  "purchase.open", "purchase.closed"])
+    }
+
+    @Test func reloadingTheSameStateRecordsNoEvent() async throws {
+        let world = try await TestWorld.make()
+        let install = try await world.runningInstall()
+        _ = try await world.service.loadOffers(installID: install.id)
+        let before = world.service.timeline.events(installID: install.id, limit: 50).count
+        for _ in 0..<3 { _ = try await world.service.loadOffers(installID: install.id) }
+        #expect(world.service.timeline.events(installID: install.id, limit: 50).count == before)
+    }
+
+    @Test func timelineRecordsEachStateChangeOnce() async throws {
+        let world = try await TestWorld.make()
+        let install = try await world.runningInstall()
+        _ = try await world.service.loadOffers(installID: install.id)
+        try await world.setSettings { $0.catalog = .failing }
+        _ = try await world.service.loadOffers(installID: install.id)
+        _ = try await world.service.loadOffers(installID: install.id)
+        try await world.setSettings { $0.catalog = .normal }
+        _ = try await world.service.loadOffers(installID: install.id)
+        _ = try await world.service.loadOffers(installID: install.id)
+        let states = world.service.timeline.events(installID: install.id, limit: 50).reversed().filter { $0.kind.hasPrefix("state.") }
+        #expect(states.map(\.kind) == ["state.ready", "state.unavailable", "state.ready"])
+        #expect(states.map(\.detail)[1] == "unavailable: Product.products(for:) threw networkError.")
     }
 }

@@ -235,10 +235,13 @@ extension TipJarService {
     }
 
     /// Ask to Buy declined on `/store`: nothing is recorded.
-    public func decline(transactionID: UInt64) async throws {
+    /// - Returns: The declined transaction (whose install asked).
+    @discardableResult
+    public func decline(transactionID: UInt64) async throws -> StoredTransaction {
         let stored = try await store.decline(transactionID: transactionID)
         event(stored.installID, "askToBuy.declined", "Ask to Buy declined: transaction \(transactionID); nothing recorded.",
               ["transactionID": "\(transactionID)"])
+        return stored
     }
 
     /// A refund from the dashboard: the revoked transaction, same ID, reaches the listener.

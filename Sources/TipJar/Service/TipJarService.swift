@@ -21,6 +21,10 @@ public actor TipJarService {
     var reemitsWaitingForLaunch: [String: [(transaction: Transaction, count: Int)]] = [:]
     /// The purchase sheets shown, by install; each install in it is also in `openPurchases`.
     var openSheets: [String: PurchaseSheet] = [:]
+    /// The last tip jar state each install's load reached, as its timeline event (kind and detail):
+    /// a load records an event only when this changes, so a page view that finds the same state
+    /// writes nothing to the timeline.
+    var lastStates: [String: String] = [:]
     /// How long a purchase sheet may stay unanswered before it closes as a cancel (seconds).
     public nonisolated let purchaseSheetTimeout: TimeInterval
 
@@ -131,6 +135,7 @@ public actor TipJarService {
         expireSheet(installID: installID)
         guard !openPurchases.contains(installID) else { throw TipJarError.purchaseInProgress(installID: installID) }
         guard try await storage.deleteInstall(withID: installID) else { throw TipJarError.installNotFound(installID) }
+        lastStates[installID] = nil
         event(nil, "install.deleted", "Install \(installID.prefix(8)) deleted; its account's transactions stay with the store.")
     }
 
@@ -147,7 +152,6 @@ public actor TipJarService {
     /// - Throws: `TipJarError.installNotFound`; storage errors. Store errors become `.unavailable`.
     public func loadOffers(installID: String) async throws -> TipJarState {
         let install = try await install(installID)
-        event(installID, "state.loading", "loading: Product.products(for:) asked for \(catalog.tips.count) tips.")
         let state: TipJarState
         do {
             let storefront = Storefront.named(install.storefront) ?? catalog.defaultStorefront
@@ -157,13 +161,25 @@ public actor TipJarService {
         } catch let error as StoreKitError {
             state = .unavailable(.loadFailed(error))
         }
-        switch state {
-        case .ready(let offers): event(installID, "state.ready", "ready: \(offers.count) offers.")
-        case .unavailable(.empty): event(installID, "state.unavailable", "unavailable: the store returned no products.")
-        case .unavailable(.loadFailed(let error)): event(installID, "state.unavailable", "unavailable: Product.products(for:) threw \(error).")
-        case .loading: break
-        }
+        recordStateChange(state, installID: installID)
         return state
+    }
+
+    /// Appends the state's timeline event only when it differs from the last one this install's loads
+    /// reached (first load, ready → unavailable when an outage starts, unavailable → ready after Retry,
+    /// a different offer count or error); the transient `loading` is never recorded.
+    func recordStateChange(_ state: TipJarState, installID: String) {
+        let (kind, detail): (String, String)
+        switch state {
+        case .ready(let offers): (kind, detail) = ("state.ready", "ready: \(offers.count) offers.")
+        case .unavailable(.empty): (kind, detail) = ("state.unavailable", "unavailable: the store returned no products.")
+        case .unavailable(.loadFailed(let error)): (kind, detail) = ("state.unavailable", "unavailable: Product.products(for:) threw \(error).")
+        case .loading: return
+        }
+        let key = kind + " " + detail
+        guard lastStates[installID] != key else { return }
+        lastStates[installID] = key
+        event(installID, kind, detail)
     }
 
     /// Turns store products into tile values in tier order, whatever order the store used
