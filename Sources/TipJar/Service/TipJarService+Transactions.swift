@@ -128,6 +128,7 @@ extension TipJarService {
                                 outcome: proposed, finished: proposed != .unverified && !crashes, at: environment.now())
         let committed = try await storage.record(delivery)
         delivery.outcome = committed.outcome
+        timeline.noteChange(installID: installID)
         if crashes {
             try await storage.setRunning(false, installID: installID)
             event(installID, "crash", "The app crashed before finish(): transaction \(transaction.id) stays unfinished.")
