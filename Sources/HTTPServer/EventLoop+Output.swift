@@ -24,7 +24,7 @@ extension EventLoop {
     }
 
     func respond(_ connection: Connection, _ inFlight: Connection.InFlight, _ response: HTTPResponse) {
-        let keepAlive = inFlight.keepAlive && !draining
+        let keepAlive = inFlight.keepAlive && !draining && response.stream == nil  // a stream's body ends with the connection
         let output = ResponseSerializer.serialize(
             response, isHead: inFlight.isHead, keepAlive: keepAlive, http10: inFlight.http10, dateLine: date.fieldLine())
         connection.inFlight = nil
@@ -35,6 +35,10 @@ extension EventLoop {
                 remoteAddress: connection.remoteAddress))
             startStream(connection, head: output.head, stream)
             return
+        }
+        if let unused = response.stream?.chunks {
+            // Not streamed (HEAD, an error status, shutdown): end the producer's stream, which calls its onTermination.
+            Task { for await _ in unused {} }.cancel()
         }
         if let accessLog {
             accessLog(AccessLogEntry(

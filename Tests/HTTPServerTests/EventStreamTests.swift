@@ -115,6 +115,16 @@ struct EventStreamTests {
         #expect(await Self.waitTerminated(producer))
     }
 
+    @Test func aHeadRequestGetsTheHeadOnlyAndEndsTheProducer() async throws {
+        let (server, port, producer) = try Self.makeServer()
+        let reply = await TestClient.exchange(port: port, "HEAD /events HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n\r\n")
+        #expect(reply.closed)
+        #expect(reply.text.hasPrefix("HTTP/1.1 200 OK\r\n") && reply.text.hasSuffix("\r\n\r\n"))
+        #expect(reply.text.contains("text/event-stream"))
+        #expect(await Self.waitTerminated(producer))
+        await server.shutdown(timeout: .seconds(1))
+    }
+
     @Test func aClientThatLeavesEndsTheProducer() async throws {
         let (server, port, producer) = try Self.makeServer()
         let (fd, _) = await Self.openStream(port: port)
