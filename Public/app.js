@@ -6,7 +6,7 @@
   var tokenMeta = document.querySelector('meta[name="csrf-token"]');
   var csrfToken = tokenMeta ? tokenMeta.getAttribute("content") : "";
 
-  // `fromPoll`: the live poll leaves an element alone when nothing in it changed, so a table being
+  // `fromPoll`: the live channel (or poll) leaves an element alone when nothing in it changed, so a table being
   // scrolled or read is not rebuilt every few seconds. What a person asked for is always swapped in,
   // so an unchanged answer (Retry failing again) is still announced.
   function swap(html, fromPoll) {
@@ -17,6 +17,7 @@
       if (!node.id) { return; }
       var current = document.getElementById(node.id);
       if (!current) { return; }
+      if (fromPoll && node.id === "feedback" && !noticeNoLongerHolds(current, node)) { return; }
       // A live region must stay in the document for its new content to be announced: keep the
       // element and swap what is inside it.
       if (current.hasAttribute("aria-live")) {
@@ -28,6 +29,17 @@
     showAlert();
     enhance(document);
     fitTiles(document);
+  }
+
+  // The live channel's feedback fragment holds the notice that is true now. It replaces what the page
+  // shows only where that is a pending notice that no longer holds (approved: the thank-you; declined:
+  // nothing) or where a purchase elsewhere went pending; any other notice (a restore's result, an
+  // alert) stays until the person's next action.
+  function noticeNoLongerHolds(current, node) {
+    var jar = document.getElementById("tipjar");
+    if (jar && jar.getAttribute("aria-busy") === "true") { return false; }
+    var was = current.querySelector(".notice-pending"), now = node.querySelector(".notice-pending");
+    return (was || now) && current.innerHTML.trim() !== node.innerHTML.trim();
   }
 
   // Replacing an element must not drop the keyboard focus or the scroll position inside it (the
@@ -202,13 +214,26 @@
     root.querySelectorAll("[data-src]").forEach(load);
   }
 
-  function poll() {
+  // One live channel per install page: server-sent events from /installs/{id}/events push the live
+  // fragments after every change to the install. Without EventSource, or once the channel is closed for
+  // good, the page polls /installs/{id}/live every 3 s instead.
+  function live() {
     var jar = document.getElementById("tipjar");
-    var live = document.body.getAttribute("data-live");
-    if (!jar || !live) { return; }
+    var url = document.body.getAttribute("data-live");
+    if (!jar || !url) { return; }
+    if (typeof window.EventSource !== "function") { poll(jar, url); return; }
+    var source = new window.EventSource(url.replace(/\/live$/, "/events"));
+    source.addEventListener("live", function (event) { swap(event.data, true); });
+    source.addEventListener("error", function () {
+      if (source.readyState === window.EventSource.CLOSED) { poll(jar, url); }
+    });
+    window.addEventListener("pagehide", function () { source.close(); });
+  }
+
+  function poll(jar, url) {
     window.setInterval(function () {
       if (document.hidden || jar.getAttribute("aria-busy") === "true") { return; }
-      request(live).then(function (result) { if (result.ok) { swap(result.text, true); } });
+      request(url).then(function (result) { if (result.ok) { swap(result.text, true); } });
     }, 3000);
   }
 
@@ -228,5 +253,5 @@
   });
   document.addEventListener("submit", submit);
   document.addEventListener("change", slowDefault);
-  document.addEventListener("DOMContentLoaded", function () { showAlert(); showSheet(); enhance(document); fitTiles(document); poll(); });
+  document.addEventListener("DOMContentLoaded", function () { showAlert(); showSheet(); enhance(document); fitTiles(document); live(); });
 })();

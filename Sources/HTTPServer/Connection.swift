@@ -9,6 +9,30 @@ final class Connection {
         case writing
         /// Half-closed after a closing response; discarding input until EOF or the linger deadline.
         case lingering
+        /// Writing an ``HTTPBodyStream`` (see ``Connection/stream``); input is discarded.
+        case streaming
+    }
+
+    /// An open ``HTTPBodyStream``: what waits to be written and when something last went out.
+    final class Stream {
+        let heartbeat: [UInt8]
+        let heartbeatInterval: UInt64
+        let maxBacklog: Int
+        /// Chunks that arrived while ``Connection/output`` was still being written.
+        var backlog: [UInt8] = []
+        /// The producer's chunks ended: close once everything is written.
+        var ended = false
+        /// When the last chunk or heartbeat was queued, monotonic ns.
+        var lastQueued: UInt64
+        /// The task reading the producer's chunks; cancelled when the connection closes.
+        var task: Task<Void, Never>?
+
+        init(_ body: HTTPBodyStream, now: UInt64) {
+            heartbeat = body.heartbeat
+            heartbeatInterval = body.heartbeatInterval.nanoseconds
+            maxBacklog = body.maxBacklog
+            lastQueued = now
+        }
     }
 
     /// What the access log and serializer need about the in-flight request.
@@ -30,6 +54,8 @@ final class Connection {
     var parser: HTTPRequestParser
     var state: State = .reading
     var inFlight: InFlight?
+    /// Set in ``State/streaming``.
+    var stream: Stream?
     /// The response being written (``State/writing``), and how much of it is sent.
     var output: ResponseSerializer.Output?
     var outputOffset = 0

@@ -14,6 +14,9 @@ extension EventLoop {
                 respond(connection, inFlight, response)
             case .shutdown(let deadline):
                 beginDrain(deadline: deadline)
+            case .streamChunk(let fd, let serial, let bytes):
+                guard let connection = connection(fd), connection.serial == serial, connection.state == .streaming else { continue }
+                queueStreamBytes(connection, bytes)
             case .statistics(let reply):
                 reply(statistics())
             }
@@ -21,10 +24,22 @@ extension EventLoop {
     }
 
     func respond(_ connection: Connection, _ inFlight: Connection.InFlight, _ response: HTTPResponse) {
-        let keepAlive = inFlight.keepAlive && !draining
+        let keepAlive = inFlight.keepAlive && !draining && response.stream == nil  // a stream's body ends with the connection
         let output = ResponseSerializer.serialize(
             response, isHead: inFlight.isHead, keepAlive: keepAlive, http10: inFlight.http10, dateLine: date.fieldLine())
         connection.inFlight = nil
+        if let stream = response.stream, !inFlight.isHead, !draining, response.status.code == 200 {
+            accessLog?(AccessLogEntry(
+                method: inFlight.method, target: inFlight.target, status: response.status.code, bytes: 0,
+                durationMilliseconds: Double(now &- inFlight.started) / 1_000_000, requestID: inFlight.requestID,
+                remoteAddress: connection.remoteAddress))
+            startStream(connection, head: output.head, stream)
+            return
+        }
+        if let unused = response.stream?.chunks {
+            // Not streamed (HEAD, an error status, shutdown): end the producer's stream, which calls its onTermination.
+            Task { for await _ in unused {} }.cancel()
+        }
         if let accessLog {
             accessLog(AccessLogEntry(
                 method: inFlight.method, target: inFlight.target, status: response.status.code, bytes: output.bodyBytes,
@@ -95,6 +110,10 @@ extension EventLoop {
             }
         }
         releaseOutput(connection)
+        if connection.state == .streaming {
+            streamWritten(connection)
+            return
+        }
         if connection.closeAfterWrite {
             beginLinger(connection)
             return
@@ -175,6 +194,8 @@ extension EventLoop {
     func closeConnection(_ connection: Connection, reset: Bool = false) {
         guard self.connection(connection.fd) === connection else { return }
         releaseOutput(connection)
+        connection.stream?.task?.cancel()
+        connection.stream = nil
         SystemCalls.epollDelete(epfd, connection.fd)
         if reset {
             var option = linger(l_onoff: 1, l_linger: 0)
@@ -216,6 +237,14 @@ extension EventLoop {
                 break
             case .writing, .lingering:
                 if now >= connection.deadline { closeConnection(connection) }
+            case .streaming:
+                if draining {
+                    closeConnection(connection)  // shutdown ends every stream
+                } else if connection.output != nil {
+                    if now &- connection.lastWriteProgress >= t.write { closeConnection(connection, reset: true) }
+                } else if let stream = connection.stream, now &- stream.lastQueued >= stream.heartbeatInterval {
+                    queueStreamBytes(connection, stream.heartbeat)
+                }
             }
         }
     }

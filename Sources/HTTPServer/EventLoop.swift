@@ -108,6 +108,11 @@ final class EventLoop: @unchecked Sendable {
             connection.readPending = true
             if flags & (SystemCalls.EPOLLRDHUP | SystemCalls.EPOLLHUP) != 0 { connection.peerShutdown = true }
         }
+        if connection.state == .streaming {
+            if flags & SystemCalls.EPOLLOUT != 0 { flush(connection) }
+            if connection.readPending && !isClosed(connection) { discardInput(connection) }
+            return
+        }
         if flags & SystemCalls.EPOLLOUT != 0, connection.state == .writing {
             flush(connection)  // on completion this goes on to the next request itself
             return
@@ -115,7 +120,7 @@ final class EventLoop: @unchecked Sendable {
         switch connection.state {
         case .reading: if !connection.queued { processInput(connection) }  // a queued one is read in its turn
         case .lingering: if connection.readPending { discardInput(connection) }
-        case .responding, .writing: break  // read later: one request at a time (back-pressure)
+        case .responding, .writing, .streaming: break  // read later: one request at a time (back-pressure)
         }
     }
 

@@ -13,6 +13,8 @@ public struct HTTPResponse: Sendable {
     /// ``body`` still uses that storage (it was not replaced or mutated, which would copy it), the
     /// server does not count the body toward ``HTTPServerConfiguration/maxUnsentOutputBytes``.
     var sharedBodyAddress: UInt = 0
+    /// A body produced over time (``eventStream(_:)``); when set, ``body`` is ignored.
+    public var stream: HTTPBodyStream?
 
     /// Creates a response.
     /// - Parameters:

@@ -7,7 +7,8 @@ import Synchronization
 /// thread. Complete requests are handed to the ``HTTPResponder`` on the Swift concurrency pool;
 /// each connection handles one request at a time (pipelined requests are answered in order).
 ///
-/// Every response carries `Date` and `Content-Length` (no chunked responses) and `Connection: close`
+/// Every response carries `Date` and `Content-Length` (no chunked responses; an ``HTTPBodyStream`` body is
+/// delimited by the connection's close instead) and `Connection: close`
 /// when the server closes afterwards. Framing errors are answered (400/413/414/431/501/505) and the
 /// connection is closed. See ``HTTPServerConfiguration`` for limits and deadlines.
 public final class HTTPServer: Sendable {

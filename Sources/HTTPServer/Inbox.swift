@@ -9,6 +9,8 @@ final class Inbox: Sendable {
         /// A responder's answer; `pipelined` if the request counts toward ``EventLoop/pipelinedLimit``.
         case response(fd: Int32, serial: UInt64, response: HTTPResponse, pipelined: Bool)
         case shutdown(deadline: UInt64)
+        /// The next chunk of a connection's ``HTTPBodyStream``, or `nil` when it ended.
+        case streamChunk(fd: Int32, serial: UInt64, bytes: [UInt8]?)
         /// Asks the loop for a ``ConnectionStatistics`` snapshot, delivered on its thread.
         case statistics(@Sendable (ConnectionStatistics) -> Void)
     }

@@ -30,6 +30,7 @@ enum ResponseSerializer {
     /// - Returns: the head bytes and the body to send after them.
     static func serialize(_ response: HTTPResponse, isHead: Bool, keepAlive: Bool, http10: Bool,
                           dateLine: [UInt8]) -> Output {
+        let keepAlive = keepAlive && response.stream == nil  // a stream's body ends with the connection
         let code = response.status.code
         let bodyAllowed = !(code < 200 || code == 204 || code == 304)
         let sendBody = bodyAllowed && !isHead
@@ -54,7 +55,7 @@ enum ResponseSerializer {
             out.append(contentsOf: field.value.utf8)
             out.append(contentsOf: "\r\n".utf8)
         }
-        if bodyAllowed {
+        if bodyAllowed && response.stream == nil {
             out.append(contentsOf: "Content-Length: ".utf8)
             out.append(contentsOf: String(response.body.count).utf8)
             out.append(contentsOf: "\r\n".utf8)

@@ -115,16 +115,9 @@ extension Routes {
                           csrfToken: csrfToken ?? self.csrfToken(request), skipPurchaseSheet: await service.store.settings.skipPurchaseSheet)
     }
 
-    /// The fragments a purchase, restore or poll swaps in: hearts, feedback, ledger.
+    /// ``liveHTML(install:feedback:)`` as a response.
     func liveFragments(_ request: HTTPRequest, install: Install, feedback: Feedback?) async throws -> HTTPResponse {
-        let strings = TipJarStrings.of(install.locale)
-        var parts = [try templates.render("fragments/hearts", ["hearts": ViewModels.hearts(install.hearts, strings: strings)])]
-        if let feedback { parts.append(try templates.render("fragments/feedback", ["feedback": feedback.data])) }
-        let ledger = try await storage.ledger(installID: install.id, limit: 200)
-        parts.append(try templates.render("fragments/ledger", ["ledger": ViewModels.ledgerRows(ledger)]))
-        var response = HTTPResponse.html(parts.joined(separator: "\n"))
-        response.fields["Content-Type"] = "text/html; charset=utf-8"
-        return response
+        .html(try await liveHTML(install: install, feedback: feedback))
     }
 
     func storePage(_ request: HTTPRequest, csrfToken: String) async throws -> HTTPResponse {

@@ -22,6 +22,7 @@ struct Routes: Sendable {
 
     func register(in router: inout Router) {
         registerPages(in: &router)
+        registerLiveEvents(in: &router)
         registerActions(in: &router)
         registerPurchaseSheet(in: &router)
         registerAPI(in: &router)

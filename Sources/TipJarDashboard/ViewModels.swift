@@ -157,6 +157,7 @@ enum ViewModels {
         data["feedback"] = feedback?.data ?? [:]
         data["ledger"] = ledgerRows(ledger)
         data["events"] = .array(events.map(event))
+        data["hasEvents"] = .bool(!events.isEmpty)
         data["live"] = .string("/installs/\(install.id)/live")
         data["accountPath"] = .string(urlComponent(install.accountID))
         return data

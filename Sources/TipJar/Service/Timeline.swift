@@ -21,6 +21,8 @@ public final class Timeline: Sendable {
     }
 
     private let events = Mutex(Events())
+    /// Who waits for changes: a watcher of one install (or of every install, key `nil`).
+    private let watchers = Mutex<(next: UInt64, all: [UInt64: (installID: String?, continuation: AsyncStream<Void>.Continuation)])>((0, [:]))
     private let perInstall: Int
     private let overall: Int
     private let maximumInstalls: Int
@@ -43,8 +45,9 @@ public final class Timeline: Sendable {
         }
     }
 
-    /// Records an event, dropping the oldest beyond the bounds.
+    /// Records an event, dropping the oldest beyond the bounds, and signals ``changes(of:)``.
     public func append(_ event: InstallEvent) {
+        defer { noteChange(installID: event.installID) }
         events.withLock { events in
             events.recent.append(event)
             if events.recent.count > overall { events.recent.removeFirst(events.recent.count - overall) }
@@ -70,5 +73,29 @@ public final class Timeline: Sendable {
             let selected = installID.map { events.byInstall[$0] ?? [] } ?? events.recent
             return Array(selected.suffix(limit).reversed())
         }
+    }
+
+    /// A signal after every change to `installID` (or, with `nil`, to any install): each event appended
+    /// for it, each store-wide event (store settings, a deletion), and each ``noteChange(installID:)``.
+    /// Signals that arrive before the last one was taken collapse into one, so a burst costs the
+    /// watcher one look. The watcher ends when the stream is no longer iterated.
+    public func changes(of installID: String?) -> AsyncStream<Void> {
+        let (stream, continuation) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        let id = watchers.withLock { watchers in
+            watchers.next += 1
+            watchers.all[watchers.next] = (installID, continuation)
+            return watchers.next
+        }
+        continuation.onTermination = { [weak self] _ in _ = self?.watchers.withLock { $0.all.removeValue(forKey: id) } }
+        return stream
+    }
+
+    /// Signals the watchers of `installID` (all of them when `nil`, a store-wide change) without
+    /// recording an event: for changes the timeline does not list, such as a ledger row committed.
+    public func noteChange(installID: String?) {
+        let selected = watchers.withLock { watchers in
+            watchers.all.values.filter { installID == nil || $0.installID == nil || $0.installID == installID }.map(\.continuation)
+        }
+        for continuation in selected { continuation.yield() }
     }
 }

@@ -33,7 +33,8 @@ struct WriteRefusalTests {
     func oneLockWaitPerCaller() async throws {
         let folder = try SQLiteTemporaryFolder()
         let path = folder.path("db.sqlite")
-        let queue = try DatabaseQueue(path: path, configuration: .init(busyTimeout: .seconds(1), groupCommit: true))
+        // 3 s of lock wait leaves the second write time to queue behind the first on a loaded machine.
+        let queue = try DatabaseQueue(path: path, configuration: .init(busyTimeout: .seconds(3), groupCommit: true))
         try queue.writeSync { db in try db.execute(sql: "CREATE TABLE t(x INTEGER)") }
         let blocker = try Database(path: path, flags: SQLITE_OPEN_READWRITE)
         try blocker.execute(sql: "BEGIN EXCLUSIVE")

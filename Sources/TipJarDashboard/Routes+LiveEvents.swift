@@ -1,0 +1,75 @@
+import Foundation
+import HTTPServer
+import Mustache
+import TipJar
+
+/// The install page's live channel: `GET /installs/{id}/events`, server-sent events
+/// (https://html.spec.whatwg.org/multipage/server-sent-events.html). On connect, and after every change to the
+/// install (``Timeline/changes(of:)``: its events, a committed ledger row, a store-wide change), one
+/// `event: live` whose data lines are the fragments `GET /installs/{id}/live` returns. Changes that come
+/// while an event is being rendered or written collapse into the next one. The stream ends when the
+/// install is deleted, the page leaves, or the server shuts down.
+extension Routes {
+    func registerLiveEvents(in router: inout Router) {
+        router.get("/installs/:id/events") { request, parameters in
+            await handling(request) {
+                let install = try await service.install(Self.installID(parameters))  // 404 before a stream starts
+                return .eventStream(HTTPBodyStream(chunks: liveEvents(installID: install.id)))
+            }
+        }
+    }
+
+    func liveEvents(installID: String) -> AsyncStream<[UInt8]> {
+        let (stream, continuation) = AsyncStream<[UInt8]>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        let changes = service.timeline.changes(of: installID)
+        let task = Task {
+            var iterator = changes.makeAsyncIterator()
+            repeat {
+                guard !Task.isCancelled, let install = try? await service.install(installID),
+                      let html = try? await liveHTML(install: install, feedback: nil) else { break }
+                continuation.yield(HTTPResponse.serverSentEvent("live", data: html))
+            } while await iterator.next() != nil
+            continuation.finish()
+        }
+        continuation.onTermination = { _ in task.cancel() }
+        return stream
+    }
+
+    /// The fragments a purchase, restore, poll or live event swaps in: hearts, feedback, ledger, the
+    /// install's state line and its timeline. Without `feedback` (a poll or live event), the feedback
+    /// fragment holds the notice that is true now (``liveNotice(install:ledger:)``); `app.js` applies it
+    /// only where it replaces a pending notice or brings one.
+    func liveHTML(install: Install, feedback: Feedback?) async throws -> String {
+        let strings = TipJarStrings.of(install.locale)
+        let ledger = try await storage.ledger(installID: install.id, limit: 200)
+        var notice = feedback
+        if notice == nil { notice = try await liveNotice(install: install, ledger: ledger) }
+        let events = service.timeline.events(installID: install.id, limit: 30)
+        return [
+            try templates.render("fragments/hearts", ["hearts": ViewModels.hearts(install.hearts, strings: strings)]),
+            try templates.render("fragments/feedback", ["feedback": notice?.data ?? [:]]),
+            try templates.render("fragments/ledger", ["ledger": ViewModels.ledgerRows(ledger)]),
+            try templates.render("fragments/install-meta", ["install": ViewModels.install(install),
+                                                            "accountPath": .string(ViewModels.urlComponent(install.accountID))]),
+            try templates.render("fragments/timeline", ["events": .array(events.map(ViewModels.event)), "hasEvents": .bool(!events.isEmpty)]),
+        ].joined(separator: "\n")
+    }
+
+    /// The notice that holds for the install now: pending while one of its Ask to Buy purchases waits (for
+    /// approval, or, approved, for the running app's listener); once the latest was approved and its transaction
+    /// is on the ledger, the thank-you (or, with the hearts full, its variant); otherwise none.
+    func liveNotice(install: Install, ledger: [Delivery]) async throws -> Feedback? {
+        if try await storage.pendingTransactions().contains(where: { $0.installID == install.id }) {
+            return Feedback(kind: .pending, locale: install.locale)
+        }
+        let decision = service.timeline.events(installID: install.id, limit: 50).first { $0.kind.hasPrefix("askToBuy.") }
+        guard let decision, decision.kind == "askToBuy.approved",
+              let id = decision.attributes["transactionID"].flatMap(UInt64.init) else { return nil }
+        guard let delivery = ledger.first(where: { $0.transactionID == id }) else {
+            // Approved, and on its way to the running app's listener (the ledger row follows at once): still
+            // pending for the person looking at the screen, so the thank-you replaces this notice, not nothing.
+            return install.isRunning ? Feedback(kind: .pending, locale: install.locale) : nil
+        }
+        return Feedback(kind: delivery.outcome == .counted ? .purchased : .full, locale: install.locale)
+    }
+}

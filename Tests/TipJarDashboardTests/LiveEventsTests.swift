@@ -1,0 +1,102 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+import Testing
+import TipJar
+@testable import TipJarDashboard
+
+/// The install page's live channel, `GET /installs/{id}/events` (server-sent events,
+/// https://html.spec.whatwg.org/multipage/server-sent-events.html), over a real socket: the current
+/// fragments on connect, then one event after each change to the install, with the notice that holds.
+extension PageTests {
+    /// An open event stream: the socket and everything read from it so far.
+    final class EventStreamReader: @unchecked Sendable {
+        let fd: Int32
+        var bytes: [UInt8] = []
+        /// Where the next ``next(containing:)`` starts looking.
+        var consumed = 0
+
+        init(port: Int, path: String) {
+            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            var timeout = timeval(tv_sec: 10, tv_usec: 0)
+            setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_port = in_port_t(UInt16(port).bigEndian)
+            inet_pton(AF_INET, "127.0.0.1", &address.sin_addr)
+            _ = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+            var request = Array("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nAccept: text/event-stream\r\n\r\n".utf8)
+            _ = request.withUnsafeMutableBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            self.fd = fd
+        }
+
+        deinit { close(fd) }
+
+        /// The next complete block (up to an empty line: the head, or an event) that holds `needle`,
+        /// skipping earlier ones; `nil` when the stream closes or 10 s pass without one.
+        func next(containing needle: String) async -> String? {
+            await LiveServer.onThread { [self] in
+                var buffer = [UInt8](repeating: 0, count: 65_536)
+                while true {
+                    var index = consumed
+                    while index + 1 < bytes.count {
+                        // An event ends with LF LF; the head with CR LF CR LF.
+                        let crlf = bytes[index + 1] == 0x0D && index + 2 < bytes.count && bytes[index + 2] == 0x0A
+                        if bytes[index] == 0x0A && (bytes[index + 1] == 0x0A || crlf) {
+                            let end = index + (crlf ? 3 : 2)
+                            let block = String(decoding: bytes[consumed..<end], as: UTF8.self)
+                            consumed = end
+                            if block.contains(needle) { return block }
+                            index = end
+                            continue
+                        }
+                        index += 1
+                    }
+                    let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+                    if count <= 0 { return nil }
+                    bytes += buffer[0..<count]
+                }
+            }
+        }
+    }
+
+    @Test func theLiveChannelPushesEachChangeToTheInstallWithTheNoticeThatHolds() async throws {
+        let server = try await LiveServer(settings: StoreSettings(purchaseOutcome: .pending))
+        defer { Task { await server.stop() } }
+        let session = try await session(server)
+        let id = try await createInstall(server, session)
+        let stream = EventStreamReader(port: server.port, path: "/installs/\(id)/events")
+        let head = try #require(await stream.next(containing: "HTTP/1.1"))
+        #expect(head.hasPrefix("HTTP/1.1 200 OK\r\n"))
+        #expect(head.lowercased().contains("content-type: text/event-stream"))
+        let first = try #require(await stream.next(containing: "event: live"))
+        #expect(first.contains(#"data: <div id="hearts""#))
+        #expect(first.contains(#"<strong id="app-state">running</strong>"#))
+        #expect(first.contains(#"<div id="timeline">"#) && first.contains(#"<div id="feedback""#))
+
+        _ = await post(server, "/installs/\(id)/purchases", session, form: "productID=com.example.tipjar.tip.coffee", fragment: true)
+        let pending = try #require(await stream.next(containing: "notice-pending"))
+        #expect(pending.contains("Your purchase is waiting for approval."))
+
+        let transaction = try #require(try await server.storage.pendingTransactions().first { $0.installID == id })
+        _ = try await server.service.approve(transactionID: transaction.transaction.id)
+        let approved = try #require(await stream.next(containing: "notice-purchased"))
+        #expect(!approved.contains("notice-pending"))
+        #expect(approved.contains("♥♡♡♡♡") && approved.contains(TipJarStrings.english.thankYou))
+
+        _ = try await server.service.stop(installID: id)
+        let stopped = try #require(await stream.next(containing: #"<strong id="app-state">stopped</strong>"#))
+        #expect(stopped.contains("<code>stop</code>"), "the timeline came with it")
+    }
+
+    @Test func anUnknownInstallGets404InsteadOfAStream() async throws {
+        let server = try await LiveServer()
+        defer { Task { await server.stop() } }
+        let reply = await server.send("GET", "/installs/00000000-0000-0000-0000-000000000000/events")
+        #expect(reply.status == 404)
+        #expect(reply["Content-Type"]?.hasPrefix("text/event-stream") != true)
+    }
+}
