@@ -1,6 +1,6 @@
 import HTTPServer
 
-/// The checks every unsafe request passes before routing (issue 7):
+/// The checks every unsafe request passes before routing:
 /// - forms and fragments: the synchronizer CSRF token of the session (`csrfToken` field or
 ///   `X-CSRF-Token` header), and `Sec-Fetch-Site: same-origin` or, when that is absent, an
 ///   `Origin` equal to ours (a page on `http://localhost:3000` is same-site, not same-origin), and a body of

@@ -34,7 +34,7 @@ struct Routes: Sendable {
 
     // MARK: Request helpers
 
-    /// Whether the request asks for a fragment (`X-Fragment: 1`, DESIGN.md).
+    /// Whether the request asks for a fragment (`X-Fragment: 1`, README "Domain rules" 12).
     static func wantsFragment(_ request: HTTPRequest) -> Bool { request.fields["X-Fragment"] == "1" }
 
     /// The CSRF token of the request's session (empty when it has none). Never starts a session.

@@ -1,6 +1,6 @@
 import HTTPServer
 
-/// The headers every response carries, errors included (issue 7): a Content-Security-Policy with
+/// The headers every response carries, errors included: a Content-Security-Policy with
 /// no inline script or style, `nosniff`, no framing, no referrer; `no-store` on dynamic responses.
 public enum SecurityHeaders {
     /// The Content-Security-Policy: only this origin's scripts, styles and images; no plugins,

@@ -2,7 +2,7 @@ import Foundation
 import Mustache
 
 /// The dashboard's templates: parsed once at start-up and cached, or re-read from `Templates/`
-/// on every render when `--reload-templates` is on (issue 5).
+/// on every render when `--reload-templates` is on.
 final class TemplateSource: Sendable {
     private let directory: URL
     private let cached: MustacheLibrary?

@@ -6,7 +6,7 @@ import TipJar
 /// any conversion (the `Mustache` library's fast path).
 typealias TemplateData = [String: MustacheValue]
 
-/// Builds the logic-free data the templates render (STYLE.md rule 10): typed Mustache values
+/// Builds the logic-free data the templates render: typed Mustache values
 /// (strings, numbers, booleans, lists and objects), built from domain values and testable without rendering.
 enum ViewModels {
     /// The first eight characters of an install ID, for lists.
@@ -189,7 +189,7 @@ enum ViewModels {
         choices([("", "off")] + E.allCases.map { ($0.rawValue, $0.rawValue) }, selected: selected?.rawValue ?? "")
     }
 
-    /// The text sizes of the install page's switch; `accessibility` stacks the tiles (DESIGN.md rule 10).
+    /// The text sizes of the install page's switch; `accessibility` stacks the tiles (README "Domain rules" 10).
     static let textSizes: [(value: String, name: String)] = [("default", "Default"), ("large", "Large"), ("accessibility", "Accessibility (AX5)")]
 }
 

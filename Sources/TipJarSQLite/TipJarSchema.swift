@@ -1,4 +1,4 @@
-/// The dashboard's schema, as migrations recorded by identifier (issue 6). Each runs once, in its
+/// The dashboard's schema, as migrations recorded by identifier. Each runs once, in its
 /// own transaction with its record; a database that has applied an identifier this list does not
 /// know was written by a newer version and is refused unmodified.
 ///
@@ -57,7 +57,7 @@ public enum TipJarSchema {
         );
         """
 
-    /// `v2-install-labels`: the install's free-text label (issue 7).
+    /// `v2-install-labels`: the install's free-text label.
     public static let v2 = """
         ALTER TABLE installs ADD COLUMN label TEXT NOT NULL DEFAULT '';
         """

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# HTTP benchmark (issue 4): the release build of `tipjar serve` beside nginx serving the same bytes,
+# HTTP benchmark: the release build of `tipjar serve` beside nginx serving the same bytes,
 # measured in the same run with `wrk -t1 -c50 -d10s --latency` on 127.0.0.1.
 #
 #   Tests/Benchmarks/http_bench.sh            # from any folder; builds .build/release/tipjar if missing

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# Mustache render benchmark (issue 5): builds Tests/Benchmarks/MustacheBench (its own package,
+# Mustache render benchmark: builds Tests/Benchmarks/MustacheBench (its own package,
 # depending on this repository's `Mustache` library by path, built in its own .build) in release
 # and runs it. It prints renders per second of a ~3 KB page (layout parent with blocks, a partial
 # in a loop, a 20-row table), typed MustacheValue and JSONSerialization input.
 #
 #   Tests/Benchmarks/render_bench.sh
-# Target (issue 5): >= 50,000 renders/s on one core.
+# Target: >= 50,000 renders/s on one core.
 set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 cd "$HERE/MustacheBench"

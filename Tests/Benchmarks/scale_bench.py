@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Scale benchmark (issue 6), driven by scale_bench.sh. Standard library only.
+"""Scale benchmark, driven by scale_bench.sh. Standard library only.
 
 1. `tipjar serve` creates the schema on a new temporary database, then is stopped;
    scale_seed.py fills it with 100,000 installs and 1,000,000 ledger rows (one install with 1,000).

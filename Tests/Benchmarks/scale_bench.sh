@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Scale benchmark (issue 6): 100,000 installs and 1,000,000 ledger rows, seeded fast with SQL
+# Scale benchmark: 100,000 installs and 1,000,000 ledger rows, seeded fast with SQL
 # (Tests/Benchmarks/scale_seed.py), then the release `tipjar serve` on them: p50/p99 ms of /installs
 # pages and of /installs/{id} with 1,000 ledger rows; purchases/s through the JSON API with 8
 # concurrent clients at --durability full and normal, beside the raw SQLite one-row-transaction

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Seeds a Tip Jar database for the scale benchmark (issue 6): INSTALLS installs and DELIVERIES ledger
+"""Seeds a Tip Jar database for the scale benchmark: INSTALLS installs and DELIVERIES ledger
 rows, one install ("the big install", the oldest) with BIG ledger rows, in one big transaction.
 
 The database must already hold the schema (created by `tipjar serve`, which also writes the

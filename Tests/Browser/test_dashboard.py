@@ -1,4 +1,4 @@
-"""Real-browser end-to-end tests of the Tip Jar Dashboard (issue 7).
+"""Real-browser end-to-end tests of the Tip Jar Dashboard.
 
 Headless Chromium (Debian's `chromium` + `chromium-driver`) driven by Selenium, against the release
 server binary on a temporary database, with the live `Templates/` and `Public/` of this checkout.

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Fault 1 of issue 6: nothing acknowledged is lost when the server is killed with SIGKILL.
+"""Nothing acknowledged is lost when the server is killed with SIGKILL.
 
 Runs the release server (built beforehand; this script builds nothing) on one temporary database
 for all rounds (cumulative). Each round:
@@ -326,7 +326,7 @@ def main():
                 passed -= 1
             graceful = server.stop()
             if not graceful:
-                print("note: the server did not exit within 5 s of SIGTERM (killed); graceful shutdown is issue 4's concern")
+                print("note: the server did not exit within 5 s of SIGTERM (killed)")
             server = None
     finally:
         if server is not None:

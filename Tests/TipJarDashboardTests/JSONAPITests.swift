@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import TipJar
 
-/// The JSON API over a real socket (issue 2's shapes, issue 3's actions).
+/// The JSON API over a real socket.
 @Suite("JSON API", .serialized)
 struct JSONAPITests {
     static let coffee = "com.example.tipjar.tip.coffee"

@@ -4,7 +4,7 @@ import Testing
 import TipJar
 @testable import TipJarSQLite
 
-/// DESIGN.md rule 4: every purchase outcome, and the purchase lock.
+/// README "Domain rules" 4: every purchase outcome, and the purchase lock.
 @Suite("Purchase outcomes")
 struct PurchaseOutcomeTests {
     @Test func successVerifiedRecordsFinishesAndAddsAHeart() async throws {

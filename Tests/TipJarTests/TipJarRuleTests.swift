@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import TipJar
 
-/// Pure rules of the core, tested without storage (DESIGN.md rules 1–6).
+/// Pure rules of the core, tested without storage (README "Domain rules" 1–6).
 @Suite("Core rules")
 struct TipJarRuleTests {
     static let purchaseDate = Date(timeIntervalSince1970: 1_757_462_400)

@@ -1,8 +1,8 @@
 /// Why a StoreKit configuration file was refused: which file, where in it, and what is wrong.
 ///
 /// The importer never half-loads a catalog: any problem throws one of these
-/// (shared/storekit/README.md: "refuse every `bad-*` file with a clear message (file, JSON location such as
-/// `products[1].displayPrice`, and what is wrong)"; DESIGN.md "Bad input and faults").
+/// (Tests/TipJarTests/Fixtures/storekit/README.md: "refuse every `bad-*` file with a clear message (file, JSON location such as
+/// `products[1].displayPrice`, and what is wrong)"; README "Domain rules" 11).
 public struct CatalogError: Error, CustomStringConvertible, Sendable, Equatable {
     /// The file as given: a path for ``Catalog/load(contentsOf:)``, the `fileName` passed to
     /// ``Catalog/init(data:fileName:)``.

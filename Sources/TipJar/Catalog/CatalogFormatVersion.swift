@@ -1,6 +1,6 @@
 /// The `version` object of a StoreKit configuration file, e.g. `{"major": 3, "minor": 0}`.
 ///
-/// The importer reads formats 1.0 through 5.x (shared/storekit/README.md: "format versions 1.0 to 5.0");
+/// The importer reads formats 1.0 through 5.x (Tests/TipJarTests/Fixtures/storekit/README.md: "format versions 1.0 to 5.0");
 /// a minor version is treated as a compatible addition, a major version above 5 is refused.
 public struct CatalogFormatVersion: Sendable, Hashable, Comparable, CustomStringConvertible {
     /// The major format version (1...5 for readable files).

@@ -2,7 +2,7 @@
 ///
 /// Kept exactly as written in the file: the locale identifier is not normalised (`"pt_BR"`, `"ja"`, `"en_US"`),
 /// and names may be empty — the catalog's name fallback (``Catalog/displayName(of:locale:)``, per
-/// shared/storekit/README.md) skips empty names.
+/// Tests/TipJarTests/Fixtures/storekit/README.md) skips empty names.
 public struct CatalogLocalization: Sendable, Equatable, Hashable {
     /// The locale identifier as written in the file's `locale` key, e.g. `"en_US"`, `"pt_BR"`, `"ja"`.
     public var locale: String

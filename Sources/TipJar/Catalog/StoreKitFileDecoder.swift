@@ -1,7 +1,7 @@
 import Foundation
 
 /// Walks the JSONSerialization tree of a `.storekit` file into a ``Catalog``, refusing anything malformed
-/// with the JSON path of the problem (shared/storekit/README.md). Internal to the importer; the public entry
+/// with the JSON path of the problem (Tests/TipJarTests/Fixtures/storekit/README.md). Internal to the importer; the public entry
 /// points are ``Catalog/init(data:fileName:)`` and ``Catalog/load(contentsOf:)``.
 ///
 /// Tolerated where Xcode omits them: `identifier`, `nonRenewingSubscriptions`, `subscriptionGroups`,

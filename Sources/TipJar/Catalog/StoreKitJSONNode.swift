@@ -1,7 +1,7 @@
 import Foundation
 
 /// A value of a parsed JSONSerialization tree together with its JSON path, so that every refusal can name
-/// where it happened (`products[1].displayPrice`; shared/storekit/README.md). Internal to the importer.
+/// where it happened (`products[1].displayPrice`; Tests/TipJarTests/Fixtures/storekit/README.md). Internal to the importer.
 struct StoreKitJSONNode {
     /// The JSONSerialization value: `[String: Any]`, `[Any]`, `String`, `NSNumber`, or `NSNull`.
     let value: Any

@@ -2,7 +2,7 @@ import Foundation
 
 /// Turns a JSONSerialization failure into a ``CatalogError`` that says where the text goes wrong, as
 /// `line L, column C` (1-based; columns count characters) or `end of file (…)` for truncated files
-/// (shared/storekit/README.md: "refused: says where the JSON ends"). Internal to the importer.
+/// (Tests/TipJarTests/Fixtures/storekit/README.md: "refused: says where the JSON ends"). Internal to the importer.
 enum StoreKitJSONSyntax {
     /// The refusal for `error`, thrown by JSONSerialization while parsing `data`.
     static func catalogError(for error: any Error, data: Data, file: String) -> CatalogError {

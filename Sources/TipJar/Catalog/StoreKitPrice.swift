@@ -1,6 +1,6 @@
 import Foundation
 
-/// Exact parsing of a product's `displayPrice` into `Decimal` (shared/storekit/README.md: prices are "the
+/// Exact parsing of a product's `displayPrice` into `Decimal` (Tests/TipJarTests/Fixtures/storekit/README.md: prices are "the
 /// file's number"). Xcode writes a string of a plain decimal number (`"0.99"`, `"29"`, `"9.90"`); a JSON number
 /// is also accepted. Internal to the importer.
 enum StoreKitPrice {

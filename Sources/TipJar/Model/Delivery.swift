@@ -13,7 +13,7 @@ public enum DeliveryPath: String, Sendable, Codable, CaseIterable {
     case restore
 }
 
-/// What the handler decided about one delivery (STYLE.md: expected outcomes are values).
+/// What the handler decided about one delivery.
 public enum RecordOutcome: String, Sendable, Codable, CaseIterable {
     /// A verified, unrevoked tip seen for the first time: one heart (up to five).
     case counted
@@ -29,7 +29,7 @@ public enum RecordOutcome: String, Sendable, Codable, CaseIterable {
 }
 
 /// One row of an install's ledger: every delivery, with its outcome, so a person can see why a
-/// heart did or did not appear (DESIGN.md rule 6).
+/// heart did or did not appear (README "Domain rules" 6).
 public struct Delivery: Sendable, Equatable {
     /// The install that received it.
     public var installID: String

@@ -1,7 +1,7 @@
 import Foundation
 
 /// One simulated installation of the app: its locale, storefront, account and heart count
-/// (the app's UserDefaults, one row per install; DESIGN.md rule 7).
+/// (the app's UserDefaults, one row per install; README "Domain rules" 7).
 public struct Install: Sendable, Equatable, Identifiable {
     /// Opaque identifier (a lowercase UUID from the injected generator).
     public var id: String

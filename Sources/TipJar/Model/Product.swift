@@ -4,7 +4,7 @@ import Foundation
 /// the catalog entry resolved for one storefront and one locale.
 ///
 /// `displayPrice` is the catalog price in the storefront's currency, formatted with Foundation
-/// for the storefront's locale (DESIGN.md rule 2).
+/// for the storefront's locale (README "Domain rules" 2).
 public struct Product: Sendable, Equatable, Identifiable {
     /// The product identifier, e.g. `com.example.tipjar.tip.coffee`.
     public var id: String

@@ -1,4 +1,4 @@
-/// The tip jar service's state, exactly the seed's three cases (DESIGN.md rule 3).
+/// The tip jar service's state, exactly the seed's three cases (README "Domain rules" 3).
 public enum TipJarState: Sendable, Equatable {
     /// The catalog is being fetched: skeleton tiles, no buttons.
     case loading

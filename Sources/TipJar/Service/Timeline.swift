@@ -2,8 +2,9 @@ import Foundation
 import Synchronization
 
 /// The service's recent history per install, in memory: tip jar state changes (`ready` /
-/// `unavailable`, recorded only when a load reaches a different state than the last), purchases opening and closing, launches, migrations and store actions
-/// (issue 3). Diagnostic only, so it costs no disk write; the durable record is the ledger.
+/// `unavailable`, recorded only when a load reaches a different state than the last), purchases
+/// opening and closing, launches, migrations and store actions. Diagnostic only, so it costs no
+/// disk write; the durable record is the ledger.
 /// Bounded: the last `perInstall` events of at most `maximumInstalls` installs, and the last
 /// `overall` events of all.
 ///

@@ -1,7 +1,7 @@
 import Foundation
 
 /// Every effect the core performs, as small `Sendable` closures injected at start-up, so tests
-/// control time, identifiers and waiting (STYLE.md rule 7).
+/// control time, identifiers and waiting.
 public struct TipJarEnvironment: Sendable {
     /// The current time (UTC).
     public var now: @Sendable () -> Date

@@ -5,7 +5,7 @@ public enum TipJarError: Error, Equatable, Sendable, CustomStringConvertible {
     case installNotFound(String)
     /// The product is not a tip of the loaded catalog.
     case unknownProduct(String)
-    /// A purchase is already open for this install (DESIGN.md rule 4: two tabs, a double click).
+    /// A purchase is already open for this install (README "Domain rules" 4: two tabs, a double click).
     case purchaseInProgress(installID: String)
     /// Confirm or Cancel for a purchase sheet that is no longer open (answered, timed out, or the app stopped).
     case noPurchaseSheet(installID: String)

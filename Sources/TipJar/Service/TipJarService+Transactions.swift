@@ -183,7 +183,7 @@ extension TipJarService {
     }
 
     /// Launches the app: the listener starts, the legacy "has tipped" flag migrates to one heart
-    /// (once, DESIGN.md rule 8), then the account's unfinished transactions are delivered.
+    /// (once, README "Domain rules" 8), then the account's unfinished transactions are delivered.
     /// - Throws: `TipJarError.installNotFound`; storage errors.
     public func launch(installID: String) async throws -> DeliveryReport {
         let install = try await install(installID)
@@ -212,7 +212,7 @@ extension TipJarService {
     }
 
     /// Restore: `AppStore.sync()`, then the listener routes what came back. For consumables that
-    /// is only the account's unfinished transactions (DESIGN.md rule 9).
+    /// is only the account's unfinished transactions (README "Domain rules" 9).
     /// - Throws: the App Store Sync `StoreKitError` when it is injected (shown as an alert);
     ///   `TipJarError.installNotFound`; storage errors.
     public func restore(installID: String) async throws -> DeliveryReport {

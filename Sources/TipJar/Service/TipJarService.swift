@@ -3,7 +3,7 @@ import Foundation
 /// The app side of every simulated install: the seed's `TipJar` service. It loads offers into the
 /// three-state machine, holds the per-install purchase lock, runs launch (migration, then
 /// unfinished transactions), Restore, and the one transaction handler that every path feeds:
-/// verify → record → `finish()` (DESIGN.md rules 3–9).
+/// verify → record → `finish()` (README "Domain rules" 3–9).
 public actor TipJarService {
     /// The simulated App Store.
     public nonisolated let store: SimulatedStore
@@ -183,7 +183,7 @@ public actor TipJarService {
     }
 
     /// Turns store products into tile values in tier order, whatever order the store used
-    /// (DESIGN.md rule 1): the catalog's tip order decides; products outside it are dropped.
+    /// (README "Domain rules" 1): the catalog's tip order decides; products outside it are dropped.
     public nonisolated static func offers(from products: [Product], catalog: Catalog) -> [TipOffer] {
         let byID = Dictionary(products.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         return catalog.tips.compactMap { entry in

@@ -1,6 +1,6 @@
 import Foundation
 
-/// Persistence the core needs, implemented by `TipJarSQLite` (DESIGN.md: "Persistence behind
+/// Persistence the core needs, implemented by `TipJarSQLite` (README "Layout of the code": "Persistence behind
 /// protocols"). Every method is one atomic unit of work: it either happens whole or throws.
 ///
 /// Implementations throw their own error type (e.g. `DatabaseError`); the dashboard turns a busy,
@@ -18,7 +18,7 @@ public protocol TipJarStorage: Sendable {
     func setLabel(_ label: String, installID: String) async throws
     /// Changes an install's storefront (an alpha-3 code of ``Storefront/all``).
     func setStorefront(_ countryCode: String, installID: String) async throws
-    /// Launch-time migration of the old "has tipped" boolean (DESIGN.md rule 8), atomically: when
+    /// Launch-time migration of the old "has tipped" boolean (README "Domain rules" 8), atomically: when
     /// the flag is set, clear it and, if hearts are still zero, set them to one.
     /// - Returns: `true` when the flag was set (the migration ran now), `false` otherwise.
     func migrateLegacyFlag(installID: String) async throws -> Bool
@@ -65,7 +65,7 @@ public protocol TipJarStorage: Sendable {
     /// - Returns: `false` when no install has that ID.
     func deleteInstall(withID id: String) async throws -> Bool
 
-    /// Records one delivery in the ledger, atomically with its effects (DESIGN.md rule 6):
+    /// Records one delivery in the ledger, atomically with its effects (README "Domain rules" 6):
     /// when `delivery.outcome` is `.counted`, the (install, transaction) pair is inserted with
     /// `ON CONFLICT DO NOTHING`; if it was already there the outcome becomes `.duplicate`, else the
     /// install gains one heart up to `Install.maximumHearts`. When `delivery.finished` is true the
@@ -140,7 +140,7 @@ public struct Overview: Sendable, Equatable {
 }
 
 /// One line of an install's timeline: the service's states (`loading` → `ready` / `unavailable`,
-/// purchase open / closed), launches, migrations and store actions (issue 3).
+/// purchase open / closed), launches, migrations and store actions.
 public struct InstallEvent: Sendable, Equatable {
     /// The install, or `nil` for store-wide events.
     public var installID: String?

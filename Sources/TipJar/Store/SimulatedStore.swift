@@ -5,7 +5,7 @@ import Foundation
 /// and latencies set in `StoreSettings`; and keeps every transaction it issued.
 ///
 /// Transactions it issues go back to the app through `TipJarService`, which routes them into the
-/// install's one transaction handler (DESIGN.md rule 5).
+/// install's one transaction handler (README "Domain rules" 5).
 public actor SimulatedStore {
     /// The loaded `.storekit` catalog.
     public nonisolated let catalog: Catalog

@@ -70,10 +70,10 @@ public struct StoreSettings: Sendable, Equatable, Codable {
     /// Purchase latency in milliseconds, applied to every purchase (0...60,000).
     public var purchaseLatencyMs: Int
     /// Whether the app "crashes" after recording a delivery but before calling `finish()`, leaving
-    /// the transaction unfinished for the next launch (issue 3, trap 3).
+    /// the transaction unfinished for the next launch.
     public var crashBeforeFinish: Bool
     /// How many times the listener re-emits each transaction after it was delivered (0...3), so the
-    /// same transaction arrives from the purchase result and the listener (issue 3, traps 1 and 2).
+    /// same transaction arrives from the purchase result and the listener.
     public var listenerReemits: Int
     /// Ask to Buy for every purchase, as `SKTestSession.askToBuyEnabled`
     /// (https://developer.apple.com/documentation/storekittest/sktestsession/asktobuyenabled): each purchase

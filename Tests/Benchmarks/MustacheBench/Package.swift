@@ -1,5 +1,5 @@
 // swift-tools-version:6.0
-// The Mustache render benchmark (issue 5), a package of its own so that the product's
+// The Mustache render benchmark, a package of its own so that the product's
 // Package.swift stays free of benchmark targets. It depends on the main package by path and
 // builds only its `Mustache` library, in this folder's own .build.
 //

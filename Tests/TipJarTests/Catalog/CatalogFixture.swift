@@ -1,7 +1,7 @@
 import Foundation
 @testable import TipJar
 
-/// Loads the `.storekit` fixtures copied from shared/storekit/ into `Fixtures/storekit/`.
+/// Loads the `.storekit` fixtures kept in `Fixtures/storekit/`.
 enum CatalogFixture {
     /// The URL of `Fixtures/storekit/<name>.storekit` in the test bundle (`name` without extension).
     static func url(_ name: String) -> URL? {

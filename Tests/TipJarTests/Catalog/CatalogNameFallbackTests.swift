@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import TipJar
 
-/// The name fallback order of shared/storekit/README.md: the install's locale (`pt-BR` matches `pt_BR`),
+/// The name fallback order of Tests/TipJarTests/Fixtures/storekit/README.md: the install's locale (`pt-BR` matches `pt_BR`),
 /// the same language, the file's `_locale`, `en_US`, the first non-empty localization, `referenceName`,
 /// `productID`.
 @Suite("Name fallback order")

@@ -3,7 +3,7 @@ import Testing
 @testable import TipJar
 
 /// Every `bad-*` fixture and hostile input is refused with file, location and problem — never a crash,
-/// never a half-loaded catalog (shared/storekit/README.md; DESIGN.md "Bad input and faults").
+/// never a half-loaded catalog (Tests/TipJarTests/Fixtures/storekit/README.md; README "Domain rules" 11).
 @Suite("StoreKit refusals: file, JSON location, what is wrong")
 struct CatalogRefusalTests {
     /// (file, expected location, words the problem must contain).
