@@ -89,7 +89,7 @@ final class EventLoop: @unchecked Sendable {
             if draining && openCount == 0 && shedCount == 0 { break }
         }
         close(epfd)
-        close(inbox.eventFD)
+        inbox.close()
         onStop()
     }
 

@@ -17,22 +17,28 @@ final class Inbox: Sendable {
 
     /// The eventfd registered with the loop's epoll set.
     let eventFD: Int32
-    private let queue = Mutex<[Message]>([])
+    /// The queued messages, and whether ``close()`` has run.
+    private let state = Mutex<(messages: [Message], isClosed: Bool)>(([], false))
 
     init() {
         eventFD = SystemCalls.eventFD()
     }
 
-    /// Queues a message and wakes the loop if it might be sleeping.
+    /// Queues a message and wakes the loop if it might be sleeping; after ``close()`` it is dropped.
+    ///
+    /// The wake-up is written under the lock that ``close()`` takes, so a responder that finishes after
+    /// the loop stopped never writes to the closed descriptor's number, which the kernel may already
+    /// have handed to another socket of this process (an 8-byte counter once arrived in front of an
+    /// HTTP answer that way).
     func post(_ message: Message) {
-        let wasEmpty = queue.withLock { q in
-            let empty = q.isEmpty
-            q.append(message)
-            return empty
-        }
-        if wasEmpty {
-            var one: UInt64 = 1
-            _ = write(eventFD, &one, 8)
+        state.withLock { state in
+            guard !state.isClosed else { return }
+            let wasEmpty = state.messages.isEmpty
+            state.messages.append(message)
+            if wasEmpty {
+                var one: UInt64 = 1
+                _ = write(eventFD, &one, 8)
+            }
         }
     }
 
@@ -40,10 +46,20 @@ final class Inbox: Sendable {
     func drain() -> [Message] {
         var counter: UInt64 = 0
         _ = read(eventFD, &counter, 8)
-        return queue.withLock { q in
-            let taken = q
-            q.removeAll(keepingCapacity: true)
+        return state.withLock { state in
+            let taken = state.messages
+            state.messages.removeAll(keepingCapacity: true)
             return taken
+        }
+    }
+
+    /// Closes the eventfd once the loop has stopped; later posts are dropped.
+    func close() {
+        state.withLock { state in
+            guard !state.isClosed else { return }
+            state.isClosed = true
+            state.messages.removeAll()
+            _ = Glibc.close(eventFD)
         }
     }
 }
