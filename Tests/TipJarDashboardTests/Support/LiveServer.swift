@@ -86,18 +86,9 @@ final class LiveServer: Sendable {
     static func exchange(port: Int, _ text: String) async -> [UInt8] {
         await withCheckedContinuation { continuation in
             Thread.detachNewThread {
-                let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-                var timeout = timeval(tv_sec: 10, tv_usec: 0)
-                setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-                var address = sockaddr_in()
-                address.sin_family = sa_family_t(AF_INET)
-                address.sin_port = in_port_t(UInt16(port).bigEndian)
-                inet_pton(AF_INET, "127.0.0.1", &address.sin_addr)
-                let connected = withUnsafePointer(to: &address) {
-                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-                }
+                let (fd, connected) = connectedSocket(port: port)
                 var received: [UInt8] = []
-                if connected == 0 {
+                if connected {
                     var bytes = Array(text.utf8)
                     _ = bytes.withUnsafeMutableBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
                     var buffer = [UInt8](repeating: 0, count: 65_536)
@@ -144,5 +135,24 @@ struct HTTPReply {
     var csrfToken: String? {
         guard let range = body.range(of: #"name="csrf-token" content=""#) else { return nil }
         return String(body[range.upperBound...].prefix { $0 != "\"" })
+    }
+
+}
+
+extension LiveServer {
+    /// A blocking TCP socket connected to 127.0.0.1:`port`, with a 10 s receive timeout; `connected`
+    /// is false when `connect` failed (the descriptor is still the caller's to close).
+    static func connectedSocket(port: Int) -> (fd: Int32, connected: Bool) {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var timeout = timeval(tv_sec: 10, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        inet_pton(AF_INET, "127.0.0.1", &address.sin_addr)
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        return (fd, result == 0)
     }
 }
