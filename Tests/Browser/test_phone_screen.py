@@ -87,7 +87,8 @@ def test_every_page_fits_a_390_px_phone_with_tables_scrolling_in_their_own_regio
     server.store(**server.defaults)
     emulate_phone(browser)
     problems = []
-    pages = [("/", None), ("/installs", None), ("/store", None), ("/catalog", None)]
+    pages = [("/", None), ("/installs", None), ("/store", None), ("/catalog", None), ("/transactions", None),
+             ("/confirm/transactions-clear", None), (f"/confirm/installs/{english}/delete", None)]
     pages += [(f"/installs/{install}?textSize={size}", "ready") for install in (english, portuguese) for size in SIZES]
     for path, state in pages:
         browser.get(server.base + path)
