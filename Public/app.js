@@ -38,6 +38,8 @@
   function noticeNoLongerHolds(current, node) {
     var jar = document.getElementById("tipjar");
     if (jar && jar.getAttribute("aria-busy") === "true") { return false; }
+    // An alert the person has not closed yet is theirs: a change pushed meanwhile never removes it.
+    if (current.querySelector("dialog[open]")) { return false; }
     var was = current.querySelector(".notice-pending"), now = node.querySelector(".notice-pending");
     return (was || now) && current.innerHTML.trim() !== node.innerHTML.trim();
   }
