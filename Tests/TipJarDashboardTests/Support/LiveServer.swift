@@ -17,6 +17,9 @@ final class LiveServer: Sendable {
     let storage: SQLiteTipJarStorage
     let directory: URL
 
+    /// The environment's wait when a test does not hold it at a ``DelayGate``: a simulated latency takes its time.
+    static let realTime: @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }
+
     static let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().deletingLastPathComponent()
 
@@ -31,7 +34,7 @@ final class LiveServer: Sendable {
     /// decide when a delay is over.
     init(settings: StoreSettings? = nil, catalog: Catalog? = nil, adminToken: String? = nil,
          database: DatabaseConfiguration = DatabaseConfiguration(groupCommit: true), sessionLimit: Int = 10_000,
-         sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }) async throws {
+         sleep: @escaping @Sendable (Duration) async throws -> Void = LiveServer.realTime) async throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("tipjar-live-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         storage = try SQLiteTipJarStorage(path: directory.appendingPathComponent("tipjar.sqlite3").path, configuration: database)
@@ -103,6 +106,27 @@ final class LiveServer: Sendable {
             }
         }
     }
+}
+
+/// Runs `body` with a ``LiveServer`` started with these arguments (``LiveServer/init(settings:catalog:adminToken:database:sessionLimit:sleep:)``)
+/// and awaits the server's shutdown before it returns, whether `body` returned or threw: a test never leaves a
+/// server, its connections or its SQLite file behind for the tests after it.
+func withLiveServer<T>(settings: StoreSettings? = nil, catalog: Catalog? = nil, adminToken: String? = nil,
+                       database: DatabaseConfiguration = DatabaseConfiguration(groupCommit: true), sessionLimit: Int = 10_000,
+                       sleep: @escaping @Sendable (Duration) async throws -> Void = LiveServer.realTime,
+                       isolation: isolated (any Actor)? = #isolation,
+                       _ body: (LiveServer) async throws -> T) async throws -> T {
+    let server = try await LiveServer(settings: settings, catalog: catalog, adminToken: adminToken, database: database,
+                                      sessionLimit: sessionLimit, sleep: sleep)
+    let result: T
+    do {
+        result = try await body(server)
+    } catch {
+        await server.stop()
+        throw error
+    }
+    await server.stop()
+    return result
 }
 
 /// A parsed HTTP/1.1 response.
