@@ -49,20 +49,20 @@ struct AdminTokenModeTests {
     }
 
     @Test func aPercentEncodedTokenNameSignsInAndEveryRedirectIsSameOrigin() async throws {
-        let server = try await LiveServer(adminToken: Self.token)
-        defer { Task { await server.stop() } }
-        let encoded = await server.send("GET", "/installs?%74oken=\(Self.token)&q=a")
-        #expect(encoded.status == 303)
-        #expect(encoded["Location"] == "/installs?q=a")
-        let host = "Host: 127.0.0.1:\(server.port)"
-        for target in ["//evil.example/", "/\\evil.example", "/%2F%2Fevil", "http://127.0.0.1:\(server.port)//evil.example/",
-                       "http://evil.example/", "//evil.example/%2e%2e/"] {
-            let raw = "GET \(target)?token=\(Self.token) HTTP/1.1\r\n\(host)\r\nConnection: close\r\n\r\n"
-            let reply = HTTPReply(parsing: await LiveServer.exchange(port: server.port, raw))
-            #expect(reply.status != 0, "\(target) answered")
-            if reply.status == 303 {
-                let location = try #require(reply["Location"])
-                #expect(location == "/", "\(target) redirected to \(location)")
+        try await withLiveServer(adminToken: Self.token) { server in
+            let encoded = await server.send("GET", "/installs?%74oken=\(Self.token)&q=a")
+            #expect(encoded.status == 303)
+            #expect(encoded["Location"] == "/installs?q=a")
+            let host = "Host: 127.0.0.1:\(server.port)"
+            for target in ["//evil.example/", "/\\evil.example", "/%2F%2Fevil", "http://127.0.0.1:\(server.port)//evil.example/",
+                           "http://evil.example/", "//evil.example/%2e%2e/"] {
+                let raw = "GET \(target)?token=\(Self.token) HTTP/1.1\r\n\(host)\r\nConnection: close\r\n\r\n"
+                let reply = HTTPReply(parsing: await LiveServer.exchange(port: server.port, raw))
+                #expect(reply.status != 0, "\(target) answered")
+                if reply.status == 303 {
+                    let location = try #require(reply["Location"])
+                    #expect(location == "/", "\(target) redirected to \(location)")
+                }
             }
         }
     }

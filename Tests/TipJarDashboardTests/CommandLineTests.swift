@@ -252,9 +252,7 @@ struct CommandLineTests {
         #expect(await LiveServer.onThread { Self.banner(process.standardOutput) }.contains("serving TipProducts.storekit on http://127.0.0.1:"))
         #expect(FileManager.default.fileExists(atPath: database + "-wal"))
         kill(process.processIdentifier, signal)
-        let deadline = Date().addingTimeInterval(10)
-        while process.isRunning, Date() < deadline { try await Task.sleep(for: .milliseconds(20)) }
-        if process.isRunning {
+        if await !LiveServer.onThread({ process.waitForExit(seconds: 10) }) {
             kill(process.processIdentifier, SIGKILL)
             Issue.record("tipjar serve ignored signal \(signal) for 10 s")
         }

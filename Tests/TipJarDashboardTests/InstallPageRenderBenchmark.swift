@@ -50,7 +50,7 @@ struct InstallPageRenderBenchmark {
         let elapsed = try ContinuousClock().measure {
             for _ in 0..<iterations { bytes &+= try body() }
         }
-        precondition(bytes > 0)
+        if bytes == 0 { Issue.record("the renders produced no bytes") }
         return Double(iterations) / (Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
     }
 

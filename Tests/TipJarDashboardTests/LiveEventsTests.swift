@@ -55,39 +55,39 @@ extension PageTests {
     }
 
     @Test func theLiveChannelPushesEachChangeToTheInstallWithTheNoticeThatHolds() async throws {
-        let server = try await LiveServer(settings: StoreSettings(purchaseOutcome: .pending))
-        defer { Task { await server.stop() } }
-        let session = try await session(server)
-        let id = try await createInstall(server, session)
-        let stream = EventStreamReader(port: server.port, path: "/installs/\(id)/events")
-        let head = try #require(await stream.next(containing: "HTTP/1.1"))
-        #expect(head.hasPrefix("HTTP/1.1 200 OK\r\n"))
-        #expect(head.lowercased().contains("content-type: text/event-stream"))
-        let first = try #require(await stream.next(containing: "event: live"))
-        #expect(first.contains(#"data: <div id="hearts""#))
-        #expect(first.contains(#"<strong id="app-state">running</strong>"#))
-        #expect(first.contains(#"<div id="timeline">"#) && first.contains(#"<div id="feedback""#))
+        try await withLiveServer(settings: StoreSettings(purchaseOutcome: .pending)) { server in
+            let session = try await session(server)
+            let id = try await createInstall(server, session)
+            let stream = EventStreamReader(port: server.port, path: "/installs/\(id)/events")
+            let head = try #require(await stream.next(containing: "HTTP/1.1"))
+            #expect(head.hasPrefix("HTTP/1.1 200 OK\r\n"))
+            #expect(head.lowercased().contains("content-type: text/event-stream"))
+            let first = try #require(await stream.next(containing: "event: live"))
+            #expect(first.contains(#"data: <div id="hearts""#))
+            #expect(first.contains(#"<strong id="app-state">running</strong>"#))
+            #expect(first.contains(#"<div id="timeline">"#) && first.contains(#"<div id="feedback""#))
 
-        _ = await post(server, "/installs/\(id)/purchases", session, form: "productID=com.example.tipjar.tip.coffee", fragment: true)
-        let pending = try #require(await stream.next(containing: "notice-pending"))
-        #expect(pending.contains("Your purchase is waiting for approval."))
+            _ = await post(server, "/installs/\(id)/purchases", session, form: "productID=com.example.tipjar.tip.coffee", fragment: true)
+            let pending = try #require(await stream.next(containing: "notice-pending"))
+            #expect(pending.contains("Your purchase is waiting for approval."))
 
-        let transaction = try #require(try await server.storage.pendingTransactions().first { $0.installID == id })
-        _ = try await server.service.approve(transactionID: transaction.transaction.id)
-        let approved = try #require(await stream.next(containing: "notice-purchased"))
-        #expect(!approved.contains("notice-pending"))
-        #expect(approved.contains("♥♡♡♡♡") && approved.contains(TipJarStrings.english.thankYou))
+            let transaction = try #require(try await server.storage.pendingTransactions().first { $0.installID == id })
+            _ = try await server.service.approve(transactionID: transaction.transaction.id)
+            let approved = try #require(await stream.next(containing: "notice-purchased"))
+            #expect(!approved.contains("notice-pending"))
+            #expect(approved.contains("♥♡♡♡♡") && approved.contains(TipJarStrings.english.thankYou))
 
-        _ = try await server.service.stop(installID: id)
-        let stopped = try #require(await stream.next(containing: #"<strong id="app-state">stopped</strong>"#))
-        #expect(stopped.contains("<code>stop</code>"), "the timeline came with it")
+            _ = try await server.service.stop(installID: id)
+            let stopped = try #require(await stream.next(containing: #"<strong id="app-state">stopped</strong>"#))
+            #expect(stopped.contains("<code>stop</code>"), "the timeline came with it")
+        }
     }
 
     @Test func anUnknownInstallGets404InsteadOfAStream() async throws {
-        let server = try await LiveServer()
-        defer { Task { await server.stop() } }
-        let reply = await server.send("GET", "/installs/00000000-0000-0000-0000-000000000000/events")
-        #expect(reply.status == 404)
-        #expect(reply["Content-Type"]?.hasPrefix("text/event-stream") != true)
+        try await withLiveServer { server in
+            let reply = await server.send("GET", "/installs/00000000-0000-0000-0000-000000000000/events")
+            #expect(reply.status == 404)
+            #expect(reply["Content-Type"]?.hasPrefix("text/event-stream") != true)
+        }
     }
 }

@@ -37,9 +37,7 @@ struct OpenAPIDocumentTests {
     }
 
     @Test func theDocumentIsServedAndNamesEveryAPIRoute() async throws {
-        let server = try await LiveServer()
-        let reply = await server.send("GET", "/api/openapi.json")
-        await server.stop()
+        let reply = try await withLiveServer { server in await server.send("GET", "/api/openapi.json") }
         #expect(reply.status == 200)
         #expect(reply["Content-Type"]?.hasPrefix("application/json") == true)
         let document = reply.object

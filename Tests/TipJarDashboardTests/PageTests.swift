@@ -39,157 +39,157 @@ struct PageTests {
 
     @Test(arguments: ["/", "/installs", "/store", "/catalog"])
     func everyPageRendersWithTheSecurityHeaders(_ path: String) async throws {
-        let server = try await LiveServer()
-        defer { Task { await server.stop() } }
-        let page = await server.send("GET", path)
-        #expect(page.status == 200)
-        #expect(page["Content-Type"] == "text/html; charset=utf-8")
-        #expect(page["Content-Security-Policy"]?.contains("script-src 'self'") == true)
-        #expect(page["X-Content-Type-Options"] == "nosniff")
-        #expect(page["X-Frame-Options"] == "DENY")
-        #expect(page["Referrer-Policy"] == "no-referrer")
-        #expect(page["Cache-Control"] == "no-store")
-        if ["/installs", "/store"].contains(path) {
-            #expect(page["Set-Cookie"]?.contains("HttpOnly; SameSite=Strict") == true, "a page with forms starts a session")
-        } else {
-            #expect(page["Set-Cookie"] == nil, "a page without forms starts no session")
+        try await withLiveServer { server in
+            let page = await server.send("GET", path)
+            #expect(page.status == 200)
+            #expect(page["Content-Type"] == "text/html; charset=utf-8")
+            #expect(page["Content-Security-Policy"]?.contains("script-src 'self'") == true)
+            #expect(page["X-Content-Type-Options"] == "nosniff")
+            #expect(page["X-Frame-Options"] == "DENY")
+            #expect(page["Referrer-Policy"] == "no-referrer")
+            #expect(page["Cache-Control"] == "no-store")
+            if ["/installs", "/store"].contains(path) {
+                #expect(page["Set-Cookie"]?.contains("HttpOnly; SameSite=Strict") == true, "a page with forms starts a session")
+            } else {
+                #expect(page["Set-Cookie"] == nil, "a page without forms starts no session")
+            }
+            #expect(page["Access-Control-Allow-Origin"] == nil)
+            #expect(page.body.hasPrefix("<!DOCTYPE html>"))
+            #expect(!page.body.contains("<script>"), "no inline script")
+            #expect(!page.body.contains("style=\""), "no inline style")
         }
-        #expect(page["Access-Control-Allow-Origin"] == nil)
-        #expect(page.body.hasPrefix("<!DOCTYPE html>"))
-        #expect(!page.body.contains("<script>"), "no inline script")
-        #expect(!page.body.contains("style=\""), "no inline style")
     }
 
     @Test(arguments: ["GET / HTTP/1.1\r\nHost: H\r\nContent-Length: 1\r\nTransfer-Encoding: chunked\r\n\r\n",
                       "GET /\u{0}x HTTP/1.1\r\nHost: H\r\n\r\n", "GET / HTTP/3.0\r\nHost: H\r\n\r\n"])
     func framingErrorsCarryTheSecurityHeaders(_ raw: String) async throws {
-        let server = try await LiveServer()
-        defer { Task { await server.stop() } }
-        let reply = HTTPReply(parsing: await LiveServer.exchange(port: server.port, raw.replacingOccurrences(of: "Host: H", with: "Host: 127.0.0.1:\(server.port)")))
-        #expect((400...505).contains(reply.status))
-        #expect(reply["Content-Security-Policy"] != nil)
-        #expect(reply["X-Frame-Options"] == "DENY")
+        try await withLiveServer { server in
+            let reply = HTTPReply(parsing: await LiveServer.exchange(port: server.port, raw.replacingOccurrences(of: "Host: H", with: "Host: 127.0.0.1:\(server.port)")))
+            #expect((400...505).contains(reply.status))
+            #expect(reply["Content-Security-Policy"] != nil)
+            #expect(reply["X-Frame-Options"] == "DENY")
+        }
     }
 
     @Test func errorsCarryTheSecurityHeadersToo() async throws {
-        let server = try await LiveServer()
-        defer { Task { await server.stop() } }
-        let missing = await server.send("GET", "/installs/does-not-exist")
-        #expect(missing.status == 404)
-        #expect(missing["Content-Security-Policy"] != nil)
-        #expect(missing["X-Frame-Options"] == "DENY")
+        try await withLiveServer { server in
+            let missing = await server.send("GET", "/installs/does-not-exist")
+            #expect(missing.status == 404)
+            #expect(missing["Content-Security-Policy"] != nil)
+            #expect(missing["X-Frame-Options"] == "DENY")
+        }
     }
 
     @Test func installPageShowsTheSkeletonThenTheFragmentHasThreeTilesInTierOrder() async throws {
-        let server = try await LiveServer()
-        defer { Task { await server.stop() } }
-        let session = try await session(server)
-        let id = try await createInstall(server, session, locale: "pt-BR", storefront: "BRA")
-        let page = await server.send("GET", "/installs/\(id)", fields: [("Cookie", session.cookie)])
-        #expect(page.body.contains(#"data-state="loading""#))
-        #expect(page.body.contains(#"data-src="/installs/\#(id)/offers""#))
-        #expect(page.body.contains("Informações e Créditos"))
-        let fragment = await server.send("GET", "/installs/\(id)/offers", fields: [("Cookie", session.cookie), ("X-Fragment", "1")])
-        #expect(fragment.status == 200)
-        #expect(!fragment.body.contains("<html"), "a fragment, not a page")
-        let tiers = ["tier-coffee", "tier-snack", "tier-lunch"].compactMap { fragment.body.range(of: $0)?.lowerBound }
-        #expect(tiers.count == 3)
-        #expect(tiers == tiers.sorted())
-        for text in ["Café", "Lanche", "Almoço completo", "R$\u{A0}0,99", "R$\u{A0}4,99", "<button type=\"submit\" class=\"tile"] {
-            #expect(fragment.body.contains(text), "missing \(text)")
+        try await withLiveServer { server in
+            let session = try await session(server)
+            let id = try await createInstall(server, session, locale: "pt-BR", storefront: "BRA")
+            let page = await server.send("GET", "/installs/\(id)", fields: [("Cookie", session.cookie)])
+            #expect(page.body.contains(#"data-state="loading""#))
+            #expect(page.body.contains(#"data-src="/installs/\#(id)/offers""#))
+            #expect(page.body.contains("Informações e Créditos"))
+            let fragment = await server.send("GET", "/installs/\(id)/offers", fields: [("Cookie", session.cookie), ("X-Fragment", "1")])
+            #expect(fragment.status == 200)
+            #expect(!fragment.body.contains("<html"), "a fragment, not a page")
+            let tiers = ["tier-coffee", "tier-snack", "tier-lunch"].compactMap { fragment.body.range(of: $0)?.lowerBound }
+            #expect(tiers.count == 3)
+            #expect(tiers == tiers.sorted())
+            for text in ["Café", "Lanche", "Almoço completo", "R$\u{A0}0,99", "R$\u{A0}4,99", "<button type=\"submit\" class=\"tile"] {
+                #expect(fragment.body.contains(text), "missing \(text)")
+            }
         }
     }
 
     @Test func failingCatalogShowsTheInlineRetryState() async throws {
-        let server = try await LiveServer(settings: StoreSettings(catalog: .failing))
-        defer { Task { await server.stop() } }
-        let session = try await session(server)
-        let id = try await createInstall(server, session)
-        let fragment = await server.send("GET", "/installs/\(id)/offers", fields: [("X-Fragment", "1")])
-        #expect(fragment.body.contains(#"data-state="unavailable""#))
-        #expect(fragment.body.contains("The tips couldn&#39;t be loaded."))
-        #expect(fragment.body.contains(">Retry</button>"))
+        try await withLiveServer(settings: StoreSettings(catalog: .failing)) { server in
+            let session = try await session(server)
+            let id = try await createInstall(server, session)
+            let fragment = await server.send("GET", "/installs/\(id)/offers", fields: [("X-Fragment", "1")])
+            #expect(fragment.body.contains(#"data-state="unavailable""#))
+            #expect(fragment.body.contains("The tips couldn&#39;t be loaded."))
+            #expect(fragment.body.contains(">Retry</button>"))
+        }
     }
 
     @Test func purchaseWithoutJavaScriptPostsAndRedirectsToTheThankYou() async throws {
-        let server = try await LiveServer()
-        defer { Task { await server.stop() } }
-        let session = try await session(server)
-        let id = try await createInstall(server, session)
-        let reply = await post(server, "/installs/\(id)/purchases", session, form: "productID=com.example.tipjar.tip.coffee")
-        #expect(reply.status == 303)
-        let location = try #require(reply["Location"])
-        #expect(location == "/installs/\(id)?load=now&feedback=purchased")
-        let page = await server.send("GET", location, fields: [("Cookie", session.cookie)])
-        #expect(page.body.contains("Thank you for the tip! One more heart."))
-        #expect(page.body.contains(#"data-state="ready""#))
-        #expect(page.body.contains("♥♡♡♡♡"))
+        try await withLiveServer { server in
+            let session = try await session(server)
+            let id = try await createInstall(server, session)
+            let reply = await post(server, "/installs/\(id)/purchases", session, form: "productID=com.example.tipjar.tip.coffee")
+            #expect(reply.status == 303)
+            let location = try #require(reply["Location"])
+            #expect(location == "/installs/\(id)?load=now&feedback=purchased")
+            let page = await server.send("GET", location, fields: [("Cookie", session.cookie)])
+            #expect(page.body.contains("Thank you for the tip! One more heart."))
+            #expect(page.body.contains(#"data-state="ready""#))
+            #expect(page.body.contains("♥♡♡♡♡"))
+        }
     }
 
     @Test func withoutJavaScriptTheTextSizeSurvivesThePurchaseRedirect() async throws {
-        let server = try await LiveServer()
-        defer { Task { await server.stop() } }
-        let session = try await session(server)
-        let id = try await createInstall(server, session)
-        let page = await server.send("GET", "/installs/\(id)?textSize=accessibility&load=now", fields: [("Cookie", session.cookie)])
-        #expect(page.body.contains(#"name="textSize" value="accessibility""#))
-        let reply = await post(server, "/installs/\(id)/purchases", session, form: "productID=com.example.tipjar.tip.coffee&textSize=accessibility")
-        #expect(reply["Location"] == "/installs/\(id)?load=now&feedback=purchased&textSize=accessibility")
-        let hostile = await post(server, "/installs/\(id)/purchases", session, form: "productID=com.example.tipjar.tip.coffee&textSize=%22%3E%3Cscript%3E")
-        #expect(hostile["Location"] == "/installs/\(id)?load=now&feedback=purchased", "unknown sizes are dropped, never echoed")
+        try await withLiveServer { server in
+            let session = try await session(server)
+            let id = try await createInstall(server, session)
+            let page = await server.send("GET", "/installs/\(id)?textSize=accessibility&load=now", fields: [("Cookie", session.cookie)])
+            #expect(page.body.contains(#"name="textSize" value="accessibility""#))
+            let reply = await post(server, "/installs/\(id)/purchases", session, form: "productID=com.example.tipjar.tip.coffee&textSize=accessibility")
+            #expect(reply["Location"] == "/installs/\(id)?load=now&feedback=purchased&textSize=accessibility")
+            let hostile = await post(server, "/installs/\(id)/purchases", session, form: "productID=com.example.tipjar.tip.coffee&textSize=%22%3E%3Cscript%3E")
+            #expect(hostile["Location"] == "/installs/\(id)?load=now&feedback=purchased", "unknown sizes are dropped, never echoed")
+        }
     }
 
     @Test func purchaseFragmentReturnsHeartsFeedbackAndLedger() async throws {
-        let server = try await LiveServer(settings: StoreSettings(purchaseOutcome: .failed, purchaseError: .networkError))
-        defer { Task { await server.stop() } }
-        let session = try await session(server)
-        let id = try await createInstall(server, session)
-        let reply = await post(server, "/installs/\(id)/purchases", session, form: "productID=com.example.tipjar.tip.coffee", fragment: true)
-        #expect(reply.status == 200)
-        #expect(reply.body.contains(#"id="hearts""#))
-        #expect(reply.body.contains(#"<dialog id="alert""#))
-        #expect(reply.body.contains(StoreKitError.networkError.message(locale: .en)))
-        #expect(reply.body.contains(#"id="ledger""#))
+        try await withLiveServer(settings: StoreSettings(purchaseOutcome: .failed, purchaseError: .networkError)) { server in
+            let session = try await session(server)
+            let id = try await createInstall(server, session)
+            let reply = await post(server, "/installs/\(id)/purchases", session, form: "productID=com.example.tipjar.tip.coffee", fragment: true)
+            #expect(reply.status == 200)
+            #expect(reply.body.contains(#"id="hearts""#))
+            #expect(reply.body.contains(#"<dialog id="alert""#))
+            #expect(reply.body.contains(StoreKitError.networkError.message(locale: .en)))
+            #expect(reply.body.contains(#"id="ledger""#))
+        }
     }
 
     @Test func formPostWithoutTheCSRFTokenIsRefused() async throws {
-        let server = try await LiveServer()
-        defer { Task { await server.stop() } }
-        let session = try await session(server)
-        let reply = await server.send("POST", "/installs", fields: [("Content-Type", "application/x-www-form-urlencoded"),
-                                                                   ("Cookie", session.cookie), ("Sec-Fetch-Site", "same-origin")],
-                                      body: "locale=en&storefront=USA")
-        #expect(reply.status == 403)
-        #expect(reply["Content-Security-Policy"] != nil)
-        let installs = await server.json("GET", "/api/installs").object["installs"] as? [Any]
-        #expect(installs?.isEmpty == true, "nothing was created")
+        try await withLiveServer { server in
+            let session = try await session(server)
+            let reply = await server.send("POST", "/installs", fields: [("Content-Type", "application/x-www-form-urlencoded"),
+                                                                       ("Cookie", session.cookie), ("Sec-Fetch-Site", "same-origin")],
+                                          body: "locale=en&storefront=USA")
+            #expect(reply.status == 403)
+            #expect(reply["Content-Security-Policy"] != nil)
+            let installs = await server.json("GET", "/api/installs").object["installs"] as? [Any]
+            #expect(installs?.isEmpty == true, "nothing was created")
+        }
     }
 
     @Test func tokenFromAnotherSessionIsRefused() async throws {
-        let server = try await LiveServer()
-        defer { Task { await server.stop() } }
-        let mine = try await session(server)
-        let theirs = try await session(server)
-        let reply = await post(server, "/installs", Session(cookie: mine.cookie, token: theirs.token), form: "locale=en&storefront=USA")
-        #expect(reply.status == 403)
+        try await withLiveServer { server in
+            let mine = try await session(server)
+            let theirs = try await session(server)
+            let reply = await post(server, "/installs", Session(cookie: mine.cookie, token: theirs.token), form: "locale=en&storefront=USA")
+            #expect(reply.status == 403)
+        }
     }
 
     @Test(arguments: [("http://localhost:3000", "same-site"), ("http://evil.example", "cross-site"), ("http://localhost:3000", nil)])
     func otherOriginsCannotPostEvenWithAValidToken(_ origin: String, _ fetchSite: String?) async throws {
-        let server = try await LiveServer()
-        defer { Task { await server.stop() } }
-        let session = try await session(server)
-        let reply = await post(server, "/installs", session, form: "locale=en&storefront=USA", origin: origin, fetchSite: fetchSite)
-        #expect(reply.status == 403)
+        try await withLiveServer { server in
+            let session = try await session(server)
+            let reply = await post(server, "/installs", session, form: "locale=en&storefront=USA", origin: origin, fetchSite: fetchSite)
+            #expect(reply.status == 403)
+        }
     }
 
     @Test func jsonEndpointsRefuseOtherContentTypes() async throws {
-        let server = try await LiveServer()
-        defer { Task { await server.stop() } }
-        let reply = await server.send("POST", "/api/installs", fields: [("Content-Type", "text/plain")], body: #"{"locale":"en"}"#)
-        #expect(reply.status == 415)
-        let form = await server.send("POST", "/api/installs", fields: [("Content-Type", "application/x-www-form-urlencoded")], body: "locale=en")
-        #expect(form.status == 415)
+        try await withLiveServer { server in
+            let reply = await server.send("POST", "/api/installs", fields: [("Content-Type", "text/plain")], body: #"{"locale":"en"}"#)
+            #expect(reply.status == 415)
+            let form = await server.send("POST", "/api/installs", fields: [("Content-Type", "application/x-www-form-urlencoded")], body: "locale=en")
+            #expect(form.status == 415)
+        }
     }
 
     @Test("The media type of Content-Type ignores parameters, surrounding whitespace and case (RFC 9110 §8.3.1)")
@@ -203,25 +203,25 @@ struct PageTests {
     }
 
     @Test func jsonEndpointsRefuseCrossOriginBrowsers() async throws {
-        let server = try await LiveServer()
-        defer { Task { await server.stop() } }
-        let reply = await server.send("POST", "/api/installs", fields: [("Content-Type", "application/json"), ("Origin", "http://localhost:3000"),
-                                                                       ("Sec-Fetch-Site", "same-site")], body: #"{"locale":"en"}"#)
-        #expect(reply.status == 403)
-        #expect(reply["Access-Control-Allow-Origin"] == nil)
+        try await withLiveServer { server in
+            let reply = await server.send("POST", "/api/installs", fields: [("Content-Type", "application/json"), ("Origin", "http://localhost:3000"),
+                                                                           ("Sec-Fetch-Site", "same-site")], body: #"{"locale":"en"}"#)
+            #expect(reply.status == 403)
+            #expect(reply["Access-Control-Allow-Origin"] == nil)
+        }
     }
 
     @Test(arguments: ["evil.example", "localhost:3000", "127.0.0.1:1"])
     func foreignHostIsRefusedBeforeRouting(_ host: String) async throws {
-        let server = try await LiveServer()
-        defer { Task { await server.stop() } }
-        let raw = "GET /installs HTTP/1.1\r\nHost: \(host)\r\nConnection: close\r\n\r\n"
-        let reply = HTTPReply(parsing: await LiveServer.exchange(port: server.port, raw))
-        #expect(reply.status == 421)
-        #expect(reply["Content-Security-Policy"] == SecurityHeaders.contentSecurityPolicy, "errors the server writes itself carry the headers too")
-        #expect(reply["X-Content-Type-Options"] == "nosniff")
-        let absolute = "GET http://\(host)/installs HTTP/1.1\r\nHost: 127.0.0.1:\(server.port)\r\nConnection: close\r\n\r\n"
-        #expect(HTTPReply(parsing: await LiveServer.exchange(port: server.port, absolute)).status == 421)
+        try await withLiveServer { server in
+            let raw = "GET /installs HTTP/1.1\r\nHost: \(host)\r\nConnection: close\r\n\r\n"
+            let reply = HTTPReply(parsing: await LiveServer.exchange(port: server.port, raw))
+            #expect(reply.status == 421)
+            #expect(reply["Content-Security-Policy"] == SecurityHeaders.contentSecurityPolicy, "errors the server writes itself carry the headers too")
+            #expect(reply["X-Content-Type-Options"] == "nosniff")
+            let absolute = "GET http://\(host)/installs HTTP/1.1\r\nHost: 127.0.0.1:\(server.port)\r\nConnection: close\r\n\r\n"
+            #expect(HTTPReply(parsing: await LiveServer.exchange(port: server.port, absolute)).status == 421)
+        }
     }
 
     static let hostileLabels = ["<script>alert(1)</script>", "\" onmouseover=\"alert(1)", "'><img src=x onerror=alert(1)>", "javascript:alert(1)"]
@@ -233,50 +233,50 @@ struct PageTests {
 
     @Test(arguments: hostileLabels)
     func hostileLabelsRenderInert(_ label: String) async throws {
-        let server = try await LiveServer()
-        defer { Task { await server.stop() } }
-        let session = try await session(server)
-        let id = try await createInstall(server, session, label: label)
-        for path in ["/installs", "/installs/\(id)"] {
-            let page = await server.send("GET", path, fields: [("Cookie", session.cookie)])
-            for marker in ["<script>alert", "\" onmouseover=", "'><img", "<img src=x", "href=\"javascript:"] {
-                #expect(!page.body.contains(marker), "\(marker) reached \(path) unescaped")
+        try await withLiveServer { server in
+            let session = try await session(server)
+            let id = try await createInstall(server, session, label: label)
+            for path in ["/installs", "/installs/\(id)"] {
+                let page = await server.send("GET", path, fields: [("Cookie", session.cookie)])
+                for marker in ["<script>alert", "\" onmouseover=", "'><img", "<img src=x", "href=\"javascript:"] {
+                    #expect(!page.body.contains(marker), "\(marker) reached \(path) unescaped")
+                }
+                #expect(page.body.contains(Self.escaped(label)), "the label is shown, escaped, in \(path)")
             }
-            #expect(page.body.contains(Self.escaped(label)), "the label is shown, escaped, in \(path)")
+            let json = await server.json("GET", "/api/installs/\(id)")
+            #expect(json.object["label"] as? String == label, "JSON carries the text exactly, as data")
+            #expect(!json.body.contains("<script>"), "JSON escapes nothing dangerous into markup")
         }
-        let json = await server.json("GET", "/api/installs/\(id)")
-        #expect(json.object["label"] as? String == label, "JSON carries the text exactly, as data")
-        #expect(!json.body.contains("<script>"), "JSON escapes nothing dangerous into markup")
     }
 
     @Test func adminTokenGuardsEveryRequest() async throws {
         let token = String(repeating: "ab", count: 16)
-        let server = try await LiveServer(adminToken: token)
-        defer { Task { await server.stop() } }
-        #expect(await server.send("GET", "/").status == 401)
-        #expect(await server.send("GET", "/api/store").status == 401)
-        #expect(await server.send("GET", "/api/store", fields: [("Authorization", "Bearer \(token)")]).status == 200)
-        #expect(await server.send("GET", "/api/store", fields: [("Authorization", "Bearer \(token.dropLast())0")]).status == 401)
-        let link = await server.send("GET", "/installs?token=\(token)")
-        #expect(link.status == 303)
-        #expect(link["Location"] == "/installs")
-        let cookie = try #require(link["Set-Cookie"]?.split(separator: ";").first.map(String.init))
-        #expect(link["Set-Cookie"]?.contains("HttpOnly") == true)
-        #expect(await server.send("GET", "/installs", fields: [("Cookie", cookie)]).status == 200)
+        try await withLiveServer(adminToken: token) { server in
+            #expect(await server.send("GET", "/").status == 401)
+            #expect(await server.send("GET", "/api/store").status == 401)
+            #expect(await server.send("GET", "/api/store", fields: [("Authorization", "Bearer \(token)")]).status == 200)
+            #expect(await server.send("GET", "/api/store", fields: [("Authorization", "Bearer \(token.dropLast())0")]).status == 401)
+            let link = await server.send("GET", "/installs?token=\(token)")
+            #expect(link.status == 303)
+            #expect(link["Location"] == "/installs")
+            let cookie = try #require(link["Set-Cookie"]?.split(separator: ";").first.map(String.init))
+            #expect(link["Set-Cookie"]?.contains("HttpOnly") == true)
+            #expect(await server.send("GET", "/installs", fields: [("Cookie", cookie)]).status == 200)
+        }
     }
 
     @Test func staticFilesAreServedAndCannotEscapePublic() async throws {
-        let server = try await LiveServer()
-        defer { Task { await server.stop() } }
-        let css = await server.send("GET", "/app.css")
-        #expect(css.status == 200)
-        #expect(css["Content-Type"]?.hasPrefix("text/css") == true)
-        #expect(css["ETag"] != nil)
-        #expect(css["X-Content-Type-Options"] == "nosniff")
-        for path in ["/../Package.swift", "/%2e%2e/Package.swift", "/.gitignore", "/..%2fPackage.swift"] {
-            let reply = await server.send("GET", path)
-            #expect(reply.status >= 400, "\(path) answered \(reply.status)")
-            #expect(!reply.body.contains("PackageDescription"))
+        try await withLiveServer { server in
+            let css = await server.send("GET", "/app.css")
+            #expect(css.status == 200)
+            #expect(css["Content-Type"]?.hasPrefix("text/css") == true)
+            #expect(css["ETag"] != nil)
+            #expect(css["X-Content-Type-Options"] == "nosniff")
+            for path in ["/../Package.swift", "/%2e%2e/Package.swift", "/.gitignore", "/..%2fPackage.swift"] {
+                let reply = await server.send("GET", path)
+                #expect(reply.status >= 400, "\(path) answered \(reply.status)")
+                #expect(!reply.body.contains("PackageDescription"))
+            }
         }
     }
 }

@@ -19,135 +19,135 @@ struct PurchaseFlowAPITests {
     }
 
     @Test func userActionCancelIsCancelledAndConfirmIsTheDefault() async throws {
-        let server = try await LiveServer()
-        defer { Task { await server.stop() } }
-        let id = try await install(server)
-        let cancelled = await purchase(server, id, #","userAction":"cancel""#)
-        #expect(cancelled.status == 200)
-        #expect(cancelled.object["outcome"] as? String == "cancelled")
-        #expect(cancelled.object["error"] == nil && cancelled.object["errorName"] == nil)
-        #expect(await purchase(server, id, #","userAction":"confirm""#).object["outcome"] as? String == "purchased")
-        #expect(await purchase(server, id).object["outcome"] as? String == "purchased")
-        #expect(await server.json("GET", "/api/transactions").object["transactions"].map { ($0 as? [Any])?.count } == 2)
+        try await withLiveServer { server in
+            let id = try await install(server)
+            let cancelled = await purchase(server, id, #","userAction":"cancel""#)
+            #expect(cancelled.status == 200)
+            #expect(cancelled.object["outcome"] as? String == "cancelled")
+            #expect(cancelled.object["error"] == nil && cancelled.object["errorName"] == nil)
+            #expect(await purchase(server, id, #","userAction":"confirm""#).object["outcome"] as? String == "purchased")
+            #expect(await purchase(server, id).object["outcome"] as? String == "purchased")
+            #expect(await server.json("GET", "/api/transactions").object["transactions"].map { ($0 as? [Any])?.count } == 2)
+        }
     }
 
     @Test(arguments: [#","userAction":"maybe""#, #","userAction":1"#, #","userAction":null"#, #","quantity":"three""#,
                       #","quantity":2.5"#, #","quantity":true"#, #","quantity":1e30"#, #","appAccountToken":"nope""#,
                       #","appAccountToken":42"#])
     func malformedPurchaseOptionsAre400AndChangeNothing(_ extra: String) async throws {
-        let server = try await LiveServer()
-        defer { Task { await server.stop() } }
-        let id = try await install(server)
-        let reply = await purchase(server, id, extra)
-        #expect(reply.status == 400)
-        #expect((reply.object["error"] as? String)?.isEmpty == false)
-        #expect((await server.json("GET", "/api/transactions").object["transactions"] as? [Any])?.isEmpty == true)
-        #expect(await server.json("GET", "/api/installs/\(id)").object["hearts"] as? Int == 0)
-        #expect(await purchase(server, id).object["outcome"] as? String == "purchased", "no purchase stays open")
+        try await withLiveServer { server in
+            let id = try await install(server)
+            let reply = await purchase(server, id, extra)
+            #expect(reply.status == 400)
+            #expect((reply.object["error"] as? String)?.isEmpty == false)
+            #expect((await server.json("GET", "/api/transactions").object["transactions"] as? [Any])?.isEmpty == true)
+            #expect(await server.json("GET", "/api/installs/\(id)").object["hearts"] as? Int == 0)
+            #expect(await purchase(server, id).object["outcome"] as? String == "purchased", "no purchase stays open")
+        }
     }
 
     @Test(arguments: [0, 11])
     func aQuantityOutsideOneToTenFailsWithInvalidQuantity(_ quantity: Int) async throws {
-        let server = try await LiveServer()
-        defer { Task { await server.stop() } }
-        let id = try await install(server)
-        let reply = await purchase(server, id, #","quantity":\#(quantity)"#)
-        #expect(reply.status == 200)
-        #expect(reply.object["outcome"] as? String == "failed")
-        #expect(reply.object["errorName"] as? String == "invalidQuantity")
-        #expect(reply.object["error"] as? String == Product.PurchaseError.invalidQuantity.message(locale: .en))
+        try await withLiveServer { server in
+            let id = try await install(server)
+            let reply = await purchase(server, id, #","quantity":\#(quantity)"#)
+            #expect(reply.status == 200)
+            #expect(reply.object["outcome"] as? String == "failed")
+            #expect(reply.object["errorName"] as? String == "invalidQuantity")
+            #expect(reply.object["error"] as? String == Product.PurchaseError.invalidQuantity.message(locale: .en))
+        }
     }
 
     @Test func quantityAndTokenReachTheTransactionAndTheLedger() async throws {
-        let server = try await LiveServer()
-        defer { Task { await server.stop() } }
-        let id = try await install(server)
-        let reply = await purchase(server, id, #","quantity":3,"appAccountToken":"6F1C2A7E-3B5D-4C8E-9A0F-1D2E3F4A5B6C""#)
-        #expect(reply.object["outcome"] as? String == "purchased")
-        #expect(reply.object["hearts"] as? Int == 1, "one transaction, one heart, whatever the quantity")
-        let transactionID = try #require(reply.object["transactionID"] as? Int)
-        let transaction = await server.json("GET", "/api/transactions/\(transactionID)").object
-        #expect(transaction["purchasedQuantity"] as? Int == 3)
-        #expect(transaction["appAccountToken"] as? String == "6f1c2a7e-3b5d-4c8e-9a0f-1d2e3f4a5b6c")
-        let ledger = await server.json("GET", "/api/installs/\(id)/ledger").array
-        #expect(ledger.first?["purchasedQuantity"] as? Int == 3)
-        #expect(ledger.first?["appAccountToken"] as? String == "6f1c2a7e-3b5d-4c8e-9a0f-1d2e3f4a5b6c")
+        try await withLiveServer { server in
+            let id = try await install(server)
+            let reply = await purchase(server, id, #","quantity":3,"appAccountToken":"6F1C2A7E-3B5D-4C8E-9A0F-1D2E3F4A5B6C""#)
+            #expect(reply.object["outcome"] as? String == "purchased")
+            #expect(reply.object["hearts"] as? Int == 1, "one transaction, one heart, whatever the quantity")
+            let transactionID = try #require(reply.object["transactionID"] as? Int)
+            let transaction = await server.json("GET", "/api/transactions/\(transactionID)").object
+            #expect(transaction["purchasedQuantity"] as? Int == 3)
+            #expect(transaction["appAccountToken"] as? String == "6f1c2a7e-3b5d-4c8e-9a0f-1d2e3f4a5b6c")
+            let ledger = await server.json("GET", "/api/installs/\(id)/ledger").array
+            #expect(ledger.first?["purchasedQuantity"] as? Int == 3)
+            #expect(ledger.first?["appAccountToken"] as? String == "6f1c2a7e-3b5d-4c8e-9a0f-1d2e3f4a5b6c")
+        }
     }
 
     @Test func aTransactionUsesApplesFieldNames() async throws {
-        let server = try await LiveServer()
-        defer { Task { await server.stop() } }
-        let id = try await install(server, storefront: "GBR")
-        let transactionID = try #require(await purchase(server, id).object["transactionID"] as? Int)
-        let body = await server.json("GET", "/api/transactions/\(transactionID)")
-        let transaction = body.object
-        #expect(transaction["id"] as? Int == transactionID && transaction["transactionID"] as? Int == transactionID)
-        #expect(body.body.contains(#""price":"0.99""#), "an exact decimal string, never a float")
-        #expect(transaction["currency"] as? String == "GBP")
-        #expect(transaction["productType"] as? String == "Consumable")
-        #expect(transaction["appBundleID"] as? String == "com.example.tipjar")
-        let purchaseDate = try #require(transaction["purchaseDate"] as? String)
-        #expect(transaction["signedDate"] as? String == purchaseDate)
-        #expect(transaction["originalPurchaseDate"] as? String == purchaseDate)
-        for kept in ["originalID", "productID", "purchasedQuantity", "storefront", "environment", "ownershipType", "reason", "status",
-                     "isFinished", "isExternal"] {
-            #expect(transaction[kept] != nil, "\(kept) is kept")
+        try await withLiveServer { server in
+            let id = try await install(server, storefront: "GBR")
+            let transactionID = try #require(await purchase(server, id).object["transactionID"] as? Int)
+            let body = await server.json("GET", "/api/transactions/\(transactionID)")
+            let transaction = body.object
+            #expect(transaction["id"] as? Int == transactionID && transaction["transactionID"] as? Int == transactionID)
+            #expect(body.body.contains(#""price":"0.99""#), "an exact decimal string, never a float")
+            #expect(transaction["currency"] as? String == "GBP")
+            #expect(transaction["productType"] as? String == "Consumable")
+            #expect(transaction["appBundleID"] as? String == "com.example.tipjar")
+            let purchaseDate = try #require(transaction["purchaseDate"] as? String)
+            #expect(transaction["signedDate"] as? String == purchaseDate)
+            #expect(transaction["originalPurchaseDate"] as? String == purchaseDate)
+            for kept in ["originalID", "productID", "purchasedQuantity", "storefront", "environment", "ownershipType", "reason", "status",
+                         "isFinished", "isExternal"] {
+                #expect(transaction[kept] != nil, "\(kept) is kept")
+            }
         }
     }
 
     @Test(arguments: PurchaseFailure.allCases.filter { $0 != .userCancelled })
     func everyPurchaseErrorCanBeInjectedAndIsNamedInTheAnswer(_ failure: PurchaseFailure) async throws {
-        let server = try await LiveServer()
-        defer { Task { await server.stop() } }
-        let id = try await install(server)
-        #expect(await server.json("PUT", "/api/store", #"{"failures":{"purchase":"\#(failure.rawValue)"}}"#).status == 200)
-        let injected = await purchase(server, id).object
-        #expect(injected["outcome"] as? String == "failed")
-        #expect(injected["errorName"] as? String == failure.rawValue)
-        #expect(injected["error"] as? String == failure.error.message(locale: .en))
-        let outcome = await server.json("PUT", "/api/store", #"{"failures":{"purchase":null},"purchaseOutcome":"failed","purchaseError":"\#(failure.rawValue)"}"#)
-        #expect(outcome.object["purchaseError"] as? String == failure.rawValue)
-        #expect(await purchase(server, id).object["errorName"] as? String == failure.rawValue)
+        try await withLiveServer { server in
+            let id = try await install(server)
+            #expect(await server.json("PUT", "/api/store", #"{"failures":{"purchase":"\#(failure.rawValue)"}}"#).status == 200)
+            let injected = await purchase(server, id).object
+            #expect(injected["outcome"] as? String == "failed")
+            #expect(injected["errorName"] as? String == failure.rawValue)
+            #expect(injected["error"] as? String == failure.error.message(locale: .en))
+            let outcome = await server.json("PUT", "/api/store", #"{"failures":{"purchase":null},"purchaseOutcome":"failed","purchaseError":"\#(failure.rawValue)"}"#)
+            #expect(outcome.object["purchaseError"] as? String == failure.rawValue)
+            #expect(await purchase(server, id).object["errorName"] as? String == failure.rawValue)
+        }
     }
 
     @Test func aThrownUserCancelledAnswersCancelledWithoutAnAlertText() async throws {
-        let server = try await LiveServer()
-        defer { Task { await server.stop() } }
-        let id = try await install(server)
-        _ = await server.json("PUT", "/api/store", #"{"failures":{"purchase":"userCancelled"}}"#)
-        let reply = await purchase(server, id).object
-        #expect(reply["outcome"] as? String == "cancelled")
-        #expect(reply["errorName"] as? String == "userCancelled")
-        #expect(reply["error"] == nil)
+        try await withLiveServer { server in
+            let id = try await install(server)
+            _ = await server.json("PUT", "/api/store", #"{"failures":{"purchase":"userCancelled"}}"#)
+            let reply = await purchase(server, id).object
+            #expect(reply["outcome"] as? String == "cancelled")
+            #expect(reply["errorName"] as? String == "userCancelled")
+            #expect(reply["error"] == nil)
+        }
     }
 
     @Test func injectionWinsOverTheFailedOutcome() async throws {
-        let server = try await LiveServer()
-        defer { Task { await server.stop() } }
-        let id = try await install(server)
-        _ = await server.json("PUT", "/api/store", #"{"purchaseOutcome":"failed","purchaseError":"productUnavailable","failures":{"purchase":"networkError"}}"#)
-        #expect(await purchase(server, id).object["errorName"] as? String == "networkError")
+        try await withLiveServer { server in
+            let id = try await install(server)
+            _ = await server.json("PUT", "/api/store", #"{"purchaseOutcome":"failed","purchaseError":"productUnavailable","failures":{"purchase":"networkError"}}"#)
+            #expect(await purchase(server, id).object["errorName"] as? String == "networkError")
+        }
     }
 
     @Test func aFailedRestoreSpeaksOfRestore() async throws {
-        let server = try await LiveServer()
-        defer { Task { await server.stop() } }
-        let id = try await install(server)
-        _ = await server.json("PUT", "/api/store", #"{"failures":{"sync":"userCancelled"}}"#)
-        let reply = await server.json("POST", "/api/installs/\(id)/restore")
-        #expect(reply.status == 503)
-        #expect(reply.object["error"] as? String == "Restore was cancelled.")
-        #expect(reply.object["storeKitError"] as? String == "userCancelled")
+        try await withLiveServer { server in
+            let id = try await install(server)
+            _ = await server.json("PUT", "/api/store", #"{"failures":{"sync":"userCancelled"}}"#)
+            let reply = await server.json("POST", "/api/installs/\(id)/restore")
+            #expect(reply.status == 503)
+            #expect(reply.object["error"] as? String == "Restore was cancelled.")
+            #expect(reply.object["storeKitError"] as? String == "userCancelled")
+        }
     }
 
     @Test func skipPurchaseSheetIsAStoreSetting() async throws {
-        let server = try await LiveServer()
-        defer { Task { await server.stop() } }
-        #expect(await server.json("GET", "/api/store").object["skipPurchaseSheet"] as? Bool == false)
-        #expect(await server.json("PUT", "/api/store", #"{"skipPurchaseSheet":true}"#).object["skipPurchaseSheet"] as? Bool == true)
-        #expect(await server.json("PUT", "/api/store", #"{"skipPurchaseSheet":1}"#).status == 400)
-        let id = try await install(server)
-        #expect(await purchase(server, id, #","userAction":"cancel""#).object["outcome"] as? String == "purchased",
-                "no sheet, nothing to cancel")
+        try await withLiveServer { server in
+            #expect(await server.json("GET", "/api/store").object["skipPurchaseSheet"] as? Bool == false)
+            #expect(await server.json("PUT", "/api/store", #"{"skipPurchaseSheet":true}"#).object["skipPurchaseSheet"] as? Bool == true)
+            #expect(await server.json("PUT", "/api/store", #"{"skipPurchaseSheet":1}"#).status == 400)
+            let id = try await install(server)
+            #expect(await purchase(server, id, #","userAction":"cancel""#).object["outcome"] as? String == "purchased",
+                    "no sheet, nothing to cancel")
+        }
     }
 }

@@ -21,138 +21,138 @@ struct PurchaseTrapPageTests {
     }
 
     @Test func theStoreFormSetsEveryTrapAndTheSummaryNamesThem() async throws {
-        let server = try await LiveServer()
-        defer { Task { await server.stop() } }
-        let session = try await pages.session(server)
-        let form = Self.storeForm("interruptedPurchases=1&finishIgnored=1&chargedDespiteError=1&syncReplaysFinished=1")
-            .replacingOccurrences(of: "listenerReemitDelayMs=0", with: "listenerReemitDelayMs=750")
-            .replacingOccurrences(of: "listenerReemits=0", with: "listenerReemits=1")
-        let saved = await pages.post(server, "/store", session, form: form)
-        #expect(saved.status == 303)
-        let settings = await server.json("GET", "/api/store").object
-        for key in ["interruptedPurchases", "finishIgnored", "chargedDespiteError", "syncReplaysFinished"] {
-            #expect(settings[key] as? Bool == true, "\(key)")
+        try await withLiveServer { server in
+            let session = try await pages.session(server)
+            let form = Self.storeForm("interruptedPurchases=1&finishIgnored=1&chargedDespiteError=1&syncReplaysFinished=1")
+                .replacingOccurrences(of: "listenerReemitDelayMs=0", with: "listenerReemitDelayMs=750")
+                .replacingOccurrences(of: "listenerReemits=0", with: "listenerReemits=1")
+            let saved = await pages.post(server, "/store", session, form: form)
+            #expect(saved.status == 303)
+            let settings = await server.json("GET", "/api/store").object
+            for key in ["interruptedPurchases", "finishIgnored", "chargedDespiteError", "syncReplaysFinished"] {
+                #expect(settings[key] as? Bool == true, "\(key)")
+            }
+            #expect(settings["listenerReemitDelayMs"] as? Int == 750)
+            let page = await server.send("GET", "/store", fields: [("Cookie", session.cookie)]).body
+            for name in ["interruptedPurchases", "finishIgnored", "chargedDespiteError", "syncReplaysFinished"] {
+                #expect(page.contains(#"name="\#(name)" value="1" checked"#), "\(name) is ticked")
+            }
+            #expect(page.contains(#"name="listenerReemitDelayMs" min="0" max="60000" value="750""#))
+            for badge in ["interrupted purchases", "finish() is ignored", "charged despite an error", "Restore replays", "re-emit later"] {
+                #expect(page.contains(#"<span class="badge badge-failing">\#(badge)</span>"#), "\(badge)")
+            }
+            let unticked = await pages.post(server, "/store", session, form: Self.storeForm(""))
+            #expect(unticked.status == 303)
+            #expect(await server.json("GET", "/api/store").object["finishIgnored"] as? Bool == false, "an unticked box turns it off")
         }
-        #expect(settings["listenerReemitDelayMs"] as? Int == 750)
-        let page = await server.send("GET", "/store", fields: [("Cookie", session.cookie)]).body
-        for name in ["interruptedPurchases", "finishIgnored", "chargedDespiteError", "syncReplaysFinished"] {
-            #expect(page.contains(#"name="\#(name)" value="1" checked"#), "\(name) is ticked")
-        }
-        #expect(page.contains(#"name="listenerReemitDelayMs" min="0" max="60000" value="750""#))
-        for badge in ["interrupted purchases", "finish() is ignored", "charged despite an error", "Restore replays", "re-emit later"] {
-            #expect(page.contains(#"<span class="badge badge-failing">\#(badge)</span>"#), "\(badge)")
-        }
-        let unticked = await pages.post(server, "/store", session, form: Self.storeForm(""))
-        #expect(unticked.status == 303)
-        #expect(await server.json("GET", "/api/store").object["finishIgnored"] as? Bool == false, "an unticked box turns it off")
     }
 
     @Test(arguments: ["70000", "-5", "soon"])
     func aBadReemitDelayInTheFormIs400AndChangesNothing(_ value: String) async throws {
-        let server = try await LiveServer()
-        defer { Task { await server.stop() } }
-        let session = try await pages.session(server)
-        let before = await server.json("GET", "/api/store").body
-        let form = Self.storeForm("finishIgnored=1").replacingOccurrences(of: "listenerReemitDelayMs=0", with: "listenerReemitDelayMs=\(value)")
-        let reply = await pages.post(server, "/store", session, form: form)
-        #expect(reply.status == 400)
-        #expect(reply.body.contains("listenerReemitDelayMs"))
-        #expect(await server.json("GET", "/api/store").body == before)
+        try await withLiveServer { server in
+            let session = try await pages.session(server)
+            let before = await server.json("GET", "/api/store").body
+            let form = Self.storeForm("finishIgnored=1").replacingOccurrences(of: "listenerReemitDelayMs=0", with: "listenerReemitDelayMs=\(value)")
+            let reply = await pages.post(server, "/store", session, form: form)
+            #expect(reply.status == 400)
+            #expect(reply.body.contains("listenerReemitDelayMs"))
+            #expect(await server.json("GET", "/api/store").body == before)
+        }
     }
 
     @Test func anInterruptedPurchaseIsListedOnStoreAndItsResolveButtonDeliversIt() async throws {
-        let server = try await LiveServer()
-        defer { Task { await server.stop() } }
-        let session = try await pages.session(server)
-        #expect(await pages.post(server, "/store", session, form: Self.storeForm("interruptedPurchases=1")).status == 303)
-        let id = try await pages.createInstall(server, session)
-        let tap = await pages.post(server, "/installs/\(id)/purchases", session, form: Self.coffeeForm)
-        #expect(tap["Location"] == "/installs/\(id)?load=now&feedback=pending")
-        let store = await server.send("GET", "/store", fields: [("Cookie", session.cookie)]).body
-        #expect(store.contains("Interrupted purchases: waiting for the customer"))
-        let transactionID = try #require(await server.json("GET", "/api/transactions?installID=\(id)&status=interrupted")
-            .object["transactions"].flatMap { ($0 as? [[String: Any]])?.first?["transactionID"] as? Int })
-        #expect(store.contains(#"<form method="post" action="/store/interrupted/\#(transactionID)/resolve">"#))
+        try await withLiveServer { server in
+            let session = try await pages.session(server)
+            #expect(await pages.post(server, "/store", session, form: Self.storeForm("interruptedPurchases=1")).status == 303)
+            let id = try await pages.createInstall(server, session)
+            let tap = await pages.post(server, "/installs/\(id)/purchases", session, form: Self.coffeeForm)
+            #expect(tap["Location"] == "/installs/\(id)?load=now&feedback=pending")
+            let store = await server.send("GET", "/store", fields: [("Cookie", session.cookie)]).body
+            #expect(store.contains("Interrupted purchases: waiting for the customer"))
+            let transactionID = try #require(await server.json("GET", "/api/transactions?installID=\(id)&status=interrupted")
+                .object["transactions"].flatMap { ($0 as? [[String: Any]])?.first?["transactionID"] as? Int })
+            #expect(store.contains(#"<form method="post" action="/store/interrupted/\#(transactionID)/resolve">"#))
 
-        let forged = await server.send("POST", "/store/interrupted/\(transactionID)/resolve",
-                                       fields: [("Content-Type", "application/x-www-form-urlencoded"), ("Cookie", session.cookie),
-                                                ("Origin", server.origin)], body: "")
-        #expect(forged.status == 403, "no CSRF token, no resolve")
-        let resolved = await pages.post(server, "/store/interrupted/\(transactionID)/resolve", session, form: "")
-        #expect(resolved.status == 303)
-        let location = try #require(resolved["Location"])
-        #expect(location.hasPrefix("/store?flash=resolved&transaction=\(transactionID)&install="))
-        #expect(location.hasSuffix("&delivery=counted&hearts=1#interrupted"), "back to the section acted on, with what happened")
-        let after = await server.send("GET", String(location.prefix { $0 != "#" }), fields: [("Cookie", session.cookie)]).body
-        #expect(after.contains("Resolved: the interrupted purchase completed; transaction \(transactionID) was delivered to install"))
-        #expect(after.contains("No purchase is interrupted."))
-        let install = await installPage(server, id, session)
-        #expect(install.contains("interrupted purchase resolved"))
-        #expect(install.contains("♥♡♡♡♡"))
-        #expect(await pages.post(server, "/store/interrupted/\(transactionID)/resolve", session, form: "").status == 409)
-        #expect(await pages.post(server, "/store/interrupted/424242/resolve", session, form: "").status == 404)
+            let forged = await server.send("POST", "/store/interrupted/\(transactionID)/resolve",
+                                           fields: [("Content-Type", "application/x-www-form-urlencoded"), ("Cookie", session.cookie),
+                                                    ("Origin", server.origin)], body: "")
+            #expect(forged.status == 403, "no CSRF token, no resolve")
+            let resolved = await pages.post(server, "/store/interrupted/\(transactionID)/resolve", session, form: "")
+            #expect(resolved.status == 303)
+            let location = try #require(resolved["Location"])
+            #expect(location.hasPrefix("/store?flash=resolved&transaction=\(transactionID)&install="))
+            #expect(location.hasSuffix("&delivery=counted&hearts=1#interrupted"), "back to the section acted on, with what happened")
+            let after = await server.send("GET", String(location.prefix { $0 != "#" }), fields: [("Cookie", session.cookie)]).body
+            #expect(after.contains("Resolved: the interrupted purchase completed; transaction \(transactionID) was delivered to install"))
+            #expect(after.contains("No purchase is interrupted."))
+            let install = await installPage(server, id, session)
+            #expect(install.contains("interrupted purchase resolved"))
+            #expect(install.contains("♥♡♡♡♡"))
+            #expect(await pages.post(server, "/store/interrupted/\(transactionID)/resolve", session, form: "").status == 409)
+            #expect(await pages.post(server, "/store/interrupted/424242/resolve", session, form: "").status == 404)
+        }
     }
 
     @Test func finishIgnoredShowsTheSameTransactionAgainWithItsReason() async throws {
-        let server = try await LiveServer(settings: StoreSettings(finishIgnored: true))
-        defer { Task { await server.stop() } }
-        let session = try await pages.session(server)
-        let id = try await pages.createInstall(server, session)
-        _ = await pages.post(server, "/installs/\(id)/purchases", session, form: Self.coffeeForm)
-        _ = await pages.post(server, "/installs/\(id)/purchases", session, form: Self.coffeeForm)
-        let page = await installPage(server, id, session)
-        #expect(page.components(separatedBy: #"<span class="muted">finish() was ignored</span>"#).count - 1 == 2, "both ledger rows")
-        #expect(page.contains(#"outcome-duplicate">duplicate</span> <span class="muted">finish() was ignored"#))
-        #expect(page.contains("♥♡♡♡♡"))
+        try await withLiveServer(settings: StoreSettings(finishIgnored: true)) { server in
+            let session = try await pages.session(server)
+            let id = try await pages.createInstall(server, session)
+            _ = await pages.post(server, "/installs/\(id)/purchases", session, form: Self.coffeeForm)
+            _ = await pages.post(server, "/installs/\(id)/purchases", session, form: Self.coffeeForm)
+            let page = await installPage(server, id, session)
+            #expect(page.components(separatedBy: #"<span class="muted">finish() was ignored</span>"#).count - 1 == 2, "both ledger rows")
+            #expect(page.contains(#"outcome-duplicate">duplicate</span> <span class="muted">finish() was ignored"#))
+            #expect(page.contains("♥♡♡♡♡"))
+        }
     }
 
     @Test func chargedDespiteAnErrorShowsTheAlertThenThePolledLedgerCountsIt() async throws {
         let gate = DelayGate()
-        let server = try await LiveServer(settings: StoreSettings(chargedDespiteError: true), sleep: gate.sleep)
-        defer { Task { await server.stop() } }
-        let session = try await pages.session(server)
-        let id = try await pages.createInstall(server, session)
-        let tap = await pages.post(server, "/installs/\(id)/purchases", session, form: Self.coffeeForm)
-        #expect(tap["Location"]?.contains("feedback=failed") == true)
-        #expect(!(await installPage(server, id, session)).contains("charged although purchase() threw"))
-        await gate.untilSomeoneWaits()
-        await gate.open()
-        let polled = await DelayGate.eventually {
-            await server.send("GET", "/installs/\(id)/live", fields: [("Cookie", session.cookie), ("X-Fragment", "1")])
-                .body.contains("charged although purchase() threw")
+        try await withLiveServer(settings: StoreSettings(chargedDespiteError: true), sleep: gate.sleep) { server in
+            let session = try await pages.session(server)
+            let id = try await pages.createInstall(server, session)
+            let tap = await pages.post(server, "/installs/\(id)/purchases", session, form: Self.coffeeForm)
+            #expect(tap["Location"]?.contains("feedback=failed") == true)
+            #expect(!(await installPage(server, id, session)).contains("charged although purchase() threw"))
+            await gate.untilSomeoneWaits()
+            await gate.open()
+            let polled = await DelayGate.eventually {
+                await server.send("GET", "/installs/\(id)/live", fields: [("Cookie", session.cookie), ("X-Fragment", "1")])
+                    .body.contains("charged although purchase() threw")
+            }
+            #expect(polled, "the fragment the page polls every 3 s shows the late delivery")
+            #expect(await installPage(server, id, session).contains("♥♡♡♡♡"))
         }
-        #expect(polled, "the fragment the page polls every 3 s shows the late delivery")
-        #expect(await installPage(server, id, session).contains("♥♡♡♡♡"))
     }
 
     @Test func restoreReplaysShowTheirReasonWithoutAnExtraHeart() async throws {
-        let server = try await LiveServer(settings: StoreSettings(syncReplaysFinished: true))
-        defer { Task { await server.stop() } }
-        let session = try await pages.session(server)
-        let id = try await pages.createInstall(server, session)
-        _ = await pages.post(server, "/installs/\(id)/purchases", session, form: Self.coffeeForm)
-        #expect(await pages.post(server, "/installs/\(id)/restore", session, form: "").status == 303)
-        let page = await installPage(server, id, session)
-        #expect(page.contains("AppStore.sync() replayed a finished transaction"))
-        #expect(page.contains("♥♡♡♡♡"))
+        try await withLiveServer(settings: StoreSettings(syncReplaysFinished: true)) { server in
+            let session = try await pages.session(server)
+            let id = try await pages.createInstall(server, session)
+            _ = await pages.post(server, "/installs/\(id)/purchases", session, form: Self.coffeeForm)
+            #expect(await pages.post(server, "/installs/\(id)/restore", session, form: "").status == 303)
+            let page = await installPage(server, id, session)
+            #expect(page.contains("AppStore.sync() replayed a finished transaction"))
+            #expect(page.contains("♥♡♡♡♡"))
+        }
     }
 
     @Test func reemitsLaterReachTheOpenPageThroughItsPoll() async throws {
         let gate = DelayGate()
-        let server = try await LiveServer(settings: StoreSettings(listenerReemits: 1, listenerReemitDelayMs: 4_000), sleep: gate.sleep)
-        defer { Task { await server.stop() } }
-        let session = try await pages.session(server)
-        let id = try await pages.createInstall(server, session)
-        let tap = await pages.post(server, "/installs/\(id)/purchases", session, form: Self.coffeeForm, fragment: true)
-        #expect(tap.status == 200)
-        #expect(!tap.body.contains("re-emitted after the purchase answered"), "the purchase answered first")
-        await gate.untilSomeoneWaits()
-        await gate.open()
-        let polled = await DelayGate.eventually {
-            await server.send("GET", "/installs/\(id)/live", fields: [("Cookie", session.cookie), ("X-Fragment", "1")])
-                .body.contains("re-emitted after the purchase answered")
+        try await withLiveServer(settings: StoreSettings(listenerReemits: 1, listenerReemitDelayMs: 4_000), sleep: gate.sleep) { server in
+            let session = try await pages.session(server)
+            let id = try await pages.createInstall(server, session)
+            let tap = await pages.post(server, "/installs/\(id)/purchases", session, form: Self.coffeeForm, fragment: true)
+            #expect(tap.status == 200)
+            #expect(!tap.body.contains("re-emitted after the purchase answered"), "the purchase answered first")
+            await gate.untilSomeoneWaits()
+            await gate.open()
+            let polled = await DelayGate.eventually {
+                await server.send("GET", "/installs/\(id)/live", fields: [("Cookie", session.cookie), ("X-Fragment", "1")])
+                    .body.contains("re-emitted after the purchase answered")
+            }
+            #expect(polled)
+            #expect(await installPage(server, id, session).contains("♥♡♡♡♡"))
         }
-        #expect(polled)
-        #expect(await installPage(server, id, session).contains("♥♡♡♡♡"))
     }
 }

@@ -14,89 +14,89 @@ extension PageTests {
               case .object(let one) = ViewModels.hearts(1, strings: .portuguese) else { Issue.record("hearts is not an object"); return }
         #expect(none["thanks"] == nil)
         #expect(one["thanks"] == .string(TipJarStrings.portuguese.thanks))
-        let server = try await LiveServer()
-        defer { Task { await server.stop() } }
-        let session = try await session(server)
-        let id = try await createInstall(server, session, locale: "pt-BR", storefront: "BRA")
-        let before = await server.send("GET", "/installs/\(id)", fields: [("Cookie", session.cookie)])
-        #expect(!before.body.contains(TipJarStrings.portuguese.thanks))
-        _ = await post(server, "/installs/\(id)/purchases", session, form: "productID=com.example.tipjar.tip.coffee")
-        let reloaded = await server.send("GET", "/installs/\(id)", fields: [("Cookie", session.cookie)])
-        #expect(reloaded.body.contains(#"<p class="thanks">Obrigado por apoiar o app!</p>"#))
-        #expect(!reloaded.body.contains("Obrigado pela gorjeta!"), "the purchase notice itself is not repeated on a reload")
+        try await withLiveServer { server in
+            let session = try await session(server)
+            let id = try await createInstall(server, session, locale: "pt-BR", storefront: "BRA")
+            let before = await server.send("GET", "/installs/\(id)", fields: [("Cookie", session.cookie)])
+            #expect(!before.body.contains(TipJarStrings.portuguese.thanks))
+            _ = await post(server, "/installs/\(id)/purchases", session, form: "productID=com.example.tipjar.tip.coffee")
+            let reloaded = await server.send("GET", "/installs/\(id)", fields: [("Cookie", session.cookie)])
+            #expect(reloaded.body.contains(#"<p class="thanks">Obrigado por apoiar o app!</p>"#))
+            #expect(!reloaded.body.contains("Obrigado pela gorjeta!"), "the purchase notice itself is not repeated on a reload")
+        }
     }
 
     @Test func theHeartsCountIsTheNameOfAnImageNeverAnAriaLabelOnAParagraph() async throws {
-        let server = try await LiveServer()
-        defer { Task { await server.stop() } }
-        let session = try await session(server)
-        let id = try await createInstall(server, session)
-        _ = await post(server, "/installs/\(id)/purchases", session, form: "productID=com.example.tipjar.tip.coffee")
-        let page = await server.send("GET", "/installs/\(id)", fields: [("Cookie", session.cookie)])
-        #expect(page.body.contains(#"<span role="img" aria-label="1 of 5 hearts">♥♡♡♡♡</span>"#))
-        let list = await server.send("GET", "/installs")
-        #expect(list.body.contains(#"<span class="hearts" role="img" aria-label="1 of 5 hearts">"#))
-        for body in [page.body, list.body] {
-            #expect(body.range(of: #"<p[^>]*aria-label"#, options: .regularExpression) == nil)
+        try await withLiveServer { server in
+            let session = try await session(server)
+            let id = try await createInstall(server, session)
+            _ = await post(server, "/installs/\(id)/purchases", session, form: "productID=com.example.tipjar.tip.coffee")
+            let page = await server.send("GET", "/installs/\(id)", fields: [("Cookie", session.cookie)])
+            #expect(page.body.contains(#"<span role="img" aria-label="1 of 5 hearts">♥♡♡♡♡</span>"#))
+            let list = await server.send("GET", "/installs")
+            #expect(list.body.contains(#"<span class="hearts" role="img" aria-label="1 of 5 hearts">"#))
+            for body in [page.body, list.body] {
+                #expect(body.range(of: #"<p[^>]*aria-label"#, options: .regularExpression) == nil)
+            }
         }
     }
 
     @Test func aPurchaseWhileAnotherIsOpenGetsItsAlertInTheInstallsLanguage() async throws {
-        let server = try await LiveServer(settings: StoreSettings(purchaseLatencyMs: 2_000))
-        defer { Task { await server.stop() } }
-        let session = try await session(server)
-        let id = try await createInstall(server, session, locale: "pt-BR", storefront: "BRA")
-        async let first = post(server, "/installs/\(id)/purchases", session, form: "productID=com.example.tipjar.tip.coffee", fragment: true)
-        let deadline = Date().addingTimeInterval(10)
-        while Date() < deadline, !(await server.send("GET", "/installs/\(id)").body.contains("purchase.open")) {
-            await Task.yield()
+        try await withLiveServer(settings: StoreSettings(purchaseLatencyMs: 2_000)) { server in
+            let session = try await session(server)
+            let id = try await createInstall(server, session, locale: "pt-BR", storefront: "BRA")
+            async let first = post(server, "/installs/\(id)/purchases", session, form: "productID=com.example.tipjar.tip.coffee", fragment: true)
+            let deadline = Date().addingTimeInterval(10)
+            while Date() < deadline, !(await server.send("GET", "/installs/\(id)").body.contains("purchase.open")) {
+                await Task.yield()
+            }
+            let second = await post(server, "/installs/\(id)/purchases", session, form: "productID=com.example.tipjar.tip.snack", fragment: true)
+            #expect(second.status == 409)
+            #expect(second.body.contains(#"<h2 id="alert-title">Compra em andamento</h2>"#))
+            #expect(second.body.contains("Já há uma compra em andamento."))
+            #expect(!second.body.contains("Conflict") && !second.body.contains("A purchase is already open"))
+            #expect(await first.status == 200)
         }
-        let second = await post(server, "/installs/\(id)/purchases", session, form: "productID=com.example.tipjar.tip.snack", fragment: true)
-        #expect(second.status == 409)
-        #expect(second.body.contains(#"<h2 id="alert-title">Compra em andamento</h2>"#))
-        #expect(second.body.contains("Já há uma compra em andamento."))
-        #expect(!second.body.contains("Conflict") && !second.body.contains("A purchase is already open"))
-        #expect(await first.status == 200)
     }
 
     @Test func anUnknownProductTappedOnThePortugueseScreenIsExplainedInPortuguese() async throws {
-        let server = try await LiveServer()
-        defer { Task { await server.stop() } }
-        let session = try await session(server)
-        let id = try await createInstall(server, session, locale: "pt-BR", storefront: "BRA")
-        let reply = await post(server, "/installs/\(id)/purchases", session, form: "productID=com.example.gone", fragment: true)
-        #expect(reply.status == 422)
-        #expect(reply.body.contains(TipJarStrings.portuguese.unknownProductTitle))
-        #expect(!reply.body.contains("not a tip in the loaded catalog"))
-        let page = await post(server, "/installs/\(id)/purchases", session, form: "productID=com.example.gone")
-        #expect(page.status == 422, "without JavaScript the error page is unchanged")
+        try await withLiveServer { server in
+            let session = try await session(server)
+            let id = try await createInstall(server, session, locale: "pt-BR", storefront: "BRA")
+            let reply = await post(server, "/installs/\(id)/purchases", session, form: "productID=com.example.gone", fragment: true)
+            #expect(reply.status == 422)
+            #expect(reply.body.contains(TipJarStrings.portuguese.unknownProductTitle))
+            #expect(!reply.body.contains("not a tip in the loaded catalog"))
+            let page = await post(server, "/installs/\(id)/purchases", session, form: "productID=com.example.gone")
+            #expect(page.status == 422, "without JavaScript the error page is unchanged")
+        }
     }
 
     @Test func thePageShowsTheLedgerNewestFirstWhileTheAPIKeepsOldestFirst() async throws {
-        let server = try await LiveServer()
-        defer { Task { await server.stop() } }
-        let session = try await session(server)
-        let id = try await createInstall(server, session)
-        for tip in ["coffee", "snack"] {
-            _ = await post(server, "/installs/\(id)/purchases", session, form: "productID=com.example.tipjar.tip.\(tip)")
+        try await withLiveServer { server in
+            let session = try await session(server)
+            let id = try await createInstall(server, session)
+            for tip in ["coffee", "snack"] {
+                _ = await post(server, "/installs/\(id)/purchases", session, form: "productID=com.example.tipjar.tip.\(tip)")
+            }
+            let api = await server.json("GET", "/api/installs/\(id)/ledger").array.compactMap { $0["transactionID"] as? Int }
+            #expect(api.count == 2 && api == api.sorted())
+            let page = await server.send("GET", "/installs/\(id)", fields: [("Cookie", session.cookie)]).body
+            let positions = api.compactMap { page.range(of: "<td><code>\($0)</code></td>")?.lowerBound }
+            #expect(positions.count == 2 && positions[1] < positions[0], "the newer transaction comes first")
+            #expect(page.contains("newest first</caption>"))
         }
-        let api = await server.json("GET", "/api/installs/\(id)/ledger").array.compactMap { $0["transactionID"] as? Int }
-        #expect(api.count == 2 && api == api.sorted())
-        let page = await server.send("GET", "/installs/\(id)", fields: [("Cookie", session.cookie)]).body
-        let positions = api.compactMap { page.range(of: "<td><code>\($0)</code></td>")?.lowerBound }
-        #expect(positions.count == 2 && positions[1] < positions[0], "the newer transaction comes first")
-        #expect(page.contains("newest first</caption>"))
     }
 
     @Test func theEmptyOverviewOffersToCreateAnInstall() async throws {
-        let server = try await LiveServer()
-        defer { Task { await server.stop() } }
-        let empty = await server.send("GET", "/")
-        #expect(empty.body.contains(#"href="/installs#create">Create an install</a>"#))
-        #expect(await server.send("GET", "/installs").body.contains(#"id="create""#))
-        let session = try await session(server)
-        _ = try await createInstall(server, session)
-        #expect(!(await server.send("GET", "/").body.contains("Create an install")))
+        try await withLiveServer { server in
+            let empty = await server.send("GET", "/")
+            #expect(empty.body.contains(#"href="/installs#create">Create an install</a>"#))
+            #expect(await server.send("GET", "/installs").body.contains(#"id="create""#))
+            let session = try await session(server)
+            _ = try await createInstall(server, session)
+            #expect(!(await server.send("GET", "/").body.contains("Create an install")))
+        }
     }
 
     @Test(arguments: [("slow", "0", 2_000), ("slow", "", 2_000), ("slow", "350", 350), ("normal", "0", 0)])

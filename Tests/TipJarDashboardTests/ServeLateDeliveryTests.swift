@@ -30,9 +30,7 @@ struct ServeLateDeliveryTests {
         func terminate() async -> Bool {
             await LiveServer.onThread { [self] in
                 kill(process.processIdentifier, SIGTERM)
-                let deadline = Date().addingTimeInterval(10)
-                while process.isRunning, Date() < deadline { usleep(20_000) }
-                if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+                if !process.waitForExit(seconds: 10) { kill(process.processIdentifier, SIGKILL) }
                 process.waitUntilExit()
                 return process.terminationReason == .exit && process.terminationStatus == 0
             }

@@ -22,121 +22,121 @@ struct SessionAndHistoryPageTests {
     }
 
     @Test func storeShowsEveryNoteOfTheFileAndMarksWhatCameFromIt() async throws {
-        let server = try await LiveServer(catalog: try LiveServer.fixtureCatalog("settings-ask-to-buy-pt-BR"))
-        defer { Task { await server.stop() } }
-        let page = await server.send("GET", "/store")
-        #expect(page.body.contains("applied setting: _askToBuyEnabled (true"))
-        #expect(page.body.contains("ignored setting: _timeRate ("))
-        #expect(page.body.contains("applied setting: _disableDialogs (true: skipPurchaseSheet on"))
-        #expect(page.body.contains(#"name="skipPurchaseSheet" value="1" checked> Skip the purchase sheet (Xcode's Disable Dialogs): every purchase is confirmed at once <span class="badge">from the file</span>"#))
-        #expect(page.body.contains(#"name="askToBuyEnabled" value="1" checked> Ask to Buy: every purchase waits for approval <span class="badge">from the file</span>"#))
-        #expect(page.body.contains(#"App Store Sync <span class="badge">from the file</span>"#))
-        #expect(!page.body.contains(#"Load Products <span class="badge">from the file</span>"#))
-        #expect(page.body.contains(#"href="/confirm/store-reset""#))
+        try await withLiveServer(catalog: try LiveServer.fixtureCatalog("settings-ask-to-buy-pt-BR")) { server in
+            let page = await server.send("GET", "/store")
+            #expect(page.body.contains("applied setting: _askToBuyEnabled (true"))
+            #expect(page.body.contains("ignored setting: _timeRate ("))
+            #expect(page.body.contains("applied setting: _disableDialogs (true: skipPurchaseSheet on"))
+            #expect(page.body.contains(#"name="skipPurchaseSheet" value="1" checked> Skip the purchase sheet (Xcode's Disable Dialogs): every purchase is confirmed at once <span class="badge">from the file</span>"#))
+            #expect(page.body.contains(#"name="askToBuyEnabled" value="1" checked> Ask to Buy: every purchase waits for approval <span class="badge">from the file</span>"#))
+            #expect(page.body.contains(#"App Store Sync <span class="badge">from the file</span>"#))
+            #expect(!page.body.contains(#"Load Products <span class="badge">from the file</span>"#))
+            #expect(page.body.contains(#"href="/confirm/store-reset""#))
+        }
     }
 
     @Test func resetGoesThroughAConfirmationPageThatWorksWithoutJavaScript() async throws {
-        let server = try await LiveServer(catalog: try LiveServer.fixtureCatalog("settings-ask-to-buy-pt-BR"))
-        defer { Task { await server.stop() } }
-        let session = try await session(server)
-        _ = await server.json("PUT", "/api/store", #"{"askToBuyEnabled":false,"failures":{"sync":null}}"#)
-        #expect(!(await get(server, "/store", session)).body.contains(#"App Store Sync <span class="badge">from the file</span>"#),
-                "a setting changed since is no longer marked")
-        let confirm = await get(server, "/confirm/store-reset", session)
-        #expect(confirm.status == 200)
-        #expect(confirm.body.contains(#"<form method="post" action="/store/reset""#))
-        #expect(confirm.body.contains(#"name="csrfToken" value="\#(session.token)""#))
-        #expect(confirm.body.contains(#"<a href="/store">Cancel</a>"#))
-        #expect(await post(server, "/store/reset", session, token: false).status == 403, "the CSRF token is required")
-        let done = await post(server, "/store/reset", session)
-        #expect(done.status == 303)
-        #expect(done["Location"] == "/store?flash=reset#file-settings", "back to the section acted on")
-        let settings = await server.json("GET", "/api/store")
-        #expect(settings.object["askToBuyEnabled"] as? Bool == true)
-        #expect((settings.object["failures"] as? [String: Any])?["sync"] as? String == "networkError")
+        try await withLiveServer(catalog: try LiveServer.fixtureCatalog("settings-ask-to-buy-pt-BR")) { server in
+            let session = try await session(server)
+            _ = await server.json("PUT", "/api/store", #"{"askToBuyEnabled":false,"failures":{"sync":null}}"#)
+            #expect(!(await get(server, "/store", session)).body.contains(#"App Store Sync <span class="badge">from the file</span>"#),
+                    "a setting changed since is no longer marked")
+            let confirm = await get(server, "/confirm/store-reset", session)
+            #expect(confirm.status == 200)
+            #expect(confirm.body.contains(#"<form method="post" action="/store/reset""#))
+            #expect(confirm.body.contains(#"name="csrfToken" value="\#(session.token)""#))
+            #expect(confirm.body.contains(#"<a href="/store">Cancel</a>"#))
+            #expect(await post(server, "/store/reset", session, token: false).status == 403, "the CSRF token is required")
+            let done = await post(server, "/store/reset", session)
+            #expect(done.status == 303)
+            #expect(done["Location"] == "/store?flash=reset#file-settings", "back to the section acted on")
+            let settings = await server.json("GET", "/api/store")
+            #expect(settings.object["askToBuyEnabled"] as? Bool == true)
+            #expect((settings.object["failures"] as? [String: Any])?["sync"] as? String == "networkError")
+        }
     }
 
     @Test func deletingAnInstallFromItsPageAsksFirstThenDeletes() async throws {
-        let server = try await LiveServer()
-        defer { Task { await server.stop() } }
-        let session = try await session(server)
-        let created = await server.json("POST", "/api/installs", #"{"accountID":"ana smith+2","launch":true}"#)
-        let id = try #require(created.object["id"] as? String)
-        let installPage = await get(server, "/installs/\(id)", session)
-        #expect(installPage.body.contains(#"<a href="/accounts/ana%20smith%2B2">ana smith+2</a>"#))
-        #expect(installPage.body.contains(#"href="/confirm/installs/\#(id)/delete""#))
-        let confirm = await get(server, "/confirm/installs/\(id)/delete", session)
-        #expect(confirm.body.contains(#"action="/installs/\#(id)/delete""#))
-        #expect(confirm.body.contains("transactions stay with the store"))
-        #expect(await get(server, "/accounts/ana%20smith%2B2", session).body.contains("<code>ana smith+2</code>"), "the account link works")
-        #expect(await server.json("POST", "/api/installs", #"{"accountID":"a/b"}"#).status == 400)
-        #expect(await get(server, "/confirm/installs/no-such/delete", session).status == 404)
-        let done = await post(server, "/installs/\(id)/delete", session)
-        #expect(done.status == 303)
-        #expect(done["Location"] == "/installs?flash=deleted")
-        #expect(await server.json("GET", "/api/installs/\(id)").status == 404)
+        try await withLiveServer { server in
+            let session = try await session(server)
+            let created = await server.json("POST", "/api/installs", #"{"accountID":"ana smith+2","launch":true}"#)
+            let id = try #require(created.object["id"] as? String)
+            let installPage = await get(server, "/installs/\(id)", session)
+            #expect(installPage.body.contains(#"<a href="/accounts/ana%20smith%2B2">ana smith+2</a>"#))
+            #expect(installPage.body.contains(#"href="/confirm/installs/\#(id)/delete""#))
+            let confirm = await get(server, "/confirm/installs/\(id)/delete", session)
+            #expect(confirm.body.contains(#"action="/installs/\#(id)/delete""#))
+            #expect(confirm.body.contains("transactions stay with the store"))
+            #expect(await get(server, "/accounts/ana%20smith%2B2", session).body.contains("<code>ana smith+2</code>"), "the account link works")
+            #expect(await server.json("POST", "/api/installs", #"{"accountID":"a/b"}"#).status == 400)
+            #expect(await get(server, "/confirm/installs/no-such/delete", session).status == 404)
+            let done = await post(server, "/installs/\(id)/delete", session)
+            #expect(done.status == 303)
+            #expect(done["Location"] == "/installs?flash=deleted")
+            #expect(await server.json("GET", "/api/installs/\(id)").status == 404)
+        }
     }
 
     @Test func clearingAndDeletingTransactionsFromThePagesAsksFirst() async throws {
-        let server = try await LiveServer()
-        defer { Task { await server.stop() } }
-        let session = try await session(server)
-        let created = await server.json("POST", "/api/installs", #"{"accountID":"ana","launch":true}"#)
-        let id = try #require(created.object["id"] as? String)
-        for product in ["coffee", "snack"] {
-            _ = await server.json("POST", "/api/installs/\(id)/purchases", #"{"productID":"com.example.tipjar.tip.\#(product)"}"#)
+        try await withLiveServer { server in
+            let session = try await session(server)
+            let created = await server.json("POST", "/api/installs", #"{"accountID":"ana","launch":true}"#)
+            let id = try #require(created.object["id"] as? String)
+            for product in ["coffee", "snack"] {
+                _ = await server.json("POST", "/api/installs/\(id)/purchases", #"{"productID":"com.example.tipjar.tip.\#(product)"}"#)
+            }
+            let list = await server.json("GET", "/api/transactions").object["transactions"] as? [[String: Any]] ?? []
+            let newest = try #require(list.first?["transactionID"] as? Int)
+            #expect(await get(server, "/confirm/transactions/\(newest)/delete", session).body.contains(#"action="/store/transactions/\#(newest)/delete""#))
+            #expect(await get(server, "/confirm/transactions/999999/delete", session).status == 404)
+            #expect(await post(server, "/store/transactions/\(newest)/delete", session)["Location"] == "/transactions?flash=deleted")
+            #expect(await server.json("GET", "/api/transactions/\(newest)").status == 404)
+            #expect(await get(server, "/confirm/transactions-clear", session).body.contains(#"action="/store/transactions/clear""#))
+            #expect(await post(server, "/store/transactions/clear", session)["Location"] == "/store?flash=cleared#transactions")
+            #expect((await server.json("GET", "/api/transactions").object["transactions"] as? [Any])?.isEmpty == true)
         }
-        let list = await server.json("GET", "/api/transactions").object["transactions"] as? [[String: Any]] ?? []
-        let newest = try #require(list.first?["transactionID"] as? Int)
-        #expect(await get(server, "/confirm/transactions/\(newest)/delete", session).body.contains(#"action="/store/transactions/\#(newest)/delete""#))
-        #expect(await get(server, "/confirm/transactions/999999/delete", session).status == 404)
-        #expect(await post(server, "/store/transactions/\(newest)/delete", session)["Location"] == "/transactions?flash=deleted")
-        #expect(await server.json("GET", "/api/transactions/\(newest)").status == 404)
-        #expect(await get(server, "/confirm/transactions-clear", session).body.contains(#"action="/store/transactions/clear""#))
-        #expect(await post(server, "/store/transactions/clear", session)["Location"] == "/store?flash=cleared#transactions")
-        #expect((await server.json("GET", "/api/transactions").object["transactions"] as? [Any])?.isEmpty == true)
     }
 
     @Test func theTransactionsPageFiltersPagesAndShowsEveryColumn() async throws {
-        let server = try await LiveServer()
-        defer { Task { await server.stop() } }
-        let session = try await session(server)
-        let ana = try #require(await server.json("POST", "/api/installs", #"{"accountID":"ana","storefront":"BRA","launch":true}"#).object["id"] as? String)
-        let bob = try #require(await server.json("POST", "/api/installs", #"{"accountID":"bob","launch":true}"#).object["id"] as? String)
-        _ = await server.json("POST", "/api/installs/\(ana)/purchases", #"{"productID":"com.example.tipjar.tip.coffee"}"#)
-        _ = await server.json("POST", "/api/installs/\(bob)/purchases", #"{"productID":"com.example.tipjar.tip.lunch"}"#)
-        let all = await get(server, "/transactions", session)
-        #expect(all.status == 200)
-        #expect(all.body.contains(#"<a href="/transactions" aria-current="page">Transactions</a>"#))
-        for column in ["Date (UTC)", "Product", "Price", "Storefront", "Account", "Install", "Status", "Finished"] {
-            #expect(all.body.contains(#"<th scope="col">\#(column)</th>"#), "\(column)")
+        try await withLiveServer { server in
+            let session = try await session(server)
+            let ana = try #require(await server.json("POST", "/api/installs", #"{"accountID":"ana","storefront":"BRA","launch":true}"#).object["id"] as? String)
+            let bob = try #require(await server.json("POST", "/api/installs", #"{"accountID":"bob","launch":true}"#).object["id"] as? String)
+            _ = await server.json("POST", "/api/installs/\(ana)/purchases", #"{"productID":"com.example.tipjar.tip.coffee"}"#)
+            _ = await server.json("POST", "/api/installs/\(bob)/purchases", #"{"productID":"com.example.tipjar.tip.lunch"}"#)
+            let all = await get(server, "/transactions", session)
+            #expect(all.status == 200)
+            #expect(all.body.contains(#"<a href="/transactions" aria-current="page">Transactions</a>"#))
+            for column in ["Date (UTC)", "Product", "Price", "Storefront", "Account", "Install", "Status", "Finished"] {
+                #expect(all.body.contains(#"<th scope="col">\#(column)</th>"#), "\(column)")
+            }
+            #expect(all.body.contains("R$\u{A0}0,99"), "priced in the transaction's storefront")
+            #expect(all.body.contains("$4.99"))
+            let filtered = await get(server, "/transactions?accountID=ana", session)
+            #expect(filtered.body.contains("com.example.tipjar.tip.coffee") && !filtered.body.contains("<td>com.example.tipjar.tip.lunch</td>"))
+            let paged = await get(server, "/transactions?pageSize=1", session)
+            #expect(paged.body.contains(#"href="/transactions?page=2&amp;pageSize=1">Older →</a>"#))
+            #expect(await get(server, "/transactions?status=lost", session).status == 400)
+            #expect(await get(server, "/transactions?page=0", session).status == 400)
         }
-        #expect(all.body.contains("R$\u{A0}0,99"), "priced in the transaction's storefront")
-        #expect(all.body.contains("$4.99"))
-        let filtered = await get(server, "/transactions?accountID=ana", session)
-        #expect(filtered.body.contains("com.example.tipjar.tip.coffee") && !filtered.body.contains("<td>com.example.tipjar.tip.lunch</td>"))
-        let paged = await get(server, "/transactions?pageSize=1", session)
-        #expect(paged.body.contains(#"href="/transactions?page=2&amp;pageSize=1">Older →</a>"#))
-        #expect(await get(server, "/transactions?status=lost", session).status == 400)
-        #expect(await get(server, "/transactions?page=0", session).status == 400)
     }
 
     @Test func theAccountPageShowsItsInstallsAndStoreKitsViews() async throws {
-        let server = try await LiveServer(settings: StoreSettings(crashBeforeFinish: true))
-        defer { Task { await server.stop() } }
-        let session = try await session(server)
-        let id = try #require(await server.json("POST", "/api/installs", #"{"accountID":"ana","launch":true}"#).object["id"] as? String)
-        _ = await server.json("POST", "/api/installs/\(id)/purchases", #"{"productID":"com.example.tipjar.tip.coffee"}"#)
-        let page = await get(server, "/accounts/ana", session)
-        #expect(page.status == 200)
-        #expect(page.body.contains(#"<a href="/installs/\#(id)">"#))
-        for heading in ["Transaction.all", "Transaction.unfinished", "Transaction.currentEntitlements", "Transaction.latest(for:)"] {
-            #expect(page.body.contains("><code>\(heading)</code></h2>"), "\(heading)")
+        try await withLiveServer(settings: StoreSettings(crashBeforeFinish: true)) { server in
+            let session = try await session(server)
+            let id = try #require(await server.json("POST", "/api/installs", #"{"accountID":"ana","launch":true}"#).object["id"] as? String)
+            _ = await server.json("POST", "/api/installs/\(id)/purchases", #"{"productID":"com.example.tipjar.tip.coffee"}"#)
+            let page = await get(server, "/accounts/ana", session)
+            #expect(page.status == 200)
+            #expect(page.body.contains(#"<a href="/installs/\#(id)">"#))
+            for heading in ["Transaction.all", "Transaction.unfinished", "Transaction.currentEntitlements", "Transaction.latest(for:)"] {
+                #expect(page.body.contains("><code>\(heading)</code></h2>"), "\(heading)")
+            }
+            #expect(page.body.contains("Consumables are never entitlements"))
+            #expect(page.body.contains("<code>com.example.tipjar.tip.coffee</code>: transaction"))
+            let nobody = await get(server, "/accounts/nobody", session)
+            #expect(nobody.status == 200)
+            #expect(nobody.body.contains("The account bought nothing."))
         }
-        #expect(page.body.contains("Consumables are never entitlements"))
-        #expect(page.body.contains("<code>com.example.tipjar.tip.coffee</code>: transaction"))
-        let nobody = await get(server, "/accounts/nobody", session)
-        #expect(nobody.status == 200)
-        #expect(nobody.body.contains("The account bought nothing."))
     }
 }

@@ -46,44 +46,44 @@ struct SessionFloodTests {
 
     @Test func aFloodOfCookielessPageViewsCannotSignOutABrowserInUse() async throws {
         let limit = 20
-        let server = try await LiveServer(sessionLimit: limit)
-        defer { Task { await server.stop() } }
-        let pages = PageTests()
-        let session = try await pages.session(server)
-        #expect(await server.send("GET", "/store", fields: [("Cookie", session.cookie)]).status == 200, "the session is in use")
-        for _ in 0..<(limit * 10) {
-            let flood = await server.send("GET", "/installs")
-            #expect(flood.status == 200)
-            #expect(flood.sessionCookie != nil, "a page with forms gets a session")
+        try await withLiveServer(sessionLimit: limit) { server in
+            let pages = PageTests()
+            let session = try await pages.session(server)
+            #expect(await server.send("GET", "/store", fields: [("Cookie", session.cookie)]).status == 200, "the session is in use")
+            for _ in 0..<(limit * 10) {
+                let flood = await server.send("GET", "/installs")
+                #expect(flood.status == 200)
+                #expect(flood.sessionCookie != nil, "a page with forms gets a session")
+            }
+            #expect(server.dashboard.sessions.counts.new <= limit)
+            _ = try await pages.createInstall(server, session)
         }
-        #expect(server.dashboard.sessions.counts.new <= limit)
-        _ = try await pages.createInstall(server, session)
     }
 
     @Test func requestsWithoutAFormStartNoSession() async throws {
         // A failing catalog: the tip jar fragment shows its Retry state, which has no form with a token.
-        let server = try await LiveServer(settings: StoreSettings(catalog: .failing))
-        defer { Task { await server.stop() } }
-        let created = await server.json("POST", "/api/installs", #"{"locale":"en","launch":true}"#)
-        #expect(created.status == 201)
-        let id = try #require(created.object["id"] as? String)
-        let targets: [(String, [(String, String)])] = [
-            ("/", []), ("/catalog", []), ("/app.css", []), ("/app.js", []), ("/api/store", []), ("/api/installs/\(id)", []),
-            ("/installs/\(id)/live", [("X-Fragment", "1")]), ("/installs/\(id)/offers", [("X-Fragment", "1")]),
-            ("/installs/no-such-install", []), ("/no-such-page", []), ("/installs/no-such-install/offers", [("X-Fragment", "1")]),
-        ]
-        for (target, fields) in targets {
-            let reply = await server.send("GET", target, fields: fields)
-            #expect(reply.status != 0, "\(target) answered")
-            #expect(reply["Set-Cookie"] == nil, "\(target) set a cookie")
+        try await withLiveServer(settings: StoreSettings(catalog: .failing)) { server in
+            let created = await server.json("POST", "/api/installs", #"{"locale":"en","launch":true}"#)
+            #expect(created.status == 201)
+            let id = try #require(created.object["id"] as? String)
+            let targets: [(String, [(String, String)])] = [
+                ("/", []), ("/catalog", []), ("/app.css", []), ("/app.js", []), ("/api/store", []), ("/api/installs/\(id)", []),
+                ("/installs/\(id)/live", [("X-Fragment", "1")]), ("/installs/\(id)/offers", [("X-Fragment", "1")]),
+                ("/installs/no-such-install", []), ("/no-such-page", []), ("/installs/no-such-install/offers", [("X-Fragment", "1")]),
+            ]
+            for (target, fields) in targets {
+                let reply = await server.send("GET", target, fields: fields)
+                #expect(reply.status != 0, "\(target) answered")
+                #expect(reply["Set-Cookie"] == nil, "\(target) set a cookie")
+            }
+            let post = await server.send("POST", "/installs", fields: [("Content-Type", "application/x-www-form-urlencoded")], body: "locale=en")
+            #expect(post.status == 403)
+            #expect(post["Set-Cookie"] == nil)
+            #expect(server.dashboard.sessions.counts == (new: 0, used: 0))
+            for target in ["/installs", "/store", "/installs/\(id)"] {
+                #expect(await server.send("GET", target).sessionCookie != nil, "\(target) has forms")
+            }
+            #expect(server.dashboard.sessions.counts == (new: 3, used: 0))
         }
-        let post = await server.send("POST", "/installs", fields: [("Content-Type", "application/x-www-form-urlencoded")], body: "locale=en")
-        #expect(post.status == 403)
-        #expect(post["Set-Cookie"] == nil)
-        #expect(server.dashboard.sessions.counts == (new: 0, used: 0))
-        for target in ["/installs", "/store", "/installs/\(id)"] {
-            #expect(await server.send("GET", target).sessionCookie != nil, "\(target) has forms")
-        }
-        #expect(server.dashboard.sessions.counts == (new: 3, used: 0))
     }
 }

@@ -38,122 +38,122 @@ struct StoreFeedbackPageTests {
     }
 
     @Test func approvingWhileTheAppRunsSaysItWasDeliveredWithTheHeartsAndReturnsToPending() async throws {
-        let server = try await LiveServer(settings: StoreSettings(purchaseOutcome: .pending))
-        defer { Task { await server.stop() } }
-        let id = try await install(server)
-        let tid = try await pendingTransaction(server, installID: id)
-        let session = try await pages.session(server)
-        let (fragment, section) = try await follow(server, await pages.post(server, "/store/pending/\(tid)/approve", session, form: "csrfToken=\(session.token)"), session)
-        #expect(fragment == "pending")
-        #expect(section.contains("Approved: transaction \(tid) was delivered to install \(id.prefix(8)) (counted, 1 heart)."))
+        try await withLiveServer(settings: StoreSettings(purchaseOutcome: .pending)) { server in
+            let id = try await install(server)
+            let tid = try await pendingTransaction(server, installID: id)
+            let session = try await pages.session(server)
+            let (fragment, section) = try await follow(server, await pages.post(server, "/store/pending/\(tid)/approve", session, form: "csrfToken=\(session.token)"), session)
+            #expect(fragment == "pending")
+            #expect(section.contains("Approved: transaction \(tid) was delivered to install \(id.prefix(8)) (counted, 1 heart)."))
+        }
     }
 
     @Test func approvingWhileTheAppIsStoppedSaysItWaitsForTheNextLaunchOfThatInstall() async throws {
-        let server = try await LiveServer(settings: StoreSettings(purchaseOutcome: .pending))
-        defer { Task { await server.stop() } }
-        let id = try await install(server)
-        let tid = try await pendingTransaction(server, installID: id)
-        _ = await server.json("POST", "/api/installs/\(id)/stop")
-        let session = try await pages.session(server)
-        let (fragment, section) = try await follow(server, await pages.post(server, "/store/pending/\(tid)/approve", session, form: "csrfToken=\(session.token)"), session)
-        #expect(fragment == "pending")
-        #expect(section.contains("Approved: transaction \(tid) waits for the next launch of install \(id.prefix(8)) (the app is stopped)."))
-        #expect(await server.json("GET", "/api/installs/\(id)").object["hearts"] as? Int == 0, "nothing was delivered yet")
+        try await withLiveServer(settings: StoreSettings(purchaseOutcome: .pending)) { server in
+            let id = try await install(server)
+            let tid = try await pendingTransaction(server, installID: id)
+            _ = await server.json("POST", "/api/installs/\(id)/stop")
+            let session = try await pages.session(server)
+            let (fragment, section) = try await follow(server, await pages.post(server, "/store/pending/\(tid)/approve", session, form: "csrfToken=\(session.token)"), session)
+            #expect(fragment == "pending")
+            #expect(section.contains("Approved: transaction \(tid) waits for the next launch of install \(id.prefix(8)) (the app is stopped)."))
+            #expect(await server.json("GET", "/api/installs/\(id)").object["hearts"] as? Int == 0, "nothing was delivered yet")
+        }
     }
 
     @Test func decliningSaysNothingWasRecordedAndReturnsToPending() async throws {
-        let server = try await LiveServer(settings: StoreSettings(purchaseOutcome: .pending))
-        defer { Task { await server.stop() } }
-        let id = try await install(server)
-        let tid = try await pendingTransaction(server, installID: id)
-        let session = try await pages.session(server)
-        let (fragment, section) = try await follow(server, await pages.post(server, "/store/pending/\(tid)/decline", session, form: "csrfToken=\(session.token)"), session)
-        #expect(fragment == "pending")
-        #expect(section.contains("Declined: transaction \(tid) of install \(id.prefix(8)) was not charged; nothing was recorded."))
+        try await withLiveServer(settings: StoreSettings(purchaseOutcome: .pending)) { server in
+            let id = try await install(server)
+            let tid = try await pendingTransaction(server, installID: id)
+            let session = try await pages.session(server)
+            let (fragment, section) = try await follow(server, await pages.post(server, "/store/pending/\(tid)/decline", session, form: "csrfToken=\(session.token)"), session)
+            #expect(fragment == "pending")
+            #expect(section.contains("Declined: transaction \(tid) of install \(id.prefix(8)) was not charged; nothing was recorded."))
+        }
     }
 
     @Test func refundingSaysTheRevokedTransactionWasDeliveredAndReturnsToTransactions() async throws {
-        let server = try await LiveServer()
-        defer { Task { await server.stop() } }
-        let id = try await install(server)
-        let tid = try #require(await server.json("POST", "/api/installs/\(id)/purchases", #"{"productID":"\#(Self.coffee)"}"#).object["transactionID"] as? Int)
-        let session = try await pages.session(server)
-        let reply = await pages.post(server, "/store/transactions/\(tid)/refund", session, form: "csrfToken=\(session.token)&reason=developerIssue")
-        let (fragment, section) = try await follow(server, reply, session)
-        #expect(fragment == "transactions")
-        #expect(section.contains("Refunded: the revoked transaction \(tid) was delivered to install \(id.prefix(8)) (revoked, 1 heart)."))
+        try await withLiveServer { server in
+            let id = try await install(server)
+            let tid = try #require(await server.json("POST", "/api/installs/\(id)/purchases", #"{"productID":"\#(Self.coffee)"}"#).object["transactionID"] as? Int)
+            let session = try await pages.session(server)
+            let reply = await pages.post(server, "/store/transactions/\(tid)/refund", session, form: "csrfToken=\(session.token)&reason=developerIssue")
+            let (fragment, section) = try await follow(server, reply, session)
+            #expect(fragment == "transactions")
+            #expect(section.contains("Refunded: the revoked transaction \(tid) was delivered to install \(id.prefix(8)) (revoked, 1 heart)."))
+        }
     }
 
     @Test func aPurchaseOutsideTheAppSaysDeliveredOrWaitingAndReturnsToItsForm() async throws {
-        let server = try await LiveServer()
-        defer { Task { await server.stop() } }
-        let running = try await install(server)
-        let stopped = try await install(server, launch: false)
-        let session = try await pages.session(server)
-        let now = try await follow(server, await pages.post(server, "/store/external-purchases", session,
-                                                             form: "csrfToken=\(session.token)&installID=\(running)&productID=\(Self.coffee)"), session)
-        #expect(now.fragment == "external")
-        #expect(now.section.range(of: #"Purchased outside the app: transaction \d+ was delivered to install \#(running.prefix(8)) \(counted, 1 heart\)\."#,
-                                  options: .regularExpression) != nil)
-        let later = try await follow(server, await pages.post(server, "/store/external-purchases", session,
-                                                               form: "csrfToken=\(session.token)&installID=\(stopped)&productID=\(Self.coffee)"), session)
-        #expect(later.fragment == "external")
-        #expect(later.section.range(of: #"Purchased outside the app: transaction \d+ waits for the next launch of install \#(stopped.prefix(8)) \(the app is stopped\)\."#,
-                                    options: .regularExpression) != nil)
+        try await withLiveServer { server in
+            let running = try await install(server)
+            let stopped = try await install(server, launch: false)
+            let session = try await pages.session(server)
+            let now = try await follow(server, await pages.post(server, "/store/external-purchases", session,
+                                                                 form: "csrfToken=\(session.token)&installID=\(running)&productID=\(Self.coffee)"), session)
+            #expect(now.fragment == "external")
+            #expect(now.section.range(of: #"Purchased outside the app: transaction \d+ was delivered to install \#(running.prefix(8)) \(counted, 1 heart\)\."#,
+                                      options: .regularExpression) != nil)
+            let later = try await follow(server, await pages.post(server, "/store/external-purchases", session,
+                                                                   form: "csrfToken=\(session.token)&installID=\(stopped)&productID=\(Self.coffee)"), session)
+            #expect(later.fragment == "external")
+            #expect(later.section.range(of: #"Purchased outside the app: transaction \d+ waits for the next launch of install \#(stopped.prefix(8)) \(the app is stopped\)\."#,
+                                        options: .regularExpression) != nil)
+        }
     }
 
     @Test func savingResettingAndClearingReturnToTheirSections() async throws {
-        let server = try await LiveServer()
-        defer { Task { await server.stop() } }
-        let session = try await pages.session(server)
-        let saved = try await follow(server, await pages.post(server, "/store", session, form: "csrfToken=\(session.token)&catalog=normal&latencyMs=0"
-                                                               + "&purchaseOutcome=success&purchaseError=networkError&purchaseLatencyMs=0&listenerReemits=0"), session)
-        #expect(saved.fragment == "settings")
-        #expect(saved.section.contains("Store settings saved."))
-        let reset = try await follow(server, await pages.post(server, "/store/reset", session, form: "csrfToken=\(session.token)"), session)
-        #expect(reset.fragment == "file-settings")
-        #expect(reset.section.contains("Reset: the store&#39;s settings are the file&#39;s again."), "HTML-escaped")
-        let cleared = try await follow(server, await pages.post(server, "/store/transactions/clear", session, form: "csrfToken=\(session.token)"), session)
-        #expect(cleared.fragment == "transactions")
-        #expect(cleared.section.contains("Cleared: the store forgot every transaction; installs kept their hearts."))
+        try await withLiveServer { server in
+            let session = try await pages.session(server)
+            let saved = try await follow(server, await pages.post(server, "/store", session, form: "csrfToken=\(session.token)&catalog=normal&latencyMs=0"
+                                                                   + "&purchaseOutcome=success&purchaseError=networkError&purchaseLatencyMs=0&listenerReemits=0"), session)
+            #expect(saved.fragment == "settings")
+            #expect(saved.section.contains("Store settings saved."))
+            let reset = try await follow(server, await pages.post(server, "/store/reset", session, form: "csrfToken=\(session.token)"), session)
+            #expect(reset.fragment == "file-settings")
+            #expect(reset.section.contains("Reset: the store&#39;s settings are the file&#39;s again."), "HTML-escaped")
+            let cleared = try await follow(server, await pages.post(server, "/store/transactions/clear", session, form: "csrfToken=\(session.token)"), session)
+            #expect(cleared.fragment == "transactions")
+            #expect(cleared.section.contains("Cleared: the store forgot every transaction; installs kept their hearts."))
+        }
     }
 
     @Test(arguments: ["/store?flash=approved", "/store?flash=approved&transaction=x&install=abc&delivery=waiting",
                       "/store?flash=approved&transaction=1&install=%3Cb%3E&delivery=waiting",
                       "/store?flash=approved&transaction=1&install=abc&delivery=counted&hearts=9", "/store?flash=hello"])
     func aFlashWhoseFactsAreMissingOrMalformedShowsNoMessage(_ target: String) async throws {
-        let server = try await LiveServer()
-        defer { Task { await server.stop() } }
-        let page = await server.send("GET", target)
-        #expect(page.status == 200)
-        #expect(!page.body.contains(#"class="notice" role="status""#))
+        try await withLiveServer { server in
+            let page = await server.send("GET", target)
+            #expect(page.status == 200)
+            #expect(!page.body.contains(#"class="notice" role="status""#))
+        }
     }
 
     @Test func aPageViewThatFindsTheSameStateRecordsNoEventAndAnOutageAndItsEndRecordOneEach() async throws {
-        let server = try await LiveServer()
-        defer { Task { await server.stop() } }
-        let id = try await install(server)
-        let session = try await pages.session(server)
-        func views() async {
-            #expect(await server.send("GET", "/installs/\(id)?load=now", fields: [("Cookie", session.cookie)]).status == 200)
-            #expect(await server.send("GET", "/installs/\(id)/offers", fields: [("Cookie", session.cookie)]).status == 200)
-            #expect(await server.json("GET", "/api/installs/\(id)/offers").status == 200)
+        try await withLiveServer { server in
+            let id = try await install(server)
+            let session = try await pages.session(server)
+            func views() async {
+                #expect(await server.send("GET", "/installs/\(id)?load=now", fields: [("Cookie", session.cookie)]).status == 200)
+                #expect(await server.send("GET", "/installs/\(id)/offers", fields: [("Cookie", session.cookie)]).status == 200)
+                #expect(await server.json("GET", "/api/installs/\(id)/offers").status == 200)
+            }
+            func states() -> [String] {
+                server.service.timeline.events(installID: id, limit: 50).filter { $0.kind.hasPrefix("state.") }.map(\.kind).reversed()
+            }
+            await views()
+            let afterFirst = server.service.timeline.events(installID: id, limit: 50).count
+            await views()
+            #expect(server.service.timeline.events(installID: id, limit: 50).count == afterFirst, "page views that find the same state write nothing")
+            #expect(states() == ["state.ready"])
+            _ = await server.json("PUT", "/api/store", #"{"catalog":"failing"}"#)
+            await views()
+            _ = await server.json("PUT", "/api/store", #"{"catalog":"normal"}"#)
+            await views()
+            #expect(states() == ["state.ready", "state.unavailable", "state.ready"])
+            let overview = await server.send("GET", "/")
+            #expect(overview.body.components(separatedBy: "<code>state.unavailable</code>").count == 2, "Recent events show the outage once")
+            #expect(!overview.body.contains("state.loading"))
         }
-        func states() -> [String] {
-            server.service.timeline.events(installID: id, limit: 50).filter { $0.kind.hasPrefix("state.") }.map(\.kind).reversed()
-        }
-        await views()
-        let afterFirst = server.service.timeline.events(installID: id, limit: 50).count
-        await views()
-        #expect(server.service.timeline.events(installID: id, limit: 50).count == afterFirst, "page views that find the same state write nothing")
-        #expect(states() == ["state.ready"])
-        _ = await server.json("PUT", "/api/store", #"{"catalog":"failing"}"#)
-        await views()
-        _ = await server.json("PUT", "/api/store", #"{"catalog":"normal"}"#)
-        await views()
-        #expect(states() == ["state.ready", "state.unavailable", "state.ready"])
-        let overview = await server.send("GET", "/")
-        #expect(overview.body.components(separatedBy: "<code>state.unavailable</code>").count == 2, "Recent events show the outage once")
-        #expect(!overview.body.contains("state.loading"))
     }
 }

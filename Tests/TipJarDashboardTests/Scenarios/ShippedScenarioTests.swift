@@ -15,11 +15,10 @@ struct ShippedScenarioTests {
 
     /// Runs a scenario in process against a fresh `LiveServer`.
     static func run(_ scenario: Scenario, file: String = "test.json") async throws -> ScenarioResult {
-        let server = try await LiveServer()
-        let result = await ScenarioRunner(client: ScenarioHTTPClient(host: "127.0.0.1", port: server.port), output: { _ in })
-            .run(scenario, file: file)
-        await server.stop()
-        return result
+        try await withLiveServer { server in
+            await ScenarioRunner(client: ScenarioHTTPClient(host: "127.0.0.1", port: server.port), output: { _ in })
+                .run(scenario, file: file)
+        }
     }
 
     @Test func everyTrapOfTheREADMEHasAShippedScenario() throws {
@@ -68,11 +67,11 @@ struct ShippedScenarioTests {
     }
 
     @Test func runAgainstARunningServerWithURL() async throws {
-        let server = try await LiveServer()
-        let file = Self.folder.appendingPathComponent("trap-09-removed-product-arrives-through-the-listener.json").path
-        let origin = server.origin
-        let run = try? await CommandLineTests.run(["scenario", "run", file, "--url", origin])
-        await server.stop()
+        let run = try await withLiveServer { server in
+            let file = Self.folder.appendingPathComponent("trap-09-removed-product-arrives-through-the-listener.json").path
+            let origin = server.origin
+            return try? await CommandLineTests.run(["scenario", "run", file, "--url", origin])
+        }
         #expect(run?.status == 0, "\(run?.output ?? "")\(run?.error ?? "")")
         #expect(run?.output.contains("ok   3 externalPurchase ana com.example.tipjar.tip.dessert: 201") == true)
     }

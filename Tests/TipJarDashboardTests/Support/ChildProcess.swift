@@ -90,6 +90,17 @@ final class ChildProcess: @unchecked Sendable {
         }
     }
 
+    /// Blocks until the child exits or `seconds` pass, on a thread that waits in `waitpid(2)` (no polling);
+    /// answers whether it exited. When it did not, the waiting thread stays until it does: kill the child.
+    func waitForExit(seconds: Int) -> Bool {
+        let exited = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            self.waitUntilExit()
+            exited.signal()
+        }
+        return exited.wait(timeout: .now() + .seconds(seconds)) == .success
+    }
+
     private var status: Int32 {
         waitUntilExit()
         return state.withLock { exitStatus ?? 0 }
