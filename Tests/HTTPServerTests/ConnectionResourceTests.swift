@@ -27,12 +27,12 @@ struct ConnectionResourceTests {
 
     /// Polls the server's statistics until `condition` holds or 10 s pass; returns the last snapshot.
     static func statistics(of server: HTTPServer, until condition: (ConnectionStatistics) -> Bool) async -> ConnectionStatistics? {
-        let deadline = ContinuousClock.now + .seconds(10)
-        while ContinuousClock.now < deadline {
-            if let stats = await server.statistics(), condition(stats) { return stats }
-            try? await Task.sleep(for: .milliseconds(10))
+        var last: ConnectionStatistics?
+        _ = await DeadlineWait.until {
+            last = await server.statistics()
+            return last.map(condition) ?? false
         }
-        return await server.statistics()
+        return last
     }
 
     /// Sends `text`, then shuts down the client's sending side (a FIN), then reads until close or 10 s.

@@ -62,12 +62,7 @@ struct EventStreamTests {
 
     /// Waits (deadline 10 s) until the producer's stream has been ended `count` times.
     static func waitTerminated(_ producer: Producer, count: Int = 1) async -> Bool {
-        let deadline = ContinuousClock.now + .seconds(10)
-        while ContinuousClock.now < deadline {
-            if producer.terminated.withLock({ $0 }) >= count { return true }
-            try? await Task.sleep(for: .milliseconds(10))
-        }
-        return false
+        await DeadlineWait.until { producer.terminated.withLock { $0 } >= count }
     }
 
     @Test func theHeadIsAnEventStreamWithoutLengthAndEachEventIsWrittenAsItComes() async throws {

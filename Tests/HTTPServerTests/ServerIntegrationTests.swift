@@ -5,13 +5,17 @@ import Testing
 
 @Suite("Server over real sockets", .serialized)
 struct ServerIntegrationTests {
+    /// How many `/slow` requests reached their handler, so a test can wait for one to be in flight.
+    static let slowRequestsStarted = Mutex(0)
+
     static func makeServer(_ configure: (inout HTTPServerConfiguration) -> Void = { _ in },
                            log: (@Sendable (AccessLogEntry) -> Void)? = nil) throws -> (HTTPServer, Int) {
         var router = Router()
         router.get("/") { _, _ in .html("<html>home</html>") }
         router.post("/echo") { request, _ in HTTPResponse(status: .ok, body: request.body) }
         router.get("/slow") { _, _ in
-            try? await Task.sleep(for: .milliseconds(300))
+            slowRequestsStarted.withLock { $0 += 1 }
+            try? await Task.sleep(for: .milliseconds(300)) // the handler's own work, 300 ms of it
             return .text("slow")
         }
         var configuration = HTTPServerConfiguration(host: "127.0.0.1", port: 0)
@@ -109,11 +113,16 @@ struct ServerIntegrationTests {
 
     @Test func shedsLoadWith503OverTheCapWhenNoConnectionIsIdle() async throws {
         let (server, port) = try Self.makeServer { $0.maxConnections = 1 }
-        let reply = await TestClient.onThread { () -> String in
+        let first = await TestClient.onThread { () -> Int32 in
             let first = TestClient.connect(port: port)
-            defer { close(first) }
             TestClient.send(first, "GET / HTTP/1.1\r\n")  // a request in progress: not idle, not given up
-            usleep(100_000)
+            return first
+        }
+        defer { close(first) }
+        // The server holds the first request's bytes: that connection is not idle, so it is not closed for the next.
+        let holding = await ConnectionResourceTests.statistics(of: server) { $0.open == 1 && $0.inputBufferBytes > 0 }
+        #expect(holding.map { $0.open == 1 && $0.inputBufferBytes > 0 } == true, "\(String(describing: holding))")
+        let reply = await TestClient.onThread { () -> String in
             let second = TestClient.connect(port: port)
             defer { close(second) }
             return TestClient.readAll(second).text
@@ -139,8 +148,9 @@ struct ServerIntegrationTests {
 
     @Test func shutdownFinishesInFlightRequest() async throws {
         let (server, port) = try Self.makeServer()
+        let started = Self.slowRequestsStarted.withLock { $0 }
         async let reply = TestClient.exchange(port: port, "GET /slow HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n\r\n")
-        try await Task.sleep(for: .milliseconds(100))
+        #expect(await DeadlineWait.until { Self.slowRequestsStarted.withLock { $0 } > started }, "the request reached its handler")
         await server.shutdown(timeout: .seconds(5))
         let text = await reply.text
         #expect(TestClient.statuses(text) == [200])
