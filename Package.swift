@@ -42,8 +42,11 @@ let package = Package(
             name: "tipjar",
             dependencies: ["TipJar", "TipJarSQLite", "TipJarDashboard", "HTTPServer", "CMalloc", "TipJarScenario"]
         ),
-        .testTarget(name: "TipJarTests", dependencies: ["TipJar"], resources: [.copy("Fixtures")]),
-        .testTarget(name: "TipJarSQLiteTests", dependencies: ["TipJarSQLite", "TipJar", "CSQLite"], resources: [.copy("Fixtures")]),
+        // The domain rules every TipJarStorage keeps, run by TipJarTests (in memory) and TipJarSQLiteTests (a file).
+        .target(name: "TipJarStorageRules", dependencies: ["TipJar"], path: "Tests/TipJarStorageRules"),
+        .testTarget(name: "TipJarTests", dependencies: ["TipJar", "TipJarStorageRules"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "TipJarSQLiteTests", dependencies: ["TipJarSQLite", "TipJar", "CSQLite", "TipJarStorageRules"],
+                    resources: [.copy("Fixtures")]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer"]),
         .testTarget(name: "MustacheTests", dependencies: ["Mustache"], resources: [.copy("Spec")]),
         .testTarget(

@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import TipJar
+import TipJarStorageRules
 @testable import TipJarSQLite
 
 /// A deterministic world for service scenarios: a real SQLite file in a temporary folder, the
@@ -99,14 +100,4 @@ actor Gate {
     func untilSomeoneWaits() async {
         while waiters.isEmpty { await Task.yield() }
     }
-}
-
-/// An in-memory log sink (swift-log's advice: tests read what was logged).
-final class LogRecorder: Sendable {
-    private let lines = Mutex<[String]>([])
-    func append(_ message: String, _ metadata: [String: String]) {
-        let text = message + " " + metadata.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
-        lines.withLock { $0.append(text) }
-    }
-    var all: [String] { lines.withLock { $0 } }
 }

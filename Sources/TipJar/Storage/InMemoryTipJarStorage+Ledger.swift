@@ -1,0 +1,182 @@
+import Foundation
+
+extension InMemoryTipJarStorage {
+    // MARK: Transactions
+
+    /// `TipJarStorage.insert(_:)` for a transaction. - Throws: ``Refusal/duplicateTransactionID(_:)``.
+    public func insert(_ stored: StoredTransaction) throws {
+        try state.withLock { try Self.insert(stored, into: &$0) }
+    }
+
+    static func insert(_ stored: StoredTransaction, into state: inout State) throws {
+        let id = stored.transaction.id
+        guard state.transactions[id] == nil else { throw Refusal.duplicateTransactionID(id) }
+        state.transactions[id] = stored
+    }
+
+    /// `TipJarStorage.enqueueInsert(_:)`: the insert happens now, in order with every other unit of work; a refused
+    /// one is remembered, and the transaction's ``record(_:)`` throws its refusal.
+    public func enqueueInsert(_ stored: StoredTransaction) {
+        state.withLock { state in
+            do {
+                try Self.insert(stored, into: &state)
+                state.enqueued[stored.transaction.id] = .some(nil)
+            } catch {
+                state.enqueued[stored.transaction.id] = .some(error as? Refusal)
+            }
+        }
+    }
+
+    /// `TipJarStorage.transaction(withID:)`.
+    public func transaction(withID id: UInt64) -> StoredTransaction? {
+        state.withLock { $0.transactions[id] }
+    }
+
+    /// `TipJarStorage.update(_:)`: the fields the SQLite `UPDATE` writes (purchase and signed dates, status,
+    /// finished flag, revocation); the others stay as inserted. An unknown ID changes nothing.
+    public func update(_ stored: StoredTransaction) {
+        state.withLock { state in
+            guard var saved = state.transactions[stored.transaction.id] else { return }
+            saved.transaction.purchaseDate = stored.transaction.purchaseDate
+            saved.transaction.signedDate = stored.transaction.signedDate
+            saved.transaction.revocationDate = stored.transaction.revocationDate
+            saved.transaction.revocationReason = stored.transaction.revocationReason
+            saved.status = stored.status
+            saved.isFinished = stored.isFinished
+            state.transactions[stored.transaction.id] = saved
+        }
+    }
+
+    /// Every saved transaction, by ascending ID.
+    func transactionsByID() -> [StoredTransaction] {
+        state.withLock { $0.transactions.values.sorted { $0.transaction.id < $1.transaction.id } }
+    }
+
+    /// `TipJarStorage.pendingTransactions()`: Ask to Buy's, without the interrupted ones, oldest first.
+    public func pendingTransactions() -> [StoredTransaction] {
+        transactionsByID().filter { $0.status == .pending }
+    }
+
+    /// `TipJarStorage.unfinishedTransactions(accountID:)`: purchased and unfinished, oldest first.
+    public func unfinishedTransactions(accountID: String) -> [StoredTransaction] {
+        transactionsByID().filter { $0.accountID == accountID && $0.status == .purchased && !$0.isFinished }
+    }
+
+    /// `TipJarStorage.recentTransactions(limit:)`: newest first.
+    public func recentTransactions(limit: Int) -> [StoredTransaction] {
+        Self.prefix(Array(transactionsByID().reversed()), limit: limit)
+    }
+
+    /// `TipJarStorage.largestTransactionID()`: the largest ID of the store's transactions and of the IDs installs
+    /// counted; 0 when there is none.
+    public func largestTransactionID() -> UInt64 {
+        state.withLock { state in
+            max(state.transactions.keys.max() ?? 0, state.counted.values.compactMap { $0.max() }.max() ?? 0)
+        }
+    }
+
+    /// `TipJarStorage.transactions(matching:)`: every filter at once, newest first by ID.
+    public func transactions(matching query: TransactionQuery) -> TransactionPage {
+        let rows = transactionsByID().reversed().filter { stored in
+            query.accountID.map { stored.accountID == $0 } != false && query.installID.map { stored.installID == $0 } != false
+                && query.productID.map { stored.transaction.productID == $0 } != false && query.status.map { stored.status == $0 } != false
+        }
+        let page = Self.page(rows, page: query.page, pageSize: query.pageSize)
+        return TransactionPage(transactions: page.rows, hasMore: page.hasMore)
+    }
+
+    /// `TipJarStorage.transactions(accountID:limit:)`: newest first.
+    public func transactions(accountID: String, limit: Int) -> [StoredTransaction] {
+        Self.prefix(transactionsByID().reversed().filter { $0.accountID == accountID }, limit: limit)
+    }
+
+    /// `TipJarStorage.deleteAllTransactions()`: the counted keys, hearts and ledgers stay.
+    public func deleteAllTransactions() -> Int {
+        state.withLock { state in
+            defer { state.transactions.removeAll() }
+            return state.transactions.count
+        }
+    }
+
+    /// `TipJarStorage.deleteTransaction(withID:)`.
+    public func deleteTransaction(withID id: UInt64) -> Bool {
+        state.withLock { $0.transactions.removeValue(forKey: id) != nil }
+    }
+
+    /// `TipJarStorage.deleteInstall(withID:)`: the install, its ledger and its counted keys; its transactions stay.
+    public func deleteInstall(withID id: String) -> Bool {
+        state.withLock { state in
+            state.ledgers[id] = nil
+            state.counted[id] = nil
+            return state.installs.removeValue(forKey: id) != nil
+        }
+    }
+
+    // MARK: Ledger
+
+    /// `TipJarStorage.record(_:)`: under one lock, a `.counted` delivery of a transaction this install already
+    /// counted becomes `.duplicate`, a new one adds a heart up to ``Install/maximumHearts``; the ledger row is
+    /// appended and, when `delivery.finished`, the transaction marked finished.
+    /// - Throws: ``Refusal/unknownInstall(_:)``; the refusal of this transaction's ``enqueueInsert(_:)``, or
+    ///   ``Refusal/missingTransaction(_:)`` when its row is gone. Nothing is changed then.
+    public func record(_ delivery: Delivery) throws -> (outcome: RecordOutcome, hearts: Int) {
+        try state.withLock { state in
+            let id = delivery.transactionID
+            let enqueued = state.enqueued.removeValue(forKey: id)
+            if case .some(.some(let refusal)) = enqueued { throw refusal }
+            if enqueued != nil, state.transactions[id] == nil { throw Refusal.missingTransaction(id) }
+            return try Self.record(delivery, in: &state)
+        }
+    }
+
+    /// The record's work on `state`: checked first, so a refused record changes nothing.
+    static func record(_ delivery: Delivery, in state: inout State) throws -> (outcome: RecordOutcome, hearts: Int) {
+        guard var install = state.installs[delivery.installID] else { throw Refusal.unknownInstall(delivery.installID) }
+        var outcome = delivery.outcome
+        if outcome == .counted {
+            if state.counted[install.id, default: []].insert(delivery.transactionID).inserted {
+                install.hearts = min(Install.maximumHearts, install.hearts + 1)
+                state.installs[install.id] = install
+            } else {
+                outcome = .duplicate
+            }
+        }
+        var row = delivery
+        row.outcome = outcome
+        state.ledgers[install.id, default: []].append(row)
+        if delivery.finished { state.transactions[delivery.transactionID]?.isFinished = true }
+        return (outcome, install.hearts)
+    }
+
+    /// `TipJarStorage.ledger(installID:limit:)`: the last `limit` rows, oldest first.
+    public func ledger(installID: String, limit: Int) -> [Delivery] {
+        state.withLock { Self.ledger($0, installID: installID, limit: limit) }
+    }
+
+    /// `TipJarStorage.installWithLedger(id:limit:)`: both under one lock.
+    public func installWithLedger(id: String, limit: Int) -> (install: Install, ledger: [Delivery])? {
+        state.withLock { state in
+            state.installs[id].map { ($0, Self.ledger(state, installID: id, limit: limit)) }
+        }
+    }
+
+    /// The rows with the quantity and token of their transaction, or 1 and none when the store forgot it.
+    static func ledger(_ state: State, installID: String, limit: Int) -> [Delivery] {
+        let rows = state.ledgers[installID] ?? []
+        return (limit < 0 ? rows[...] : rows.suffix(limit)).map { row in
+            var delivery = row
+            let transaction = state.transactions[row.transactionID]?.transaction
+            delivery.purchasedQuantity = transaction?.purchasedQuantity ?? 1
+            delivery.appAccountToken = transaction?.appAccountToken
+            return delivery
+        }
+    }
+
+    /// `TipJarStorage.overview()`.
+    public func overview() -> Overview {
+        state.withLock { state in
+            Overview(installs: state.installs.count, tips: state.counted.values.reduce(0) { $0 + $1.count },
+                     hearts: state.installs.values.reduce(0) { $0 + $1.hearts })
+        }
+    }
+}
