@@ -31,26 +31,17 @@ import Foundation
 enum DatabaseFileGuard {
     static let sqliteMagic: [UInt8] = Array("SQLite format 3".utf8) + [0]
 
-    struct Report {
-        /// `false` when the file is missing or empty (a new database will be created).
-        var hasContent: Bool
-        var schemaVersion: Int64?
-        /// What `PRAGMA integrity_check` reported; empty when the file is sound.
-        var problems: [String] = []
-    }
-
     /// Runs every check and throws on the first failure, a damaged file included.
-    static func validate(path: String, readOnly: Bool) throws -> Report {
-        let report = try inspect(path: path, readOnly: readOnly)
-        if let first = report.problems.first {
-            throw DatabaseError(extendedResultCode: SQLITE_CORRUPT, message: "\(path) is damaged: PRAGMA integrity_check found \(report.problems.count == 100 ? "100 or more" : "\(report.problems.count)") problem(s), first: \(first); refusing to open it", path: path)
+    static func validate(path: String, readOnly: Bool) throws {
+        let problems = try inspect(path: path, readOnly: readOnly)
+        if let first = problems.first {
+            throw DatabaseError(extendedResultCode: SQLITE_CORRUPT, message: "\(path) is damaged: PRAGMA integrity_check found \(problems.count == 100 ? "100 or more" : "\(problems.count)") problem(s), first: \(first); refusing to open it", path: path)
         }
-        return report
     }
 
-    /// Runs every check; a file that `PRAGMA integrity_check` finds damaged is reported in
-    /// ``Report/problems`` (up to SQLite's default of 100 lines) instead of thrown.
-    static func inspect(path: String, readOnly: Bool) throws -> Report {
+    /// Runs every check; a file that `PRAGMA integrity_check` finds damaged is not thrown but answered
+    /// with its problem lines (up to SQLite's default of 100); a sound, missing or empty file answers none.
+    static func inspect(path: String, readOnly: Bool) throws -> [String] {
         let walPath = path + "-wal"
         let fileInfo = try statIfExists(path)
         let walInfo = try statIfExists(walPath)
@@ -73,7 +64,7 @@ enum DatabaseFileGuard {
             if walSize > 0 {
                 throw DatabaseError(extendedResultCode: SQLITE_NOTADB, message: "\(walPath) exists but its database \(path) is missing or empty; refusing to open (SQLite would delete the write-ahead log)", path: walPath)
             }
-            return Report(hasContent: false, schemaVersion: nil)
+            return []
         }
 
         let header = try readBytes(path, count: 100)
@@ -87,16 +78,15 @@ enum DatabaseFileGuard {
         // sidecars beside a file we may refuse (a concurrent writer could only make the probe
         // see an inconsistent file, i.e. refuse: the safe direction). With a WAL, SQLite may
         // create the -shm index it needs to read it.
-        var report = Report(hasContent: true)
+        var problems: [String] = []
         var viewIdentity: UInt32 = 0
         do {
             let probe = walSize > 0
                 ? try Database(path: path, flags: SQLITE_OPEN_READONLY)
                 : try Database(path: immutableURI(path), flags: SQLITE_OPEN_READONLY | SQLITE_OPEN_URI)
             defer { try? probe.close() }
-            report.schemaVersion = try probe.fetchValue(sql: "PRAGMA schema_version", as: Int64.self)
             let lines = try probe.fetchAll(sql: "PRAGMA integrity_check") { try $0.value(at: 0, as: String.self) }
-            report.problems = lines == ["ok"] ? [] : lines
+            problems = lines == ["ok"] ? [] : lines
             viewIdentity = UInt32(bitPattern: Int32(truncatingIfNeeded: try probe.fetchValue(sql: "PRAGMA user_version", as: Int64.self) ?? 0))
         } catch let error as DatabaseError where error.path != path {
             let subject = walSize > 0 ? "\(path) (with its write-ahead log \(walPath))" : path
@@ -105,7 +95,7 @@ enum DatabaseFileGuard {
         if walSize > 0, fileIdentity != 0, viewIdentity != fileIdentity {
             throw DatabaseError(extendedResultCode: SQLITE_NOTADB, message: "\(walPath) belongs to another database: it changes the database identity stamp (PRAGMA user_version) from \(fileIdentity) to \(viewIdentity); refusing to open \(path)", path: walPath)
         }
-        return report
+        return problems
     }
 
     /// `file:` URI with `immutable=1` (<https://www.sqlite.org/uri.html>); `%`, `?`, `#` escaped.

@@ -77,7 +77,7 @@ public final class DatabaseQueue: @unchecked Sendable {
         self.queue = DispatchQueue(label: "TipJarSQLite.DatabaseQueue")
         self.readQueue = DispatchQueue(label: "TipJarSQLite.DatabaseQueue.reader")
         self.fileWatch = DatabaseFileWatch(path: path)
-        _ = try DatabaseFileGuard.validate(path: path, readOnly: configuration.readOnly)
+        try DatabaseFileGuard.validate(path: path, readOnly: configuration.readOnly)
         let flags = configuration.readOnly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
         let db = try Database(path: path, flags: flags)
         do {
@@ -107,7 +107,7 @@ public final class DatabaseQueue: @unchecked Sendable {
     ///   SQLite (`SQLITE_NOTADB`), unreadable or truncated (`SQLITE_CORRUPT`), beside a WAL of
     ///   another database.
     public static func integrityProblems(path: String) throws -> [String] {
-        try DatabaseFileGuard.inspect(path: path, readOnly: true).problems
+        try DatabaseFileGuard.inspect(path: path, readOnly: true)
     }
 
     /// A read-only connection with the writer's busy timeout and settings (so any connection
