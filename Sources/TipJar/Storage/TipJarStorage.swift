@@ -3,8 +3,8 @@ import Foundation
 /// Persistence the core needs, implemented by `TipJarSQLite` (README "Layout of the code": "Persistence behind
 /// protocols"). Every method is one atomic unit of work: it either happens whole or throws.
 ///
-/// Implementations throw their own error type (e.g. `DatabaseError`); the dashboard turns a busy,
-/// full or read-only store into a 503.
+/// A store that cannot work now throws ``StorageUnavailable`` or an error of its own that conforms to
+/// ``StorageFailure`` (the SQLite adapter's `DatabaseError` does); the dashboard answers those with a 503.
 public protocol TipJarStorage: Sendable {
     /// Saves a new install. - Throws: when the ID exists or the store fails.
     func insert(_ install: Install) async throws
