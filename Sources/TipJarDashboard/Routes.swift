@@ -2,7 +2,6 @@ import Foundation
 import HTTPServer
 import Mustache
 import TipJar
-import TipJarSQLite
 
 /// The dashboard's routes: pages and fragments (`Routes+Pages`, `Routes+Actions`) and the JSON API
 /// (`Routes+API`), with the one place where errors become responses.
@@ -93,7 +92,7 @@ struct Routes: Sendable {
         } catch {
             let (status, title, message) = describe(error)
             // A moved database file is logged once, when the writer finds it (`DatabaseConfiguration.onFault`).
-            if status.code >= 500, (error as? DatabaseError)?.isFileMoved != true {
+            if status.code >= 500, StorageUnavailable.of(error)?.isFileMoved != true {
                 log("request failed", ["request.id": request.requestID, "error": String(describing: error), "path": request.path])
             }
             return Self.problem(request, status: status, title: title, message: message)
@@ -112,20 +111,8 @@ struct Routes: Sendable {
             }
         case let error as RequestError:
             return (error.status, error.status == .notFound ? "Not found" : "Bad request", error.message)
-        case let error as DatabaseError where error.isFileMoved:
-            return (.serviceUnavailable, "Database file moved",
-                    "\(error.path ?? "The database file") was deleted, renamed or replaced while the server was running. Nothing was changed: a write now could not survive a crash. Restart the server.")
-        case let error as DatabaseError where error.isCorrupt:
-            return (.serviceUnavailable, "Database damaged",
-                    "The database file is damaged. Nothing was changed; stop the server and run tipjar check-database on the file.")
-        case let error as DatabaseError where error.isBusy || error.isLocked:
-            return (.serviceUnavailable, "Database busy",
-                    "The database is locked by another process. Nothing was changed; try again in a moment.")
-        case let error as DatabaseError where error.isFull:
-            return (.serviceUnavailable, "Disk full", "The database is full. Nothing was changed; free some space and try again.")
-        case let error as DatabaseError where error.isReadOnly:
-            return (.serviceUnavailable, "Read-only database", "The database file is read-only. Nothing was changed.")
         default:
+            if let unavailable = StorageUnavailable.of(error) { return unavailable.problem }
             return (.internalServerError, "Something went wrong", "The dashboard hit an unexpected error. Nothing was changed.")
         }
     }

@@ -66,6 +66,33 @@ extension StorageRule {
             #expect(try await world.hearts(install.id) == Install.maximumHearts)
             #expect(try await world.storage.overview() == Overview(installs: 1, tips: 8, hearts: Install.maximumHearts))
         },
+        StorageRule(name: "a purchase's issue and record are one operation: the transaction is saved, counted and finished") { world in
+            let install = try await world.runningInstall()
+            let result = try await world.storage.issue(stored(11, for: install), thenRecord: delivery(11, to: install.id))
+            #expect(result.outcome == .counted)
+            #expect(result.hearts == 1)
+            #expect(try await world.storage.transaction(withID: 11)?.isFinished == true)
+            #expect(try await world.storage.ledger(installID: install.id, limit: 10).map(\.transactionID) == [11])
+        },
+        StorageRule(name: "an issue of a taken transaction ID keeps and records nothing") { world in
+            let install = try await world.runningInstall()
+            try await world.storage.insert(stored(12, for: install))
+            var other = stored(12, for: install)
+            other.transaction.productID = RuleWorld.snack
+            await #expect(throws: (any Error).self) { try await world.storage.issue(other, thenRecord: delivery(12, to: install.id)) }
+            #expect(try await world.storage.transaction(withID: 12)?.transaction.productID == RuleWorld.coffee)
+            #expect(try await world.storage.ledger(installID: install.id, limit: 10).isEmpty)
+            #expect(try await world.hearts(install.id) == 0)
+        },
+        StorageRule(name: "a record refused after its issue keeps the transaction charged, unfinished and unrecorded") { world in
+            let install = try await world.runningInstall()
+            await #expect(throws: (any Error).self) {
+                try await world.storage.issue(stored(13, for: install), thenRecord: delivery(13, to: "no-such-install"))
+            }
+            #expect(try await world.storage.transaction(withID: 13)?.isFinished == false)
+            #expect(try await world.storage.unfinishedTransactions(accountID: install.accountID).map(\.transaction.id) == [13])
+            #expect(try await world.storage.overview() == Overview(installs: 1, tips: 0, hearts: 0))
+        },
         StorageRule(name: "the finished flag is saved with the record, and an unfinished one comes back") { world in
             let install = try await world.runningInstall()
             try await world.storage.insert(stored(1, for: install))

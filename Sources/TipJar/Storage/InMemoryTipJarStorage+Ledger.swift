@@ -14,19 +14,6 @@ extension InMemoryTipJarStorage {
         state.transactions[id] = stored
     }
 
-    /// `TipJarStorage.enqueueInsert(_:)`: the insert happens now, in order with every other unit of work; a refused
-    /// one is remembered, and the transaction's ``record(_:)`` throws its refusal.
-    public func enqueueInsert(_ stored: StoredTransaction) {
-        state.withLock { state in
-            do {
-                try Self.insert(stored, into: &state)
-                state.enqueued[stored.transaction.id] = .some(nil)
-            } catch {
-                state.enqueued[stored.transaction.id] = .some(error as? Refusal)
-            }
-        }
-    }
-
     /// `TipJarStorage.transaction(withID:)`.
     public func transaction(withID id: UInt64) -> StoredTransaction? {
         state.withLock { $0.transactions[id] }
@@ -117,14 +104,18 @@ extension InMemoryTipJarStorage {
     /// `TipJarStorage.record(_:)`: under one lock, a `.counted` delivery of a transaction this install already
     /// counted becomes `.duplicate`, a new one adds a heart up to ``Install/maximumHearts``; the ledger row is
     /// appended and, when `delivery.finished`, the transaction marked finished.
-    /// - Throws: ``Refusal/unknownInstall(_:)``; the refusal of this transaction's ``enqueueInsert(_:)``, or
-    ///   ``Refusal/missingTransaction(_:)`` when its row is gone. Nothing is changed then.
+    /// - Throws: ``Refusal/unknownInstall(_:)``; nothing is changed then.
     public func record(_ delivery: Delivery) throws -> (outcome: RecordOutcome, hearts: Int) {
+        try state.withLock { try Self.record(delivery, in: &$0) }
+    }
+
+    /// `TipJarStorage.issue(_:thenRecord:)`: under one lock, the store's insert, then ``record(_:)``'s work. A
+    /// refused insert keeps and records nothing; a refused record keeps the issued transaction (charged,
+    /// unfinished, unrecorded: the account's next launch delivers it).
+    /// - Throws: ``Refusal/duplicateTransactionID(_:)`` (nothing kept), or the record's refusal (the transaction kept).
+    public func issue(_ stored: StoredTransaction, thenRecord delivery: Delivery) throws -> (outcome: RecordOutcome, hearts: Int) {
         try state.withLock { state in
-            let id = delivery.transactionID
-            let enqueued = state.enqueued.removeValue(forKey: id)
-            if case .some(.some(let refusal)) = enqueued { throw refusal }
-            if enqueued != nil, state.transactions[id] == nil { throw Refusal.missingTransaction(id) }
+            try Self.insert(stored, into: &state)
             return try Self.record(delivery, in: &state)
         }
     }

@@ -15,8 +15,6 @@ public final class InMemoryTipJarStorage: TipJarStorage {
         case duplicateTransactionID(UInt64)
         /// No install has this ID (a ledger row must belong to a saved install).
         case unknownInstall(String)
-        /// The transaction whose insert ``enqueueInsert(_:)`` made is not in the store when its record runs.
-        case missingTransaction(UInt64)
         /// An install's hearts must be 0...``Install/maximumHearts``.
         case heartsOutOfRange(Int)
 
@@ -26,7 +24,6 @@ public final class InMemoryTipJarStorage: TipJarStorage {
             case .duplicateInstallID(let id): "an install with ID \(id) already exists"
             case .duplicateTransactionID(let id): "a transaction with ID \(id) already exists"
             case .unknownInstall(let id): "no install has ID \(id)"
-            case .missingTransaction(let id): "transaction \(id) is not in the store: its insert did not happen"
             case .heartsOutOfRange(let hearts): "\(hearts) hearts is outside 0...\(Install.maximumHearts)"
             }
         }
@@ -41,8 +38,6 @@ public final class InMemoryTipJarStorage: TipJarStorage {
         /// Each install's ledger, oldest first, as recorded (quantity and token are read from the transaction).
         var ledgers: [String: [Delivery]] = [:]
         var settings: StoreSettings?
-        /// Transactions ``enqueueInsert(_:)`` saved (or failed to), until their record: the error when it failed.
-        var enqueued: [UInt64: Refusal?] = [:]
     }
 
     let state = Mutex(State())
