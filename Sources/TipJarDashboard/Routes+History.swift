@@ -6,30 +6,26 @@ import TipJar
 /// account's transactions as StoreKit's views return them (`GET /api/accounts/{accountID}/transactions`,
 /// `/accounts/{accountID}`). Every query parameter is checked; a bad one is a 400 naming it.
 extension Routes {
-    func registerHistory(in router: inout Router) {
-        router.get("/api/transactions") { request, _ in
-            await handling(request) {
-                let query = try Self.transactionQuery(request)
-                if let format = try ExportFormat(request) { return try await transactionsExport(query, format: format) }
-                let page = try await storage.transactions(matching: query)
-                struct Page: Encodable { var transactions: [APIModels.TransactionBody]; var hasMore: Bool }
-                return JSONBody.response(Page(transactions: page.transactions.map { APIModels.TransactionBody($0, delivery: nil) },
-                                              hasMore: page.hasMore))
-            }
+    func registerHistory(in router: inout Router<DashboardContext>) {
+        router.get("/api/transactions") { request, context in
+            let query = try Self.transactionQuery(request)
+            if let format = try ExportFormat(request) { return try await transactionsExport(query, format: format) }
+            let page = try await storage.transactions(matching: query)
+            struct Page: Encodable { var transactions: [APIModels.TransactionBody]; var hasMore: Bool }
+            return JSONBody.response(Page(transactions: page.transactions.map { APIModels.TransactionBody($0, delivery: nil) },
+                                          hasMore: page.hasMore))
         }
-        router.get("/api/accounts/:account/transactions") { request, parameters in
-            await handling(request) {
-                let accountID = parameters["account"] ?? ""
-                let view = try Self.choice(request, "view", TransactionHistoryView.self) ?? .all
-                let stored = try await service.store.history(accountID: accountID, view: view, productID: try Self.text(request, "productID"))
-                struct Body: Encodable { var accountID: String; var view: String; var transactions: [APIModels.TransactionBody] }
-                return JSONBody.response(Body(accountID: accountID, view: view.rawValue,
-                                              transactions: stored.map { APIModels.TransactionBody($0, delivery: nil) }))
-            }
+        router.get("/api/accounts/:account/transactions") { request, context in
+            let accountID = try context.parameters.require("account")
+            let view = try Self.choice(request, "view", TransactionHistoryView.self) ?? .all
+            let stored = try await service.store.history(accountID: accountID, view: view, productID: try Self.text(request, "productID"))
+            struct Body: Encodable { var accountID: String; var view: String; var transactions: [APIModels.TransactionBody] }
+            return JSONBody.response(Body(accountID: accountID, view: view.rawValue,
+                                          transactions: stored.map { APIModels.TransactionBody($0, delivery: nil) }))
         }
-        router.get("/transactions") { request, _ in await handling(request) { try await transactionsPage(request) } }
-        router.get("/accounts/:account") { request, parameters in
-            await handling(request) { try await accountPage(request, accountID: parameters["account"] ?? "") }
+        router.get("/transactions") { request, context in try await transactionsPage(request, context) }
+        router.get("/accounts/:account") { request, context in
+            try await accountPage(context, accountID: try context.parameters.require("account"))
         }
     }
 
@@ -81,8 +77,8 @@ extension Routes {
 
     // MARK: Pages
 
-    func transactionsPage(_ request: HTTPRequest) async throws -> HTTPResponse {
-        var data = pageData(request, nav: "transactions")
+    func transactionsPage(_ request: HTTPRequest, _ context: DashboardContext) async throws -> HTTPResponse {
+        var data = pageData(context, nav: "transactions")
         let query = try Self.transactionQuery(request)
         let result = try await storage.transactions(matching: query)
         data["transactions"] = result.transactions.map(transactionRow)
@@ -110,8 +106,8 @@ extension Routes {
         return try html("pages/transactions", data)
     }
 
-    func accountPage(_ request: HTTPRequest, accountID: String) async throws -> HTTPResponse {
-        var data = pageData(request, nav: "")
+    func accountPage(_ context: DashboardContext, accountID: String) async throws -> HTTPResponse {
+        var data = pageData(context, nav: "")
         async let installs = storage.installs(matching: InstallQuery(pageSize: 200, accountID: accountID))
         let stored = try await storage.transactions(accountID: accountID, limit: 100_000)
         let catalog = service.catalog

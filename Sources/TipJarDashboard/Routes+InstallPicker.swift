@@ -12,12 +12,6 @@ extension Routes {
     /// The shortest ID prefix that picks an install: the 8 characters of the short ID lists show.
     static let shortestIDPrefix = 8
 
-    /// An install ID from a route's `:id` path parameter, lowercased (RFC 4122 §3: UUIDs are compared
-    /// case-insensitively; ours are stored lowercase), so `/api/installs/{UPPERCASE-UUID}` finds the install.
-    static func installID(_ parameters: RouteParameters) -> String {
-        (parameters["id"] ?? "").lowercased()
-    }
-
     /// The install a form names in `text`: surrounding whitespace and line breaks ignored, case ignored;
     /// the full ID, a unique ID prefix of at least ``shortestIDPrefix`` characters, or a unique label.
     /// - Parameter text: the form's `installID` value.

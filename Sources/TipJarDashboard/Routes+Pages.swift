@@ -4,48 +4,42 @@ import Mustache
 import TipJar
 
 extension Routes {
-    func registerPages(in router: inout Router) {
-        router.get("/") { request, _ in await handling(request) { try await overviewPage(request) } }
-        router.get("/installs") { request, _ in
-            await handling(request) { try await withFormSession(request) { try await installsPage(request, csrfToken: $0) } }
+    func registerPages(in router: inout Router<DashboardContext>) {
+        router.get("/") { _, context in try await overviewPage(context) }
+        router.get("/installs") { request, context in
+            try await withFormSession(context) { try await installsPage(request, context, csrfToken: $0) }
         }
-        router.get("/installs/:id") { request, parameters in
-            await handling(request) {
-                let load = request.queryValue("load") == "now"
-                return try await withFormSession(request) { try await installPage(request, installID: Self.installID(parameters), load: load, csrfToken: $0) }
+        router.get("/installs/:id") { request, context in
+            let load = request.queryValue("load") == "now"
+            return try await withFormSession(context) { try await installPage(request, installID: try context.installID(), load: load, csrfToken: $0) }
+        }
+        router.get("/installs/:id/offers") { request, context in
+            let installID = try context.installID()
+            guard context.wantsFragment else {
+                return try await withFormSession(context) { try await installPage(request, installID: installID, load: true, csrfToken: $0) }
             }
-        }
-        router.get("/installs/:id/offers") { request, parameters in
-            await handling(request) {
-                let installID = Self.installID(parameters)
-                guard Self.wantsFragment(request) else {
-                    return try await withFormSession(request) { try await installPage(request, installID: installID, load: true, csrfToken: $0) }
-                }
-                return try await onScreen(request, installID: installID) {
-                    let install = try await service.install(installID)
-                    let state = try await service.loadOffers(installID: installID)
-                    // Only the ready state renders forms (the tiles); loading and unavailable have none.
-                    guard case .ready = state else { return try html("fragments/tipjar", try await tipJarData(request, install: install, state: state)) }
-                    return try await withFormSession(request) {
-                        try html("fragments/tipjar", try await tipJarData(request, install: install, state: state, csrfToken: $0))
-                    }
+            return try await onScreen(context, installID: installID) {
+                let install = try await service.install(installID)
+                let state = try await service.loadOffers(installID: installID)
+                // Only the ready state renders forms (the tiles); loading and unavailable have none.
+                guard case .ready = state else { return try html("fragments/tipjar", try await tipJarData(context, install: install, state: state)) }
+                return try await withFormSession(context) {
+                    try html("fragments/tipjar", try await tipJarData(context, install: install, state: state, csrfToken: $0))
                 }
             }
         }
-        router.get("/installs/:id/live") { request, parameters in
-            await handling(request) {
-                let install = try await service.install(Self.installID(parameters))
-                return try await liveFragments(request, install: install, feedback: nil)
-            }
+        router.get("/installs/:id/live") { _, context in
+            let install = try await service.install(try context.installID())
+            return try await liveFragments(install: install, feedback: nil)
         }
-        router.get("/store") { request, _ in
-            await handling(request) { try await withFormSession(request) { try await storePage(request, csrfToken: $0) } }
+        router.get("/store") { request, context in
+            try await withFormSession(context) { try await storePage(request, context, csrfToken: $0) }
         }
-        router.get("/catalog") { request, _ in await handling(request) { try await catalogPage(request) } }
+        router.get("/catalog") { _, context in try await catalogPage(context) }
     }
 
-    func overviewPage(_ request: HTTPRequest) async throws -> HTTPResponse {
-        var data = pageData(request, nav: "overview")
+    func overviewPage(_ context: DashboardContext) async throws -> HTTPResponse {
+        var data = pageData(context, nav: "overview")
         let overview = try await storage.overview()
         data["overview"] = ["installs": overview.installs, "tips": overview.tips, "hearts": overview.hearts, "isEmpty": overview.installs == 0]
         data["settings"] = ViewModels.settings(await service.store.settings)
@@ -53,8 +47,8 @@ extension Routes {
         return try html("pages/overview", data)
     }
 
-    func installsPage(_ request: HTTPRequest, csrfToken: String) async throws -> HTTPResponse {
-        var data = pageData(request, nav: "installs", csrfToken: csrfToken)
+    func installsPage(_ request: HTTPRequest, _ context: DashboardContext, csrfToken: String) async throws -> HTTPResponse {
+        var data = pageData(context, nav: "installs", csrfToken: csrfToken)
         let heartsFilter = request.queryValue("hearts").flatMap { Int($0) }.flatMap { (0...5).contains($0) ? $0 : nil }
         let page = max(1, min(1_000_000, request.queryValue("page").flatMap { Int($0) } ?? 1))
         let search = String((request.queryValue("q") ?? "").prefix(100))
@@ -110,18 +104,18 @@ extension Routes {
     }
 
     /// What `fragments/tipjar` needs about the tip jar itself.
-    func tipJarData(_ request: HTTPRequest, install: Install, state: TipJarState, csrfToken: String? = nil) async throws -> TemplateData {
+    func tipJarData(_ context: DashboardContext, install: Install, state: TipJarState, csrfToken: String? = nil) async throws -> TemplateData {
         ViewModels.tipJar(install: install, state: state, isPurchaseOpen: await service.isPurchaseOpen(installID: install.id),
-                          csrfToken: csrfToken ?? self.csrfToken(request), skipPurchaseSheet: await service.store.settings.skipPurchaseSheet)
+                          csrfToken: csrfToken ?? self.csrfToken(context), skipPurchaseSheet: await service.store.settings.skipPurchaseSheet)
     }
 
     /// ``liveHTML(install:feedback:)`` as a response.
-    func liveFragments(_ request: HTTPRequest, install: Install, feedback: Feedback?) async throws -> HTTPResponse {
+    func liveFragments(install: Install, feedback: Feedback?) async throws -> HTTPResponse {
         .html(try await liveHTML(install: install, feedback: feedback))
     }
 
-    func storePage(_ request: HTTPRequest, csrfToken: String) async throws -> HTTPResponse {
-        var data = pageData(request, nav: "store", csrfToken: csrfToken)
+    func storePage(_ request: HTTPRequest, _ context: DashboardContext, csrfToken: String) async throws -> HTTPResponse {
+        var data = pageData(context, nav: "store", csrfToken: csrfToken)
         let store = service.store
         let settings = await store.settings
         data["settings"] = ViewModels.settings(settings)
@@ -168,8 +162,8 @@ extension Routes {
         return try html("pages/store", data)
     }
 
-    func catalogPage(_ request: HTTPRequest) async throws -> HTTPResponse {
-        var data = pageData(request, nav: "catalog")
+    func catalogPage(_ context: DashboardContext) async throws -> HTTPResponse {
+        var data = pageData(context, nav: "catalog")
         let catalog = service.catalog
         let storefronts = Self.storefrontChoices(catalog).compactMap { Storefront.named($0.value) }
         data["identifier"] = catalog.identifier
