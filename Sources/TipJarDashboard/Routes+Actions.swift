@@ -131,48 +131,35 @@ extension Routes {
         return true
     }
 
-    /// The latency the `/store` form sets when "slow" is chosen with none (0 or empty).
-    static let defaultSlowLatencyMs = 2_000
+    static func transactionID(_ text: String?) throws -> UInt64 {
+        guard let text, let id = UInt64(text) else { throw RequestError(status: .notFound, message: "No transaction has that ID.") }
+        return id
+    }
 
-    /// Reads the `/store` form into settings; every value is checked against its enum.
+    /// Reads the `/store` form into settings, one field per ``StoreSettings/declarations`` entry (its
+    /// ``StoreSetting/formName``): a choice must be one of its values (an optional one may be empty: off), a number
+    /// a whole number in its range (empty is 0), a checkbox is ticked when it posts `1`.
     /// - Throws: `RequestError` naming the first bad field.
     static func settings(fromForm form: [String: String]) throws -> StoreSettings {
-        func value<T: RawRepresentable>(_ name: String, _ type: T.Type) throws -> T where T.RawValue == String {
-            guard let raw = form[name], let value = T(rawValue: raw) else { throw RequestError(message: "\(name) has a value that is not allowed.") }
-            return value
-        }
-        func optional<T: RawRepresentable>(_ name: String, _ type: T.Type) throws -> T? where T.RawValue == String {
-            guard let raw = form[name], !raw.isEmpty else { return nil }
-            return try value(name, type)
-        }
-        func integer(_ name: String, in range: ClosedRange<Int>) throws -> Int {
-            let raw = form[name] ?? "0"
-            guard let number = Int(raw.isEmpty ? "0" : raw), range.contains(number) else {
-                throw RequestError(message: "\(name) must be a whole number from \(range.lowerBound) to \(range.upperBound).")
+        var settings = StoreSettings.normal
+        for declaration in StoreSettings.declarations {
+            let raw = form[declaration.formName]
+            switch declaration.kind {
+            case .choice(_, let optional):
+                let value: StoreSetting.Value? = optional && (raw ?? "").isEmpty ? .off : raw.map(StoreSetting.Value.text)
+                guard let value, declaration.set(value, in: &settings) else {
+                    throw RequestError(message: "\(declaration.formName) has a value that is not allowed.")
+                }
+            case .integer(let range, _):
+                guard let number = Int((raw ?? "").isEmpty ? "0" : raw ?? ""), declaration.set(.number(number), in: &settings) else {
+                    throw RequestError(message: "\(declaration.formName) must be a whole number from \(range.lowerBound) to \(range.upperBound).")
+                }
+            case .flag:
+                declaration.set(.flag(raw == "1"), in: &settings)
             }
-            return number
         }
-        let catalog = try value("catalog", StoreSettings.CatalogMode.self)
-        var latencyMs = try integer("latencyMs", in: 0...StoreSettings.maximumLatencyMs)
         // "slow" with no latency would look exactly like "normal": the form fills in a visible default.
-        if catalog == .slow && latencyMs == 0 { latencyMs = defaultSlowLatencyMs }
-        return StoreSettings(
-            catalog: catalog,
-            latencyMs: latencyMs,
-            purchaseOutcome: try value("purchaseOutcome", StoreSettings.PurchaseOutcome.self),
-            purchaseError: try value("purchaseError", PurchaseFailure.self),
-            failures: StoreSettings.Failures(loadProducts: try optional("failLoadProducts", StoreKitError.self),
-                                             purchase: try optional("failPurchase", PurchaseFailure.self),
-                                             verification: try optional("failVerification", VerificationError.self),
-                                             sync: try optional("failSync", StoreKitError.self)),
-            purchaseLatencyMs: try integer("purchaseLatencyMs", in: 0...StoreSettings.maximumLatencyMs),
-            crashBeforeFinish: form["crashBeforeFinish"] == "1",
-            listenerReemits: try integer("listenerReemits", in: 0...3),
-            askToBuyEnabled: form["askToBuyEnabled"] == "1",
-            interruptedPurchases: form["interruptedPurchases"] == "1", finishIgnored: form["finishIgnored"] == "1",
-            chargedDespiteError: form["chargedDespiteError"] == "1", syncReplaysFinished: form["syncReplaysFinished"] == "1",
-            listenerReemitDelayMs: try integer("listenerReemitDelayMs", in: 0...StoreSettings.maximumLatencyMs),
-            // The purchase sheet.
-            skipPurchaseSheet: form["skipPurchaseSheet"] == "1")
+        if settings.catalog == .slow && settings.latencyMs == 0 { settings.latencyMs = StoreSettings.slowDefaultLatencyMs }
+        return settings
     }
 }

@@ -41,9 +41,10 @@ extension Routes {
     func overviewPage(_ context: DashboardContext) async throws -> HTTPResponse {
         var data = pageData(context, nav: "overview")
         let overview = try await storage.overview()
-        data["overview"] = ["installs": overview.installs, "tips": overview.tips, "hearts": overview.hearts, "isEmpty": overview.installs == 0]
+        data["overview"] = ["installs": .int(overview.installs), "tips": .int(overview.tips), "hearts": .int(overview.hearts),
+                            "isEmpty": .bool(overview.installs == 0)]
         data["settings"] = ViewModels.settings(await service.store.settings)
-        data["events"] = service.timeline.events(installID: nil, limit: 20).map(ViewModels.event)
+        data["events"] = .array(service.timeline.events(installID: nil, limit: 20).map(ViewModels.event))
         return try html("pages/overview", data)
     }
 
@@ -54,8 +55,8 @@ extension Routes {
         let search = String((request.queryValue("q") ?? "").prefix(100))
         let query = InstallQuery(search: search, hearts: heartsFilter, page: page)
         let result = try await storage.installs(matching: query)
-        data["installs"] = result.installs.map(ViewModels.install)
-        data["query"] = ["search": search, "page": page]
+        data["installs"] = .array(result.installs.map(ViewModels.install))
+        data["query"] = ["search": .string(search), "page": .int(page)]
         if request.queryValue("flash") == "deleted" { data["flash"] = "Deleted: the app, its hearts and its ledger are gone; its transactions stay with the store." }
         data["heartFilters"] = ViewModels.choices([("", "any")] + (0...5).map { ("\($0)", "\($0)") },
                                                   selected: heartsFilter.map(String.init) ?? "")
@@ -69,8 +70,8 @@ extension Routes {
             if let heartsFilter { items.append(("hearts", "\(heartsFilter)")) }
             return "/installs?" + items.map { "\($0.0)=\($0.1.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")" }.joined(separator: "&")
         }
-        if page > 1 { data["previousPage"] = link(page - 1) }
-        if result.hasMore { data["nextPage"] = link(page + 1) }
+        if page > 1 { data["previousPage"] = .string(link(page - 1)) }
+        if result.hasMore { data["nextPage"] = .string(link(page + 1)) }
         return try html("pages/installs", data)
     }
 
@@ -115,87 +116,28 @@ extension Routes {
     }
 
     func storePage(_ request: HTTPRequest, _ context: DashboardContext, csrfToken: String) async throws -> HTTPResponse {
-        var data = pageData(context, nav: "store", csrfToken: csrfToken)
         let store = service.store
         let settings = await store.settings
-        data["settings"] = ViewModels.settings(settings)
-        if let flash = StoreFlash(query: request.queryValue) {
-            data["flash"] = flash.message
-            data["flashIn"] = [flash.kind.section: true]
-        }
-        data["catalogModes"] = ViewModels.choices(StoreSettings.CatalogMode.allCases.map { ($0.rawValue, $0.rawValue) }, selected: settings.catalog.rawValue)
-        data["purchaseOutcomes"] = ViewModels.choices(StoreSettings.PurchaseOutcome.allCases.map { ($0.rawValue, $0.rawValue) },
-                                                      selected: settings.purchaseOutcome.rawValue)
-        data["purchaseErrors"] = ViewModels.choices(ViewModels.purchaseFailureNames, selected: settings.purchaseError.rawValue)
-        data["failLoadProducts"] = ViewModels.failureChoices(StoreKitError.self, selected: settings.failures.loadProducts)
-        data["failPurchase"] = ViewModels.choices([("", "off")] + ViewModels.purchaseFailureNames, selected: settings.failures.purchase?.rawValue ?? "")
-        data["failVerification"] = ViewModels.failureChoices(VerificationError.self, selected: settings.failures.verification)
-        data["failSync"] = ViewModels.failureChoices(StoreKitError.self, selected: settings.failures.sync)
-        data["scenarios"] = scenarioDownloads.map { ["href": $0.href, "name": $0.name, "file": $0.file, "runAction": $0.runAction] }
-        data["hasScenarios"] = !scenarioDownloads.isEmpty
-        data["reemitChoices"] = ViewModels.choices((0...3).map { ("\($0)", $0 == 0 ? "never" : "\($0) time\($0 == 1 ? "" : "s")") },
-                                                   selected: "\(settings.listenerReemits)")
-        if settings.catalog == .mismatch {
-            data["mismatch"] = true
-            data["askedIDs"] = service.catalog.tips.map(\.productID).joined(separator: ", ")
-            data["heldIDs"] = await store.storeProductIDs.joined(separator: ", ")
-        }
-        data["pending"] = try await storage.pendingTransactions().map { stored -> [String: Any] in
-            ["transactionID": String(stored.transaction.id), "installID": stored.installID,
-             "installShort": ViewModels.shortID(stored.installID), "productID": stored.transaction.productID]
-        }
-        data["interrupted"] = try await store.interruptedTransactions().map { stored -> [String: Any] in
-            ["transactionID": String(stored.transaction.id), "installID": stored.installID,
-             "installShort": ViewModels.shortID(stored.installID), "productID": stored.transaction.productID]
-        }
-        data["transactions"] = try await storage.recentTransactions(limit: 50).map { stored -> [String: Any] in
-            ["transactionID": String(stored.transaction.id), "installID": stored.installID,
-             "installShort": ViewModels.shortID(stored.installID), "productID": stored.transaction.productID,
-             "status": stored.status.rawValue, "isRevoked": stored.transaction.isRevoked, "isExternal": stored.isExternal,
-             "isFinished": stored.isFinished, "canRefund": stored.status == .purchased && !stored.transaction.isRevoked]
-        }
-        data["productIDs"] = service.catalog.products.map(\.productID)
-        data["installPicker"] = try await installChoices().flatMap { $0.isEmpty ? nil : ["choices": $0] }
-        data["fileNotes"] = service.catalog.fileSettings.notes.map { ["line": $0.line, "applied": $0.applied] }
-        data["fromFile"] = ViewModels.fromFile(service.catalog.fileSettings, current: settings)
-        data["sheetTimeoutMinutes"] = Int(service.purchaseSheetTimeout / 60)
-        return try html("pages/store", data)
+        var mismatch: (asked: [String], held: [String])?
+        if settings.catalog == .mismatch { mismatch = (service.catalog.tips.map(\.productID), await store.storeProductIDs) }
+        let page = StorePageModel(
+            chrome: chrome(context, nav: "store", csrfToken: csrfToken), settings: settings, fileSettings: service.catalog.fileSettings,
+            flash: StoreFlash(query: request.queryValue), scenarios: scenarioDownloads, mismatch: mismatch,
+            pending: try await storage.pendingTransactions(), interrupted: try await store.interruptedTransactions(),
+            transactions: try await storage.recentTransactions(limit: 50), productIDs: service.catalog.products.map(\.productID),
+            installChoices: try await installChoices(), sheetTimeoutMinutes: Int(service.purchaseSheetTimeout / 60))
+        return try html("pages/store", page: page)
     }
 
     func catalogPage(_ context: DashboardContext) async throws -> HTTPResponse {
-        var data = pageData(context, nav: "catalog")
         let catalog = service.catalog
-        let storefronts = Self.storefrontChoices(catalog).compactMap { Storefront.named($0.value) }
-        data["identifier"] = catalog.identifier
-        data["formatVersion"] = catalog.formatVersion.description
-        data["defaultStorefront"] = catalog.defaultStorefront.countryCode
-        data["tipOrder"] = catalog.tipOrder.rawValue
-        let locales = Self.catalogLocales(catalog)
-        data["localeHeaders"] = locales
-        data["storefrontHeaders"] = storefronts.map(\.countryCode)
-        data["tips"] = catalog.tips.map { entry -> [String: Any] in
-            let tier = catalog.tier(of: entry)
-            return ["productID": entry.productID, "emoji": tier?.emoji ?? "💝", "tierName": tier?.rawValue ?? "other",
-                    "names": locales.map { locale -> [String: Any] in
-                        var name: [String: Any] = ["name": catalog.displayName(of: entry, locale: locale)]
-                        if let source = catalog.nameFallback(of: entry, locale: locale) { name["fallback"] = source }
-                        return name
-                    },
-                    "prices": storefronts.map { $0.displayPrice(entry.price) }]
-        }
-        let sample = catalog.tips.first
-        data["sampleTip"] = sample.map { catalog.displayName(of: $0, locale: AppLocale.en.identifier) }
-        data["allStorefronts"] = Storefront.all.map { storefront -> [String: Any] in
-            ["code": storefront.countryCode, "name": storefront.name, "currency": storefront.currencyCode,
-             "locale": storefront.localeIdentifier, "price": sample.map { storefront.displayPrice($0.price) } ?? "—",
-             "isDefault": storefront == catalog.defaultStorefront]
-        }
-        data["nonTips"] = catalog.nonTips.map { ["productID": $0.productID, "type": $0.type.rawValue] }
-        data["previews"] = [(AppLocale.en, Storefront.usa), (.ptBR, Storefront.bra)].map { locale, storefront -> [String: Any] in
+        let previews = [(AppLocale.en, Storefront.usa), (.ptBR, Storefront.bra)].map { locale, storefront in
             let products = catalog.tips.map { service.store.product(for: $0, storefront: storefront, locale: locale) }
-            return ["title": "\(locale.rawValue) · \(storefront.countryCode)", "lang": locale.rawValue,
-                    "offers": TipJarService.offers(from: products, catalog: catalog).map { ViewModels.tile($0) }]
+            return (title: "\(locale.rawValue) · \(storefront.countryCode)", lang: locale.rawValue,
+                    offers: TipJarService.offers(from: products, catalog: catalog))
         }
-        return try html("pages/catalog", data)
+        let page = CatalogPageModel(chrome: chrome(context, nav: "catalog"), catalog: catalog, locales: Self.catalogLocales(catalog),
+                                    storefronts: Self.storefrontChoices(catalog).compactMap { Storefront.named($0.value) }, previews: previews)
+        return try html("pages/catalog", page: page)
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPServer
+import Mustache
 import TipJar
 import TipJarScenario
 
@@ -37,21 +38,21 @@ extension Routes {
     }
 
     /// The result page's data: the file, whether every step held, and each step's line.
-    func scenarioRunData(_ context: DashboardContext, _ result: ScenarioResult) -> [String: Any] {
+    func scenarioRunData(_ context: DashboardContext, _ result: ScenarioResult) -> TemplateData {
         var data = pageData(context, nav: "store")
         data["run"] = [
-            "file": result.file, "name": result.name, "passed": result.passed,
-            "failedStep": result.firstFailure.map { "step \($0.number) (\($0.title))" } ?? "",
-            "steps": result.steps.map { step -> [String: Any] in
-                var row: [String: Any] = ["number": step.number, "title": step.title, "detail": step.detail,
-                                          "seconds": String(format: "%.2f", step.seconds)]
+            "file": .string(result.file), "name": .string(result.name), "passed": .bool(result.passed),
+            "failedStep": .string(result.firstFailure.map { "step \($0.number) (\($0.title))" } ?? ""),
+            "steps": .array(result.steps.map { step -> MustacheValue in
+                var row: TemplateData = ["number": .int(step.number), "title": .string(step.title), "detail": .string(step.detail),
+                                         "seconds": .string(String(format: "%.2f", step.seconds))]
                 switch step.verdict {
                 case .passed: row["verdict"] = "passed"
-                case .failed(let message): row["verdict"] = "failed"; row["message"] = message
+                case .failed(let message): row["verdict"] = "failed"; row["message"] = .string(message)
                 case .skipped: row["verdict"] = "skipped"
                 }
-                return row
-            },
+                return .object(row)
+            }),
         ]
         return data
     }

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPServer
+import Mustache
 import TipJar
 
 /// Session controls, as StoreKitTest's `SKTestSession` offers them: reset the store to the `.storekit` file's
@@ -70,7 +71,8 @@ extension Routes {
                      cancel: String) async throws -> HTTPResponse {
         try await withFormSession(context) { csrfToken in
             var data = pageData(context, nav: "", csrfToken: csrfToken)
-            data["confirm"] = ["title": title, "message": message, "action": action, "button": button, "cancel": cancel]
+            data["confirm"] = ["title": .string(title), "message": .string(message), "action": .string(action), "button": .string(button),
+                               "cancel": .string(cancel)]
             return try html("pages/confirm", data)
         }
     }

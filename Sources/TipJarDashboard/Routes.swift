@@ -51,9 +51,9 @@ struct Routes: Sendable {
         return response
     }
 
-    /// Renders a template as an HTML response.
-    func html(_ template: String, _ data: [String: Any], status: HTTPStatus = .ok) throws -> HTTPResponse {
-        guard case .object(let typed) = MustacheValue(data) else { return try html(template, TemplateData(), status: status) }
+    /// Renders a template from a typed page model as an HTML response.
+    func html(_ template: String, page: some MustacheRenderable, status: HTTPStatus = .ok) throws -> HTTPResponse {
+        guard case .object(let typed) = page.mustacheValue else { return try html(template, TemplateData(), status: status) }
         return try html(template, typed, status: status)
     }
 
@@ -64,8 +64,13 @@ struct Routes: Sendable {
 
     /// Data every page shares: the CSRF token (the request's session's, or `csrfToken` for a
     /// page with forms, see ``withFormSession(_:_:)``), the catalog name and the active navigation item.
-    func pageData(_ context: DashboardContext, nav: String, csrfToken: String? = nil) -> [String: Any] {
-        ["csrfToken": csrfToken ?? self.csrfToken(context), "catalogName": catalogName, "nav": [nav: true]]
+    func pageData(_ context: DashboardContext, nav: String, csrfToken: String? = nil) -> TemplateData {
+        chrome(context, nav: nav, csrfToken: csrfToken).data
+    }
+
+    /// ``pageData(_:nav:csrfToken:)`` as a value, for a typed page model.
+    func chrome(_ context: DashboardContext, nav: String, csrfToken: String? = nil) -> PageChrome {
+        PageChrome(csrfToken: csrfToken ?? self.csrfToken(context), catalogName: catalogName, nav: nav)
     }
 
     // MARK: Errors

@@ -41,18 +41,15 @@ public actor SimulatedStore {
     }
 
     /// Validates and saves new settings.
-    /// - Throws: `TipJarError.invalidValue` for a latency outside 0...60,000 ms; storage errors.
+    /// - Throws: `TipJarError.invalidValue` for a value its declaration (``StoreSettings/declarations``) does not
+    ///   allow, e.g. a latency outside 0...60,000 ms; storage errors.
     public func update(_ newSettings: StoreSettings) async throws {
-        for (field, value) in [("latencyMs", newSettings.latencyMs), ("purchaseLatencyMs", newSettings.purchaseLatencyMs)]
-        where !(0...StoreSettings.maximumLatencyMs).contains(value) {
-            throw TipJarError.invalidValue(field: field, reason: "must be between 0 and \(StoreSettings.maximumLatencyMs) milliseconds")
-        }
-        guard (0...3).contains(newSettings.listenerReemits) else {
-            throw TipJarError.invalidValue(field: "listenerReemits", reason: "must be between 0 and 3")
-        }
-        guard (0...StoreSettings.maximumLatencyMs).contains(newSettings.listenerReemitDelayMs) else {
-            throw TipJarError.invalidValue(field: "listenerReemitDelayMs",
-                                           reason: "must be between 0 and \(StoreSettings.maximumLatencyMs) milliseconds")
+        for declaration in StoreSettings.declarations where !declaration.allows(declaration.value(in: newSettings)) {
+            guard case .integer(let range, let unit) = declaration.kind else {
+                throw TipJarError.invalidValue(field: declaration.key, reason: "has a value that is not allowed")
+            }
+            throw TipJarError.invalidValue(field: declaration.key,
+                                           reason: "must be between \(range.lowerBound) and \(range.upperBound)\(unit.map { " " + $0 } ?? "")")
         }
         try await storage.save(newSettings)
         settings = newSettings
