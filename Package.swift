@@ -36,7 +36,7 @@ let package = Package(
         .target(name: "TipJarScenario", dependencies: ["TipJar"]),
         .target(
             name: "TipJarDashboard",
-            dependencies: ["TipJar", "TipJarSQLite", "HTTPServer", "Mustache", "TipJarScenario"]
+            dependencies: ["TipJar", "HTTPServer", "Mustache", "TipJarScenario"]
         ),
         .executableTarget(
             name: "tipjar",

@@ -1,7 +1,6 @@
 import Foundation
 import HTTPServer
 import TipJar
-import TipJarSQLite
 
 /// The dashboard wired end to end on an open database: the simulated store, the tip jar service,
 /// the dashboard's routes and the HTTP server, not yet listening. `tipjar serve` builds one on the
@@ -19,7 +18,7 @@ public struct DashboardStack: Sendable {
     /// Builds the stack.
     /// - Parameters:
     ///   - catalog: The loaded catalog.
-    ///   - storage: The open SQLite storage.
+    ///   - storage: The open storage (`tipjar` opens an `SQLiteTipJarStorage`).
     ///   - configuration: The dashboard's folders, template reloading and admin token.
     ///   - server: Address, port and `Host` allow-list.
     ///   - environment: Clock, IDs and log sink.
@@ -28,7 +27,7 @@ public struct DashboardStack: Sendable {
     ///   - appBundleID: The bundle ID every transaction carries (`Transaction.appBundleID`).
     /// - Throws: Storage errors reading the saved store settings; `MustacheError` for a template
     ///   that does not parse.
-    public init(catalog: Catalog, storage: SQLiteTipJarStorage, configuration: DashboardConfiguration, server: HTTPServerConfiguration,
+    public init(catalog: Catalog, storage: any TipJarStorage, configuration: DashboardConfiguration, server: HTTPServerConfiguration,
                 environment: TipJarEnvironment, accessLog: (@Sendable (AccessLogEntry) -> Void)?,
                 appBundleID: String = SimulatedStore.defaultAppBundleID) async throws {
         let store = try await SimulatedStore(catalog: catalog, storage: storage, environment: environment, appBundleID: appBundleID)

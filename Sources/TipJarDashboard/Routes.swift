@@ -2,7 +2,6 @@ import Foundation
 import HTTPServer
 import Mustache
 import TipJar
-import TipJarSQLite
 
 /// The dashboard's routes: pages and fragments (`Routes+Pages`, `Routes+Actions`) and the JSON API
 /// (`Routes+API`). Handlers throw; `Dashboard.chain(router:sessions:adminToken:errorPages:log:)` turns errors into answers.
@@ -75,28 +74,14 @@ struct Routes: Sendable {
 
     // MARK: Errors
 
-    /// The storage's errors, by what a person can do about them: 503, nothing was changed. A moved database
-    /// file is not logged again (`DatabaseConfiguration.onFault` logged it once, when the writer found it).
+    /// The storage's errors, by what a person can do about them: 503, nothing was changed
+    /// (``StorageUnavailable/problem``). A moved database file is not logged again
+    /// (`DatabaseConfiguration.onFault` logged it once, when the writer found it).
     /// Every other error is left to the chain (`nil`: a 500 with the request ID).
     static func storageFailure(_ error: any Error) -> (any HTTPResponseError)? {
-        guard let error = error as? DatabaseError else { return nil }
-        func unavailable(_ title: String, _ message: String) -> HTTPError {
-            HTTPError(.serviceUnavailable, title: title, message: message, isLogged: !error.isFileMoved)
-        }
-        if error.isFileMoved {
-            return unavailable("Database file moved",
-                               "\(error.path ?? "The database file") was deleted, renamed or replaced while the server was running. Nothing was changed: a write now could not survive a crash. Restart the server.")
-        }
-        if error.isCorrupt {
-            return unavailable("Database damaged",
-                               "The database file is damaged. Nothing was changed; stop the server and run tipjar check-database on the file.")
-        }
-        if error.isBusy || error.isLocked {
-            return unavailable("Database busy", "The database is locked by another process. Nothing was changed; try again in a moment.")
-        }
-        if error.isFull { return unavailable("Disk full", "The database is full. Nothing was changed; free some space and try again.") }
-        if error.isReadOnly { return unavailable("Read-only database", "The database file is read-only. Nothing was changed.") }
-        return nil
+        guard let unavailable = StorageUnavailable.of(error) else { return nil }
+        let (status, title, message) = unavailable.problem
+        return HTTPError(status, title: title, message: message, isLogged: !unavailable.isFileMoved)
     }
 
     /// The answer an error gets, as ``MiddlewareChain`` gives it: its own, the storage's, or `nil` for a 500.

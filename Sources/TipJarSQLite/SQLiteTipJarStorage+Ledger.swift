@@ -52,17 +52,6 @@ extension SQLiteTipJarStorage {
         status == .interrupted ? StoredTransaction.Status.pending.rawValue : status.rawValue
     }
 
-    /// `TipJarStorage.enqueueInsert(_:)`: the same `INSERT`, submitted behind every earlier write
-    /// (`DatabaseQueue.submitWrite`). The transaction is remembered until its `record(_:)`
-    /// finishes, with the insert's error if it fails, so that the record can check the insert.
-    public func enqueueInsert(_ stored: StoredTransaction) {
-        let id = stored.transaction.id
-        enqueuedInserts.withLock { $0[id] = EnqueuedInsert() }
-        queue.submitWrite(sql: Self.insertTransactionSQL, arguments: Self.insertArguments(stored), onFailure: { error in
-            self.enqueuedInserts.withLock { $0[id]?.error = error }
-        })
-    }
-
     /// `TipJarStorage.transaction(withID:)`: by primary key, a point read on the caller's thread.
     public func transaction(withID id: UInt64) async throws -> StoredTransaction? {
         try queue.pointRead { db in
@@ -128,56 +117,60 @@ extension SQLiteTipJarStorage {
     /// `TipJarStorage.record(_:)`: in one write transaction, `INSERT … ON CONFLICT DO NOTHING` into
     /// `counted_transactions` and `sqlite3_changes()` decide counted or duplicate (never read-then-write),
     /// the heart is added up to five, the ledger row inserted and, when finished, the transaction marked
-    /// finished. A heart already at five is left alone (no page written). When the transaction's
-    /// insert was queued by `enqueueInsert(_:)`, the record also checks, in its own transaction,
-    /// that the insert committed (the finishing `UPDATE` must change its row). Returns after `COMMIT`.
-    /// - Throws: `DatabaseError` (busy, full, read-only); the error of this transaction's failed
-    ///   `enqueueInsert(_:)`, or `SQLITE_CONSTRAINT_FOREIGNKEY` if its row is missing for any other
-    ///   reason. Nothing is kept then.
+    /// finished. A heart already at five is left alone (no page written). Returns after `COMMIT`.
+    /// - Throws: `DatabaseError` (busy, full, read-only). Nothing is kept then.
     public func record(_ delivery: Delivery) async throws -> (outcome: RecordOutcome, hearts: Int) {
-        defer { _ = enqueuedInserts.withLock { $0.removeValue(forKey: delivery.transactionID) } }
-        // An insert that already failed (e.g. it waited out a lock) fails the record without a
-        // second wait; one that fails later fails it inside its transaction (checked below).
-        if let error = enqueuedInserts.withLock({ $0[delivery.transactionID]?.error }) { throw error }
-        return try await queue.write { db in
-            var outcome = delivery.outcome
-            let transactionID = Int64(bitPattern: delivery.transactionID)
-            // A store insert queued ahead of this record must have committed (checked below).
-            let enqueued = self.enqueuedInserts.withLock { $0[delivery.transactionID] }
-            if let error = enqueued?.error { throw error }
-            func missing() -> DatabaseError {
-                DatabaseError(extendedResultCode: SQLITE_CONSTRAINT | (3 << 8), // SQLITE_CONSTRAINT_FOREIGNKEY
-                              message: "transaction \(delivery.transactionID) is not in the store: its insert did not commit",
-                              path: self.queue.path)
+        try await queue.write { db in try Self.record(delivery, in: db) }
+    }
+
+    /// `TipJarStorage.issue(_:thenRecord:)`: one write, so one wait for the disk: the store's
+    /// `INSERT INTO transactions`, then the record in a SAVEPOINT of its own
+    /// (<https://www.sqlite.org/lang_savepoint.html>). The insert is one statement, which SQLite backs out
+    /// alone when it fails (<https://www.sqlite.org/lang_conflict.html>): then the write throws and keeps
+    /// nothing. A record that fails rolls back to its savepoint and the insert still commits, so the
+    /// transaction stays charged, unfinished and unrecorded; its error is thrown after that `COMMIT`. An error
+    /// that made SQLite roll back the whole transaction (`SQLITE_FULL`, `SQLITE_IOERR`) undoes both.
+    /// - Throws: `DatabaseError`: the insert's (a duplicate ID, busy, full), or the record's.
+    public func issue(_ stored: StoredTransaction, thenRecord delivery: Delivery) async throws -> (outcome: RecordOutcome, hearts: Int) {
+        let arguments = Self.insertArguments(stored)
+        let recorded = try await queue.write(savepoint: false) { db -> Result<(outcome: RecordOutcome, hearts: Int), any Error> in
+            try db.execute(sql: Self.insertTransactionSQL, arguments: arguments)
+            do {
+                return .success(try db.inSavepoint { try Self.record(delivery, in: db) })
+            } catch {
+                guard db.isInsideTransaction else { throw error } // SQLite rolled back the insert too
+                return .failure(error)
             }
-            // Read, then write only a change: the write lock is held, so nothing moves in between.
-            var hearts: Int = try db.cachedStatement(sql: "SELECT hearts FROM installs WHERE id = ?")
-                .fetchOne(arguments: [delivery.installID]) { try $0.value(at: 0) } ?? 0
-            if outcome == .counted {
-                try db.execute(sql: "INSERT INTO counted_transactions (install_id, transaction_id) VALUES (?, ?) ON CONFLICT DO NOTHING",
-                               arguments: [delivery.installID, transactionID])
-                if db.changes != 1 {
-                    outcome = .duplicate
-                } else if hearts < Install.maximumHearts {
-                    hearts += 1
-                    try db.execute(sql: "UPDATE installs SET hearts = ? WHERE id = ?", arguments: [hearts, delivery.installID])
-                }
-            }
-            try db.execute(sql: """
-                INSERT INTO deliveries (install_id, transaction_id, product_id, path, outcome, finished, at_ms, note)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                """, arguments: [delivery.installID, transactionID, delivery.productID, delivery.path.rawValue, outcome.rawValue,
-                                 delivery.finished, Self.milliseconds(delivery.at), delivery.note?.rawValue])
-            if delivery.finished {
-                try db.execute(sql: "UPDATE transactions SET is_finished = 1 WHERE id = ?", arguments: [transactionID])
-                if enqueued != nil, db.changes == 0 { throw missing() }
-            } else if enqueued != nil {
-                let exists = try db.cachedStatement(sql: "SELECT 1 FROM transactions WHERE id = ?")
-                    .fetchOne(arguments: [transactionID]) { _ in true } ?? false
-                if !exists { throw missing() }
-            }
-            return (outcome, hearts)
         }
+        return try recorded.get()
+    }
+
+    /// The record's statements, inside the caller's write transaction (the write lock is held).
+    static func record(_ delivery: Delivery, in db: Database) throws -> (outcome: RecordOutcome, hearts: Int) {
+        var outcome = delivery.outcome
+        let transactionID = Int64(bitPattern: delivery.transactionID)
+        // Read, then write only a change: the write lock is held, so nothing moves in between.
+        var hearts: Int = try db.cachedStatement(sql: "SELECT hearts FROM installs WHERE id = ?")
+            .fetchOne(arguments: [delivery.installID]) { try $0.value(at: 0) } ?? 0
+        if outcome == .counted {
+            try db.execute(sql: "INSERT INTO counted_transactions (install_id, transaction_id) VALUES (?, ?) ON CONFLICT DO NOTHING",
+                           arguments: [delivery.installID, transactionID])
+            if db.changes != 1 {
+                outcome = .duplicate
+            } else if hearts < Install.maximumHearts {
+                hearts += 1
+                try db.execute(sql: "UPDATE installs SET hearts = ? WHERE id = ?", arguments: [hearts, delivery.installID])
+            }
+        }
+        try db.execute(sql: """
+            INSERT INTO deliveries (install_id, transaction_id, product_id, path, outcome, finished, at_ms, note)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+            """, arguments: [delivery.installID, transactionID, delivery.productID, delivery.path.rawValue, outcome.rawValue,
+                             delivery.finished, Self.milliseconds(delivery.at), delivery.note?.rawValue])
+        if delivery.finished {
+            try db.execute(sql: "UPDATE transactions SET is_finished = 1 WHERE id = ?", arguments: [transactionID])
+        }
+        return (outcome, hearts)
     }
 
     /// `TipJarStorage.ledger(installID:limit:)`: the last `limit` rows, oldest first.

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import TipJar
 
 /// The core's `TipJarStorage` on an SQLite file: every method is one serialized unit of work on
@@ -9,13 +8,6 @@ import TipJar
 public final class SQLiteTipJarStorage: TipJarStorage {
     /// The serialized connection.
     public let queue: DatabaseQueue
-    /// Transactions whose insert `enqueueInsert(_:)` queued, by ID, until their `record(_:)` finishes.
-    let enqueuedInserts = Mutex<[UInt64: EnqueuedInsert]>([:])
-
-    /// A queued store insert, and its error once it failed.
-    struct EnqueuedInsert {
-        var error: (any Error)?
-    }
 
     /// Opens (creating if needed) the database at `path` and applies pending migrations.
     /// - Parameters:

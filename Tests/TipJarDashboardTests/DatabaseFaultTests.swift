@@ -54,7 +54,7 @@ struct DatabaseFaultTests {
             #expect(sqlite3_open(server.databasePath, &other) == SQLITE_OK)
             #expect(sqlite3_exec(other, "BEGIN EXCLUSIVE", nil, nil, nil) == SQLITE_OK)
             let waitsBefore = server.storage.queue.busyTimeoutCount
-            // The store's insert and the handler's record are two writes; the purchase waits once.
+            // The store's insert and the handler's record are one storage operation; the purchase waits once.
             let locked = await server.json("POST", "/api/installs/\(id)/purchases", Self.coffee)
             #expect(locked.status == 503)
             #expect(server.storage.queue.busyTimeoutCount - waitsBefore == 1)

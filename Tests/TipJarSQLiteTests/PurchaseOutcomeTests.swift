@@ -57,22 +57,51 @@ struct PurchaseOutcomeTests {
                 try await world.service.purchase(productID: TestWorld.coffee, installID: install.id)
             }
         }
-        // The store's insert fails (SQLITE_BUSY); the lock goes before the handler's record runs.
+        // The store's insert fails (SQLITE_BUSY); the handler's record, in the same operation, never runs.
         let transaction = Transaction(id: 9_001, productID: TestWorld.coffee, purchaseDate: TestWorld.epoch, storefront: "USA")
-        world.storage.enqueueInsert(StoredTransaction(transaction: transaction, accountID: install.accountID, installID: install.id,
-                                                      status: .purchased))
-        _ = try? await world.storage.queue.write { _ in } // a write behind the insert: the insert has run
-        #expect(sqlite3_exec(other, "ROLLBACK", nil, nil, nil) == SQLITE_OK)
         let delivery = Delivery(installID: install.id, transactionID: 9_001, productID: TestWorld.coffee, path: .purchase,
                                 outcome: .counted, finished: true, at: TestWorld.epoch)
-        let error = await #expect(throws: DatabaseError.self) { try await world.storage.record(delivery) }
+        let error = await #expect(throws: DatabaseError.self) {
+            try await world.storage.issue(StoredTransaction(transaction: transaction, accountID: install.accountID, installID: install.id,
+                                                            status: .purchased), thenRecord: delivery)
+        }
         #expect(error?.isBusy == true)
+        #expect(sqlite3_exec(other, "ROLLBACK", nil, nil, nil) == SQLITE_OK)
         #expect(try await world.hearts(install.id) == 0)
         #expect(try await world.storage.ledger(installID: install.id, limit: 10).isEmpty)
         #expect(try await world.storage.transaction(withID: 9_001) == nil)
-        #expect(world.storage.enqueuedInserts.withLock { $0.isEmpty })
         // After the lock, purchases count again.
         #expect(try await world.service.purchase(productID: TestWorld.coffee, installID: install.id).hearts == 1)
+    }
+
+    @Test("A fault between the store's issue and the handler's record leaves the transaction charged, unfinished and unrecorded; the next launch delivers it",
+          arguments: [false, true])
+    func faultBetweenIssueAndRecordLeavesAChargedUnfinishedTransaction(groupCommit: Bool) async throws {
+        let world = try await TestWorld.make(database: DatabaseConfiguration(groupCommit: groupCommit))
+        let install = try await world.runningInstall()
+        // The fault: the record's ledger insert fails, after the store's insert ran in the same operation.
+        try world.storage.queue.writeSync { db in
+            try db.execute(sql: "CREATE TEMP TRIGGER fault BEFORE INSERT ON deliveries BEGIN SELECT RAISE(ABORT, 'injected fault'); END")
+        }
+        let error = await #expect(throws: DatabaseError.self) {
+            try await world.service.purchase(productID: TestWorld.coffee, installID: install.id)
+        }
+        #expect(error.map { $0.extendedResultCode & 0xff } == SQLITE_CONSTRAINT)
+        let charged = try #require(try await world.storage.transaction(withID: 1), "the store's issue was kept")
+        #expect(charged.status == .purchased)
+        #expect(charged.isFinished == false)
+        #expect(try await world.storage.ledger(installID: install.id, limit: 10).isEmpty)
+        #expect(try await world.hearts(install.id) == 0)
+        #expect(await world.service.isPurchaseOpen(installID: install.id) == false)
+
+        try world.storage.queue.writeSync { db in try db.execute(sql: "DROP TRIGGER fault") }
+        _ = try await world.service.stop(installID: install.id)
+        let launch = try await world.service.launch(installID: install.id)
+        #expect(launch.deliveries.map(\.transactionID) == [1])
+        #expect(launch.deliveries.map(\.path) == [.launch])
+        #expect(launch.deliveries.map(\.outcome) == [.counted])
+        #expect(launch.hearts == 1)
+        #expect(try await world.storage.transaction(withID: 1)?.isFinished == true)
     }
 
     @Test func successUnverifiedIsNotRecordedNorFinished() async throws {

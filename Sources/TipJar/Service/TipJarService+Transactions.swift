@@ -60,10 +60,11 @@ extension TipJarService {
         event(installID, "purchase.open", "purchase open: \(productID)\(Self.describe(options)); every tip button disabled.")
         var report: PurchaseReport
         do {
-            switch try await store.purchase(productID: productID, for: install, options: options) {
+            let answer = try await store.purchase(productID: productID, for: install, options: options)
+            switch answer.result {
             case .success(let verification):
                 let heartsBefore = install.hearts
-                let (delivery, hearts) = try await record(verification, installID: installID, path: .purchase)
+                let (delivery, hearts) = try await record(verification, installID: installID, path: .purchase, issuing: answer.issued)
                 install.hearts = hearts
                 if try await reemit(verification.unsafePayloadValue, installID: installID) {
                     install = try await self.install(installID)
@@ -124,9 +125,11 @@ extension TipJarService {
         try await record(verification, installID: installID, path: path, note: note).delivery
     }
 
-    /// The handler's work; also returns the install's hearts as committed.
-    func record(_ verification: VerificationResult<Transaction>, installID: String,
-                path: DeliveryPath, note: DeliveryNote? = nil) async throws -> (delivery: Delivery, hearts: Int) {
+    /// The handler's work; also returns the install's hearts as committed. With `issuing` (a purchase's new
+    /// transaction, not saved yet), the store's save and this record are one storage operation, in that order
+    /// (`TipJarStorage.issue(_:thenRecord:)`).
+    func record(_ verification: VerificationResult<Transaction>, installID: String, path: DeliveryPath,
+                note: DeliveryNote? = nil, issuing: StoredTransaction? = nil) async throws -> (delivery: Delivery, hearts: Int) {
         let transaction = verification.unsafePayloadValue
         let proposed = Self.proposedOutcome(for: verification, isTip: catalog.tip(withID: transaction.productID) != nil)
         if proposed == .unknownProduct {
@@ -140,7 +143,11 @@ extension TipJarService {
         var delivery = Delivery(installID: installID, transactionID: transaction.id, productID: transaction.productID, path: path,
                                 outcome: proposed, finished: proposed != .unverified && !crashes && !finishIgnored, at: environment.now(),
                                 note: note ?? (finishIgnored ? .finishIgnored : nil))
-        let committed = try await storage.record(delivery)
+        let committed = if let issuing {
+            try await storage.issue(issuing, thenRecord: delivery)
+        } else {
+            try await storage.record(delivery)
+        }
         delivery.outcome = committed.outcome
         if finishIgnored {
             event(installID, "finish.ignored", "finish() was ignored: transaction \(transaction.id) stays unfinished.")

@@ -3,8 +3,8 @@ import Foundation
 /// Persistence the core needs, implemented by `TipJarSQLite` (README "Layout of the code": "Persistence behind
 /// protocols"). Every method is one atomic unit of work: it either happens whole or throws.
 ///
-/// Implementations throw their own error type (e.g. `DatabaseError`); the dashboard turns a busy,
-/// full or read-only store into a 503.
+/// A store that cannot work now throws ``StorageUnavailable`` or an error of its own that conforms to
+/// ``StorageFailure`` (the SQLite adapter's `DatabaseError` does); the dashboard answers those with a 503.
 public protocol TipJarStorage: Sendable {
     /// Saves a new install. - Throws: when the ID exists or the store fails.
     func insert(_ install: Install) async throws
@@ -30,12 +30,6 @@ public protocol TipJarStorage: Sendable {
 
     /// Saves a transaction the store issued; returns after the commit.
     func insert(_ transaction: StoredTransaction) async throws
-    /// Saves a transaction the store issued without waiting for the commit: for a purchase whose
-    /// transaction goes straight to the handler's `record(_:)`, which must follow. Writes commit
-    /// in the order they were made, so that `record(_:)` commits together with this insert or
-    /// after it; it checks in its own transaction that the insert committed and throws otherwise
-    /// (with the insert's error when it is known). An answer sent after the record covers both.
-    func enqueueInsert(_ transaction: StoredTransaction)
     /// The stored transaction with `id`, or `nil`.
     func transaction(withID id: UInt64) async throws -> StoredTransaction?
     /// Replaces a stored transaction (status, revocation, finished flag).
@@ -72,6 +66,18 @@ public protocol TipJarStorage: Sendable {
     /// transaction is marked finished in the same unit of work.
     /// - Returns: The final outcome and the install's hearts after the commit.
     func record(_ delivery: Delivery) async throws -> (outcome: RecordOutcome, hearts: Int)
+    /// A successful purchase, as StoreKit runs it: the store issues `transaction` (saves it, purchased),
+    /// then the app's transaction handler records `delivery` of it as ``record(_:)`` does, in that order,
+    /// in one operation that returns once the record committed.
+    ///
+    /// The issue commits before the record or together with it, never after, and a failed record does
+    /// not undo it: a fault between the two (the record fails, or the process dies) leaves the
+    /// transaction charged, unfinished and unrecorded, and the account's next launch delivers it
+    /// (`Transaction.unfinished`, <https://developer.apple.com/documentation/storekit/transaction/unfinished>).
+    /// An issue that fails keeps and records nothing.
+    /// - Returns: The final outcome and the install's hearts after the record's commit.
+    /// - Throws: the issue's error (nothing kept), or the record's error (the issued transaction kept).
+    func issue(_ transaction: StoredTransaction, thenRecord delivery: Delivery) async throws -> (outcome: RecordOutcome, hearts: Int)
     /// An install's ledger, oldest first, the last `limit` rows.
     func ledger(installID: String, limit: Int) async throws -> [Delivery]
     /// An install and the last `limit` rows of its ledger from one consistent snapshot (so the

@@ -132,12 +132,14 @@ public actor SimulatedStore {
     /// whose transaction StoreKit "delivers … in the transaction updates" if it succeeds
     /// (https://developer.apple.com/documentation/storekit/product/purchaseresult/pending), which is exactly how
     /// the resolved purchase arrives here.
+    /// - Returns: the answer and, for a `.success` with a new transaction, that transaction issued but not yet
+    ///   saved: the app's handler saves it with its record, in one operation (`TipJarStorage.issue(_:thenRecord:)`).
     /// - Throws: the Purchase failure or the `.failed` outcome's error (a `StoreKitError` or a
     ///   `Product.PurchaseError`); ``ChargedDespiteError``; `Product.PurchaseError.productUnavailable` when the
     ///   store does not hold the product, `.invalidQuantity` for a quantity outside
     ///   ``Product/PurchaseOptions/allowedQuantities``.
     public func purchase(productID: String, for install: Install,
-                         options: Product.PurchaseOptions = Product.PurchaseOptions()) async throws -> Product.PurchaseResult {
+                         options: Product.PurchaseOptions = Product.PurchaseOptions()) async throws -> PurchaseAnswer {
         if settings.purchaseLatencyMs > 0 {
             try await environment.sleep(.milliseconds(settings.purchaseLatencyMs))
         }
@@ -149,7 +151,7 @@ public actor SimulatedStore {
         guard Product.PurchaseOptions.allowedQuantities.contains(options.quantity) else { throw Product.PurchaseError.invalidQuantity }
         if settings.interruptedPurchases {
             _ = try await issue(productID: productID, for: install, status: .interrupted, options: options)
-            return .pending
+            return PurchaseAnswer(result: .pending)
         }
         if settings.chargedDespiteError {
             throw ChargedDespiteError(error: settings.purchaseError,
@@ -159,24 +161,25 @@ public actor SimulatedStore {
            let unfinished = try await storage.unfinishedTransactions(accountID: install.accountID).first(where: {
                $0.transaction.productID == productID && !$0.transaction.isRevoked
            }) {
-            return .success(verify(unfinished.transaction))
+            return PurchaseAnswer(result: .success(verify(unfinished.transaction)))
         }
         if settings.askToBuyEnabled {
             _ = try await issue(productID: productID, for: install, status: .pending, options: options)
-            return .pending
+            return PurchaseAnswer(result: .pending)
         }
         switch settings.purchaseOutcome {
         case .failed: throw settings.purchaseError.error
-        case .cancelled: return .userCancelled
+        case .cancelled: return PurchaseAnswer(result: .userCancelled)
         case .pending:
             _ = try await issue(productID: productID, for: install, status: .pending, options: options)
-            return .pending
+            return PurchaseAnswer(result: .pending)
         case .success:
-            return .success(verify(try await issue(productID: productID, for: install, status: .purchased, options: options,
-                                                   handledNext: true).transaction))
+            let issued = newTransaction(productID: productID, for: install, status: .purchased, options: options)
+            return PurchaseAnswer(result: .success(verify(issued.transaction)), issued: issued)
         case .unverified:
-            let stored = try await issue(productID: productID, for: install, status: .purchased, options: options, handledNext: true)
-            return .success(.unverified(stored.transaction, settings.failures.verification ?? .invalidSignature))
+            let issued = newTransaction(productID: productID, for: install, status: .purchased, options: options)
+            return PurchaseAnswer(result: .success(.unverified(issued.transaction, settings.failures.verification ?? .invalidSignature)),
+                                  issued: issued)
         }
     }
 
@@ -292,13 +295,19 @@ public actor SimulatedStore {
         return stored
     }
 
-    /// Issues and saves a transaction. With `handledNext` (a purchase answered `.success`, which
-    /// the app's handler records next), the insert is enqueued instead of awaited: writes commit
-    /// in order, so the handler's record commits with it or after it and fails if it failed, and
-    /// the purchase waits for the disk once instead of twice.
+    /// Issues and saves a transaction.
     private func issue(productID: String, for install: Install, status: StoredTransaction.Status,
                        options: Product.PurchaseOptions = Product.PurchaseOptions(),
-                       isExternal: Bool = false, handledNext: Bool = false) async throws -> StoredTransaction {
+                       isExternal: Bool = false) async throws -> StoredTransaction {
+        let stored = newTransaction(productID: productID, for: install, status: status, options: options, isExternal: isExternal)
+        try await storage.insert(stored)
+        return stored
+    }
+
+    /// Issues a transaction with the next ID, not saved yet.
+    private func newTransaction(productID: String, for install: Install, status: StoredTransaction.Status,
+                                options: Product.PurchaseOptions = Product.PurchaseOptions(),
+                                isExternal: Bool = false) -> StoredTransaction {
         lastTransactionID = environment.nextTransactionID(lastTransactionID)
         var transaction = Transaction(id: lastTransactionID, productID: productID,
                                       purchaseDate: environment.now(), storefront: install.storefront)
@@ -309,14 +318,23 @@ public actor SimulatedStore {
         transaction.currency = Storefront.named(install.storefront)?.currencyCode
         transaction.productType = entry?.type
         transaction.appBundleID = appBundleID
-        let stored = StoredTransaction(transaction: transaction, accountID: install.accountID, installID: install.id,
-                                       status: status, isExternal: isExternal)
-        if handledNext {
-            storage.enqueueInsert(stored)
-        } else {
-            try await storage.insert(stored)
-        }
-        return stored
+        return StoredTransaction(transaction: transaction, accountID: install.accountID, installID: install.id,
+                                 status: status, isExternal: isExternal)
+    }
+}
+
+/// What ``SimulatedStore/purchase(productID:for:options:)`` answered, and the transaction it issued for a
+/// `.success` the app's handler is to record, which is saved with that record (`TipJarStorage.issue(_:thenRecord:)`).
+public struct PurchaseAnswer: Sendable {
+    /// `Product.PurchaseResult`, as `Product.purchase(options:)` returns it.
+    public var result: Product.PurchaseResult
+    /// The new transaction of a `.success`, issued and not yet saved; `nil` when there is none, or it is saved already.
+    public var issued: StoredTransaction?
+
+    /// Creates an answer.
+    public init(result: Product.PurchaseResult, issued: StoredTransaction? = nil) {
+        self.result = result
+        self.issued = issued
     }
 }
 

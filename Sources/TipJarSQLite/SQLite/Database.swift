@@ -2,7 +2,7 @@ import CSQLite
 
 /// One SQLite connection (`sqlite3*`), modelled on GRDB's `Database`.
 ///
-/// A `Database` is **not** `Sendable`: it is created by its owning ``DatabaseQueue`` and only
+/// A `Database` is **not** `Sendable`: it is created by ``DatabaseQueue`` and owned by a ``DatabaseWriter`` or a ``DatabaseReaderPool``, and only
 /// used under that owner's serialization of it (a serial queue, or a lock for the point reader),
 /// which hands it to `read`/`pointRead`/`write` closures. Do not let it (or its statements)
 /// escape those closures.
@@ -192,7 +192,7 @@ public final class Database {
     /// Runs `body` in a transaction: `BEGIN IMMEDIATE` … `COMMIT`, or `ROLLBACK` if
     /// `body` throws. When a transaction is already open, `body` runs in a nested
     /// `SAVEPOINT` instead (released on success, rolled back to on error), so it
-    /// composes with ``DatabaseQueue/write(_:)``.
+    /// composes with ``DatabaseWriter/write(savepoint:_:)``.
     ///
     /// See <https://www.sqlite.org/lang_transaction.html> and
     /// <https://www.sqlite.org/lang_savepoint.html>.

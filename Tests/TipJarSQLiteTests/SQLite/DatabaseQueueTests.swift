@@ -118,6 +118,14 @@ struct DatabaseQueueTests {
         #expect(outcomes.filter { $0.value }.keys.sorted() == expected)
     }
 
+    /// Hands one statement to the writer without waiting for it (`DatabaseWriter.submit`); `onFailure` gets its error.
+    func submit(_ queue: DatabaseQueue, sql: String, arguments: StatementArguments, savepoint: Bool = false,
+                onFailure: @escaping @Sendable (any Error) -> Void) {
+        queue.writer.submit(savepoint: savepoint, { db in try db.execute(sql: sql, arguments: arguments) }) { result in
+            if case .failure(let error) = result { onFailure(error) }
+        }
+    }
+
     @Test("A submitted write commits no later than the next awaited write, with and without group commit",
           arguments: [false, true])
     func submittedWriteCommitsBeforeTheNextAwaitedWrite(groupCommit: Bool) async throws {
@@ -125,8 +133,8 @@ struct DatabaseQueueTests {
         let queue = try DatabaseQueue(path: folder.path("db.sqlite"), configuration: .init(groupCommit: groupCommit))
         try await queue.write { db in try db.execute(sql: "CREATE TABLE t(x INTEGER NOT NULL)") }
         for i in 0..<50 {
-            queue.submitWrite(sql: "INSERT INTO t VALUES (?)", arguments: [i],
-                              onFailure: { error in Issue.record("submitted write \(i) failed: \(error)") })
+            submit(queue, sql: "INSERT INTO t VALUES (?)", arguments: [i],
+                   onFailure: { error in Issue.record("submitted write \(i) failed: \(error)") })
             // The awaited write sees the submitted row: it ran first, and both are committed on return.
             let seen = try await queue.write { db in try db.fetchValue(sql: "SELECT count(*) FROM t WHERE x = ?", arguments: [i], as: Int64.self) }
             #expect(seen == 1)
@@ -134,16 +142,17 @@ struct DatabaseQueueTests {
         }
     }
 
-    @Test("A failing submitted statement is backed out alone and reported before the next write runs", arguments: [false, true])
+    @Test("A failing submitted statement, without a savepoint, is backed out alone and reported before the next write runs",
+          arguments: [false, true])
     func failingSubmittedWriteIsReportedBeforeTheNextWrite(groupCommit: Bool) async throws {
         let folder = try SQLiteTemporaryFolder()
         let queue = try DatabaseQueue(path: folder.path("db.sqlite"), configuration: .init(groupCommit: groupCommit))
         try await queue.write { db in try db.execute(sql: "CREATE TABLE t(x INTEGER NOT NULL)") }
         let reported = Mutex<[Int32]>([])
-        queue.submitWrite(sql: "INSERT INTO t VALUES (1)", arguments: [], onFailure: { error in Issue.record("\(error)") })
+        submit(queue, sql: "INSERT INTO t VALUES (1)", arguments: [], onFailure: { error in Issue.record("\(error)") })
         // The second row violates NOT NULL: the whole statement is backed out, and only it.
-        queue.submitWrite(sql: "INSERT INTO t VALUES (2), (NULL)", arguments: [],
-                          onFailure: { error in reported.withLock { $0.append((error as? DatabaseError)?.extendedResultCode ?? -1) } })
+        submit(queue, sql: "INSERT INTO t VALUES (2), (NULL)", arguments: [],
+               onFailure: { error in reported.withLock { $0.append((error as? DatabaseError)?.extendedResultCode ?? -1) } })
         let seenByNextWrite = try await queue.write { db in
             try db.execute(sql: "INSERT INTO t VALUES (3)")
             return reported.withLock { $0 }

@@ -39,7 +39,9 @@ struct WriteRefusalTests {
         try blocker.execute(sql: "BEGIN EXCLUSIVE")
 
         let submitted = Mutex<(any Error)?>(nil)
-        queue.submitWrite(sql: "INSERT INTO t VALUES (1)", arguments: [], onFailure: { error in submitted.withLock { $0 = error } })
+        queue.writer.submit({ db in try db.execute(sql: "INSERT INTO t VALUES (1)") }) { result in
+            if case .failure(let error) = result { submitted.withLock { $0 = error } }
+        }
         waitUntil { queue.pendingWriteCount == 0 } // the writer took it and waits for the lock
         await #expect(throws: DatabaseError.self) {
             try await queue.write { db in try db.execute(sql: "INSERT INTO t VALUES (2)") }
@@ -59,24 +61,25 @@ struct WriteRefusalTests {
         try queue.close()
     }
 
-    @Test("A record whose store insert already waited out a lock fails at once with the insert's error")
-    func recordAfterAFailedInsertDoesNotWaitAgain() async throws {
+    @Test("A purchase's issue and record, one operation, wait for a lock once")
+    func issueThenRecordWaitsForALockOnce() async throws {
         let world = try await TestWorld.make(database: DatabaseConfiguration(busyTimeout: .milliseconds(200), groupCommit: true))
         let install = try await world.runningInstall()
         let blocker = try Database(path: world.path, flags: SQLITE_OPEN_READWRITE)
         try blocker.execute(sql: "BEGIN EXCLUSIVE")
         let transaction = Transaction(id: 9_001, productID: TestWorld.coffee, purchaseDate: TestWorld.epoch, storefront: "USA")
-        world.storage.enqueueInsert(StoredTransaction(transaction: transaction, accountID: install.accountID, installID: install.id,
-                                                      status: .purchased))
-        waitUntil { world.storage.enqueuedInserts.withLock { $0[9_001]?.error != nil } }
         let waits = world.storage.queue.busyTimeoutCount
         let delivery = Delivery(installID: install.id, transactionID: 9_001, productID: TestWorld.coffee, path: .purchase,
                                 outcome: .counted, finished: true, at: TestWorld.epoch)
-        let error = await #expect(throws: DatabaseError.self) { try await world.storage.record(delivery) }
+        let error = await #expect(throws: DatabaseError.self) {
+            try await world.storage.issue(StoredTransaction(transaction: transaction, accountID: install.accountID, installID: install.id,
+                                                            status: .purchased), thenRecord: delivery)
+        }
         #expect(error?.isBusy == true)
-        #expect(world.storage.queue.busyTimeoutCount == waits, "the record did not wait for the lock again")
+        #expect(world.storage.queue.busyTimeoutCount - waits == 1, "the record did not wait for the lock again")
         try blocker.execute(sql: "ROLLBACK")
         try blocker.close()
+        #expect(try await world.storage.transaction(withID: 9_001) == nil)
     }
 
     @Test("A deleted -wal stops writes for good, naming the file, reported once; its commits were checkpointed first")

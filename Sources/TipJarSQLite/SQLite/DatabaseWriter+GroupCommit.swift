@@ -4,7 +4,7 @@ import Dispatch
 /// Group commit (``DatabaseConfiguration/groupCommit``): writes that arrive while the writer is
 /// busy are run together in one `BEGIN IMMEDIATE … COMMIT`, each in its own SAVEPOINT
 /// (<https://www.sqlite.org/lang_savepoint.html>), and each caller is answered after that `COMMIT`.
-extension DatabaseQueue {
+extension DatabaseWriter {
     /// Group commit: queues `body` for the next batch; `completion` runs on the writer's queue
     /// with what `body` returned once the batch committed, with what it threw (its savepoint rolled
     /// back, before the next job runs), or with the error that undid the batch.
@@ -65,10 +65,9 @@ extension DatabaseQueue {
                         ok = false
                     }
                 } else {
-                    ok = job.run(db) // one statement: SQLite backs it out alone if it fails
+                    ok = job.run(db) // it changes nothing when it fails (`write(savepoint:_:)`)
                 }
-                // A failed job learns it at once (its work is already undone), before the next
-                // job runs (`submitWrite` documents that order).
+                // A failed job learns it at once (its work is already undone), before the next job runs.
                 if ok { succeeded.append(job) } else { job.finish(nil) }
                 if !db.isInsideTransaction {
                     // SQLite rolled back the whole transaction (e.g. SQLITE_FULL): the
@@ -98,7 +97,7 @@ private struct ClosureFailed: Error {}
 struct WriteJob: @unchecked Sendable {
     /// Its number in the order writes were handed to the queue.
     let ticket: UInt64
-    /// `false` for one statement, which SQLite backs out on its own when it fails.
+    /// `false` for a job that changes nothing when it fails (`DatabaseWriter.write(savepoint:_:)`).
     let needsSavepoint: Bool
     /// Runs the closure, stores its result; returns `false` if it threw.
     let run: (Database) -> Bool

@@ -1,0 +1,172 @@
+import CSQLite
+import Dispatch
+import Foundation
+import Synchronization
+
+/// The database's one writer connection, serialized (GRDB's `DatabaseWriter` role): every write runs
+/// on a private serial `DispatchQueue` inside `BEGIN IMMEDIATE … COMMIT`, in the order the writes
+/// were made, and its caller is answered only after that `COMMIT`. With
+/// ``DatabaseConfiguration/groupCommit``, writes that arrive while a commit waits for the disk share
+/// the next transaction (`DatabaseWriter+GroupCommit.swift`).
+///
+/// Before each transaction it checks that the files are the ones it opened (``DatabaseFileWatch``), and
+/// a lock wait that timed out fails every write queued during it (one wait per caller).
+///
+/// `@unchecked Sendable` because the non-`Sendable` ``Database`` and the other mutable state (the
+/// last timed-out lock wait, the write fault, the file watch) are only touched on `queue`; the
+/// group-commit pending list is protected by a `Mutex` and the counters are atomics.
+public final class DatabaseWriter: @unchecked Sendable {
+    /// The database file path.
+    public let path: String
+    /// The configuration used on open.
+    public let configuration: DatabaseConfiguration
+    let queue: DispatchQueue
+    /// Only accessed on `queue`.
+    private var database: Database?
+    let pendingWrites = Mutex<[WriteJob]>([])
+    /// The number of the last write handed to the queue; every write takes the next one.
+    private let lastTicket = Atomic<UInt64>(0)
+    private let busyTimeouts = Atomic<Int>(0)
+    /// The last lock wait that timed out: writes numbered up to `ticket` were queued while it
+    /// waited, and fail with its `error` instead of waiting again. Only accessed on `queue`.
+    private var busyBarrier: (ticket: UInt64, error: any Error)?
+    /// Set once writes must stop for good (the file was moved); only accessed on `queue`.
+    private var writeFault: DatabaseError?
+    /// Only accessed on `queue`.
+    private var fileWatch: DatabaseFileWatch
+
+    /// How many write transactions gave up waiting for another connection's lock (`SQLITE_BUSY`
+    /// after the busy timeout at `BEGIN IMMEDIATE`). Every write queued during such a wait fails
+    /// with the same error as soon as it ends, so a caller waits for a lock at most once, however
+    /// many writes it queued.
+    public var busyTimeoutCount: Int { busyTimeouts.load(ordering: .relaxed) }
+
+    /// Group-commit writes queued and not yet taken by the writer (tests wait for a batch to start).
+    var pendingWriteCount: Int { pendingWrites.withLock { $0.count } }
+
+    /// Takes ownership of `database`, an open and configured read-write connection to `path`;
+    /// `fileWatch` records the files as the connections opened them.
+    init(database: Database, path: String, configuration: DatabaseConfiguration, fileWatch: DatabaseFileWatch) {
+        self.path = path
+        self.configuration = configuration
+        self.queue = DispatchQueue(label: "TipJarSQLite.DatabaseWriter")
+        self.database = database
+        self.fileWatch = fileWatch
+    }
+
+    /// Runs `body` on the serial queue inside `BEGIN IMMEDIATE` … `COMMIT`, rolling back
+    /// if it throws. Returns only after COMMIT succeeded. With
+    /// ``DatabaseConfiguration/groupCommit``, concurrent calls may share one transaction,
+    /// each in its own SAVEPOINT.
+    /// - Parameters:
+    ///   - savepoint: `false` for a `body` that changes nothing when it throws, so that a
+    ///     group-commit batch needs no SAVEPOINT around it: its first statement fails alone (SQLite
+    ///     backs out a failed statement, <https://www.sqlite.org/lang_conflict.html>) and it throws
+    ///     then, and any later work it may have to undo runs in a SAVEPOINT of its own.
+    ///   - body: Receives the connection; must not let it escape, COMMIT nor ROLLBACK.
+    /// - Returns: What `body` returns, once its changes are committed.
+    /// - Throws: What `body` throws (its changes rolled back); ``DatabaseError``
+    ///   `SQLITE_BUSY` if another connection holds the write lock past the busy timeout,
+    ///   `SQLITE_FULL`, `SQLITE_READONLY`, `SQLITE_IOERR`, or the COMMIT error.
+    public func write<T: Sendable>(savepoint: Bool = true, _ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            submit(savepoint: savepoint, body) { continuation.resume(with: $0) }
+        }
+    }
+
+    /// Hands `body` to the writer behind every write made before, and returns at once: writes run
+    /// and commit in the order they were handed over. `completion` runs on the writer's queue with
+    /// what `body` returned once it committed, or with the error that undid it (before any later
+    /// write runs when `body` itself threw).
+    func submit<T>(savepoint: Bool = true, _ body: @escaping @Sendable (Database) throws -> T,
+                   completion: @escaping @Sendable (Result<T, any Error>) -> Void) {
+        guard configuration.groupCommit else {
+            let ticket = nextTicket()
+            queue.async { completion(Result { try self.performWrite(body, ticket: ticket) }) }
+            return
+        }
+        enqueue(body, savepoint: savepoint, completion: completion)
+    }
+
+    /// Like ``write(savepoint:_:)``, blocking the calling thread (never batched). For start-up and tests.
+    public func writeSync<T>(_ body: (Database) throws -> T) throws -> T {
+        dispatchPrecondition(condition: .notOnQueue(queue))
+        let ticket = nextTicket()
+        return try queue.sync { try performWrite(body, ticket: ticket) }
+    }
+
+    /// Closes the connection after every write already scheduled ran. Idempotent.
+    /// - Throws: ``DatabaseError`` if `sqlite3_close_v2` fails.
+    func close() throws {
+        dispatchPrecondition(condition: .notOnQueue(queue))
+        try queue.sync {
+            defer { database = nil }
+            try database?.close()
+        }
+    }
+
+    // MARK: On-queue implementation
+
+    func openDatabase() throws -> Database {
+        guard let database else {
+            throw DatabaseError(extendedResultCode: SQLITE_MISUSE, message: "database \(path) is closed", path: path)
+        }
+        return database
+    }
+
+    func nextTicket() -> UInt64 { lastTicket.add(1, ordering: .relaxed).newValue }
+
+    /// The error of the lock wait that timed out while the write numbered `ticket` was queued.
+    func lockWaitError(_ ticket: UInt64) -> (any Error)? {
+        guard let busyBarrier, ticket <= busyBarrier.ticket else { return nil }
+        return busyBarrier.error
+    }
+
+    /// `BEGIN IMMEDIATE`, unless writes have stopped or the database file or its `-wal` is not
+    /// the one opened any more (one `stat` each, see ``DatabaseFileWatch``). A moved file stops
+    /// writes for good, reported once through ``DatabaseConfiguration/onFault``; before that, when
+    /// only the WAL is gone, a checkpoint copies the commits it holds into the database file.
+    func beginWriteTransaction(_ db: Database) throws {
+        if let writeFault { throw writeFault }
+        if var fault = fileWatch.problem() {
+            if fault.path != path, let connection = db.handle {
+                let code = sqlite3_wal_checkpoint_v2(connection, nil, SQLITE_CHECKPOINT_FULL, nil, nil)
+                let outcome = code == SQLITE_OK
+                    ? "every commit it held was first copied into \(path)"
+                    : "copying its commits into \(path) failed: \(DatabaseError.fromConnection(connection, code: code).message)"
+                fault = DatabaseError(extendedResultCode: fault.extendedResultCode, message: "\(fault.message); \(outcome)", path: fault.path)
+            }
+            writeFault = fault
+            configuration.onFault?(fault)
+            throw fault
+        }
+        do {
+            try db.cachedStatement(sql: "BEGIN IMMEDIATE").execute()
+        } catch let error as DatabaseError where error.isBusy {
+            busyBarrier = (lastTicket.load(ordering: .relaxed), error)
+            busyTimeouts.add(1, ordering: .relaxed)
+            throw error
+        }
+    }
+
+    private func performWrite<T>(_ body: (Database) throws -> T, ticket: UInt64) throws -> T {
+        let db = try openDatabase()
+        if let error = lockWaitError(ticket) { throw error }
+        try beginWriteTransaction(db)
+        do {
+            let result = try body(db)
+            try requireOpenTransaction(db)
+            try db.cachedStatement(sql: "COMMIT").execute()
+            return result
+        } catch {
+            db.rollbackIgnoringErrors()
+            throw error
+        }
+    }
+
+    private func requireOpenTransaction(_ db: Database) throws {
+        guard db.isInsideTransaction else {
+            throw DatabaseError(extendedResultCode: SQLITE_MISUSE, message: "the write closure ended the transaction itself (COMMIT/ROLLBACK or an error that made SQLite roll back)", path: path)
+        }
+    }
+}
