@@ -15,6 +15,8 @@ public final class Dashboard: HTTPResponder {
     let templates: TemplateSource
     let sessions: SessionStore
     let ownServer = OwnServer()
+    /// Pages and fragments already rendered, by request and data version (``PageCache``).
+    let pageCache: PageCache
     let log: @Sendable (_ message: String, _ metadata: [String: String]) -> Void
     private let router: Router
 
@@ -33,8 +35,9 @@ public final class Dashboard: HTTPResponder {
         self.log = log
         self.sessions = SessionStore(limit: configuration.sessionLimit)
         self.templates = try TemplateSource(directory: configuration.templatesDirectory, reload: configuration.reloadTemplates)
+        self.pageCache = PageCache(timeline: service.timeline, isEnabled: !configuration.reloadTemplates)
         var router = Router(fallback: StaticFiles(root: configuration.publicDirectory))
-        let routes = Routes(templates: templates, service: service, storage: storage, sessions: sessions,
+        let routes = Routes(templates: templates, service: service, storage: storage, sessions: sessions, pageCache: pageCache,
                             catalogName: configuration.catalogName,
                             scenarioDownloads: ScenarioDownload.list(in: configuration.publicDirectory),
                             ownServer: ownServer, adminToken: configuration.adminToken, log: log)
@@ -82,6 +85,9 @@ public final class Dashboard: HTTPResponder {
             let isAPI = request.path.hasPrefix("/api/")
             if let refusal = OriginCheck.refusal(for: request, isAPI: isAPI, sessionToken: sessionToken) { return refusal }
         }
-        return await router.respond(to: request)
+        let response = await router.respond(to: request)
+        // Whatever a request that may write changed is committed by now, and its answer is not sent yet.
+        if !["GET", "HEAD", "OPTIONS"].contains(request.method) { pageCache.noteWrite() }
+        return response
     }
 }

@@ -5,21 +5,43 @@ import TipJar
 
 extension Routes {
     func registerPages(in router: inout Router) {
-        router.get("/") { request, _ in await handling(request) { try await overviewPage(request) } }
+        router.get("/") { request, _ in
+            await handling(request) { try await pageCache.page(request, csrfToken: csrfToken(request)) { try await overviewPage(request, csrfToken: $0) } }
+        }
         router.get("/installs") { request, _ in
-            await handling(request) { try await withFormSession(request) { try await installsPage(request, csrfToken: $0) } }
+            await handling(request) { try await withFormSession(request) { try await pageCache.page(request, csrfToken: $0) { try await installsPage(request, csrfToken: $0) } } }
         }
         router.get("/installs/:id") { request, parameters in
             await handling(request) {
                 let load = request.queryValue("load") == "now"
-                return try await withFormSession(request) { try await installPage(request, installID: Self.installID(parameters), load: load, csrfToken: $0) }
+                let installID = Self.installID(parameters)
+                return try await withFormSession(request) { token in
+                    try await pageCache.page(request, csrfToken: token, isStorable: { await isStorable(installID: installID, loads: load) }) {
+                        try await installPage(request, installID: installID, load: load, csrfToken: $0)
+                    }
+                }
             }
         }
         router.get("/installs/:id/offers") { request, parameters in
             await handling(request) {
                 let installID = Self.installID(parameters)
                 guard Self.wantsFragment(request) else {
-                    return try await withFormSession(request) { try await installPage(request, installID: installID, load: true, csrfToken: $0) }
+                    return try await withFormSession(request) { token in
+                        try await pageCache.page(request, csrfToken: token, isStorable: { await isStorable(installID: installID, loads: true) }) {
+                            try await installPage(request, installID: installID, load: true, csrfToken: $0)
+                        }
+                    }
+                }
+                // With a session, the tiles and the other states carry the same token, so the fragment can be stored.
+                let token = csrfToken(request)
+                if !token.isEmpty {
+                    return try await onScreen(request, installID: installID) {
+                        try await pageCache.page(request, csrfToken: token, isStorable: { await isStorable(installID: installID, loads: true) }) {
+                            let install = try await service.install(installID)
+                            let state = try await service.loadOffers(installID: installID)
+                            return try html("fragments/tipjar", try await tipJarData(request, install: install, state: state, csrfToken: $0))
+                        }
+                    }
                 }
                 return try await onScreen(request, installID: installID) {
                     let install = try await service.install(installID)
@@ -39,13 +61,24 @@ extension Routes {
             }
         }
         router.get("/store") { request, _ in
-            await handling(request) { try await withFormSession(request) { try await storePage(request, csrfToken: $0) } }
+            await handling(request) { try await withFormSession(request) { try await pageCache.page(request, csrfToken: $0) { try await storePage(request, csrfToken: $0) } } }
         }
-        router.get("/catalog") { request, _ in await handling(request) { try await catalogPage(request) } }
+        router.get("/catalog") { request, _ in
+            await handling(request) { try await pageCache.page(request, csrfToken: csrfToken(request)) { try await catalogPage(request, csrfToken: $0) } }
+        }
     }
 
-    func overviewPage(_ request: HTTPRequest) async throws -> HTTPResponse {
-        var data = pageData(request, nav: "overview")
+    /// Whether an install page or tip jar fragment just rendered may be stored: not while a purchase (or its sheet,
+    /// which closes by itself after a timeout) is open, and not when its load waited for the simulated latency.
+    func isStorable(installID: String, loads: Bool) async -> Bool {
+        guard await !service.isPurchaseOpen(installID: installID) else { return false }
+        guard loads else { return true }
+        let settings = await service.store.settings
+        return !(settings.catalog == .slow && settings.latencyMs > 0)
+    }
+
+    func overviewPage(_ request: HTTPRequest, csrfToken: String) async throws -> HTTPResponse {
+        var data = pageData(request, nav: "overview", csrfToken: csrfToken)
         let overview = try await storage.overview()
         data["overview"] = ["installs": overview.installs, "tips": overview.tips, "hearts": overview.hearts, "isEmpty": overview.installs == 0]
         data["settings"] = ViewModels.settings(await service.store.settings)
@@ -168,8 +201,8 @@ extension Routes {
         return try html("pages/store", data)
     }
 
-    func catalogPage(_ request: HTTPRequest) async throws -> HTTPResponse {
-        var data = pageData(request, nav: "catalog")
+    func catalogPage(_ request: HTTPRequest, csrfToken: String) async throws -> HTTPResponse {
+        var data = pageData(request, nav: "catalog", csrfToken: csrfToken)
         let catalog = service.catalog
         let storefronts = Self.storefrontChoices(catalog).compactMap { Storefront.named($0.value) }
         data["identifier"] = catalog.identifier

@@ -11,6 +11,8 @@ struct Routes: Sendable {
     let service: TipJarService
     let storage: any TipJarStorage
     let sessions: SessionStore
+    /// Rendered pages by request and data version; see ``PageCache``.
+    let pageCache: PageCache
     let catalogName: String
     /// The scenario files offered for download on `/store`, read once from `Public/scenarios/`.
     let scenarioDownloads: [ScenarioDownload]
