@@ -17,6 +17,8 @@ public final class Dashboard: HTTPResponder {
     let templates: TemplateSource
     let sessions: SessionStore
     let ownServer = OwnServer()
+    /// Pages and fragments already rendered, by request and data version (``PageCache``).
+    let pageCache: PageCache
     let log: @Sendable (_ message: String, _ metadata: [String: String]) -> Void
     private let chain: MiddlewareChain<DashboardContext>
 
@@ -35,13 +37,14 @@ public final class Dashboard: HTTPResponder {
         self.log = log
         self.sessions = SessionStore(limit: configuration.sessionLimit)
         self.templates = try TemplateSource(directory: configuration.templatesDirectory, reload: configuration.reloadTemplates)
+        self.pageCache = PageCache(timeline: service.timeline, isEnabled: !configuration.reloadTemplates)
         var router = Router<DashboardContext>(fallback: StaticFiles(root: configuration.publicDirectory))
-        let routes = Routes(templates: templates, service: service, storage: storage, sessions: sessions,
+        let routes = Routes(templates: templates, service: service, storage: storage, sessions: sessions, pageCache: pageCache,
                             catalogName: configuration.catalogName,
                             scenarioDownloads: ScenarioDownload.list(in: configuration.publicDirectory),
                             ownServer: ownServer, adminToken: configuration.adminToken)
         routes.register(in: &router)
-        chain = Self.chain(router: router, sessions: sessions, adminToken: configuration.adminToken,
+        chain = Self.chain(router: router, sessions: sessions, pageCache: pageCache, adminToken: configuration.adminToken,
                            errorPages: ErrorPages(templates: templates, catalogName: configuration.catalogName), log: log)
     }
 
@@ -51,14 +54,17 @@ public final class Dashboard: HTTPResponder {
     ///    the token, the server cannot act on it;
     /// 3. the admin token, when the dashboard has one (``AdminTokenCheck``);
     /// 4. the session lookup and the origin and CSRF checks of every unsafe request that reaches a handler
-    ///    (``SessionAndOriginCheck``).
+    ///    (``SessionAndOriginCheck``);
+    /// 5. after a request that may have written, before its answer is sent, the stored pages go out of date
+    ///    (``PageCache/noteWrite()``).
     /// Errors become answers in `MiddlewareChain.answer(_:to:context:)`; the storage's errors are named by
     /// ``Routes/storageFailure(_:)``.
-    static func chain(router: Router<DashboardContext>, sessions: SessionStore, adminToken: String?, errorPages: ErrorPages,
+    static func chain(router: Router<DashboardContext>, sessions: SessionStore, pageCache: PageCache? = nil, adminToken: String?, errorPages: ErrorPages,
                       log: @escaping @Sendable (_ message: String, _ metadata: [String: String]) -> Void) -> MiddlewareChain<DashboardContext> {
         var middlewares: [any RouterMiddleware<DashboardContext>] = [SecurityHeaders.Middleware(), KnownMethods(router: router)]
         if let adminToken { middlewares.append(AdminTokenCheck(token: adminToken)) }
         middlewares.append(SessionAndOriginCheck(sessions: sessions, hasHandler: { router.hasHandler(method: $0, path: $1) }))
+        if let pageCache { middlewares.append(PageCache.Writes(cache: pageCache)) }
         return MiddlewareChain(middlewares: middlewares, router: router,
                                makeContext: { DashboardContext(request: $0, errorPages: errorPages) },
                                classify: { Routes.storageFailure($0) },
@@ -70,7 +76,7 @@ public final class Dashboard: HTTPResponder {
     /// then, and once the server is gone, a run is refused with 503.
     public func attach(to server: HTTPServer) { ownServer.attach(server) }
 
-    /// Answers one request through the middlewares and the routes (``chain(router:sessions:adminToken:errorPages:log:)``).
+    /// Answers one request through the middlewares and the routes (``chain(router:sessions:pageCache:adminToken:errorPages:log:)``).
     public func respond(to request: HTTPRequest) async -> HTTPResponse {
         await chain.respond(to: request)
     }

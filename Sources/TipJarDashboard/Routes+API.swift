@@ -42,18 +42,21 @@ extension Routes {
         }
         router.get("/api/installs/:id/offers") { request, context in
             let id = try context.installID()
-            let install = try await service.install(id)
-            switch try await service.loadOffers(installID: id) {
-            case .ready(let offers):
-                return JSONBody.response(APIModels.OffersBody(state: "ready", offers: offers.map {
-                    APIModels.OfferBody(productID: $0.productID, name: $0.name, emoji: $0.emoji, displayPrice: $0.displayPrice)
-                }))
-            case .unavailable(let reason):
-                let strings = TipJarStrings.of(install.locale)
-                return JSONBody.response(APIModels.OffersBody(state: "unavailable",
-                                                              message: reason == .empty ? strings.unavailableEmpty : strings.unavailableFailed))
-            case .loading:
-                return JSONBody.response(APIModels.OffersBody(state: "loading"))
+            // A load is a read: the same answer is sent again while nothing it depends on changes (``PageCache``).
+            return try await pageCache.page(request, csrfToken: "", isStorable: { await isStorable(installID: id, loads: true) }) { _ in
+                let install = try await service.install(id)
+                switch try await service.loadOffers(installID: id) {
+                case .ready(let offers):
+                    return JSONBody.response(APIModels.OffersBody(state: "ready", offers: offers.map {
+                        APIModels.OfferBody(productID: $0.productID, name: $0.name, emoji: $0.emoji, displayPrice: $0.displayPrice)
+                    }))
+                case .unavailable(let reason):
+                    let strings = TipJarStrings.of(install.locale)
+                    return JSONBody.response(APIModels.OffersBody(state: "unavailable",
+                                                                  message: reason == .empty ? strings.unavailableEmpty : strings.unavailableFailed))
+                case .loading:
+                    return JSONBody.response(APIModels.OffersBody(state: "loading"))
+                }
             }
         }
         router.post("/api/installs/:id/purchases") { request, context in

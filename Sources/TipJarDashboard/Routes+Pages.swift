@@ -5,18 +5,39 @@ import TipJar
 
 extension Routes {
     func registerPages(in router: inout Router<DashboardContext>) {
-        router.get("/") { _, context in try await overviewPage(context) }
+        router.get("/") { request, context in
+            try await pageCache.page(request, csrfToken: csrfToken(context)) { try await overviewPage(context, csrfToken: $0) }
+        }
         router.get("/installs") { request, context in
-            try await withFormSession(context) { try await installsPage(request, context, csrfToken: $0) }
+            try await withFormSession(context) { try await pageCache.page(request, csrfToken: $0) { try await installsPage(request, context, csrfToken: $0) } }
         }
         router.get("/installs/:id") { request, context in
             let load = request.queryValue("load") == "now"
-            return try await withFormSession(context) { try await installPage(request, installID: try context.installID(), load: load, csrfToken: $0) }
+            let installID = try context.installID()
+            return try await withFormSession(context) { token in
+                try await pageCache.page(request, csrfToken: token, isStorable: { await isStorable(installID: installID, loads: load) }) {
+                    try await installPage(request, installID: installID, load: load, csrfToken: $0)
+                }
+            }
         }
         router.get("/installs/:id/offers") { request, context in
             let installID = try context.installID()
             guard context.wantsFragment else {
-                return try await withFormSession(context) { try await installPage(request, installID: installID, load: true, csrfToken: $0) }
+                return try await withFormSession(context) { token in
+                    try await pageCache.page(request, csrfToken: token, isStorable: { await isStorable(installID: installID, loads: true) }) {
+                        try await installPage(request, installID: installID, load: true, csrfToken: $0)
+                    }
+                }
+            }
+            // With a session, the tiles and the other states carry the same token, so the fragment can be stored.
+            if let token = context.csrfToken {
+                return try await onScreen(context, installID: installID) {
+                    try await pageCache.page(request, csrfToken: token, isStorable: { await isStorable(installID: installID, loads: true) }) {
+                        let install = try await service.install(installID)
+                        let state = try await service.loadOffers(installID: installID)
+                        return try html("fragments/tipjar", try await tipJarData(context, install: install, state: state, csrfToken: $0))
+                    }
+                }
             }
             return try await onScreen(context, installID: installID) {
                 let install = try await service.install(installID)
@@ -33,13 +54,24 @@ extension Routes {
             return try await liveFragments(install: install, feedback: nil)
         }
         router.get("/store") { request, context in
-            try await withFormSession(context) { try await storePage(request, context, csrfToken: $0) }
+            try await withFormSession(context) { try await pageCache.page(request, csrfToken: $0) { try await storePage(request, context, csrfToken: $0) } }
         }
-        router.get("/catalog") { _, context in try await catalogPage(context) }
+        router.get("/catalog") { request, context in
+            try await pageCache.page(request, csrfToken: csrfToken(context)) { try await catalogPage(context, csrfToken: $0) }
+        }
     }
 
-    func overviewPage(_ context: DashboardContext) async throws -> HTTPResponse {
-        var data = pageData(context, nav: "overview")
+    /// Whether an install page or tip jar fragment just rendered may be stored: not while a purchase (or its sheet,
+    /// which closes by itself after a timeout) is open, and not when its load waited for the simulated latency.
+    func isStorable(installID: String, loads: Bool) async -> Bool {
+        guard await !service.isPurchaseOpen(installID: installID) else { return false }
+        guard loads else { return true }
+        let settings = await service.store.settings
+        return !(settings.catalog == .slow && settings.latencyMs > 0)
+    }
+
+    func overviewPage(_ context: DashboardContext, csrfToken: String) async throws -> HTTPResponse {
+        var data = pageData(context, nav: "overview", csrfToken: csrfToken)
         let overview = try await storage.overview()
         data["overview"] = ["installs": .int(overview.installs), "tips": .int(overview.tips), "hearts": .int(overview.hearts),
                             "isEmpty": .bool(overview.installs == 0)]
@@ -129,14 +161,14 @@ extension Routes {
         return try html("pages/store", page: page)
     }
 
-    func catalogPage(_ context: DashboardContext) async throws -> HTTPResponse {
+    func catalogPage(_ context: DashboardContext, csrfToken: String) async throws -> HTTPResponse {
         let catalog = service.catalog
         let previews = [(AppLocale.en, Storefront.usa), (.ptBR, Storefront.bra)].map { locale, storefront in
             let products = catalog.tips.map { service.store.product(for: $0, storefront: storefront, locale: locale) }
             return (title: "\(locale.rawValue) · \(storefront.countryCode)", lang: locale.rawValue,
                     offers: TipJarService.offers(from: products, catalog: catalog))
         }
-        let page = CatalogPageModel(chrome: chrome(context, nav: "catalog"), catalog: catalog, locales: Self.catalogLocales(catalog),
+        let page = CatalogPageModel(chrome: chrome(context, nav: "catalog", csrfToken: csrfToken), catalog: catalog, locales: Self.catalogLocales(catalog),
                                     storefronts: Self.storefrontChoices(catalog).compactMap { Storefront.named($0.value) }, previews: previews)
         return try html("pages/catalog", page: page)
     }

@@ -4,12 +4,14 @@ import Mustache
 import TipJar
 
 /// The dashboard's routes: pages and fragments (`Routes+Pages`, `Routes+Actions`) and the JSON API
-/// (`Routes+API`). Handlers throw; `Dashboard.chain(router:sessions:adminToken:errorPages:log:)` turns errors into answers.
+/// (`Routes+API`). Handlers throw; `Dashboard.chain(router:sessions:pageCache:adminToken:errorPages:log:)` turns errors into answers.
 struct Routes: Sendable {
     let templates: TemplateSource
     let service: TipJarService
     let storage: any TipJarStorage
     let sessions: SessionStore
+    /// Rendered pages by request and data version; see ``PageCache``.
+    let pageCache: PageCache
     let catalogName: String
     /// The scenario files offered for download on `/store`, read once from `Public/scenarios/`.
     let scenarioDownloads: [ScenarioDownload]

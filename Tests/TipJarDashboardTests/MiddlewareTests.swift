@@ -4,7 +4,7 @@ import Synchronization
 import Testing
 @testable import TipJarDashboard
 
-/// The dashboard's middlewares (`Dashboard.chain(router:sessions:adminToken:errorPages:log:)`): their order, deny
+/// The dashboard's middlewares (`Dashboard.chain(router:sessions:pageCache:adminToken:errorPages:log:)`): their order, deny
 /// by default for every unsafe method that reaches a handler, and error answers rendered from the templates.
 @Suite("Dashboard middlewares")
 struct MiddlewareTests {
