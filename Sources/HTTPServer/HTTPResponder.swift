@@ -1,4 +1,6 @@
-/// Anything that turns a request into a response: a ``Router``, ``StaticFiles``, or an app.
+/// What the server calls with each request: a ``MiddlewareChain`` (an app's middlewares and its throwing
+/// ``Router``), ``StaticFiles``, or a `Router<BasicRequestContext>`. It never throws: the chain has already
+/// turned every error into an answer.
 ///
 /// Called on the Swift concurrency pool, one request at a time per connection; requests from
 /// different connections run concurrently.

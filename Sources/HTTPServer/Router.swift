@@ -8,9 +8,13 @@
 /// - `HEAD` is served by the `GET` handler (the server drops the body, RFC 9110 §9.3.2);
 /// - `OPTIONS` (and `OPTIONS *`) → 204 with `Allow` (RFC 9110 §9.3.7);
 /// - a method it does not recognize (``implements(method:)``, e.g. `BREW`, `get`) → 501 (RFC 9110 §9.1).
-public struct Router: HTTPResponder {
-    /// A route handler: gets the request and the captured parameters.
-    public typealias Handler = @Sendable (HTTPRequest, RouteParameters) async -> HTTPResponse
+///
+/// Handlers get the request and its `Context` with ``RequestContext/parameters`` set, and may throw: a
+/// ``MiddlewareChain`` turns the error into the answer. A `Router<BasicRequestContext>` is an
+/// ``HTTPResponder`` of its own.
+public struct Router<Context: RequestContext>: Sendable {
+    /// A route handler: gets the request and its context, the captured parameters in ``RequestContext/parameters``.
+    public typealias Handler = @Sendable (HTTPRequest, Context) async throws -> HTTPResponse
 
     enum Segment: Sendable, Equatable {
         case literal(String)
@@ -66,9 +70,12 @@ public struct Router: HTTPResponder {
     public mutating func delete(_ pattern: String, handler: @escaping Handler) { add("DELETE", pattern, handler: handler) }
 
     /// Routes `request` as described on the type.
-    /// - Parameter request: the request.
+    /// - Parameters:
+    ///   - request: the request.
+    ///   - context: its context; the handler gets it with the captured parameters.
     /// - Returns: the handler's response, 404, 405 with Allow, or 204 with Allow for OPTIONS.
-    public func respond(to request: HTTPRequest) async -> HTTPResponse {
+    /// - Throws: what the handler throws.
+    public func respond(to request: HTTPRequest, context: Context) async throws -> HTTPResponse {
         if request.path == "*" {
             var allowed = Set(routes.map(\.method))
             allowed.insert("OPTIONS")
@@ -80,7 +87,7 @@ public struct Router: HTTPResponder {
         var getMatch: (Route, RouteParameters)?
         for route in routes {
             guard let parameters = Self.match(route.segments, parts) else { continue }
-            if route.method == request.method { return await route.handler(request, parameters) }
+            if route.method == request.method { return try await Self.run(route, request, context, parameters) }
             if route.method == "GET" { getMatch = (route, parameters) }
             methods.insert(route.method)
         }
@@ -89,26 +96,32 @@ public struct Router: HTTPResponder {
             return .status(.notFound)
         }
         if request.method == "HEAD", let (route, parameters) = getMatch {
-            return await route.handler(request, parameters)
+            return try await Self.run(route, request, context, parameters)
         }
         if request.method == "OPTIONS" { return Self.allowResponse(.noContent, methods: methods) }
         return Self.allowResponse(.methodNotAllowed, methods: methods)
     }
 
+    private static func run(_ route: Route, _ request: HTTPRequest, _ context: Context, _ parameters: RouteParameters) async throws -> HTTPResponse {
+        var context = context
+        context.parameters = parameters
+        return try await route.handler(request, context)
+    }
+
     /// The methods RFC 9110 §9.3 defines, and `PATCH` (RFC 5789): a request with one of them that no route
     /// takes is 404 or 405 with `Allow`, as for any path.
-    public static let standardMethods: Set<String> = ["GET", "HEAD", "POST", "PUT", "DELETE", "CONNECT", "OPTIONS", "TRACE", "PATCH"]
+    public static var standardMethods: Set<String> { standardHTTPMethods }
 
     /// Whether the router recognizes a method: one of ``standardMethods`` or the method of a route. Any other
     /// is answered 501 (RFC 9110 §9.1: "An origin server that receives a request method that is
     /// unrecognized or not implemented SHOULD respond with the 501 (Not Implemented) status code").
     /// - Parameter method: the method token, case-sensitive (e.g. `GET`; `get` is another method).
-    /// - Returns: `false` when ``respond(to:)`` answers 501.
+    /// - Returns: `false` when ``respond(to:context:)`` answers 501.
     public func implements(method: String) -> Bool {
         Self.standardMethods.contains(method) || routes.contains { $0.method == method }
     }
 
-    /// Whether a route of exactly this method matches the path, i.e. whether ``respond(to:)`` would run a
+    /// Whether a route of exactly this method matches the path, i.e. whether ``respond(to:context:)`` would run a
     /// handler (every other request is answered 404, 405 or by the fallback, without acting).
     /// - Parameters:
     ///   - method: the method token, e.g. `DELETE`.
@@ -141,3 +154,16 @@ public struct Router: HTTPResponder {
         return response
     }
 }
+
+extension Router: HTTPResponder where Context == BasicRequestContext {
+    /// Routes `request` through a ``MiddlewareChain`` with no middlewares: a thrown error is answered as the
+    /// chain answers it (its status and message, or a 500 with the request ID), logged nowhere.
+    /// - Parameter request: the request.
+    /// - Returns: the answer.
+    public func respond(to request: HTTPRequest) async -> HTTPResponse {
+        await MiddlewareChain(router: self, makeContext: { _ in BasicRequestContext() }).respond(to: request)
+    }
+}
+
+/// ``Router/standardMethods``, stored once (a generic type cannot hold a static stored property).
+let standardHTTPMethods: Set<String> = ["GET", "HEAD", "POST", "PUT", "DELETE", "CONNECT", "OPTIONS", "TRACE", "PATCH"]

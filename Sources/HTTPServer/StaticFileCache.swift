@@ -32,9 +32,4 @@ final class StaticFileCache: Sendable {
             return true
         }
     }
-
-    /// Drops every cached file (e.g. after deploying new assets).
-    func removeAll() {
-        entries.withLock { $0 = (map: [:], bytes: 0) }
-    }
 }

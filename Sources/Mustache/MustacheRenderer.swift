@@ -144,6 +144,8 @@ struct MustacheRenderer {
             return
         case .string(let string):
             if escaped { MustacheEscaping.appendEscaped(string, to: &output) } else { output.append(contentsOf: string.utf8) }
+        case .text(let string):
+            if escaped { MustacheEscaping.appendEscaped(string, apostrophe: false, to: &output) } else { output.append(contentsOf: string.utf8) }
         case .int(let int):
             MustacheEscaping.appendInt(int, to: &output)
         case .double(let double):
@@ -163,11 +165,12 @@ struct MustacheRenderer {
 /// Rule: Mustache spec "interpolation" — `{{name}}` HTML-escapes `&`, `<`, `>` and `"`;
 /// this library also escapes `'` as `&#39;`.
 enum MustacheEscaping {
-    /// Appends `string` with `& < > " '` replaced by their HTML entities.
+    /// Appends `string` with `& < > " '` replaced by their HTML entities (`'` only when `apostrophe`).
     /// - Parameters:
     ///   - string: The text to escape.
+    ///   - apostrophe: Whether `'` is escaped too (``MustacheValue/text(_:)`` leaves it).
     ///   - output: The buffer to append to.
-    static func appendEscaped(_ string: String, to output: inout [UInt8]) {
+    static func appendEscaped(_ string: String, apostrophe: Bool = true, to output: inout [UInt8]) {
         var string = string
         string.withUTF8 { bytes in
             var start = 0
@@ -178,7 +181,7 @@ enum MustacheEscaping {
                 case UInt8(ascii: "<"): entity = "&lt;"
                 case UInt8(ascii: ">"): entity = "&gt;"
                 case UInt8(ascii: "\""): entity = "&quot;"
-                case UInt8(ascii: "'"): entity = "&#39;"
+                case UInt8(ascii: "'") where apostrophe: entity = "&#39;"
                 default: continue
                 }
                 if start < i { output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<i])) }

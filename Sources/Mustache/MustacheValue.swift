@@ -20,6 +20,11 @@ public enum MustacheValue: Sendable, Equatable {
     case double(Double)
     /// A string; HTML-escaped by `{{name}}`, raw with `{{{name}}}` or `{{&name}}`.
     case string(String)
+    /// Text written for element content and double-quoted attribute values: `{{name}}` escapes `&`, `<`, `>` and
+    /// `"`, but leaves `'` as it is (HTML needs no escape for it there:
+    /// https://html.spec.whatwg.org/multipage/parsing.html#serialising-html-fragments, "Escaping a string"), so
+    /// declared prose such as "Xcode's" reads as written in the page source. Raw with `{{{name}}}` or `{{&name}}`.
+    case text(String)
     /// A list; a section over it renders once per element.
     case array([MustacheValue])
     /// A hash; a section over it pushes it on the context stack.
@@ -63,6 +68,7 @@ public enum MustacheValue: Sendable, Equatable {
             }
             switch any {
             case let value as MustacheValue: self = value
+            case let value as any MustacheRenderable: self = value.mustacheValue
             case let value as String: self = .string(value)
             case let value as [String: Any]: self = .object(value.mapValues { MustacheValue($0) })
             case let value as [Any]: self = .array(value.map { MustacheValue($0) })
@@ -119,6 +125,18 @@ public enum MustacheValue: Sendable, Equatable {
         default: return true
         }
     }
+}
+
+/// A typed view model: a value that knows the ``MustacheValue`` a template renders it as (a page's data, a row of
+/// a table). Rendering one needs no `Any` and no dynamic casts; ``MustacheValue/init(_:)`` also accepts one.
+public protocol MustacheRenderable {
+    /// The value a template renders.
+    var mustacheValue: MustacheValue { get }
+}
+
+extension MustacheValue: MustacheRenderable {
+    /// The value itself.
+    public var mustacheValue: MustacheValue { self }
 }
 
 /// Lets `MustacheValue.init(_:)` see through `Optional` values boxed in `Any`.

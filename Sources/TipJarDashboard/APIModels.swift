@@ -222,60 +222,35 @@ enum APIModels {
 
     }
 
-    /// The store settings, as `GET /api/store` answers and `PUT /api/store` takes them.
+    /// The store settings, as `GET /api/store` answers and `PUT /api/store` takes them: one field per
+    /// ``StoreSettings/declarations`` entry (a dotted key nests, `failures.loadProducts`; an optional choice that is
+    /// off is `null`).
     struct StoreBody: Encodable {
-        struct FailuresBody: Encodable {
-            var loadProducts: String?
-            var purchase: String?
-            var verification: String?
-            var sync: String?
+        var settings: StoreSettings
 
-            func encode(to encoder: any Encoder) throws {
-                var container = encoder.container(keyedBy: CodingKeys.self)
-                try container.encode(loadProducts, forKey: .loadProducts)
-                try container.encode(purchase, forKey: .purchase)
-                try container.encode(verification, forKey: .verification)
-                try container.encode(sync, forKey: .sync)
+        init(_ settings: StoreSettings) { self.settings = settings }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: StoreSettingCodingKey.self)
+            for declaration in StoreSettings.declarations(in: nil) {
+                try Self.encode(declaration.value(in: settings), as: declaration.key, in: &container)
             }
-
-            enum CodingKeys: String, CodingKey { case loadProducts, purchase, verification, sync }
+            for object in StoreSettings.settingObjects {
+                var inner = container.nestedContainer(keyedBy: StoreSettingCodingKey.self, forKey: StoreSettingCodingKey(object))
+                for declaration in StoreSettings.declarations(in: object) {
+                    try Self.encode(declaration.value(in: settings), as: declaration.path[1], in: &inner)
+                }
+            }
         }
 
-        var catalog: String
-        var latencyMs: Int
-        var purchaseOutcome: String
-        var purchaseError: String
-        var purchaseLatencyMs: Int
-        var failures: FailuresBody
-        var crashBeforeFinish: Bool
-        var listenerReemits: Int
-        var askToBuyEnabled: Bool
-        var interruptedPurchases: Bool
-        var finishIgnored: Bool
-        var chargedDespiteError: Bool
-        var syncReplaysFinished: Bool
-        var listenerReemitDelayMs: Int
-        // The purchase sheet.
-        var skipPurchaseSheet: Bool
-
-        init(_ settings: StoreSettings) {
-            catalog = settings.catalog.rawValue
-            latencyMs = settings.latencyMs
-            purchaseOutcome = settings.purchaseOutcome.rawValue
-            purchaseError = settings.purchaseError.rawValue
-            purchaseLatencyMs = settings.purchaseLatencyMs
-            failures = FailuresBody(loadProducts: settings.failures.loadProducts?.rawValue, purchase: settings.failures.purchase?.rawValue,
-                                    verification: settings.failures.verification?.rawValue, sync: settings.failures.sync?.rawValue)
-            crashBeforeFinish = settings.crashBeforeFinish
-            listenerReemits = settings.listenerReemits
-            askToBuyEnabled = settings.askToBuyEnabled
-            interruptedPurchases = settings.interruptedPurchases
-            finishIgnored = settings.finishIgnored
-            chargedDespiteError = settings.chargedDespiteError
-            syncReplaysFinished = settings.syncReplaysFinished
-            listenerReemitDelayMs = settings.listenerReemitDelayMs
-            // The purchase sheet.
-            skipPurchaseSheet = settings.skipPurchaseSheet
+        private static func encode(_ value: StoreSetting.Value, as name: String, in container: inout KeyedEncodingContainer<StoreSettingCodingKey>) throws {
+            let key = StoreSettingCodingKey(name)
+            switch value {
+            case .text(let text): try container.encode(text, forKey: key)
+            case .number(let number): try container.encode(number, forKey: key)
+            case .flag(let flag): try container.encode(flag, forKey: key)
+            case .off: try container.encodeNil(forKey: key)
+            }
         }
     }
 }

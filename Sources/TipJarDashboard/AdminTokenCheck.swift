@@ -5,7 +5,7 @@ import HTTPServer
 /// `Authorization: Bearer <token>` for scripts; for browsers a `?token=` link is exchanged for a
 /// session cookie and redirected to the same URL without the token, on this origin only.
 /// Tokens are compared in constant time.
-struct AdminTokenCheck {
+struct AdminTokenCheck: RouterMiddleware {
     enum Result: Equatable { case allowed, redirect(location: String, cookie: String), refused }
 
     /// The cookie that marks a browser signed in with the admin token.
@@ -30,6 +30,24 @@ struct AdminTokenCheck {
             return .redirect(location: location, cookie: "\(Self.cookieName)=\(token); Path=/; HttpOnly; SameSite=Strict")
         }
         return .refused
+    }
+
+    /// Lets a signed-in request through, answers a `?token=` link with its redirect and cookie, refuses
+    /// anything else with 401 and the Bearer challenge.
+    func handle(_ request: HTTPRequest, context: DashboardContext,
+                next: (HTTPRequest, DashboardContext) async -> HTTPResponse) async throws -> HTTPResponse {
+        switch check(request) {
+        case .allowed:
+            return await next(request, context)
+        case .redirect(let location, let cookie):
+            var response = HTTPResponse.redirect(to: location)
+            response.fields.append(name: "Set-Cookie", value: cookie)
+            return response
+        case .refused:
+            throw HTTPError(.unauthorized, title: "Sign-in required",
+                            message: "This dashboard needs its admin token: open the link printed at start-up, or send Authorization: Bearer.",
+                            fields: ["WWW-Authenticate": Self.challenge])
+        }
     }
 
     /// The `WWW-Authenticate` challenge of a 401 (RFC 9110 §11.6.1, §15.5.2: a 401 must carry one), for the

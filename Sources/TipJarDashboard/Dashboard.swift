@@ -7,7 +7,9 @@ import TipJar
 /// README's Security section (admin token, CSRF token bound to a session cookie, same-origin checks,
 /// JSON content type) and with the security headers on every response.
 ///
-/// The `Host` allow-list (DNS rebinding) is enforced by `HTTPServer` before routing.
+/// The `Host` allow-list (DNS rebinding) is enforced by `HTTPServer`'s parser before a request reaches
+/// the dashboard (421), and the access log is written by `HTTPServer` once the answer is sent
+/// (``DashboardStack`` redacts it).
 public final class Dashboard: HTTPResponder {
     let service: TipJarService
     let storage: any TipJarStorage
@@ -15,8 +17,10 @@ public final class Dashboard: HTTPResponder {
     let templates: TemplateSource
     let sessions: SessionStore
     let ownServer = OwnServer()
+    /// Pages and fragments already rendered, by request and data version (``PageCache``).
+    let pageCache: PageCache
     let log: @Sendable (_ message: String, _ metadata: [String: String]) -> Void
-    private let router: Router
+    private let chain: MiddlewareChain<DashboardContext>
 
     /// Builds the dashboard and parses every template once.
     /// - Parameters:
@@ -33,13 +37,38 @@ public final class Dashboard: HTTPResponder {
         self.log = log
         self.sessions = SessionStore(limit: configuration.sessionLimit)
         self.templates = try TemplateSource(directory: configuration.templatesDirectory, reload: configuration.reloadTemplates)
-        var router = Router(fallback: StaticFiles(root: configuration.publicDirectory))
-        let routes = Routes(templates: templates, service: service, storage: storage, sessions: sessions,
+        self.pageCache = PageCache(timeline: service.timeline, isEnabled: !configuration.reloadTemplates)
+        var router = Router<DashboardContext>(fallback: StaticFiles(root: configuration.publicDirectory))
+        let routes = Routes(templates: templates, service: service, storage: storage, sessions: sessions, pageCache: pageCache,
                             catalogName: configuration.catalogName,
                             scenarioDownloads: ScenarioDownload.list(in: configuration.publicDirectory),
-                            ownServer: ownServer, adminToken: configuration.adminToken, log: log)
+                            ownServer: ownServer, adminToken: configuration.adminToken)
         routes.register(in: &router)
-        self.router = router
+        chain = Self.chain(router: router, sessions: sessions, pageCache: pageCache, adminToken: configuration.adminToken,
+                           errorPages: ErrorPages(templates: templates, catalogName: configuration.catalogName), log: log)
+    }
+
+    /// The middlewares, in order, in front of the routes; the one place they are composed:
+    /// 1. the security headers, on every answer the chain gives (errors and refusals included);
+    /// 2. a method the router does not recognize is 501 (RFC 9110 §9.1, §15.6.2) before any sign-in: whatever
+    ///    the token, the server cannot act on it;
+    /// 3. the admin token, when the dashboard has one (``AdminTokenCheck``);
+    /// 4. the session lookup and the origin and CSRF checks of every unsafe request that reaches a handler
+    ///    (``SessionAndOriginCheck``);
+    /// 5. after a request that may have written, before its answer is sent, the stored pages go out of date
+    ///    (``PageCache/noteWrite()``).
+    /// Errors become answers in `MiddlewareChain.answer(_:to:context:)`; the storage's errors are named by
+    /// ``Routes/storageFailure(_:)``.
+    static func chain(router: Router<DashboardContext>, sessions: SessionStore, pageCache: PageCache? = nil, adminToken: String?, errorPages: ErrorPages,
+                      log: @escaping @Sendable (_ message: String, _ metadata: [String: String]) -> Void) -> MiddlewareChain<DashboardContext> {
+        var middlewares: [any RouterMiddleware<DashboardContext>] = [SecurityHeaders.Middleware(), KnownMethods(router: router)]
+        if let adminToken { middlewares.append(AdminTokenCheck(token: adminToken)) }
+        middlewares.append(SessionAndOriginCheck(sessions: sessions, hasHandler: { router.hasHandler(method: $0, path: $1) }))
+        if let pageCache { middlewares.append(PageCache.Writes(cache: pageCache)) }
+        return MiddlewareChain(middlewares: middlewares, router: router,
+                               makeContext: { DashboardContext(request: $0, errorPages: errorPages) },
+                               classify: { Routes.storageFailure($0) },
+                               internalErrorMessage: "The dashboard hit an unexpected error. Nothing was changed.", log: log)
     }
 
     /// Tells the dashboard which server it answers for, so that `/store` can run a shipped scenario
@@ -47,41 +76,19 @@ public final class Dashboard: HTTPResponder {
     /// then, and once the server is gone, a run is refused with 503.
     public func attach(to server: HTTPServer) { ownServer.attach(server) }
 
-    /// Answers one request: admin token, session, CSRF and origin checks, routing, then the
-    /// security headers.
+    /// Answers one request through the middlewares and the routes (``chain(router:sessions:pageCache:adminToken:errorPages:log:)``).
     public func respond(to request: HTTPRequest) async -> HTTPResponse {
-        var response = await process(request)
-        SecurityHeaders.apply(to: &response)
-        return response
+        await chain.respond(to: request)
     }
+}
 
-    private func process(_ request: HTTPRequest) async -> HTTPResponse {
-        // A method the router does not recognize is 501 (RFC 9110 §9.1, §15.6.2) before any sign-in: whatever the
-        // token, the server cannot act on it.
+/// 501 for a method the router does not recognize (`Router.implements(method:)`), before any other check.
+struct KnownMethods: RouterMiddleware {
+    let router: Router<DashboardContext>
+
+    func handle(_ request: HTTPRequest, context: DashboardContext,
+                next: (HTTPRequest, DashboardContext) async -> HTTPResponse) async throws -> HTTPResponse {
         guard router.implements(method: request.method) else { return .status(.notImplemented) }
-        if let token = configuration.adminToken {
-            switch AdminTokenCheck(token: token).check(request) {
-            case .allowed: break
-            case .redirect(let location, let cookie):
-                var response = HTTPResponse.redirect(to: location)
-                response.fields.append(name: "Set-Cookie", value: cookie)
-                return response
-            case .refused:
-                var response = Routes.problem(request, status: .unauthorized, title: "Sign-in required",
-                                              message: "This dashboard needs its admin token: open the link printed at start-up, or send Authorization: Bearer.")
-                response.fields["WWW-Authenticate"] = AdminTokenCheck.challenge
-                return response
-            }
-        }
-        // Looking the session up marks it as used (see `SessionStore`), whatever the request.
-        let sessionToken = SessionStore.sessionID(fromCookie: request.fields["Cookie"]).flatMap(sessions.token(forSession:))
-        // Deny by default: a request with any method but the safe ones (RFC 9110 §9.2.1: GET, HEAD, OPTIONS)
-        // that would reach a handler, DELETE included, passes the origin and CSRF checks first. Any other
-        // request is answered 404, 405 (with Allow) or 501 by the router without acting.
-        if !["GET", "HEAD", "OPTIONS"].contains(request.method), router.hasHandler(method: request.method, path: request.path) {
-            let isAPI = request.path.hasPrefix("/api/")
-            if let refusal = OriginCheck.refusal(for: request, isAPI: isAPI, sessionToken: sessionToken) { return refusal }
-        }
-        return await router.respond(to: request)
+        return await next(request, context)
     }
 }

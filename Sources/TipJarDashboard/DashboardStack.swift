@@ -22,7 +22,8 @@ public struct DashboardStack: Sendable {
     ///   - configuration: The dashboard's folders, template reloading and admin token.
     ///   - server: Address, port and `Host` allow-list.
     ///   - environment: Clock, IDs and log sink.
-    ///   - accessLog: Called once per response, or `nil`.
+    ///   - accessLog: Called once per response (on the server's I/O thread, after the answer is written) with the
+    ///     entry's secrets redacted (``AccessLogRedaction``, with the admin token), or `nil`.
     ///   - appBundleID: The bundle ID every transaction carries (`Transaction.appBundleID`).
     /// - Throws: Storage errors reading the saved store settings; `MustacheError` for a template
     ///   that does not parse.
@@ -35,7 +36,16 @@ public struct DashboardStack: Sendable {
         dashboard = try Dashboard(service: service, storage: storage, configuration: configuration, log: environment.log)
         var serverConfiguration = server
         serverConfiguration.serverResponseFields = SecurityHeaders.fields
-        self.server = HTTPServer(configuration: serverConfiguration, responder: dashboard, accessLog: accessLog)
+        // The whole request path in one place: the server's own checks (framing, limits, the `Host` allow-list), then
+        // the dashboard's middlewares and routes (`Dashboard.chain(router:sessions:pageCache:adminToken:errorPages:log:)`),
+        // then the redacted access log line.
+        self.server = HTTPServer(configuration: serverConfiguration, responder: dashboard,
+                                 accessLog: accessLog.map { Self.redacting($0, adminToken: configuration.adminToken) })
         dashboard.attach(to: self.server)
+    }
+
+    /// `log`, called with each entry's secrets redacted (``AccessLogRedaction/redact(_:adminToken:)``).
+    static func redacting(_ log: @escaping @Sendable (AccessLogEntry) -> Void, adminToken: String?) -> @Sendable (AccessLogEntry) -> Void {
+        { entry in log(AccessLogRedaction.redact(entry, adminToken: adminToken)) }
     }
 }

@@ -10,7 +10,13 @@ import HTTPServer
 ///   without a browser send neither and need no session. No CORS headers are ever sent, so a
 ///   cross-origin page cannot send JSON here without a preflight we never answer.
 enum OriginCheck {
-    static func refusal(for request: HTTPRequest, isAPI: Bool, sessionToken: String?) -> HTTPResponse? {
+    /// Checks one unsafe request that would reach a handler.
+    /// - Parameters:
+    ///   - request: the request.
+    ///   - context: its context: whether it is for the JSON API, its session and its decoded form.
+    /// - Throws: `HTTPError` 403 or 415 (rendered in the request's format).
+    static func check(_ request: HTTPRequest, context: DashboardContext) throws(HTTPError) {
+        let isAPI = context.isAPI
         let ourOrigin = "http://" + (request.fields["Host"] ?? "")
         let fetchSite = request.fields["Sec-Fetch-Site"]?.lowercased()
         let origin = request.fields["Origin"]
@@ -18,35 +24,33 @@ enum OriginCheck {
             let contentType = request.fields["Content-Type"]
             if !request.body.isEmpty || contentType != nil {
                 guard contentType.map(mediaType) == "application/json" else {
-                    return Routes.problem(request, status: .unsupportedMediaType, title: "Unsupported media type",
-                                          message: "JSON endpoints take Content-Type: application/json.")
+                    throw HTTPError(.unsupportedMediaType, title: "Unsupported media type",
+                                    message: "JSON endpoints take Content-Type: application/json.")
                 }
             }
-            if let fetchSite, fetchSite != "same-origin", fetchSite != "none" { return forbidden(request) }
-            if let origin, origin != ourOrigin { return forbidden(request) }
-            return nil
+            if let fetchSite, fetchSite != "same-origin", fetchSite != "none" { throw forbidden }
+            if let origin, origin != ourOrigin { throw forbidden }
+            return
         }
         if let fetchSite {
-            guard fetchSite == "same-origin" else { return forbidden(request) }
+            guard fetchSite == "same-origin" else { throw forbidden }
         } else {
-            guard origin == ourOrigin else { return forbidden(request) }
+            guard origin == ourOrigin else { throw forbidden }
         }
         // A form body is read as application/x-www-form-urlencoded (https://html.spec.whatwg.org/#url-encoded-form-data);
         // any other body (text/plain, multipart/form-data) would be read as no fields at all: 415 (RFC 9110 §15.5.16).
         let contentType = request.fields["Content-Type"]
         if !request.body.isEmpty || contentType != nil {
             guard contentType.map(mediaType) == "application/x-www-form-urlencoded" else {
-                return Routes.problem(request, status: .unsupportedMediaType, title: "Unsupported media type",
-                                      message: "Forms take Content-Type: application/x-www-form-urlencoded.")
+                throw HTTPError(.unsupportedMediaType, title: "Unsupported media type",
+                                message: "Forms take Content-Type: application/x-www-form-urlencoded.")
             }
         }
-        let sent = request.fields["X-CSRF-Token"]
-            ?? FormURLEncoding.decode(request.body).first(where: { $0.name == "csrfToken" })?.value
-        guard let sessionToken, let sent, SessionStore.constantTimeEquals(sent, sessionToken) else {
-            return Routes.problem(request, status: .forbidden, title: "Session expired",
-                                  message: "This form's security token is missing or out of date. Reload the page and try again.")
+        let sent = request.fields["X-CSRF-Token"] ?? context.form["csrfToken"]
+        guard let sessionToken = context.csrfToken, let sent, SessionStore.constantTimeEquals(sent, sessionToken) else {
+            throw HTTPError(.forbidden, title: "Session expired",
+                            message: "This form's security token is missing or out of date. Reload the page and try again.")
         }
-        return nil
     }
 
     /// The media type of a `Content-Type` field value (RFC 9110 §8.3.1): `type/subtype` before any
@@ -58,8 +62,29 @@ enum OriginCheck {
         return type.lowercased()
     }
 
-    private static func forbidden(_ request: HTTPRequest) -> HTTPResponse {
-        Routes.problem(request, status: .forbidden, title: "Forbidden",
-                       message: "Only pages of this dashboard may change its state.")
+    private static let forbidden = HTTPError(.forbidden, title: "Forbidden", message: "Only pages of this dashboard may change its state.")
+}
+
+/// The middleware that looks the request's session up (once: it marks the session as used, see
+/// `SessionStore`, whatever the request) and puts it in the context, then holds every unsafe request that
+/// would reach a handler to ``OriginCheck``. Deny by default: any method but the safe ones (RFC 9110 §9.2.1:
+/// GET, HEAD, OPTIONS), DELETE included; any other request is answered 404, 405 (with Allow) or 501 by the
+/// router without acting.
+struct SessionAndOriginCheck: RouterMiddleware {
+    static let safeMethods: Set<String> = ["GET", "HEAD", "OPTIONS"]
+    let sessions: SessionStore
+    /// Whether the router would run a handler for `(method, path)` (`Router.hasHandler(method:path:)`).
+    let hasHandler: @Sendable (_ method: String, _ path: String) -> Bool
+
+    func handle(_ request: HTTPRequest, context: DashboardContext,
+                next: (HTTPRequest, DashboardContext) async -> HTTPResponse) async throws -> HTTPResponse {
+        var context = context
+        if let id = SessionStore.sessionID(fromCookie: request.fields["Cookie"]), let token = sessions.token(forSession: id) {
+            context.session = (id, token)
+        }
+        if !Self.safeMethods.contains(request.method), hasHandler(request.method, request.path) {
+            try OriginCheck.check(request, context: context)
+        }
+        return await next(request, context)
     }
 }

@@ -5,91 +5,67 @@ import TipJar
 /// Form posts. Each works without JavaScript (303 to the page that shows the result) and, with
 /// `X-Fragment: 1`, answers the fragments `app.js` swaps into place.
 extension Routes {
-    func registerActions(in router: inout Router) {
-        router.post("/installs") { request, _ in await handling(request) { try await createInstall(request) } }
-        router.post("/installs/:id/purchases") { request, parameters in
-            await handling(request) {
-                let id = parameters["id"] ?? ""
-                return try await onScreen(request, installID: id) { try await purchase(request, installID: id) }
-            }
+    func registerActions(in router: inout Router<DashboardContext>) {
+        router.post("/installs") { _, context in try await createInstall(context) }
+        router.post("/installs/:id/purchases") { request, context in
+            let id = try context.parameters.require("id")
+            return try await onScreen(context, installID: id) { try await purchase(context, installID: id) }
         }
-        router.post("/installs/:id/restore") { request, parameters in
-            await handling(request) {
-                let id = parameters["id"] ?? ""
-                return try await onScreen(request, installID: id) { try await restore(request, installID: id) }
-            }
+        router.post("/installs/:id/restore") { request, context in
+            let id = try context.parameters.require("id")
+            return try await onScreen(context, installID: id) { try await restore(context, installID: id) }
         }
-        router.post("/installs/:id/launch") { request, parameters in
-            await handling(request) {
-                let id = parameters["id"] ?? ""
-                _ = try await service.stop(installID: id)
-                _ = try await service.launch(installID: id)
-                return .redirect(to: "/installs/\(id)?load=now\(Self.textSizeQuery(request))")
-            }
+        router.post("/installs/:id/launch") { request, context in
+            let id = try context.parameters.require("id")
+            _ = try await service.stop(installID: id)
+            _ = try await service.launch(installID: id)
+            return .redirect(to: "/installs/\(id)?load=now\(Self.textSizeQuery(context))")
         }
-        router.post("/installs/:id/stop") { request, parameters in
-            await handling(request) {
-                let id = parameters["id"] ?? ""
-                _ = try await service.stop(installID: id)
-                return .redirect(to: "/installs/\(id)?load=now\(Self.textSizeQuery(request))")
-            }
+        router.post("/installs/:id/stop") { request, context in
+            let id = try context.parameters.require("id")
+            _ = try await service.stop(installID: id)
+            return .redirect(to: "/installs/\(id)?load=now\(Self.textSizeQuery(context))")
         }
-        router.post("/installs/:id/label") { request, parameters in
-            await handling(request) {
-                let id = parameters["id"] ?? ""
-                _ = try await service.setLabel(Self.form(request)["label"] ?? "", installID: id)
-                return .redirect(to: "/installs/\(id)?load=now\(Self.textSizeQuery(request))")
-            }
+        router.post("/installs/:id/label") { request, context in
+            let id = try context.parameters.require("id")
+            _ = try await service.setLabel(context.form["label"] ?? "", installID: id)
+            return .redirect(to: "/installs/\(id)?load=now\(Self.textSizeQuery(context))")
         }
-        router.post("/installs/:id/storefront") { request, parameters in
-            await handling(request) {
-                let id = parameters["id"] ?? ""
-                _ = try await service.setStorefront(Self.form(request)["storefront"] ?? "", installID: id)
-                return .redirect(to: "/installs/\(id)?load=now\(Self.textSizeQuery(request))")
-            }
+        router.post("/installs/:id/storefront") { request, context in
+            let id = try context.parameters.require("id")
+            _ = try await service.setStorefront(context.form["storefront"] ?? "", installID: id)
+            return .redirect(to: "/installs/\(id)?load=now\(Self.textSizeQuery(context))")
         }
-        router.post("/store") { request, _ in
-            await handling(request) {
-                try await service.updateStore(try Self.settings(fromForm: Self.form(request)))
-                return .redirect(to: StoreFlash(kind: .saved).location)
-            }
+        router.post("/store") { request, context in
+            try await service.updateStore(try Self.settings(fromForm: context.form))
+            return .redirect(to: StoreFlash(kind: .saved).location)
         }
-        router.post("/store/pending/:tid/approve") { request, parameters in
-            await handling(request) {
-                let id = try Self.transactionID(parameters["tid"])
-                let delivery = try await service.approve(transactionID: id)
-                return try await delivered(.approved, transactionID: id, delivery: delivery)
-            }
+        router.post("/store/pending/:tid/approve") { request, context in
+            let id = try context.transactionID()
+            let delivery = try await service.approve(transactionID: id)
+            return try await delivered(.approved, transactionID: id, delivery: delivery)
         }
-        router.post("/store/pending/:tid/decline") { request, parameters in
-            await handling(request) {
-                let id = try Self.transactionID(parameters["tid"])
-                let stored = try await service.decline(transactionID: id)
-                return .redirect(to: StoreFlash(kind: .declined, transactionID: id, install: ViewModels.shortID(stored.installID)).location)
-            }
+        router.post("/store/pending/:tid/decline") { request, context in
+            let id = try context.transactionID()
+            let stored = try await service.decline(transactionID: id)
+            return .redirect(to: StoreFlash(kind: .declined, transactionID: id, install: ViewModels.shortID(stored.installID)).location)
         }
-        router.post("/store/interrupted/:tid/resolve") { request, parameters in
-            await handling(request) {
-                let id = try Self.transactionID(parameters["tid"])
-                let delivery = try await service.resolveIssue(transactionID: id)
-                return try await delivered(.resolved, transactionID: id, delivery: delivery)
-            }
+        router.post("/store/interrupted/:tid/resolve") { request, context in
+            let id = try context.transactionID()
+            let delivery = try await service.resolveIssue(transactionID: id)
+            return try await delivered(.resolved, transactionID: id, delivery: delivery)
         }
-        router.post("/store/transactions/:tid/refund") { request, parameters in
-            await handling(request) {
-                let reason = Self.form(request)["reason"].flatMap(Transaction.RevocationReason.init(rawValue:)) ?? .other
-                let id = try Self.transactionID(parameters["tid"])
-                let delivery = try await service.refund(transactionID: id, reason: reason)
-                return try await delivered(.refunded, transactionID: id, delivery: delivery)
-            }
+        router.post("/store/transactions/:tid/refund") { request, context in
+            let reason = context.form["reason"].flatMap(Transaction.RevocationReason.init(rawValue:)) ?? .other
+            let id = try context.transactionID()
+            let delivery = try await service.refund(transactionID: id, reason: reason)
+            return try await delivered(.refunded, transactionID: id, delivery: delivery)
         }
-        router.post("/store/external-purchases") { request, _ in
-            await handling(request) {
-                let form = Self.form(request)
-                let installID = try await pickInstall(form["installID"] ?? "")
-                let (stored, delivery) = try await service.externalPurchase(productID: form["productID"] ?? "", installID: installID)
-                return try await delivered(.external, transactionID: stored.transaction.id, delivery: delivery, installID: installID)
-            }
+        router.post("/store/external-purchases") { request, context in
+            let form = context.form
+            let installID = try await pickInstall(form["installID"] ?? "")
+            let (stored, delivery) = try await service.externalPurchase(productID: form["productID"] ?? "", installID: installID)
+            return try await delivered(.external, transactionID: stored.transaction.id, delivery: delivery, installID: installID)
         }
     }
 
@@ -103,8 +79,8 @@ extension Routes {
         return .redirect(to: StoreFlash.delivered(kind, transactionID: transactionID, installID: installID, delivery: delivery, hearts: hearts).location)
     }
 
-    func createInstall(_ request: HTTPRequest) async throws -> HTTPResponse {
-        let form = Self.form(request)
+    func createInstall(_ context: DashboardContext) async throws -> HTTPResponse {
+        let form = context.form
         guard let locale = AppLocale(rawValue: form["locale"] ?? "") else {
             throw RequestError(message: "locale must be en or pt-BR.")
         }
@@ -115,13 +91,13 @@ extension Routes {
         return .redirect(to: "/installs/\(install.id)")
     }
 
-    func purchase(_ request: HTTPRequest, installID: String) async throws -> HTTPResponse {
-        let productID = Self.form(request)["productID"] ?? ""
-        return try await purchaseAnswered(request, installID: installID,
+    func purchase(_ context: DashboardContext, installID: String) async throws -> HTTPResponse {
+        let productID = context.form["productID"] ?? ""
+        return try await purchaseAnswered(context, installID: installID,
                                           report: try await service.purchase(productID: productID, installID: installID))
     }
 
-    func restore(_ request: HTTPRequest, installID: String) async throws -> HTTPResponse {
+    func restore(_ context: DashboardContext, installID: String) async throws -> HTTPResponse {
         let install = try await service.install(installID)
         var feedback: Feedback
         do {
@@ -130,16 +106,16 @@ extension Routes {
         } catch let error as StoreKitError {
             feedback = Feedback(kind: .restoreFailed, errorName: error.rawValue, locale: install.locale)
         }
-        if Self.wantsFragment(request) {
-            return try await liveFragments(request, install: try await service.install(installID), feedback: feedback)
+        if context.wantsFragment {
+            return try await liveFragments(install: try await service.install(installID), feedback: feedback)
         }
-        return .redirect(to: "/installs/\(installID)?load=now&\(feedback.query)\(Self.textSizeQuery(request))")
+        return .redirect(to: "/installs/\(installID)?load=now&\(feedback.query)\(Self.textSizeQuery(context))")
     }
 
     /// `&textSize=…` when the form carried a known, non-default text size, so a no-JavaScript user
     /// keeps it across the redirect.
-    static func textSizeQuery(_ request: HTTPRequest) -> String {
-        guard let size = form(request)["textSize"], size != "default", ViewModels.textSizes.contains(where: { $0.value == size }) else { return "" }
+    static func textSizeQuery(_ context: DashboardContext) -> String {
+        guard let size = context.form["textSize"], size != "default", ViewModels.textSizes.contains(where: { $0.value == size }) else { return "" }
         return "&textSize=\(size)"
     }
 
@@ -155,53 +131,35 @@ extension Routes {
         return true
     }
 
-    /// The latency the `/store` form sets when "slow" is chosen with none (0 or empty).
-    static let defaultSlowLatencyMs = 2_000
-
     static func transactionID(_ text: String?) throws -> UInt64 {
         guard let text, let id = UInt64(text) else { throw RequestError(status: .notFound, message: "No transaction has that ID.") }
         return id
     }
 
-    /// Reads the `/store` form into settings; every value is checked against its enum.
+    /// Reads the `/store` form into settings, one field per ``StoreSettings/declarations`` entry (its
+    /// ``StoreSetting/formName``): a choice must be one of its values (an optional one may be empty: off), a number
+    /// a whole number in its range (empty is 0), a checkbox is ticked when it posts `1`.
     /// - Throws: `RequestError` naming the first bad field.
     static func settings(fromForm form: [String: String]) throws -> StoreSettings {
-        func value<T: RawRepresentable>(_ name: String, _ type: T.Type) throws -> T where T.RawValue == String {
-            guard let raw = form[name], let value = T(rawValue: raw) else { throw RequestError(message: "\(name) has a value that is not allowed.") }
-            return value
-        }
-        func optional<T: RawRepresentable>(_ name: String, _ type: T.Type) throws -> T? where T.RawValue == String {
-            guard let raw = form[name], !raw.isEmpty else { return nil }
-            return try value(name, type)
-        }
-        func integer(_ name: String, in range: ClosedRange<Int>) throws -> Int {
-            let raw = form[name] ?? "0"
-            guard let number = Int(raw.isEmpty ? "0" : raw), range.contains(number) else {
-                throw RequestError(message: "\(name) must be a whole number from \(range.lowerBound) to \(range.upperBound).")
+        var settings = StoreSettings.normal
+        for declaration in StoreSettings.declarations {
+            let raw = form[declaration.formName]
+            switch declaration.kind {
+            case .choice(_, let optional):
+                let value: StoreSetting.Value? = optional && (raw ?? "").isEmpty ? .off : raw.map(StoreSetting.Value.text)
+                guard let value, declaration.set(value, in: &settings) else {
+                    throw RequestError(message: "\(declaration.formName) has a value that is not allowed.")
+                }
+            case .integer(let range, _):
+                guard let number = Int((raw ?? "").isEmpty ? "0" : raw ?? ""), declaration.set(.number(number), in: &settings) else {
+                    throw RequestError(message: "\(declaration.formName) must be a whole number from \(range.lowerBound) to \(range.upperBound).")
+                }
+            case .flag:
+                declaration.set(.flag(raw == "1"), in: &settings)
             }
-            return number
         }
-        let catalog = try value("catalog", StoreSettings.CatalogMode.self)
-        var latencyMs = try integer("latencyMs", in: 0...StoreSettings.maximumLatencyMs)
         // "slow" with no latency would look exactly like "normal": the form fills in a visible default.
-        if catalog == .slow && latencyMs == 0 { latencyMs = defaultSlowLatencyMs }
-        return StoreSettings(
-            catalog: catalog,
-            latencyMs: latencyMs,
-            purchaseOutcome: try value("purchaseOutcome", StoreSettings.PurchaseOutcome.self),
-            purchaseError: try value("purchaseError", PurchaseFailure.self),
-            failures: StoreSettings.Failures(loadProducts: try optional("failLoadProducts", StoreKitError.self),
-                                             purchase: try optional("failPurchase", PurchaseFailure.self),
-                                             verification: try optional("failVerification", VerificationError.self),
-                                             sync: try optional("failSync", StoreKitError.self)),
-            purchaseLatencyMs: try integer("purchaseLatencyMs", in: 0...StoreSettings.maximumLatencyMs),
-            crashBeforeFinish: form["crashBeforeFinish"] == "1",
-            listenerReemits: try integer("listenerReemits", in: 0...3),
-            askToBuyEnabled: form["askToBuyEnabled"] == "1",
-            interruptedPurchases: form["interruptedPurchases"] == "1", finishIgnored: form["finishIgnored"] == "1",
-            chargedDespiteError: form["chargedDespiteError"] == "1", syncReplaysFinished: form["syncReplaysFinished"] == "1",
-            listenerReemitDelayMs: try integer("listenerReemitDelayMs", in: 0...StoreSettings.maximumLatencyMs),
-            // The purchase sheet.
-            skipPurchaseSheet: form["skipPurchaseSheet"] == "1")
+        if settings.catalog == .slow && settings.latencyMs == 0 { settings.latencyMs = StoreSettings.slowDefaultLatencyMs }
+        return settings
     }
 }

@@ -5,32 +5,30 @@ import TipJar
 extension Routes {
     /// `GET /api/installs/{id}/scenario`: the steps taken on the install as a scenario file
     /// (``ScenarioRecorder``), as a download; `409` when the timeline no longer explains them.
-    func registerDownloads(in router: inout Router) {
-        router.get("/api/installs/:id/scenario") { request, parameters in
-            await handling(request) {
-                let id = parameters["id"] ?? ""
-                let install = try await service.install(id)
-                let installEvents = Array(service.timeline.events(installID: id, limit: Int.max).reversed())
-                let since = installEvents.first { $0.kind == "install.created" }?.at ?? .distantPast
-                let store = service.timeline.storeWideEvents(since: since)
-                guard store.isComplete else {
-                    throw RequestError(status: .conflict, message: "The store changes since this install was created are no longer all on the timeline (it keeps the last events only), so its steps cannot be recorded.")
-                }
-                let events = ScenarioRecorder.merge(store.events.filter { $0.kind == "store.settings" }, installEvents)
-                let ledger = try await storage.ledger(installID: id, limit: 10_000)
-                var foreign: Set<UInt64> = []
-                for transactionID in Set(ledger.map(\.transactionID)) {
-                    if let stored = try await storage.transaction(withID: transactionID), stored.installID != id { foreign.insert(transactionID) }
-                }
-                let recorder = ScenarioRecorder(install: install, events: events, ledger: ledger,
-                                                currentSettings: await service.store.settings, foreignTransactions: foreign)
-                do {
-                    var response = HTTPResponse(status: .ok, body: JSONBody.inert(Data(try recorder.scenario().fileText.utf8)))
-                    response.fields["Content-Type"] = "application/json; charset=utf-8"
-                    return Self.attachment(response, name: "scenario-\(id).json")
-                } catch let refusal as ScenarioRecorder.Refusal {
-                    throw RequestError(status: .conflict, message: refusal.message)
-                }
+    func registerDownloads(in router: inout Router<DashboardContext>) {
+        router.get("/api/installs/:id/scenario") { request, context in
+            let id = try context.parameters.require("id")
+            let install = try await service.install(id)
+            let installEvents = Array(service.timeline.events(installID: id, limit: Int.max).reversed())
+            let since = installEvents.first { $0.kind == "install.created" }?.at ?? .distantPast
+            let store = service.timeline.storeWideEvents(since: since)
+            guard store.isComplete else {
+                throw RequestError(status: .conflict, message: "The store changes since this install was created are no longer all on the timeline (it keeps the last events only), so its steps cannot be recorded.")
+            }
+            let events = ScenarioRecorder.merge(store.events.filter { $0.kind == "store.settings" }, installEvents)
+            let ledger = try await storage.ledger(installID: id, limit: 10_000)
+            var foreign: Set<UInt64> = []
+            for transactionID in Set(ledger.map(\.transactionID)) {
+                if let stored = try await storage.transaction(withID: transactionID), stored.installID != id { foreign.insert(transactionID) }
+            }
+            let recorder = ScenarioRecorder(install: install, events: events, ledger: ledger,
+                                            currentSettings: await service.store.settings, foreignTransactions: foreign)
+            do {
+                var response = HTTPResponse(status: .ok, body: JSONBody.inert(Data(try recorder.scenario().fileText.utf8)))
+                response.fields["Content-Type"] = "application/json; charset=utf-8"
+                return Self.attachment(response, name: "scenario-\(id).json")
+            } catch let refusal as ScenarioRecorder.Refusal {
+                throw RequestError(status: .conflict, message: refusal.message)
             }
         }
     }

@@ -1,35 +1,32 @@
 import Foundation
 import HTTPServer
+import Mustache
 import TipJar
 
 /// The store's transaction history: a filtered, paged list (`GET /api/transactions`, `/transactions`) and an
 /// account's transactions as StoreKit's views return them (`GET /api/accounts/{accountID}/transactions`,
 /// `/accounts/{accountID}`). Every query parameter is checked; a bad one is a 400 naming it.
 extension Routes {
-    func registerHistory(in router: inout Router) {
-        router.get("/api/transactions") { request, _ in
-            await handling(request) {
-                let query = try Self.transactionQuery(request)
-                if let format = try ExportFormat(request) { return try await transactionsExport(query, format: format) }
-                let page = try await storage.transactions(matching: query)
-                struct Page: Encodable { var transactions: [APIModels.TransactionBody]; var hasMore: Bool }
-                return JSONBody.response(Page(transactions: page.transactions.map { APIModels.TransactionBody($0, delivery: nil) },
-                                              hasMore: page.hasMore))
-            }
+    func registerHistory(in router: inout Router<DashboardContext>) {
+        router.get("/api/transactions") { request, context in
+            let query = try Self.transactionQuery(request)
+            if let format = try ExportFormat(request) { return try await transactionsExport(query, format: format) }
+            let page = try await storage.transactions(matching: query)
+            struct Page: Encodable { var transactions: [APIModels.TransactionBody]; var hasMore: Bool }
+            return JSONBody.response(Page(transactions: page.transactions.map { APIModels.TransactionBody($0, delivery: nil) },
+                                          hasMore: page.hasMore))
         }
-        router.get("/api/accounts/:account/transactions") { request, parameters in
-            await handling(request) {
-                let accountID = parameters["account"] ?? ""
-                let view = try Self.choice(request, "view", TransactionHistoryView.self) ?? .all
-                let stored = try await service.store.history(accountID: accountID, view: view, productID: try Self.text(request, "productID"))
-                struct Body: Encodable { var accountID: String; var view: String; var transactions: [APIModels.TransactionBody] }
-                return JSONBody.response(Body(accountID: accountID, view: view.rawValue,
-                                              transactions: stored.map { APIModels.TransactionBody($0, delivery: nil) }))
-            }
+        router.get("/api/accounts/:account/transactions") { request, context in
+            let accountID = try context.parameters.require("account")
+            let view = try Self.choice(request, "view", TransactionHistoryView.self) ?? .all
+            let stored = try await service.store.history(accountID: accountID, view: view, productID: try Self.text(request, "productID"))
+            struct Body: Encodable { var accountID: String; var view: String; var transactions: [APIModels.TransactionBody] }
+            return JSONBody.response(Body(accountID: accountID, view: view.rawValue,
+                                          transactions: stored.map { APIModels.TransactionBody($0, delivery: nil) }))
         }
-        router.get("/transactions") { request, _ in await handling(request) { try await transactionsPage(request) } }
-        router.get("/accounts/:account") { request, parameters in
-            await handling(request) { try await accountPage(request, accountID: parameters["account"] ?? "") }
+        router.get("/transactions") { request, context in try await transactionsPage(request, context) }
+        router.get("/accounts/:account") { request, context in
+            try await accountPage(context, accountID: try context.parameters.require("account"))
         }
     }
 
@@ -81,16 +78,16 @@ extension Routes {
 
     // MARK: Pages
 
-    func transactionsPage(_ request: HTTPRequest) async throws -> HTTPResponse {
-        var data = pageData(request, nav: "transactions")
+    func transactionsPage(_ request: HTTPRequest, _ context: DashboardContext) async throws -> HTTPResponse {
+        var data = pageData(context, nav: "transactions")
         let query = try Self.transactionQuery(request)
         let result = try await storage.transactions(matching: query)
-        data["transactions"] = result.transactions.map(transactionRow)
-        data["filters"] = ["accountID": query.accountID ?? "", "installID": query.installID ?? "", "productID": query.productID ?? "",
-                           "page": query.page, "pageSize": query.pageSize]
+        data["transactions"] = .array(result.transactions.map(transactionRow))
+        data["filters"] = ["accountID": .string(query.accountID ?? ""), "installID": .string(query.installID ?? ""),
+                           "productID": .string(query.productID ?? ""), "page": .int(query.page), "pageSize": .int(query.pageSize)]
         data["statuses"] = ViewModels.choices([("", "any")] + StoredTransaction.Status.allCases.map { ($0.rawValue, $0.rawValue) },
                                               selected: query.status?.rawValue ?? "")
-        data["productIDs"] = service.catalog.products.map(\.productID)
+        data["productIDs"] = .array(service.catalog.products.map { .string($0.productID) })
         data["flash"] = request.queryValue("flash") == "deleted" ? "Deleted: the store forgot the transaction." : nil
         var filters: [(String, String)] = []
         for (name, value) in [("accountID", query.accountID), ("installID", query.installID), ("productID", query.productID),
@@ -103,51 +100,52 @@ extension Routes {
         func page(_ number: Int) -> String {
             link("/transactions", [("page", "\(number)")] + (query.pageSize != 50 ? [("pageSize", "\(query.pageSize)")] : []) + filters)
         }
-        if query.page > 1 { data["previousPage"] = page(query.page - 1) }
-        if result.hasMore { data["nextPage"] = page(query.page + 1) }
-        data["csvExport"] = link("/api/transactions", [("format", "csv")] + filters)
-        data["jsonExport"] = link("/api/transactions", [("format", "json")] + filters)
+        if query.page > 1 { data["previousPage"] = .string(page(query.page - 1)) }
+        if result.hasMore { data["nextPage"] = .string(page(query.page + 1)) }
+        data["csvExport"] = .string(link("/api/transactions", [("format", "csv")] + filters))
+        data["jsonExport"] = .string(link("/api/transactions", [("format", "json")] + filters))
         return try html("pages/transactions", data)
     }
 
-    func accountPage(_ request: HTTPRequest, accountID: String) async throws -> HTTPResponse {
-        var data = pageData(request, nav: "")
+    func accountPage(_ context: DashboardContext, accountID: String) async throws -> HTTPResponse {
+        var data = pageData(context, nav: "")
         async let installs = storage.installs(matching: InstallQuery(pageSize: 200, accountID: accountID))
         let stored = try await storage.transactions(accountID: accountID, limit: 100_000)
         let catalog = service.catalog
-        data["accountID"] = accountID
-        data["accountPath"] = ViewModels.urlComponent(accountID)
-        data["installs"] = try await installs.installs.map(ViewModels.install)
-        func rows(_ view: TransactionHistoryView) -> [[String: Any]] {
-            SimulatedStore.history(stored, view: view, catalog: catalog).map(transactionRow)
+        data["accountID"] = .string(accountID)
+        data["accountPath"] = .string(ViewModels.urlComponent(accountID))
+        data["installs"] = .array(try await installs.installs.map(ViewModels.install))
+        func rows(_ view: TransactionHistoryView) -> MustacheValue {
+            .array(SimulatedStore.history(stored, view: view, catalog: catalog).map(transactionRow))
         }
         data["all"] = rows(.all)
         data["unfinished"] = rows(.unfinished)
         data["currentEntitlements"] = rows(.currentEntitlements)
         var productIDs = catalog.products.map(\.productID)
         for entry in stored where !productIDs.contains(entry.transaction.productID) { productIDs.append(entry.transaction.productID) }
-        data["latest"] = productIDs.compactMap { productID -> [String: Any]? in
+        data["latest"] = .array(productIDs.compactMap { productID -> MustacheValue? in
             let mine = stored.filter { $0.transaction.productID == productID }
             guard !mine.isEmpty else { return nil }
             let latest = SimulatedStore.history(mine, view: .latest, catalog: catalog).first
-            return ["productID": productID, "transaction": latest.map(transactionRow) ?? [:], "none": latest == nil]
-        }
-        data["transactionCount"] = stored.count
+            return ["productID": .string(productID), "transaction": latest.map(transactionRow) ?? [:], "none": .bool(latest == nil)]
+        })
+        data["transactionCount"] = .int(stored.count)
         return try html("pages/account", data)
     }
 
     /// One row of a transactions table: date, product, price in the transaction's storefront, storefront,
     /// account, install, status and finished flag.
-    func transactionRow(_ stored: StoredTransaction) -> [String: Any] {
+    func transactionRow(_ stored: StoredTransaction) -> MustacheValue {
         let t = stored.transaction
         let price = service.catalog.product(withID: t.productID).flatMap { product in
             Storefront.named(t.storefront).map { $0.displayPrice(product.price) }
         }
         let at = UTCTimestamp(t.purchaseDate)
-        return ["transactionID": String(t.id), "at": at.isoWithMilliseconds, "atShort": at.short, "productID": t.productID,
-                "price": price ?? "—", "storefront": t.storefront, "accountID": stored.accountID,
-                "accountPath": ViewModels.urlComponent(stored.accountID), "installID": stored.installID,
-                "installShort": ViewModels.shortID(stored.installID), "status": stored.status.rawValue,
-                "isRevoked": t.isRevoked, "isExternal": stored.isExternal, "isFinished": stored.isFinished]
+        return ["transactionID": .string(String(t.id)), "at": .string(at.isoWithMilliseconds), "atShort": .string(at.short),
+                "productID": .string(t.productID), "price": .string(price ?? "—"), "storefront": .string(t.storefront),
+                "accountID": .string(stored.accountID), "accountPath": .string(ViewModels.urlComponent(stored.accountID)),
+                "installID": .string(stored.installID), "installShort": .string(ViewModels.shortID(stored.installID)),
+                "status": .string(stored.status.rawValue), "isRevoked": .bool(t.isRevoked), "isExternal": .bool(stored.isExternal),
+                "isFinished": .bool(stored.isFinished)]
     }
 }

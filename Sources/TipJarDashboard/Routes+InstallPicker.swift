@@ -1,5 +1,6 @@
 import Foundation
 import HTTPServer
+import Mustache
 import TipJar
 
 /// Picking an install by what a person can read off the dashboard: its full ID, the first 8 or more
@@ -11,12 +12,6 @@ extension Routes {
 
     /// The shortest ID prefix that picks an install: the 8 characters of the short ID lists show.
     static let shortestIDPrefix = 8
-
-    /// An install ID from a route's `:id` path parameter, lowercased (RFC 4122 §3: UUIDs are compared
-    /// case-insensitively; ours are stored lowercase), so `/api/installs/{UPPERCASE-UUID}` finds the install.
-    static func installID(_ parameters: RouteParameters) -> String {
-        (parameters["id"] ?? "").lowercased()
-    }
 
     /// The install a form names in `text`: surrounding whitespace and line breaks ignored, case ignored;
     /// the full ID, a unique ID prefix of at least ``shortestIDPrefix`` characters, or a unique label.
@@ -72,11 +67,11 @@ extension Routes {
 
     /// The `/store` install picker: every install (label · short ID), newest first, when there are at most
     /// ``installPickerLimit``; `nil` when there are more (the form then takes typed text, Templates/partials/install-picker.mustache).
-    func installChoices() async throws -> [[String: Any]]? {
+    func installChoices() async throws -> [MustacheValue]? {
         let page = try await storage.installs(matching: InstallQuery(pageSize: Self.installPickerLimit))
         guard !page.hasMore else { return nil }
         return page.installs.map { install in
-            ["value": install.id, "name": (install.label.isEmpty ? "no label" : install.label) + " · " + ViewModels.shortID(install.id)]
+            ["value": .string(install.id), "name": .string((install.label.isEmpty ? "no label" : install.label) + " · " + ViewModels.shortID(install.id))]
         }
     }
 }

@@ -10,12 +10,10 @@ import TipJar
 /// while an event is being rendered or written collapse into the next one. The stream ends when the
 /// install is deleted, the page leaves, or the server shuts down.
 extension Routes {
-    func registerLiveEvents(in router: inout Router) {
-        router.get("/installs/:id/events") { request, parameters in
-            await handling(request) {
-                let install = try await service.install(Self.installID(parameters))  // 404 before a stream starts
-                return .eventStream(HTTPBodyStream(chunks: liveEvents(installID: install.id)))
-            }
+    func registerLiveEvents(in router: inout Router<DashboardContext>) {
+        router.get("/installs/:id/events") { request, context in
+            let install = try await service.install(try context.installID())  // 404 before a stream starts
+            return .eventStream(HTTPBodyStream(chunks: liveEvents(installID: install.id)))
         }
     }
 

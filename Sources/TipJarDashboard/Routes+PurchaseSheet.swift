@@ -9,61 +9,53 @@ import TipJar
 /// its own. Both carry two forms, Confirm and Cancel. With `skipPurchaseSheet` on, the tile posts to `…/purchases`
 /// (confirmed at once), and a post to `…/purchase-sheet` is confirmed at once too.
 extension Routes {
-    func registerPurchaseSheet(in router: inout Router) {
-        router.post("/installs/:id/purchase-sheet") { request, parameters in
-            await handling(request) {
-                let id = parameters["id"] ?? ""
-                return try await onScreen(request, installID: id) { try await openSheet(request, installID: id) }
+    func registerPurchaseSheet(in router: inout Router<DashboardContext>) {
+        router.post("/installs/:id/purchase-sheet") { request, context in
+            let id = try context.parameters.require("id")
+            return try await onScreen(context, installID: id) { try await openSheet(request, context, installID: id) }
+        }
+        router.get("/installs/:id/purchase-sheet") { request, context in
+            let id = try context.parameters.require("id")
+            let install = try await service.install(id)
+            guard let sheet = await service.purchaseSheet(installID: id) else {
+                return .redirect(to: "/installs/\(id)?load=now\(Self.textSizeQuery(context))")
+            }
+            return try await withFormSession(context) { token in
+                var data = sheetData(request, context, sheet: sheet, install: install, csrfToken: token, inDialog: false)
+                data["catalogName"] = .string(catalogName)
+                data["nav"] = ["installs": true]
+                return try html("pages/purchase-sheet", data)
             }
         }
-        router.get("/installs/:id/purchase-sheet") { request, parameters in
-            await handling(request) {
-                let id = parameters["id"] ?? ""
-                let install = try await service.install(id)
-                guard let sheet = await service.purchaseSheet(installID: id) else {
-                    return .redirect(to: "/installs/\(id)?load=now\(Self.textSizeQuery(request))")
-                }
-                return try await withFormSession(request) { token in
-                    var data = sheetData(request, sheet: sheet, install: install, csrfToken: token, inDialog: false)
-                    data["catalogName"] = .string(catalogName)
-                    data["nav"] = ["installs": true]
-                    return try html("pages/purchase-sheet", data)
-                }
+        router.post("/installs/:id/purchase-sheet/confirm") { request, context in
+            let id = try context.parameters.require("id")
+            return try await onScreen(context, installID: id) {
+                try await purchaseAnswered(context, installID: id, report: try await service.confirmPurchaseSheet(installID: id))
             }
         }
-        router.post("/installs/:id/purchase-sheet/confirm") { request, parameters in
-            await handling(request) {
-                let id = parameters["id"] ?? ""
-                return try await onScreen(request, installID: id) {
-                    try await purchaseAnswered(request, installID: id, report: try await service.confirmPurchaseSheet(installID: id))
-                }
-            }
-        }
-        router.post("/installs/:id/purchase-sheet/cancel") { request, parameters in
-            await handling(request) {
-                let id = parameters["id"] ?? ""
-                return try await onScreen(request, installID: id) {
-                    try await purchaseAnswered(request, installID: id, report: try await service.cancelPurchaseSheet(installID: id))
-                }
+        router.post("/installs/:id/purchase-sheet/cancel") { request, context in
+            let id = try context.parameters.require("id")
+            return try await onScreen(context, installID: id) {
+                try await purchaseAnswered(context, installID: id, report: try await service.cancelPurchaseSheet(installID: id))
             }
         }
     }
 
     /// A tap on a tile: the sheet, or (with `skipPurchaseSheet`) the purchase itself.
-    func openSheet(_ request: HTTPRequest, installID: String) async throws -> HTTPResponse {
-        guard await !service.store.settings.skipPurchaseSheet else { return try await purchase(request, installID: installID) }
-        let sheet = try await service.openPurchaseSheet(productID: Self.form(request)["productID"] ?? "", installID: installID)
-        guard Self.wantsFragment(request) else {
-            let size = Self.textSizeQuery(request)
+    func openSheet(_ request: HTTPRequest, _ context: DashboardContext, installID: String) async throws -> HTTPResponse {
+        guard await !service.store.settings.skipPurchaseSheet else { return try await purchase(context, installID: installID) }
+        let sheet = try await service.openPurchaseSheet(productID: context.form["productID"] ?? "", installID: installID)
+        guard context.wantsFragment else {
+            let size = Self.textSizeQuery(context)
             return .redirect(to: "/installs/\(installID)/purchase-sheet" + (size.isEmpty ? "" : "?" + size.dropFirst()))
         }
         let install = try await service.install(installID)
-        return try html("fragments/purchase-sheet", sheetData(request, sheet: sheet, install: install, csrfToken: csrfToken(request)))
+        return try html("fragments/purchase-sheet", sheetData(request, context, sheet: sheet, install: install, csrfToken: csrfToken(context)))
     }
 
     /// What the sheet's templates need: the sheet, the install, the token and the text size.
-    func sheetData(_ request: HTTPRequest, sheet: PurchaseSheet, install: Install, csrfToken: String, inDialog: Bool = true) -> TemplateData {
-        let size = Self.form(request)["textSize"] ?? request.queryValue("textSize") ?? "default"
+    func sheetData(_ request: HTTPRequest, _ context: DashboardContext, sheet: PurchaseSheet, install: Install, csrfToken: String, inDialog: Bool = true) -> TemplateData {
+        let size = context.form["textSize"] ?? request.queryValue("textSize") ?? "default"
         return ["sheet": ViewModels.purchaseSheet(sheet, strings: .of(install.locale), inDialog: inDialog), "install": ViewModels.install(install),
                 "csrfToken": .string(csrfToken),
                 "textSize": .string(ViewModels.textSizes.contains { $0.value == size } ? size : "default")]
@@ -71,12 +63,12 @@ extension Routes {
 
     /// The answer to a purchase that closed (a tile with the sheet skipped, Confirm, Cancel): the live fragments
     /// with the feedback, an emptied sheet slot, or a 303 to the install page.
-    func purchaseAnswered(_ request: HTTPRequest, installID: String, report: PurchaseReport) async throws -> HTTPResponse {
+    func purchaseAnswered(_ context: DashboardContext, installID: String, report: PurchaseReport) async throws -> HTTPResponse {
         let feedback = Feedback.purchase(report, locale: report.locale)
-        guard Self.wantsFragment(request) else {
-            return .redirect(to: "/installs/\(installID)?load=now&\(feedback.query)\(Self.textSizeQuery(request))")
+        guard context.wantsFragment else {
+            return .redirect(to: "/installs/\(installID)?load=now&\(feedback.query)\(Self.textSizeQuery(context))")
         }
-        var response = try await liveFragments(request, install: try await service.install(installID), feedback: feedback)
+        var response = try await liveFragments(install: try await service.install(installID), feedback: feedback)
         response.body += Array("\n".utf8) + (try templates.renderUTF8("fragments/purchase-sheet", [:]))
         return response
     }

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPServer
+import Mustache
 import TipJar
 import TipJarScenario
 
@@ -10,50 +11,48 @@ import TipJarScenario
 /// ends. One run at a time (another is refused with 409 while it lasts). The page that answers lists
 /// every step with its result.
 extension Routes {
-    func registerScenarioRuns(in router: inout Router) {
-        router.post("/store/scenarios/:file/run") { request, parameters in
-            await handling(request) {
-                guard let download = scenarioDownloads.first(where: { $0.file == parameters["file"] }) else {
-                    throw RequestError(status: .notFound, message: "No shipped scenario has that file name.")
-                }
-                guard let address = ownServer.clientAddress else {
-                    throw RequestError(status: .serviceUnavailable, message: "The dashboard does not know its own address yet; try again.")
-                }
-                let scenario: Scenario
-                do throws(ScenarioError) {
-                    scenario = try Scenario.load(contentsOf: download.path)
-                } catch {
-                    throw RequestError(status: .internalServerError, message: "The shipped file does not load: \(error.description)")
-                }
-                guard ownServer.beginRun() else {
-                    throw RequestError(status: .conflict, message: "Another scenario is running on this server; run this one when it has ended.")
-                }
-                defer { ownServer.endRun() }
-                let before = await service.store.settings
-                let client = ScenarioHTTPClient(host: address.host, port: address.port, bearerToken: adminToken)
-                let result = await ScenarioRunner(client: client, output: { _ in }).run(scenario, file: download.file)
-                try await service.updateStore(before)
-                return try html("pages/scenario-run", scenarioRunData(request, result))
+    func registerScenarioRuns(in router: inout Router<DashboardContext>) {
+        router.post("/store/scenarios/:file/run") { request, context in
+            guard let download = scenarioDownloads.first(where: { $0.file == context.parameters["file"] }) else {
+                throw RequestError(status: .notFound, message: "No shipped scenario has that file name.")
             }
+            guard let address = ownServer.clientAddress else {
+                throw RequestError(status: .serviceUnavailable, message: "The dashboard does not know its own address yet; try again.")
+            }
+            let scenario: Scenario
+            do throws(ScenarioError) {
+                scenario = try Scenario.load(contentsOf: download.path)
+            } catch {
+                throw RequestError(status: .internalServerError, message: "The shipped file does not load: \(error.description)")
+            }
+            guard ownServer.beginRun() else {
+                throw RequestError(status: .conflict, message: "Another scenario is running on this server; run this one when it has ended.")
+            }
+            defer { ownServer.endRun() }
+            let before = await service.store.settings
+            let client = ScenarioHTTPClient(host: address.host, port: address.port, bearerToken: adminToken)
+            let result = await ScenarioRunner(client: client, output: { _ in }).run(scenario, file: download.file)
+            try await service.updateStore(before)
+            return try html("pages/scenario-run", scenarioRunData(context, result))
         }
     }
 
     /// The result page's data: the file, whether every step held, and each step's line.
-    func scenarioRunData(_ request: HTTPRequest, _ result: ScenarioResult) -> [String: Any] {
-        var data = pageData(request, nav: "store")
+    func scenarioRunData(_ context: DashboardContext, _ result: ScenarioResult) -> TemplateData {
+        var data = pageData(context, nav: "store")
         data["run"] = [
-            "file": result.file, "name": result.name, "passed": result.passed,
-            "failedStep": result.firstFailure.map { "step \($0.number) (\($0.title))" } ?? "",
-            "steps": result.steps.map { step -> [String: Any] in
-                var row: [String: Any] = ["number": step.number, "title": step.title, "detail": step.detail,
-                                          "seconds": String(format: "%.2f", step.seconds)]
+            "file": .string(result.file), "name": .string(result.name), "passed": .bool(result.passed),
+            "failedStep": .string(result.firstFailure.map { "step \($0.number) (\($0.title))" } ?? ""),
+            "steps": .array(result.steps.map { step -> MustacheValue in
+                var row: TemplateData = ["number": .int(step.number), "title": .string(step.title), "detail": .string(step.detail),
+                                         "seconds": .string(String(format: "%.2f", step.seconds))]
                 switch step.verdict {
                 case .passed: row["verdict"] = "passed"
-                case .failed(let message): row["verdict"] = "failed"; row["message"] = message
+                case .failed(let message): row["verdict"] = "failed"; row["message"] = .string(message)
                 case .skipped: row["verdict"] = "skipped"
                 }
-                return row
-            },
+                return .object(row)
+            }),
         ]
         return data
     }

@@ -15,6 +15,16 @@ public enum SecurityHeaders {
         "Referrer-Policy": "no-referrer", "Cache-Control": "no-store",
     ]
 
+    /// The outermost middleware: every answer the chain gives, errors and refusals included, gets the headers.
+    struct Middleware: RouterMiddleware {
+        func handle(_ request: HTTPRequest, context: DashboardContext,
+                    next: (HTTPRequest, DashboardContext) async -> HTTPResponse) async throws -> HTTPResponse {
+            var response = await next(request, context)
+            SecurityHeaders.apply(to: &response)
+            return response
+        }
+    }
+
     /// Adds the security headers to `response`; `Cache-Control: no-store` unless it already has a
     /// cache policy (static files do).
     static func apply(to response: inout HTTPResponse) {

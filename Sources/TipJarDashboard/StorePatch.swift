@@ -2,15 +2,14 @@ import Foundation
 import TipJar
 
 /// `PUT /api/store`: a JSON object whose present fields replace the current settings; absent
-/// fields keep their value, and `null` inside `failures` turns that failure off (README, API).
+/// fields keep their value, and `null` inside `failures` turns that failure off (README, API). The fields, their
+/// values and the messages come from ``StoreSettings/declarations``.
 enum StorePatch {
-    static let fields: Set<String> = ["catalog", "latencyMs", "purchaseOutcome", "purchaseError", "purchaseLatencyMs", "failures",
-                                      "crashBeforeFinish", "listenerReemits", "askToBuyEnabled",
-                                      "interruptedPurchases", "finishIgnored", "chargedDespiteError", "syncReplaysFinished", "listenerReemitDelayMs",
-                                      // The purchase sheet.
-                                      "skipPurchaseSheet"]
+    /// The top-level fields a patch may name: each declaration's first ``StoreSetting/path`` segment.
+    static let fields: Set<String> = Set(StoreSettings.declarations.map { $0.path[0] })
 
-    /// Applies a patch body to `settings`.
+    /// Applies a patch body to `settings`. Top-level settings are checked first, in declaration order, then each
+    /// nested object (`failures`).
     /// - Throws: `RequestError` (400) naming the first unknown field or bad value.
     static func apply(_ body: [UInt8], to settings: StoreSettings) throws -> StoreSettings {
         guard let object = try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any] else {
@@ -20,61 +19,47 @@ enum StorePatch {
             throw RequestError(message: "Unknown field \"\(unknown)\".")
         }
         var settings = settings
-        if let value = object["catalog"] { settings.catalog = try enumValue(value, "catalog") }
-        if let value = object["latencyMs"] { settings.latencyMs = try integer(value, "latencyMs", 0...StoreSettings.maximumLatencyMs) }
-        if let value = object["purchaseOutcome"] { settings.purchaseOutcome = try enumValue(value, "purchaseOutcome") }
-        if let value = object["purchaseError"] { settings.purchaseError = try enumValue(value, "purchaseError") }
-        if let value = object["purchaseLatencyMs"] {
-            settings.purchaseLatencyMs = try integer(value, "purchaseLatencyMs", 0...StoreSettings.maximumLatencyMs)
+        for declaration in StoreSettings.declarations(in: nil) {
+            if let value = object[declaration.key] { try set(declaration, value, in: &settings) }
         }
-        if let value = object["listenerReemits"] { settings.listenerReemits = try integer(value, "listenerReemits", 0...3) }
-        if let value = object["crashBeforeFinish"] { settings.crashBeforeFinish = try flag(value, "crashBeforeFinish") }
-        if let value = object["askToBuyEnabled"] { settings.askToBuyEnabled = try flag(value, "askToBuyEnabled") }
-        if let value = object["interruptedPurchases"] { settings.interruptedPurchases = try flag(value, "interruptedPurchases") }
-        if let value = object["finishIgnored"] { settings.finishIgnored = try flag(value, "finishIgnored") }
-        if let value = object["chargedDespiteError"] { settings.chargedDespiteError = try flag(value, "chargedDespiteError") }
-        if let value = object["syncReplaysFinished"] { settings.syncReplaysFinished = try flag(value, "syncReplaysFinished") }
-        if let value = object["listenerReemitDelayMs"] {
-            settings.listenerReemitDelayMs = try integer(value, "listenerReemitDelayMs", 0...StoreSettings.maximumLatencyMs)
-        }
-        // The purchase sheet.
-        if let value = object["skipPurchaseSheet"] { settings.skipPurchaseSheet = try flag(value, "skipPurchaseSheet") }
-        if let value = object["failures"] {
-            guard let failures = value as? [String: Any] else { throw RequestError(message: "failures must be an object.") }
-            let names: Set<String> = ["loadProducts", "purchase", "verification", "sync"]
-            if let unknown = failures.keys.sorted().first(where: { !names.contains($0) }) {
-                throw RequestError(message: "Unknown field \"failures.\(unknown)\".")
+        for parent in StoreSettings.settingObjects {
+            guard let value = object[parent] else { continue }
+            guard let members = value as? [String: Any] else { throw RequestError(message: "\(parent) must be an object.") }
+            let nested = StoreSettings.declarations(in: parent)
+            let names = Set(nested.map { $0.path[1] })
+            if let unknown = members.keys.sorted().first(where: { !names.contains($0) }) {
+                throw RequestError(message: "Unknown field \"\(parent).\(unknown)\".")
             }
-            if let value = failures["loadProducts"] { settings.failures.loadProducts = try optionalEnum(value, "failures.loadProducts") }
-            if let value = failures["purchase"] { settings.failures.purchase = try optionalEnum(value, "failures.purchase") }
-            if let value = failures["verification"] { settings.failures.verification = try optionalEnum(value, "failures.verification") }
-            if let value = failures["sync"] { settings.failures.sync = try optionalEnum(value, "failures.sync") }
+            for declaration in nested {
+                if let value = members[declaration.path[1]] { try set(declaration, value, in: &settings) }
+            }
         }
         return settings
     }
 
-    private static func enumValue<T: RawRepresentable & CaseIterable>(_ value: Any, _ name: String) throws -> T where T.RawValue == String {
-        guard let raw = value as? String, let result = T(rawValue: raw) else {
-            throw RequestError(message: "\(name) must be one of \(T.allCases.map(\.rawValue).joined(separator: ", ")).")
+    /// Reads one JSON value (`JSONSerialization`'s) into `settings`.
+    /// - Throws: `RequestError` with the declaration's rule: `… must be one of …`, `… must be a whole number from … to …`,
+    ///   `… must be true or false.`
+    private static func set(_ declaration: StoreSetting, _ json: Any, in settings: inout StoreSettings) throws {
+        let name = declaration.key
+        let value: StoreSetting.Value?
+        switch declaration.kind {
+        case .choice(let values, let optional):
+            if optional, json is NSNull { value = .off } else { value = (json as? String).map(StoreSetting.Value.text) }
+            guard let value, declaration.set(value, in: &settings) else {
+                throw RequestError(message: "\(name) must be one of \(values.joined(separator: ", ")).")
+            }
+            return
+        case .integer(let range, _):
+            if !isBoolean(json), let number = json as? NSNumber, let int = Int(exactly: number.doubleValue) { value = .number(int) } else { value = nil }
+            guard let value, declaration.set(value, in: &settings) else {
+                throw RequestError(message: "\(name) must be a whole number from \(range.lowerBound) to \(range.upperBound).")
+            }
+        case .flag:
+            guard let flag = json as? Bool, isBoolean(json), declaration.set(.flag(flag), in: &settings) else {
+                throw RequestError(message: "\(name) must be true or false.")
+            }
         }
-        return result
-    }
-
-    private static func optionalEnum<T: RawRepresentable & CaseIterable>(_ value: Any, _ name: String) throws -> T? where T.RawValue == String {
-        if value is NSNull { return nil }
-        return try enumValue(value, name) as T
-    }
-
-    private static func integer(_ value: Any, _ name: String, _ range: ClosedRange<Int>) throws -> Int {
-        guard !isBoolean(value), let number = value as? NSNumber, let int = Int(exactly: number.doubleValue), range.contains(int) else {
-            throw RequestError(message: "\(name) must be a whole number from \(range.lowerBound) to \(range.upperBound).")
-        }
-        return int
-    }
-
-    private static func flag(_ value: Any, _ name: String) throws -> Bool {
-        guard let flag = value as? Bool, isBoolean(value) else { throw RequestError(message: "\(name) must be true or false.") }
-        return flag
     }
 
     /// Whether a `JSONSerialization` value is a JSON boolean (not the numbers 0 or 1).

@@ -91,45 +91,6 @@ enum ViewModels {
         return .object(data)
     }
 
-    static func settings(_ settings: StoreSettings) -> MustacheValue {
-        var failures: [MustacheValue] = []
-        if let error = settings.failures.loadProducts { failures.append(["name": "Load Products", "error": .string(error.rawValue)]) }
-        if let error = settings.failures.purchase { failures.append(["name": "Purchase", "error": .string(error.rawValue)]) }
-        if let error = settings.failures.verification { failures.append(["name": "Verification", "error": .string(error.rawValue)]) }
-        if let error = settings.failures.sync { failures.append(["name": "App Store Sync", "error": .string(error.rawValue)]) }
-        return ["catalog": .string(settings.catalog.rawValue), "isSlow": .bool(settings.catalog == .slow), "latencyMs": .int(settings.latencyMs),
-                "purchaseOutcome": .string(settings.purchaseOutcome.rawValue), "isFailed": .bool(settings.purchaseOutcome == .failed),
-                "purchaseError": .string(settings.purchaseError.rawValue), "purchaseLatencyMs": .int(settings.purchaseLatencyMs),
-                "failureList": .array(failures), "crashBeforeFinish": .bool(settings.crashBeforeFinish),
-                "listenerReemits": .int(settings.listenerReemits), "askToBuyEnabled": .bool(settings.askToBuyEnabled),
-                "interruptedPurchases": .bool(settings.interruptedPurchases), "finishIgnored": .bool(settings.finishIgnored),
-                "chargedDespiteError": .bool(settings.chargedDespiteError), "syncReplaysFinished": .bool(settings.syncReplaysFinished),
-                "listenerReemitDelayMs": .int(settings.listenerReemitDelayMs), "reemitsLater": .bool(settings.listenerReemitDelayMs > 0),
-                "traps": .array([(settings.interruptedPurchases, "interrupted purchases"), (settings.finishIgnored, "finish() is ignored"),
-                                 (settings.chargedDespiteError, "charged despite an error"), (settings.syncReplaysFinished, "Restore replays"),
-                                 (settings.listenerReemits > 0 && settings.listenerReemitDelayMs > 0, "re-emit later")]
-                    .filter(\.0).map { .string($0.1) }),
-                // The purchase sheet.
-                "skipPurchaseSheet": .bool(settings.skipPurchaseSheet)]
-    }
-
-    /// Which settings on `/store` came from the `.storekit` file: those it sets whose value is still the file's.
-    static func fromFile(_ file: StoreKitFileSettings, current: StoreSettings) -> [String: Any] {
-        let f = file.failures, c = current.failures
-        let marks: [String: Bool] = [
-            "askToBuyEnabled": file.askToBuyEnabled != nil && file.askToBuyEnabled == current.askToBuyEnabled,
-            "loadProducts": f.loadProducts != nil && f.loadProducts == c.loadProducts,
-            "purchase": f.purchase != nil && f.purchase == c.purchase,
-            "verification": f.verification != nil && f.verification == c.verification,
-            "sync": f.sync != nil && f.sync == c.sync,
-            // The purchase sheet.
-            "skipPurchaseSheet": file.disableDialogs != nil && file.disableDialogs == current.skipPurchaseSheet,
-        ]
-        var result: [String: Any] = marks
-        result["anyFailure"] = marks.filter { !["askToBuyEnabled", "skipPurchaseSheet"].contains($0.key) }.values.contains(true)
-        return result
-    }
-
     /// What `fragments/tipjar` needs: the install, the localized strings, the hearts and the state.
     /// A tile posts to the purchase sheet (`purchase-sheet`), or straight to `purchases` when `skipPurchaseSheet` is on.
     static func tipJar(install: Install, state: TipJarState, isPurchaseOpen: Bool, csrfToken: String,
@@ -176,17 +137,6 @@ enum ViewModels {
     /// The value and label of every storefront, built once.
     static let storefrontNames: [(value: String, name: String)] = Storefront.all.map {
         ($0.countryCode, "\($0.countryCode) · \($0.name) (\($0.currencyCode))")
-    }
-
-    /// Every error `Product.purchase()` can be made to throw, labelled with its type:
-    /// `StoreKitError.networkError`, …, `Product.PurchaseError.invalidQuantity`, ….
-    static let purchaseFailureNames: [(value: String, name: String)] = PurchaseFailure.allCases.map {
-        ($0.rawValue, "\($0.typeName).\($0.rawValue)")
-    }
-
-    /// Choices for an optional error: "off" plus every case.
-    static func failureChoices<E: RawRepresentable & CaseIterable>(_ type: E.Type, selected: E?) -> MustacheValue where E.RawValue == String {
-        choices([("", "off")] + E.allCases.map { ($0.rawValue, $0.rawValue) }, selected: selected?.rawValue ?? "")
     }
 
     /// The text sizes of the install page's switch; `accessibility` stacks the tiles (README "Domain rules" 10).

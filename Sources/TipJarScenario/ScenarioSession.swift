@@ -1,4 +1,5 @@
 import Foundation
+import TipJar
 
 /// The state of one scenario's run: the client, and the IDs the server gave the installs,
 /// accounts and transactions that the file calls by name. Used by one run at a time.
@@ -17,13 +18,26 @@ final class ScenarioSession {
         self.accountSuffix = accountSuffix
     }
 
-    /// Every store setting at its default (README, "Store settings"), for `store` steps with `reset: true`.
-    static let defaultStoreSettings: [String: JSONValue] = [
-        "catalog": .string("normal"), "latencyMs": .number(0), "purchaseOutcome": .string("success"),
-        "purchaseError": .string("networkError"), "purchaseLatencyMs": .number(0), "crashBeforeFinish": .bool(false),
-        "listenerReemits": .number(0),
-        "failures": .object(["loadProducts": .null, "purchase": .null, "verification": .null, "sync": .null]),
-    ]
+    /// Every store setting at its default (README, "Store settings"), for `store` steps with `reset: true`: one field
+    /// per ``StoreSettings/declarations`` entry, nested as `GET /api/store` answers.
+    static let defaultStoreSettings: [String: JSONValue] = {
+        func json(_ value: StoreSetting.Value) -> JSONValue {
+            switch value {
+            case .text(let text): .string(text)
+            case .number(let number): .number(Double(number))
+            case .flag(let flag): .bool(flag)
+            case .off: .null
+            }
+        }
+        var settings: [String: JSONValue] = [:]
+        for declaration in StoreSettings.declarations(in: nil) { settings[declaration.key] = json(declaration.defaultValue) }
+        for object in StoreSettings.settingObjects {
+            settings[object] = .object(Dictionary(uniqueKeysWithValues: StoreSettings.declarations(in: object).map {
+                ($0.path[1], json($0.defaultValue))
+            }))
+        }
+        return settings
+    }()
 
     func accountID(named name: String) -> String { "\(name)-\(accountSuffix)" }
 

@@ -168,7 +168,6 @@ struct ServeCommand {
     private func serve(catalog: Catalog, storage: SQLiteTipJarStorage, environment: TipJarEnvironment) async throws -> Int32 {
         let catalogName = storekit.map { URL(fileURLWithPath: $0).lastPathComponent } ?? Catalog.shippedFileName
         let accessLog = BufferedStandardError()
-        let token = adminToken
         let stack = try await DashboardStack(catalog: catalog, storage: storage,
                                              configuration: DashboardConfiguration(templatesDirectory: templates, publicDirectory: publicDirectory,
                                                                                    reloadTemplates: reloadTemplates, adminToken: adminToken,
@@ -176,7 +175,7 @@ struct ServeCommand {
                                              server: HTTPServerConfiguration(host: host, port: port, additionalHosts: allowedHosts,
                                                                                     maxConnectionsPerAddress: maxConnectionsPerAddress),
                                              environment: environment,
-                                             accessLog: { entry in accessLog.write(line: AccessLogRedaction.redact(entry, adminToken: token).description) },
+                                             accessLog: { entry in accessLog.write(line: entry.description) },
                                              appBundleID: bundleID)
         let server = stack.server
         // Handlers first, so a signal that arrives as soon as the banner is out is already caught.

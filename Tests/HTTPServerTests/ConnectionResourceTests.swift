@@ -13,8 +13,8 @@ struct ConnectionResourceTests {
     static let host = "Host: 127.0.0.1"
 
     static func makeServer(_ configure: (inout HTTPServerConfiguration) -> Void = { _ in },
-                           routes: (inout Router) -> Void = { _ in }) throws -> (HTTPServer, Int) {
-        var router = Router()
+                           routes: (inout Router<BasicRequestContext>) -> Void = { _ in }) throws -> (HTTPServer, Int) {
+        var router = Router<BasicRequestContext>()
         router.get("/") { _, _ in .html("<html>home</html>") }
         router.post("/echo") { request, _ in HTTPResponse(status: .ok, body: request.body) }
         routes(&router)
@@ -109,7 +109,7 @@ struct ConnectionResourceTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         try Data(repeating: 0x5A, count: 512 * 1024).write(to: folder.appendingPathComponent("big.bin"))
         let files = StaticFiles(root: folder)
-        let (server, port) = try Self.makeServer(routes: { $0 = Router(fallback: files) })
+        let (server, port) = try Self.makeServer(routes: { $0 = Router<BasicRequestContext>(fallback: files) })
         let fd = await TestClient.onThread { TestClient.connect(port: port, receiveBuffer: 16 * 1024) }
         defer { close(fd) }
         let limit = 256 << 20

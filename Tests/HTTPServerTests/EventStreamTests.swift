@@ -29,7 +29,7 @@ struct EventStreamTests {
     static func makeServer(heartbeat: Duration = .seconds(60), _ configure: (inout HTTPServerConfiguration) -> Void = { _ in })
         throws -> (HTTPServer, Int, Producer) {
         let producer = Producer()
-        var router = Router()
+        var router = Router<BasicRequestContext>()
         router.get("/") { _, _ in .html("<html>home</html>") }
         router.get("/events") { _, _ in .eventStream(HTTPBodyStream(chunks: producer.stream(), heartbeatInterval: heartbeat)) }
         var configuration = HTTPServerConfiguration(host: "127.0.0.1", port: 0)

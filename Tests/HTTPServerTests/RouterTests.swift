@@ -3,9 +3,9 @@ import Testing
 
 @Suite("Router")
 struct RouterTests {
-    func makeRouter() -> Router {
-        var router = Router()
-        router.get("/installs/:id/purchases") { _, params in .text("purchases of \(params["id"] ?? "?")") }
+    func makeRouter() -> Router<BasicRequestContext> {
+        var router = Router<BasicRequestContext>()
+        router.get("/installs/:id/purchases") { _, context in .text("purchases of \(context.parameters["id"] ?? "?")") }
         router.post("/installs") { _, _ in .text("created", status: .created) }
         router.get("/installs") { _, _ in .text("list") }
         return router

@@ -10,7 +10,7 @@ struct ServerIntegrationTests {
 
     static func makeServer(_ configure: (inout HTTPServerConfiguration) -> Void = { _ in },
                            log: (@Sendable (AccessLogEntry) -> Void)? = nil) throws -> (HTTPServer, Int) {
-        var router = Router()
+        var router = Router<BasicRequestContext>()
         router.get("/") { _, _ in .html("<html>home</html>") }
         router.post("/echo") { request, _ in HTTPResponse(status: .ok, body: request.body) }
         router.get("/slow") { _, _ in

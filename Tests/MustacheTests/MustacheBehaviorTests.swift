@@ -155,3 +155,27 @@ struct LibraryTests {
         #expect(results == (0..<8).map(String.init).sorted())
     }
 }
+
+/// The typed values the dashboard's view models are made of: a ``MustacheRenderable`` renders as its value, and
+/// ``MustacheValue/text(_:)`` is escaped for element content (`'` kept, everything else as `.string`).
+@Suite("Typed values")
+struct TypedValueTests {
+    struct Row: MustacheRenderable {
+        var name: String
+        var count: Int
+        var mustacheValue: MustacheValue { ["name": .string(name), "count": .int(count)] }
+    }
+
+    @Test func aRenderableRendersAsItsValueWhetherGivenTypedOrInsideAny() throws {
+        let template = try MustacheTemplate(source: "{{#rows}}{{name}}={{count}};{{/rows}}")
+        let rows = [Row(name: "a", count: 1), Row(name: "b", count: 2)]
+        #expect(template.render(value: ["rows": .array(rows.map(\.mustacheValue))]) == "a=1;b=2;")
+        #expect(template.render(["rows": rows] as [String: Any]) == "a=1;b=2;")
+    }
+
+    @Test func textKeepsTheApostropheAndEscapesTheRest() throws {
+        let template = try MustacheTemplate(source: "{{value}}|{{{value}}}")
+        #expect(template.render(value: ["value": .text(#"Xcode's <b>"&"#)]) == #"Xcode's &lt;b&gt;&quot;&amp;|Xcode's <b>"&"#)
+        #expect(template.render(value: ["value": .string("Xcode's")]) == "Xcode&#39;s|Xcode's")
+    }
+}

@@ -36,13 +36,11 @@ public struct StoreKitFileSettings: Sendable, Equatable {
     public var storefront: Storefront?
     /// `_locale` as written (`"pt_BR"`), when it is a non-empty string.
     public var locale: String?
-    /// `_askToBuyEnabled` (`SKTestSession.askToBuyEnabled`): every purchase waits for approval.
-    public var askToBuyEnabled: Bool?
-    /// `_disableDialogs` (`SKTestSession.disableDialogs`): applied as the store setting `skipPurchaseSheet`.
-    public var disableDialogs: Bool?
-    /// The failures the file enables, per API, from `_storeKitErrors` and the legacy
-    /// `_failTransactionsEnabled` + `_storeKitError`.
-    public var failures: StoreSettings.Failures
+    /// The store settings the file sets, by ``StoreSetting/key`` in declaration order (``StoreSettings/declarations``
+    /// names the `.storekit` key that feeds each one); their values are in ``values``.
+    public private(set) var storeFields: [String] = []
+    /// The values of ``storeFields``; every other field is at its default.
+    public private(set) var values = StoreSettings.normal
     /// One note per key of `settings` (and per element of `_storeKitErrors` that needs one), in key order.
     public var notes: [Note]
 
@@ -51,10 +49,67 @@ public struct StoreKitFileSettings: Sendable, Equatable {
                 disableDialogs: Bool? = nil, failures: StoreSettings.Failures = StoreSettings.Failures(), notes: [Note] = []) {
         self.storefront = storefront
         self.locale = locale
+        self.notes = notes
         self.askToBuyEnabled = askToBuyEnabled
         self.disableDialogs = disableDialogs
         self.failures = failures
-        self.notes = notes
+    }
+
+    /// The value the file gives the setting `declaration`, or `nil` when the file does not set it.
+    public func value(of declaration: StoreSetting) -> StoreSetting.Value? {
+        storeFields.contains(declaration.key) ? declaration.value(in: values) : nil
+    }
+
+    /// Records that the file sets `declaration` to `value` (`nil`: it does not set it).
+    /// - Returns: `false`, changing nothing, when the declaration does not allow the value.
+    @discardableResult
+    public mutating func set(_ declaration: StoreSetting, to value: StoreSetting.Value?) -> Bool {
+        storeFields.removeAll { $0 == declaration.key }
+        guard let value else {
+            declaration.copy(from: .normal, to: &values)
+            return true
+        }
+        guard declaration.set(value, in: &values) else { return false }
+        let order = StoreSettings.declarations.map(\.key)
+        storeFields.append(declaration.key)
+        storeFields.sort { (order.firstIndex(of: $0) ?? order.count) < (order.firstIndex(of: $1) ?? order.count) }
+        return true
+    }
+
+    private func flag(_ key: String) -> Bool? {
+        guard let declaration = StoreSettings.declaration(key), case .flag(let flag) = value(of: declaration) else { return nil }
+        return flag
+    }
+
+    private mutating func setFlag(_ key: String, _ flag: Bool?) {
+        guard let declaration = StoreSettings.declaration(key) else { return }
+        set(declaration, to: flag.map(StoreSetting.Value.flag))
+    }
+
+    /// `_askToBuyEnabled` (`SKTestSession.askToBuyEnabled`): every purchase waits for approval.
+    public var askToBuyEnabled: Bool? {
+        get { flag("askToBuyEnabled") }
+        set { setFlag("askToBuyEnabled", newValue) }
+    }
+
+    /// `_disableDialogs` (`SKTestSession.disableDialogs`): applied as the store setting `skipPurchaseSheet`.
+    public var disableDialogs: Bool? {
+        get { flag("skipPurchaseSheet") }
+        set { setFlag("skipPurchaseSheet", newValue) }
+    }
+
+    /// The failures the file enables, per API, from `_storeKitErrors` and the legacy
+    /// `_failTransactionsEnabled` + `_storeKitError`.
+    public var failures: StoreSettings.Failures {
+        get { values.failures }
+        set {
+            var changed = values
+            changed.failures = newValue
+            for declaration in StoreSettings.declarations where declaration.key.hasPrefix("failures.") {
+                let value = declaration.value(in: changed)
+                set(declaration, to: value == .off ? nil : value)
+            }
+        }
     }
 
     /// The locale a new install starts in: `pt-BR` when `_locale` is Portuguese, else `en` (the tip jar is
@@ -64,31 +119,15 @@ public struct StoreKitFileSettings: Sendable, Equatable {
         return Catalog.language(of: Catalog.normalized(locale)) == "pt" ? .ptBR : .en
     }
 
-    /// The store settings fields this file sets, by their `GET /api/store` names (`askToBuyEnabled`,
-    /// `failures.loadProducts`, …), for marking them on `/store`.
-    public var storeFields: [String] {
-        var fields: [String] = []
-        if askToBuyEnabled != nil { fields.append("askToBuyEnabled") }
-        if disableDialogs != nil { fields.append("skipPurchaseSheet") }
-        if failures.loadProducts != nil { fields.append("failures.loadProducts") }
-        if failures.purchase != nil { fields.append("failures.purchase") }
-        if failures.verification != nil { fields.append("failures.verification") }
-        if failures.sync != nil { fields.append("failures.sync") }
-        return fields
-    }
-
     /// `settings` with what the file sets written over it (`SKTestSession` starts from the file's values).
     /// Fields the file does not set keep their value in `settings`.
     /// - Parameter settings: the settings to start from, e.g. the saved ones, or ``StoreSettings/normal``.
     /// - Returns: the result.
     public func applied(to settings: StoreSettings) -> StoreSettings {
         var result = settings
-        if let askToBuyEnabled { result.askToBuyEnabled = askToBuyEnabled }
-        if let disableDialogs { result.skipPurchaseSheet = disableDialogs }
-        if let error = failures.loadProducts { result.failures.loadProducts = error }
-        if let error = failures.purchase { result.failures.purchase = error }
-        if let error = failures.verification { result.failures.verification = error }
-        if let error = failures.sync { result.failures.sync = error }
+        for declaration in StoreSettings.declarations where storeFields.contains(declaration.key) {
+            declaration.copy(from: values, to: &result)
+        }
         return result
     }
 

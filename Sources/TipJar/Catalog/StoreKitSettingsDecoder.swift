@@ -74,6 +74,14 @@ struct StoreKitSettingsDecoder {
         return "not a setting this dashboard knows: nothing applied"
     }
 
+    /// The boolean keys of `settings` that feed a store setting (``StoreSetting/FileFeed/flag(key:whenTrue:whenFalse:)``),
+    /// with the setting and the report's words for true and false.
+    static let flagFeeds: [String: (StoreSetting, String, String)] = Dictionary(uniqueKeysWithValues:
+        StoreSettings.declarations.compactMap { declaration in
+            guard case .flag(let key, let whenTrue, let whenFalse) = declaration.file else { return nil }
+            return (key, (declaration, whenTrue, whenFalse))
+        })
+
     /// Decodes the `settings` node.
     /// - Throws: ``CatalogError`` when `settings` is not an object or `_storefront` names no storefront.
     func decode(_ node: StoreKitJSONNode) throws(CatalogError) -> StoreKitFileSettings {
@@ -111,16 +119,10 @@ struct StoreKitSettingsDecoder {
                 note(key, true, "\(StoreKitJSONNode.shown(nonEmpty)): new installs start in \(install.rawValue)"
                      + (language == "pt" || language == "en" ? "" : " (the tip jar speaks en and pt-BR)")
                      + "; product names fall back to it")
-            case "_askToBuyEnabled":
-                guard let flag = bool(key) else { continue }
-                result.askToBuyEnabled = flag
-                note(key, true, flag ? "true: every purchase waits for Ask to Buy approval (Approve / Decline on /store)"
-                                     : "false: purchases need no approval")
-            case "_disableDialogs":
-                guard let flag = bool(key) else { continue }
-                result.disableDialogs = flag
-                note(key, true, flag ? "true: skipPurchaseSheet on: no purchase sheet; every purchase is confirmed at once"
-                                     : "false: skipPurchaseSheet off: every purchase shows the purchase sheet (Confirm / Cancel)")
+            case let key where Self.flagFeeds[key] != nil:
+                guard let feed = Self.flagFeeds[key], let flag = bool(key) else { continue }
+                result.set(feed.0, to: .flag(flag))
+                note(key, true, flag ? feed.1 : feed.2)
             case "_storeKitErrors":
                 decodeErrors(value, into: &result, note: note)
             case "_failTransactionsEnabled", "_storeKitError":
@@ -203,7 +205,8 @@ struct StoreKitSettingsDecoder {
                 if api.failureType != nil { summary.append("\(name) off") }
                 continue
             }
-            guard let type = api.failureType else {
+            guard let type = api.failureType,
+                  let feed = StoreSettings.declarations.first(where: { $0.file == .storeKitErrors(api: api.rawValue) }) else {
                 note(key, false, "\(name) is enabled, but a tip jar never calls this API")
                 continue
             }
@@ -227,7 +230,7 @@ struct StoreKitSettingsDecoder {
                     note(key, false, "\(name): current.index \(position) is out of range (0 to \(Self.verificationErrors.count - 1))")
                     continue
                 }
-                result.failures.verification = Self.verificationErrors[position]
+                result.set(feed, to: .text(Self.verificationErrors[position].rawValue))
                 summary.append("Verification: \(Self.verificationErrors[position].rawValue) (index \(position))")
             default:
                 guard Self.genericErrors.indices.contains(position) else {
@@ -235,11 +238,7 @@ struct StoreKitSettingsDecoder {
                     continue
                 }
                 let error = Self.genericErrors[position]
-                switch api {
-                case .loadProducts: result.failures.loadProducts = error
-                case .purchase: result.failures.purchase = PurchaseFailure(error)
-                default: result.failures.sync = error
-                }
+                result.set(feed, to: .text(error.rawValue))
                 summary.append("\(name): \(error.rawValue) (index \(position))")
             }
         }

@@ -22,6 +22,7 @@ public final class Timeline: Sendable {
     }
 
     private let events = Mutex(Events())
+    private let changeCounter = Atomic<UInt64>(0)
     /// Who waits for changes: a watcher of one install (or of every install, key `nil`).
     private let watchers = Mutex<(next: UInt64, all: [UInt64: (installID: String?, continuation: AsyncStream<Void>.Continuation)])>((0, [:]))
     private let perInstall: Int
@@ -76,6 +77,11 @@ public final class Timeline: Sendable {
         }
     }
 
+    /// How many changes the timeline has signalled (``noteChange(installID:)``, which every ``append(_:)`` calls
+    /// once its event is in): it only grows, and it grows after the change is visible, so a reader that finds it
+    /// unchanged around a read knows nothing it signals happened meanwhile.
+    public var changeCount: UInt64 { changeCounter.load(ordering: .acquiring) }
+
     /// A signal after every change to `installID` (or, with `nil`, to any install): each event appended
     /// for it, each store-wide event (store settings, a deletion), and each ``noteChange(installID:)``.
     /// Signals that arrive before the last one was taken collapse into one, so a burst costs the
@@ -94,6 +100,7 @@ public final class Timeline: Sendable {
     /// Signals the watchers of `installID` (all of them when `nil`, a store-wide change) without
     /// recording an event: for changes the timeline does not list, such as a ledger row committed.
     public func noteChange(installID: String?) {
+        changeCounter.add(1, ordering: .releasing)
         let selected = watchers.withLock { watchers in
             watchers.all.values.filter { installID == nil || $0.installID == nil || $0.installID == installID }.map(\.continuation)
         }

@@ -154,9 +154,11 @@ public actor TipJarService {
         let install = try await install(installID)
         let state: TipJarState
         do {
-            let storefront = Storefront.named(install.storefront) ?? catalog.defaultStorefront
-            let products = try await store.products(for: catalog.tips.map(\.productID), storefront: storefront, locale: install.locale)
-            let offers = Self.offers(from: products, catalog: catalog)
+            let storefront = Storefront.byCode[install.storefront] ?? Storefront.named(install.storefront) ?? catalog.defaultStorefront
+            // The tiles of a full answer were computed when the store opened; any other answer is sorted here.
+            let listing = store.offers.listing(storefront: storefront, locale: install.locale)
+            let products = try await store.products(for: store.offers.tipIDs, storefront: storefront, locale: install.locale)
+            let offers = products == listing.storeTips ? listing.tipOffers : Self.offers(from: products, catalog: catalog)
             state = offers.isEmpty ? .unavailable(.empty) : .ready(offers)
         } catch let error as StoreKitError {
             state = .unavailable(.loadFailed(error))

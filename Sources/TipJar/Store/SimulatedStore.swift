@@ -9,6 +9,8 @@ import Foundation
 public actor SimulatedStore {
     /// The loaded `.storekit` catalog.
     public nonisolated let catalog: Catalog
+    /// Every product and tile of the catalog per storefront and locale, computed once when the store opens.
+    public nonisolated let offers: CatalogOffers
     let storage: any TipJarStorage
     private let environment: TipJarEnvironment
     /// The current outage and outcome settings.
@@ -31,6 +33,7 @@ public actor SimulatedStore {
     public init(catalog: Catalog, storage: any TipJarStorage, environment: TipJarEnvironment,
                 appBundleID: String = SimulatedStore.defaultAppBundleID) async throws {
         self.catalog = catalog
+        self.offers = CatalogOffers(catalog: catalog)
         self.appBundleID = appBundleID
         self.storage = storage
         self.environment = environment
@@ -41,18 +44,15 @@ public actor SimulatedStore {
     }
 
     /// Validates and saves new settings.
-    /// - Throws: `TipJarError.invalidValue` for a latency outside 0...60,000 ms; storage errors.
+    /// - Throws: `TipJarError.invalidValue` for a value its declaration (``StoreSettings/declarations``) does not
+    ///   allow, e.g. a latency outside 0...60,000 ms; storage errors.
     public func update(_ newSettings: StoreSettings) async throws {
-        for (field, value) in [("latencyMs", newSettings.latencyMs), ("purchaseLatencyMs", newSettings.purchaseLatencyMs)]
-        where !(0...StoreSettings.maximumLatencyMs).contains(value) {
-            throw TipJarError.invalidValue(field: field, reason: "must be between 0 and \(StoreSettings.maximumLatencyMs) milliseconds")
-        }
-        guard (0...3).contains(newSettings.listenerReemits) else {
-            throw TipJarError.invalidValue(field: "listenerReemits", reason: "must be between 0 and 3")
-        }
-        guard (0...StoreSettings.maximumLatencyMs).contains(newSettings.listenerReemitDelayMs) else {
-            throw TipJarError.invalidValue(field: "listenerReemitDelayMs",
-                                           reason: "must be between 0 and \(StoreSettings.maximumLatencyMs) milliseconds")
+        for declaration in StoreSettings.declarations where !declaration.allows(declaration.value(in: newSettings)) {
+            guard case .integer(let range, let unit) = declaration.kind else {
+                throw TipJarError.invalidValue(field: declaration.key, reason: "has a value that is not allowed")
+            }
+            throw TipJarError.invalidValue(field: declaration.key,
+                                           reason: "must be between \(range.lowerBound) and \(range.upperBound)\(unit.map { " " + $0 } ?? "")")
         }
         try await storage.save(newSettings)
         settings = newSettings
@@ -96,19 +96,17 @@ public actor SimulatedStore {
         case .empty, .mismatch: return []
         case .normal, .slow: break
         }
+        // The store answers in its own order: reversed file order, so that tier sorting is visible. The products
+        // were resolved for every storefront and locale when the store opened (``offers``).
+        let listing = offers.listing(storefront: storefront, locale: locale)
+        if identifiers == offers.tipIDs { return listing.storeTips }
         let wanted = Set(identifiers)
-        // The store answers in its own order: reversed file order, so that tier sorting is visible.
-        return catalog.products.reversed().filter { wanted.contains($0.productID) }.map {
-            product(for: $0, storefront: storefront, locale: locale)
-        }
+        return listing.storeProducts.filter { wanted.contains($0.id) }
     }
 
-    /// The StoreKit `Product` for a catalog entry in one storefront and locale.
+    /// The StoreKit `Product` for a catalog entry in one storefront and locale (from ``offers``).
     public nonisolated func product(for entry: CatalogProduct, storefront: Storefront, locale: AppLocale) -> Product {
-        Product(id: entry.productID, type: entry.type,
-                displayName: catalog.displayName(of: entry, locale: locale.identifier),
-                description: catalog.localization(of: entry, locale: locale.identifier)?.description ?? "",
-                price: entry.price, displayPrice: storefront.displayPrice(entry.price))
+        offers.product(for: entry, storefront: storefront, locale: locale)
     }
 
     /// `Product.purchase(options:)` for an install: waits `purchaseLatencyMs`, then answers with the set

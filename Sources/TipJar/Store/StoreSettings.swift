@@ -137,25 +137,12 @@ public struct StoreSettings: Sendable, Equatable, Codable {
         self.skipPurchaseSheet = skipPurchaseSheet
     }
 
-    /// Decodes saved settings; a field missing from an older save takes its default.
+    /// Decodes saved settings, field by field as ``declarations`` name them; a field missing from an older save
+    /// (or `null`) takes its default.
     /// - Throws: `DecodingError` when a present field has the wrong type or an unknown value.
     public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        let defaults = StoreSettings()
-        catalog = try container.decodeIfPresent(CatalogMode.self, forKey: .catalog) ?? defaults.catalog
-        latencyMs = try container.decodeIfPresent(Int.self, forKey: .latencyMs) ?? defaults.latencyMs
-        purchaseOutcome = try container.decodeIfPresent(PurchaseOutcome.self, forKey: .purchaseOutcome) ?? defaults.purchaseOutcome
-        purchaseError = try container.decodeIfPresent(PurchaseFailure.self, forKey: .purchaseError) ?? defaults.purchaseError
-        failures = try container.decodeIfPresent(Failures.self, forKey: .failures) ?? defaults.failures
-        purchaseLatencyMs = try container.decodeIfPresent(Int.self, forKey: .purchaseLatencyMs) ?? defaults.purchaseLatencyMs
-        crashBeforeFinish = try container.decodeIfPresent(Bool.self, forKey: .crashBeforeFinish) ?? defaults.crashBeforeFinish
-        listenerReemits = try container.decodeIfPresent(Int.self, forKey: .listenerReemits) ?? defaults.listenerReemits
-        askToBuyEnabled = try container.decodeIfPresent(Bool.self, forKey: .askToBuyEnabled) ?? defaults.askToBuyEnabled
-        interruptedPurchases = try container.decodeIfPresent(Bool.self, forKey: .interruptedPurchases) ?? false
-        finishIgnored = try container.decodeIfPresent(Bool.self, forKey: .finishIgnored) ?? false
-        chargedDespiteError = try container.decodeIfPresent(Bool.self, forKey: .chargedDespiteError) ?? false
-        syncReplaysFinished = try container.decodeIfPresent(Bool.self, forKey: .syncReplaysFinished) ?? false
-        listenerReemitDelayMs = try container.decodeIfPresent(Int.self, forKey: .listenerReemitDelayMs) ?? 0
-        skipPurchaseSheet = try container.decodeIfPresent(Bool.self, forKey: .skipPurchaseSheet) ?? defaults.skipPurchaseSheet
+        self.init()
+        let container = try decoder.container(keyedBy: StoreSettingCodingKey.self)
+        for declaration in Self.declarations { try declaration.decode(into: &self, from: container) }
     }
 }

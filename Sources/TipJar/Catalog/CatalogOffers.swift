@@ -1,0 +1,97 @@
+import Foundation
+
+/// What a loaded catalog offers in every storefront and locale, computed once when the store opens: each
+/// product as `Product.products(for:)` answers it (name with its fallback, description, `displayPrice` formatted by
+/// Foundation), and the tip jar's tiles in tier order (name, price, emoji, tint). A catalog never changes while it is
+/// loaded, so no load formats a price or searches a localization again.
+///
+/// Built for every ``AppLocale`` and every storefront of ``Storefront/all``; a storefront outside that list (only a
+/// hand-made one, in a test) is computed when asked for.
+public struct CatalogOffers: Sendable {
+    /// One storefront and locale: what the store answers and what the tip jar shows.
+    public struct Listing: Sendable, Equatable {
+        /// Every product of the catalog, tip or not, in the store's own order (reversed file order; sorting is the
+        /// app's job), resolved for the storefront and locale.
+        public let storeProducts: [Product]
+        /// The tips among ``storeProducts``, in the same store order: the whole answer to a load that asks for
+        /// every tip.
+        public let storeTips: [Product]
+        /// The tiles for ``storeTips``, in tier order (``TipJarService/offers(from:catalog:)``).
+        public let tipOffers: [TipOffer]
+    }
+
+    private struct Key: Hashable {
+        var storefront: String
+        var locale: AppLocale
+    }
+
+    private let catalog: Catalog
+    private let listings: [Key: (storefront: Storefront, listing: Listing)]
+    /// The catalog's tip IDs in tier order: what the tip jar asks `Product.products(for:)` for.
+    public let tipIDs: [String]
+
+    /// Computes every listing of `catalog`.
+    /// - Parameters:
+    ///   - catalog: the loaded catalog.
+    ///   - storefronts: the storefronts to compute; ``Storefront/all`` by default.
+    public init(catalog: Catalog, storefronts: [Storefront] = Storefront.all) {
+        self.catalog = catalog
+        tipIDs = catalog.tips.map(\.productID)
+        // A name depends on the locale only, a price on the storefront only: each is computed once.
+        let texts = Dictionary(uniqueKeysWithValues: AppLocale.allCases.map { locale in
+            (locale, catalog.products.map { entry in
+                (name: catalog.displayName(of: entry, locale: locale.identifier),
+                 description: catalog.localization(of: entry, locale: locale.identifier)?.description ?? "")
+            })
+        })
+        var listings: [Key: (storefront: Storefront, listing: Listing)] = [:]
+        for storefront in storefronts where listings[Key(storefront: storefront.countryCode, locale: .en)] == nil {
+            let prices = catalog.products.map { storefront.displayPrice($0.price) }
+            for locale in AppLocale.allCases {
+                let text = texts[locale] ?? []
+                let products = catalog.products.indices.map { index in
+                    Product(id: catalog.products[index].productID, type: catalog.products[index].type, displayName: text[index].name,
+                            description: text[index].description, price: catalog.products[index].price, displayPrice: prices[index])
+                }
+                listings[Key(storefront: storefront.countryCode, locale: locale)] = (storefront, Self.listing(products: products, catalog: catalog))
+            }
+        }
+        self.listings = listings
+    }
+
+    /// The listing for a storefront and locale.
+    /// - Parameters:
+    ///   - storefront: the install's storefront.
+    ///   - locale: the install's locale.
+    /// - Returns: the precomputed listing; for a storefront outside ``Storefront/all``, one computed now.
+    public func listing(storefront: Storefront, locale: AppLocale) -> Listing {
+        if let found = listings[Key(storefront: storefront.countryCode, locale: locale)], found.storefront == storefront {
+            return found.listing
+        }
+        return Self.listing(products: catalog.products.map { Self.product(for: $0, catalog: catalog, storefront: storefront, locale: locale) },
+                            catalog: catalog)
+    }
+
+    /// The StoreKit `Product` for one catalog entry in one storefront and locale, from the listing.
+    /// - Returns: the product; computed now for an entry that is not in the catalog.
+    public func product(for entry: CatalogProduct, storefront: Storefront, locale: AppLocale) -> Product {
+        listing(storefront: storefront, locale: locale).storeProducts.first { $0.id == entry.productID }
+            ?? Self.product(for: entry, catalog: catalog, storefront: storefront, locale: locale)
+    }
+
+    /// `Product` as StoreKit builds it: the name and description in the install's locale (with the catalog's
+    /// fallback, ``Catalog/displayName(of:locale:)``) and the price formatted for the storefront.
+    static func product(for entry: CatalogProduct, catalog: Catalog, storefront: Storefront, locale: AppLocale) -> Product {
+        Product(id: entry.productID, type: entry.type,
+                displayName: catalog.displayName(of: entry, locale: locale.identifier),
+                description: catalog.localization(of: entry, locale: locale.identifier)?.description ?? "",
+                price: entry.price, displayPrice: storefront.displayPrice(entry.price))
+    }
+
+    private static func listing(products: [Product], catalog: Catalog) -> Listing {
+        let storeOrder = Array(products.reversed())
+        let tipIDs = Set(catalog.tips.map(\.productID))
+        let storeTips = storeOrder.filter { tipIDs.contains($0.id) }
+        return Listing(storeProducts: storeOrder, storeTips: storeTips, tipOffers: TipJarService.offers(from: storeTips, catalog: catalog))
+    }
+}

@@ -1,0 +1,172 @@
+import Foundation
+import HTTPServer
+import Synchronization
+import TipJar
+
+/// Rendered pages and fragments, kept by the request that asked for them (the fragment header and the request-target:
+/// path, install ID, locale-bearing install, `textSize`, `flash` and every other query value) and the version of the
+/// data they show, so a repeated GET of an unchanged page sends stored bytes.
+///
+/// The version is two counters that only grow: ``Timeline/changeCount`` (every timeline event, every committed ledger
+/// row, every store-wide change) and ``noteWrite()``, which the dashboard calls after every request with a method that
+/// may write (anything but GET, HEAD and OPTIONS, RFC 9110 §9.2.1), once its writes are committed and before its answer
+/// is sent. A page is stored only when the version read before rendering it is the version after, so a change made
+/// while it rendered is never hidden; a page whose rendering read the clock or the store's latency (an open purchase
+/// sheet that times out, a slow catalog) is not stored at all.
+///
+/// The CSRF token is never stored: a page is rendered with ``placeholder`` in its place and the request's own token is
+/// spliced in on every answer, so no session ever receives another's token. The placeholder is 64 random hex digits
+/// made at start-up and never sent.
+final class PageCache: Sendable {
+    /// What a stored page was rendered from.
+    struct Version: Equatable, Sendable {
+        var timeline: UInt64
+        var writes: UInt64
+    }
+
+    private struct Entry {
+        var version: Version
+        var fields: HTTPFields
+        /// The body split at every placeholder.
+        var segments: [[UInt8]]
+        var size: Int
+    }
+
+    private struct State {
+        var entries: [String: Entry] = [:]
+        var order: [String] = []
+        var bytes = 0
+        var hits = 0
+    }
+
+    /// Stands for the CSRF token in a stored page: 64 random hex digits, the length of a real token.
+    let placeholder: String
+    private let placeholderBytes: [UInt8]
+    private let timeline: Timeline
+    private let writes = Atomic<UInt64>(0)
+    private let enabled: Atomic<Bool>
+    private let state = Mutex(State())
+    private let byteLimit: Int
+    private let entryLimit: Int
+
+    /// Creates an empty cache.
+    /// - Parameters:
+    ///   - timeline: the service's timeline, whose ``Timeline/changeCount`` is half of every version.
+    ///   - isEnabled: `false` renders every page (templates re-read on every request).
+    ///   - byteLimit: most body bytes kept; the oldest pages go first.
+    ///   - entryLimit: most pages kept.
+    init(timeline: Timeline, isEnabled: Bool, byteLimit: Int = 8 << 20, entryLimit: Int = 2_000) {
+        self.timeline = timeline
+        self.enabled = Atomic(isEnabled)
+        self.byteLimit = byteLimit
+        self.entryLimit = entryLimit
+        placeholder = SessionStore.randomHexPair().first
+        placeholderBytes = Array(placeholder.utf8)
+    }
+
+    /// The version of the data right now.
+    var version: Version {
+        Version(timeline: timeline.changeCount, writes: writes.load(ordering: .acquiring))
+    }
+
+    /// Called after a request that may have written, before its answer is sent: every stored page is out of date.
+    func noteWrite() {
+        writes.add(1, ordering: .releasing)
+    }
+
+    /// How many answers came from stored bytes.
+    var hits: Int { state.withLock { $0.hits } }
+
+    /// Turns the cache on or off (off: every page is rendered, nothing is stored).
+    func setEnabled(_ isEnabled: Bool) { enabled.store(isEnabled, ordering: .relaxed) }
+
+    /// The page for `request`: stored bytes with `csrfToken` spliced in when nothing it shows has changed, else
+    /// `render`'s answer, stored when it is a `200` without cookies and `isStorable` (asked after rendering) holds.
+    /// - Parameters:
+    ///   - request: the GET (or HEAD) request.
+    ///   - csrfToken: the token this answer carries (empty for a request without a session).
+    ///   - isStorable: whether what was just rendered may be stored (no clock, no simulated latency).
+    ///   - render: renders the page with the token it is given.
+    func page(_ request: HTTPRequest, csrfToken: String, isStorable: () async -> Bool = { true },
+              render: (_ csrfToken: String) async throws -> HTTPResponse) async throws -> HTTPResponse {
+        guard enabled.load(ordering: .relaxed) else { return try await render(csrfToken) }
+        let key = (request.fields["X-Fragment"] == "1" ? "F " : "P ") + request.target
+        let before = version
+        let stored: Entry? = state.withLock { state in
+            guard let entry = state.entries[key], entry.version == before else { return nil }
+            state.hits += 1
+            return entry
+        }
+        let token = Array(csrfToken.utf8)
+        if let stored { return HTTPResponse(status: .ok, fields: stored.fields, body: Self.join(stored.segments, token)) }
+        var response = try await render(placeholder)
+        let segments = Self.split(response.body, at: placeholderBytes)
+        response.body = Self.join(segments, token)
+        if response.status == .ok, response.stream == nil, !response.fields.contains("Set-Cookie"), await isStorable(), version == before {
+            store(Entry(version: before, fields: response.fields, segments: segments, size: response.body.count), key: key)
+        }
+        return response
+    }
+
+    private func store(_ entry: Entry, key: String) {
+        state.withLock { state in
+            if let old = state.entries.updateValue(entry, forKey: key) {
+                state.bytes -= old.size
+            } else {
+                state.order.append(key)
+            }
+            state.bytes += entry.size
+            while state.bytes > byteLimit || state.entries.count > entryLimit, !state.order.isEmpty {
+                let oldest = state.order.removeFirst()
+                if let removed = state.entries.removeValue(forKey: oldest) { state.bytes -= removed.size }
+            }
+        }
+    }
+
+    /// `body` cut at every occurrence of `marker` (the marker left out).
+    static func split(_ body: [UInt8], at marker: [UInt8]) -> [[UInt8]] {
+        guard let first = marker.first, body.count >= marker.count else { return [body] }
+        var segments: [[UInt8]] = []
+        var start = 0
+        var index = 0
+        while index <= body.count - marker.count {
+            if body[index] == first, body[index..<(index + marker.count)].elementsEqual(marker) {
+                segments.append(Array(body[start..<index]))
+                index += marker.count
+                start = index
+            } else {
+                index += 1
+            }
+        }
+        segments.append(Array(body[start...]))
+        return segments
+    }
+
+    /// The segments joined with `token` between each two.
+    static func join(_ segments: [[UInt8]], _ token: [UInt8]) -> [UInt8] {
+        guard segments.count > 1 else { return segments.first ?? [] }
+        var body: [UInt8] = []
+        body.reserveCapacity(segments.reduce(0) { $0 + $1.count } + token.count * (segments.count - 1))
+        for (index, segment) in segments.enumerated() {
+            if index > 0 { body.append(contentsOf: token) }
+            body.append(contentsOf: segment)
+        }
+        return body
+    }
+}
+
+extension PageCache {
+    /// The middleware that tells the cache about writes: after a request with any method but the safe ones
+    /// (RFC 9110 §9.2.1: GET, HEAD, OPTIONS) is answered, whatever it changed is committed, and its answer is
+    /// not sent yet, so every stored page goes out of date before anyone could read the change.
+    struct Writes: RouterMiddleware {
+        let cache: PageCache
+
+        func handle(_ request: HTTPRequest, context: DashboardContext,
+                    next: (HTTPRequest, DashboardContext) async -> HTTPResponse) async throws -> HTTPResponse {
+            let response = await next(request, context)
+            if !["GET", "HEAD", "OPTIONS"].contains(request.method) { cache.noteWrite() }
+            return response
+        }
+    }
+}

@@ -1,0 +1,125 @@
+import Mustache
+import TipJar
+
+/// What every page's layout (`Templates/layout.mustache`) shows: the CSRF token of the page's forms, the catalog's
+/// name in the footer, and the active navigation item.
+struct PageChrome: Sendable {
+    var csrfToken: String
+    var catalogName: String
+    var nav: String
+
+    /// The layout's keys, for a page to add its own to.
+    var data: TemplateData {
+        ["csrfToken": .string(csrfToken), "catalogName": .string(catalogName), "nav": .object([nav: .bool(true)])]
+    }
+}
+
+/// The `/store` page, from domain values only: the settings (summary and form rows from ``StoreSettings/declarations``),
+/// the file's settings, the flash of the last action, and the store's lists.
+struct StorePageModel: MustacheRenderable {
+    var chrome: PageChrome
+    var settings: StoreSettings
+    var fileSettings: StoreKitFileSettings
+    var flash: StoreFlash?
+    var scenarios: [ScenarioDownload]
+    /// With the catalog in `mismatch` mode: the IDs the app asks for and those the store holds.
+    var mismatch: (asked: [String], held: [String])?
+    var pending: [StoredTransaction]
+    var interrupted: [StoredTransaction]
+    var transactions: [StoredTransaction]
+    var productIDs: [String]
+    /// The install picker's choices (`value`, `name`), or `nil` when there are too many to list.
+    var installChoices: [MustacheValue]?
+    var sheetTimeoutMinutes: Int
+
+    /// A pending or interrupted purchase's row.
+    static func waitingRow(_ stored: StoredTransaction) -> MustacheValue {
+        ["transactionID": .string(String(stored.transaction.id)), "installID": .string(stored.installID),
+         "installShort": .string(ViewModels.shortID(stored.installID)), "productID": .string(stored.transaction.productID)]
+    }
+
+    /// A row of the recent transactions, with what the Refund button needs.
+    static func transactionRow(_ stored: StoredTransaction) -> MustacheValue {
+        guard case .object(var row) = waitingRow(stored) else { return .null }
+        row["status"] = .string(stored.status.rawValue)
+        row["isRevoked"] = .bool(stored.transaction.isRevoked)
+        row["isExternal"] = .bool(stored.isExternal)
+        row["isFinished"] = .bool(stored.isFinished)
+        row["canRefund"] = .bool(stored.status == .purchased && !stored.transaction.isRevoked)
+        return .object(row)
+    }
+
+    var mustacheValue: MustacheValue {
+        var data = chrome.data
+        data["settings"] = ViewModels.settings(settings)
+        if let flash {
+            data["flash"] = .string(flash.message)
+            data["flashIn"] = [flash.kind.section: true]
+        }
+        let form = ViewModels.storeForm(settings, file: fileSettings)
+        data["form"] = form.form
+        data["fromFile"] = form.fromFile
+        data["scenarios"] = .array(scenarios.map {
+            ["href": .string($0.href), "name": .string($0.name), "file": .string($0.file), "runAction": .string($0.runAction)]
+        })
+        data["hasScenarios"] = .bool(!scenarios.isEmpty)
+        if let mismatch {
+            data["mismatch"] = true
+            data["askedIDs"] = .string(mismatch.asked.joined(separator: ", "))
+            data["heldIDs"] = .string(mismatch.held.joined(separator: ", "))
+        }
+        data["pending"] = .array(pending.map(Self.waitingRow))
+        data["interrupted"] = .array(interrupted.map(Self.waitingRow))
+        data["transactions"] = .array(transactions.map(Self.transactionRow))
+        data["productIDs"] = .array(productIDs.map(MustacheValue.string))
+        if let installChoices, !installChoices.isEmpty { data["installPicker"] = ["choices": .array(installChoices)] }
+        data["fileNotes"] = .array(fileSettings.notes.map { ["line": .string($0.line), "applied": .bool($0.applied)] })
+        data["sheetTimeoutMinutes"] = .int(sheetTimeoutMinutes)
+        return .object(data)
+    }
+}
+
+/// The `/catalog` page, from the loaded catalog: its tips with names per locale (and where each name falls back
+/// from) and prices per storefront, every storefront with a sample price, the products that are not tips, and a
+/// tile preview per (locale, storefront).
+struct CatalogPageModel: MustacheRenderable {
+    var chrome: PageChrome
+    var catalog: Catalog
+    /// The name columns (``Routes/catalogLocales(_:)``).
+    var locales: [String]
+    /// The price columns.
+    var storefronts: [Storefront]
+    /// The tile previews: title, language and the offers as the tip jar shows them.
+    var previews: [(title: String, lang: String, offers: [TipOffer])]
+
+    var mustacheValue: MustacheValue {
+        var data = chrome.data
+        data["identifier"] = catalog.identifier.map(MustacheValue.string) ?? .null
+        data["formatVersion"] = .string(catalog.formatVersion.description)
+        data["defaultStorefront"] = .string(catalog.defaultStorefront.countryCode)
+        data["tipOrder"] = .string(catalog.tipOrder.rawValue)
+        data["localeHeaders"] = .array(locales.map(MustacheValue.string))
+        data["storefrontHeaders"] = .array(storefronts.map { .string($0.countryCode) })
+        data["tips"] = .array(catalog.tips.map { entry in
+            let tier = catalog.tier(of: entry)
+            return ["productID": .string(entry.productID), "emoji": .string(tier?.emoji ?? "💝"), "tierName": .string(tier?.rawValue ?? "other"),
+                    "names": .array(locales.map { locale in
+                        ["name": .string(catalog.displayName(of: entry, locale: locale)),
+                         "fallback": catalog.nameFallback(of: entry, locale: locale).map(MustacheValue.string) ?? .null]
+                    }),
+                    "prices": .array(storefronts.map { .string($0.displayPrice(entry.price)) })]
+        })
+        let sample = catalog.tips.first
+        data["sampleTip"] = sample.map { .string(catalog.displayName(of: $0, locale: AppLocale.en.identifier)) } ?? .null
+        data["allStorefronts"] = .array(Storefront.all.map { storefront in
+            ["code": .string(storefront.countryCode), "name": .string(storefront.name), "currency": .string(storefront.currencyCode),
+             "locale": .string(storefront.localeIdentifier), "price": .string(sample.map { storefront.displayPrice($0.price) } ?? "—"),
+             "isDefault": .bool(storefront == catalog.defaultStorefront)]
+        })
+        data["nonTips"] = .array(catalog.nonTips.map { ["productID": .string($0.productID), "type": .string($0.type.rawValue)] })
+        data["previews"] = .array(previews.map { preview in
+            ["title": .string(preview.title), "lang": .string(preview.lang), "offers": .array(preview.offers.map { ViewModels.tile($0) })]
+        })
+        return .object(data)
+    }
+}

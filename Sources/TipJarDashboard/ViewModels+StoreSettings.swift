@@ -1,0 +1,67 @@
+import Mustache
+import TipJar
+
+/// The store settings on `/store` and `/`, read from ``StoreSettings/declarations``: the "Now" summary
+/// (`partials/store-summary`) and the form's rows (`partials/store-setting`), one per declaration.
+extension ViewModels {
+    /// `settings.summary` for `partials/store-summary`: `[{term, parts: [{text, badge}]}]`.
+    static func settings(_ settings: StoreSettings) -> MustacheValue {
+        ["summary": .array(settings.summary.map { line in
+            ["term": .text(line.term),
+             "parts": .array(line.parts.map { ["text": .text($0.text), "badge": $0.badge.map(MustacheValue.string) ?? .null] })]
+        })]
+    }
+
+    /// The form's rows by fieldset (`form.catalog`, `form.purchase`, …, ``StoreSetting/Group``'s raw values), and
+    /// `fromFile.anyFailure`: whether a failure the `.storekit` file sets is still in force.
+    static func storeForm(_ settings: StoreSettings, file: StoreKitFileSettings) -> (form: MustacheValue, fromFile: MustacheValue) {
+        var groups: TemplateData = [:]
+        var anyFailure = false
+        for group in StoreSetting.Group.allCases {
+            let declarations = StoreSettings.declarations.filter { $0.group == group }
+            groups[group.rawValue] = .array(declarations.map { declaration in
+                let value = declaration.value(in: settings)
+                let fromFile = file.value(of: declaration).map { $0 == value } ?? false
+                if fromFile, case .storeKitErrors? = declaration.file { anyFailure = true }
+                return settingRow(declaration, value: value, fromFile: fromFile)
+            })
+        }
+        return (.object(groups), ["anyFailure": .bool(anyFailure)])
+    }
+
+    /// One row: `field` (the form name), `caption` (`label: help`), `fromFile`, one of `radios`/`select`/`checkbox`/
+    /// `number` true, and `choices`, `checked` or `value`/`min`/`max`/`slowDefault`. Every key is present, so a
+    /// row never reads a key of the page around it.
+    static func settingRow(_ declaration: StoreSetting, value: StoreSetting.Value, fromFile: Bool) -> MustacheValue {
+        var row: TemplateData = [
+            "field": .string(declaration.formName),
+            "caption": .text(declaration.label + (declaration.help.map { ": " + $0 } ?? "")),
+            "fromFile": .bool(fromFile),
+            "radios": .bool(declaration.control == .radios), "select": .bool(declaration.control == .select),
+            "checkbox": .bool(declaration.control == .checkbox), "number": false,
+            "choices": [], "checked": false, "value": .null, "min": .null, "max": .null, "slowDefault": .null,
+        ]
+        switch (declaration.kind, value) {
+        case (.choice(let values, let optional), _):
+            let raw: String = if case .text(let text) = value { text } else { "" }
+            let options = (optional ? [""] : []) + values
+            row["choices"] = choices(Array(zip(options, declaration.choiceNames)).map { (value: $0.0, name: $0.1) }, selected: raw)
+        case (.integer(let range, _), .number(let number)):
+            if declaration.control == .select {
+                row["choices"] = choices(Array(zip(range.map { "\($0)" }, declaration.choiceNames)).map { (value: $0.0, name: $0.1) },
+                                         selected: "\(number)")
+            } else if case .number(let slowDefault) = declaration.control {
+                row["number"] = true
+                row["value"] = .int(number)
+                row["min"] = .int(range.lowerBound)
+                row["max"] = .int(range.upperBound)
+                row["slowDefault"] = slowDefault.map(MustacheValue.int) ?? .null
+            }
+        case (.flag, .flag(let flag)):
+            row["checked"] = .bool(flag)
+        default:
+            break
+        }
+        return .object(row)
+    }
+}
