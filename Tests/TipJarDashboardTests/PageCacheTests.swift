@@ -1,4 +1,5 @@
 import Foundation
+import Mustache
 import Testing
 import TipJar
 @testable import TipJarDashboard
@@ -180,6 +181,8 @@ extension PageTests {
         }
         #expect(hearts(pushed) != nil && hearts(page) == hearts(pushed), "the page and the live channel show different hearts")
         let newest = try #require(server.service.timeline.events(installID: id, limit: 1).first)
-        #expect(pushed.contains(Routes.escape(newest.detail)) && page.contains(Routes.escape(newest.detail)))
+        // The detail as a template writes it (HTML-escaped, Mustache's {{name}}).
+        let written = try MustacheTemplate(source: "{{detail}}").render(value: .object(["detail": .string(newest.detail)]))
+        #expect(pushed.contains(written) && page.contains(written))
     }
 }
