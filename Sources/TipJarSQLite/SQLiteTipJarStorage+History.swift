@@ -7,7 +7,7 @@ extension SQLiteTipJarStorage {
     /// `TipJarStorage.transactions(matching:)`: the filters are bound parameters; newest first by ID, through
     /// the by-account or by-install index when one of those filters is set; `LIMIT pageSize + 1` tells
     /// whether more follow.
-    public func transactions(matching query: TransactionQuery) async throws -> TransactionPage {
+    public nonisolated(nonsending) func transactions(matching query: TransactionQuery) async throws -> TransactionPage {
         var conditions: [String] = []
         var arguments: [any DatabaseValueConvertible] = []
         for (column, value) in [("account_id", query.accountID), ("install_id", query.installID), ("product_id", query.productID),
@@ -31,7 +31,7 @@ extension SQLiteTipJarStorage {
     }
 
     /// `TipJarStorage.transactions(accountID:limit:)`: through the by-account index, newest first.
-    public func transactions(accountID: String, limit: Int) async throws -> [StoredTransaction] {
+    public nonisolated(nonsending) func transactions(accountID: String, limit: Int) async throws -> [StoredTransaction] {
         try await queue.read { db in
             try db.cachedStatement(sql: "SELECT \(Self.transactionColumns) FROM transactions WHERE account_id = ? ORDER BY id DESC LIMIT ?")
                 .fetchAll(arguments: [accountID, limit], Self.storedTransaction)
@@ -39,7 +39,7 @@ extension SQLiteTipJarStorage {
     }
 
     /// `TipJarStorage.deleteAllTransactions()`: one `DELETE`; the counted keys, hearts and ledgers stay.
-    public func deleteAllTransactions() async throws -> Int {
+    public nonisolated(nonsending) func deleteAllTransactions() async throws -> Int {
         try await queue.write { db in
             try db.execute(sql: "DELETE FROM transactions")
             return db.changes
@@ -47,7 +47,7 @@ extension SQLiteTipJarStorage {
     }
 
     /// `TipJarStorage.deleteTransaction(withID:)`: one `DELETE` by primary key.
-    public func deleteTransaction(withID id: UInt64) async throws -> Bool {
+    public nonisolated(nonsending) func deleteTransaction(withID id: UInt64) async throws -> Bool {
         try await queue.write { db in
             try db.execute(sql: "DELETE FROM transactions WHERE id = ?", arguments: [Int64(bitPattern: id)])
             return db.changes == 1
@@ -56,7 +56,7 @@ extension SQLiteTipJarStorage {
 
     /// `TipJarStorage.deleteInstall(withID:)`: the ledger rows, the counted keys and the install row in one
     /// write transaction (children first, as `foreign_keys=ON` requires); `transactions` is left alone.
-    public func deleteInstall(withID id: String) async throws -> Bool {
+    public nonisolated(nonsending) func deleteInstall(withID id: String) async throws -> Bool {
         try await queue.write { db in
             try db.execute(sql: "DELETE FROM deliveries WHERE install_id = ?", arguments: [id])
             try db.execute(sql: "DELETE FROM counted_transactions WHERE install_id = ?", arguments: [id])

@@ -31,7 +31,7 @@ extension SQLiteTipJarStorage {
     }
 
     /// `TipJarStorage.insert(_:)` for a transaction: one `INSERT INTO transactions`. - Throws: `DatabaseError` (e.g. a duplicate ID).
-    public func insert(_ stored: StoredTransaction) async throws {
+    public nonisolated(nonsending) func insert(_ stored: StoredTransaction) async throws {
         try await queue.write { db in try db.execute(sql: Self.insertTransactionSQL, arguments: Self.insertArguments(stored)) }
     }
 
@@ -53,7 +53,7 @@ extension SQLiteTipJarStorage {
     }
 
     /// `TipJarStorage.transaction(withID:)`: by primary key, a point read on the caller's thread.
-    public func transaction(withID id: UInt64) async throws -> StoredTransaction? {
+    public nonisolated(nonsending) func transaction(withID id: UInt64) async throws -> StoredTransaction? {
         try queue.pointRead { db in
             try db.cachedStatement(sql: "SELECT \(Self.transactionColumns) FROM transactions WHERE id = ?")
                 .fetchOne(arguments: [Int64(bitPattern: id)], Self.storedTransaction)
@@ -61,7 +61,7 @@ extension SQLiteTipJarStorage {
     }
 
     /// `TipJarStorage.update(_:)`: status, purchase date, finished flag and revocation in one `UPDATE`.
-    public func update(_ stored: StoredTransaction) async throws {
+    public nonisolated(nonsending) func update(_ stored: StoredTransaction) async throws {
         let t = stored.transaction
         try await queue.write { db in
             try db.execute(sql: """
@@ -75,7 +75,7 @@ extension SQLiteTipJarStorage {
 
     /// `TipJarStorage.pendingTransactions()`: through the partial index on `status = 'pending'`, without the
     /// interrupted ones (`has_purchase_issue = 1`), which are not Ask to Buy's.
-    public func pendingTransactions() async throws -> [StoredTransaction] {
+    public nonisolated(nonsending) func pendingTransactions() async throws -> [StoredTransaction] {
         try await queue.read { db in
             try db.cachedStatement(sql: """
                 SELECT \(Self.transactionColumns) FROM transactions WHERE status = 'pending' AND has_purchase_issue = 0 ORDER BY id
@@ -84,7 +84,7 @@ extension SQLiteTipJarStorage {
     }
 
     /// `TipJarStorage.unfinishedTransactions(accountID:)`: through the partial index of unfinished purchases.
-    public func unfinishedTransactions(accountID: String) async throws -> [StoredTransaction] {
+    public nonisolated(nonsending) func unfinishedTransactions(accountID: String) async throws -> [StoredTransaction] {
         try await queue.read { db in
             try db.cachedStatement(sql: """
                 SELECT \(Self.transactionColumns) FROM transactions
@@ -94,7 +94,7 @@ extension SQLiteTipJarStorage {
     }
 
     /// `TipJarStorage.recentTransactions(limit:)`: newest first.
-    public func recentTransactions(limit: Int) async throws -> [StoredTransaction] {
+    public nonisolated(nonsending) func recentTransactions(limit: Int) async throws -> [StoredTransaction] {
         try await queue.read { db in
             try db.cachedStatement(sql: "SELECT \(Self.transactionColumns) FROM transactions ORDER BY id DESC LIMIT ?")
                 .fetchAll(arguments: [limit], Self.storedTransaction)
@@ -103,7 +103,7 @@ extension SQLiteTipJarStorage {
 
     /// `TipJarStorage.largestTransactionID()`: the larger of `max(id)` of the store's transactions and of the
     /// counted keys installs keep after the store forgets a transaction (both primary-key lookups); 0 when empty.
-    public func largestTransactionID() async throws -> UInt64 {
+    public nonisolated(nonsending) func largestTransactionID() async throws -> UInt64 {
         try await queue.read { db in
             let value = try db.cachedStatement(sql: """
                 SELECT max(coalesce((SELECT max(id) FROM transactions), 0), coalesce((SELECT max(transaction_id) FROM counted_transactions), 0))
@@ -119,7 +119,7 @@ extension SQLiteTipJarStorage {
     /// the heart is added up to five, the ledger row inserted and, when finished, the transaction marked
     /// finished. A heart already at five is left alone (no page written). Returns after `COMMIT`.
     /// - Throws: `DatabaseError` (busy, full, read-only). Nothing is kept then.
-    public func record(_ delivery: Delivery) async throws -> (outcome: RecordOutcome, hearts: Int) {
+    public nonisolated(nonsending) func record(_ delivery: Delivery) async throws -> (outcome: RecordOutcome, hearts: Int) {
         try await queue.write { db in try Self.record(delivery, in: db) }
     }
 
@@ -131,7 +131,7 @@ extension SQLiteTipJarStorage {
     /// transaction stays charged, unfinished and unrecorded; its error is thrown after that `COMMIT`. An error
     /// that made SQLite roll back the whole transaction (`SQLITE_FULL`, `SQLITE_IOERR`) undoes both.
     /// - Throws: `DatabaseError`: the insert's (a duplicate ID, busy, full), or the record's.
-    public func issue(_ stored: StoredTransaction, thenRecord delivery: Delivery) async throws -> (outcome: RecordOutcome, hearts: Int) {
+    public nonisolated(nonsending) func issue(_ stored: StoredTransaction, thenRecord delivery: Delivery) async throws -> (outcome: RecordOutcome, hearts: Int) {
         let arguments = Self.insertArguments(stored)
         let recorded = try await queue.write(savepoint: false) { db -> Result<(outcome: RecordOutcome, hearts: Int), any Error> in
             try db.execute(sql: Self.insertTransactionSQL, arguments: arguments)
@@ -174,12 +174,12 @@ extension SQLiteTipJarStorage {
     }
 
     /// `TipJarStorage.ledger(installID:limit:)`: the last `limit` rows, oldest first.
-    public func ledger(installID: String, limit: Int) async throws -> [Delivery] {
+    public nonisolated(nonsending) func ledger(installID: String, limit: Int) async throws -> [Delivery] {
         try await queue.read { db in try Self.ledger(db, installID: installID, limit: limit) }
     }
 
     /// `TipJarStorage.installWithLedger(id:limit:)`: both queries in one read transaction.
-    public func installWithLedger(id: String, limit: Int) async throws -> (install: Install, ledger: [Delivery])? {
+    public nonisolated(nonsending) func installWithLedger(id: String, limit: Int) async throws -> (install: Install, ledger: [Delivery])? {
         try await queue.read { db in
             guard let install = try db.cachedStatement(sql: "SELECT \(Self.installColumns) FROM installs WHERE id = ?")
                 .fetchOne(arguments: [id], Self.install) else { return nil }
@@ -206,7 +206,7 @@ extension SQLiteTipJarStorage {
     }
 
     /// `TipJarStorage.overview()`: counts of installs and counted tips, and the sum of hearts.
-    public func overview() async throws -> Overview {
+    public nonisolated(nonsending) func overview() async throws -> Overview {
         try await queue.read { db in
             try db.cachedStatement(sql: """
                 SELECT (SELECT count(*) FROM installs), (SELECT count(*) FROM counted_transactions),

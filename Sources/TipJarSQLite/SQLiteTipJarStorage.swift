@@ -41,7 +41,7 @@ public final class SQLiteTipJarStorage: TipJarStorage {
     }
 
     /// `TipJarStorage.insert(_:)` for an install. - Throws: `DatabaseError` (constraint on a duplicate ID).
-    public func insert(_ install: Install) async throws {
+    public nonisolated(nonsending) func insert(_ install: Install) async throws {
         try await queue.write { db in
             try db.execute(sql: """
                 INSERT INTO installs (id, label, locale, storefront, account_id, hearts, legacy_has_tipped, is_running, created_at_ms)
@@ -52,7 +52,7 @@ public final class SQLiteTipJarStorage: TipJarStorage {
     }
 
     /// `TipJarStorage.install(withID:)`: by primary key, a point read on the caller's thread.
-    public func install(withID id: String) async throws -> Install? {
+    public nonisolated(nonsending) func install(withID id: String) async throws -> Install? {
         try queue.pointRead { db in
             try db.cachedStatement(sql: "SELECT \(Self.installColumns) FROM installs WHERE id = ?")
                 .fetchOne(arguments: [id], Self.install)
@@ -61,7 +61,7 @@ public final class SQLiteTipJarStorage: TipJarStorage {
 
     /// `TipJarStorage.installs(matching:)`: newest first; a hex/dash search is an ID-prefix range on the
     /// primary key, any other text a case-insensitive label match; `LIMIT pageSize + 1` tells whether more follow.
-    public func installs(matching query: InstallQuery) async throws -> InstallPage {
+    public nonisolated(nonsending) func installs(matching query: InstallQuery) async throws -> InstallPage {
         var conditions: [String] = []
         var arguments: [any DatabaseValueConvertible] = []
         let search = query.search.trimmingCharacters(in: .whitespaces)
@@ -97,21 +97,21 @@ public final class SQLiteTipJarStorage: TipJarStorage {
     }
 
     /// `TipJarStorage.setRunning(_:installID:)`.
-    public func setRunning(_ isRunning: Bool, installID: String) async throws {
+    public nonisolated(nonsending) func setRunning(_ isRunning: Bool, installID: String) async throws {
         try await queue.write { db in
             try db.execute(sql: "UPDATE installs SET is_running = ? WHERE id = ?", arguments: [isRunning, installID])
         }
     }
 
     /// `TipJarStorage.setLabel(_:installID:)`: the label is a bound parameter, never SQL.
-    public func setLabel(_ label: String, installID: String) async throws {
+    public nonisolated(nonsending) func setLabel(_ label: String, installID: String) async throws {
         try await queue.write { db in
             try db.execute(sql: "UPDATE installs SET label = ? WHERE id = ?", arguments: [label, installID])
         }
     }
 
     /// `TipJarStorage.setStorefront(_:installID:)`: one `UPDATE` with a bound parameter.
-    public func setStorefront(_ countryCode: String, installID: String) async throws {
+    public nonisolated(nonsending) func setStorefront(_ countryCode: String, installID: String) async throws {
         try await queue.write { db in
             try db.execute(sql: "UPDATE installs SET storefront = ? WHERE id = ?", arguments: [countryCode, installID])
         }
@@ -119,7 +119,7 @@ public final class SQLiteTipJarStorage: TipJarStorage {
 
     /// `TipJarStorage.migrateLegacyFlag(installID:)`: one conditional `UPDATE`; `sqlite3_changes()` says
     /// whether it ran, so it can never run twice.
-    public func migrateLegacyFlag(installID: String) async throws -> Bool {
+    public nonisolated(nonsending) func migrateLegacyFlag(installID: String) async throws -> Bool {
         try await queue.write { db in
             try db.execute(sql: """
                 UPDATE installs SET hearts = CASE WHEN hearts = 0 THEN 1 ELSE hearts END, legacy_has_tipped = 0
@@ -132,7 +132,7 @@ public final class SQLiteTipJarStorage: TipJarStorage {
     // MARK: Store
 
     /// `TipJarStorage.storeSettings()`: the JSON row of `store_settings`, decoded. - Throws: `DecodingError` on a damaged row.
-    public func storeSettings() async throws -> StoreSettings? {
+    public nonisolated(nonsending) func storeSettings() async throws -> StoreSettings? {
         let json: String? = try await queue.read { db in
             try db.cachedStatement(sql: "SELECT json FROM store_settings WHERE id = 1").fetchOne { try $0.value(at: 0) }
         }
@@ -141,7 +141,7 @@ public final class SQLiteTipJarStorage: TipJarStorage {
     }
 
     /// `TipJarStorage.save(_:)`: an upsert of the single `store_settings` row.
-    public func save(_ settings: StoreSettings) async throws {
+    public nonisolated(nonsending) func save(_ settings: StoreSettings) async throws {
         let json = String(decoding: try JSONEncoder().encode(settings), as: UTF8.self)
         try await queue.write { db in
             try db.execute(sql: "INSERT INTO store_settings (id, json) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET json = excluded.json",

@@ -1,19 +1,23 @@
 #!/usr/bin/env bash
-# Purchases per second through POST /api/installs/{id}/purchases, driven by wrk (8 connections,
-# one install each: an install allows one open purchase), at --durability full and normal,
-# beside the raw SQLite ceiling (one-row INSERT transactions, same settings) measured in the same
-# run. wrk keeps the load generator out of the way (scale_bench.sh's Python clients saturate first).
+# Purchases per second through POST /api/installs/{id}/purchases, driven by wrk (8 and 32
+# connections, one wrk thread and one install each: an install allows one open purchase), at
+# --durability full and normal, beside the raw SQLite ceiling (one-row INSERT transactions, same
+# settings) measured in the same run. wrk keeps the load generator out of the way (scale_bench.sh's
+# Python clients saturate first). Each run also prints the server's CPU time per purchase (user +
+# system, from /proc/PID/stat, over the wrk run only), in microseconds.
 #
 # The machine is shared and its disk's fsync time drifts, so each durability runs ROUNDS times,
 # and each round brackets the server between two half-length ceiling runs (ceiling, server,
 # ceiling; the round's ceiling is their mean); the ratio quoted is the median of the rounds' ratios.
 #
-#   Tests/Benchmarks/purchase_bench.sh [seconds]       # default 8 s per server run; ROUNDS=5
+#   Tests/Benchmarks/purchase_bench.sh [seconds]       # default 8 s per server run; ROUNDS=5, CONNECTIONS="8 32"
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 BIN="${TIPJAR_BIN:-$ROOT/.build/release/tipjar}"
 SECONDS_EACH="${1:-8}"
 ROUNDS="${ROUNDS:-5}"
+CONNECTIONS="${CONNECTIONS:-8 32}"
+TICKS="$(getconf CLK_TCK)"
 command -v wrk >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk >/dev/null; }
 [ -x "$BIN" ] || (cd "$ROOT" && swift build -c release --product tipjar)
 WORK="$(mktemp -d)"
@@ -22,13 +26,15 @@ cleanup() { [ -n "$PID" ] && kill "$PID" 2>/dev/null; wait 2>/dev/null || true; 
 trap cleanup EXIT
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 
-run() { # durability round -> "purchases/s p99 non-2xx"
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; } # utime + stime (proc(5)); the command name has no spaces
+
+run() { # durability round connections -> "purchases/s p99 non-2xx cpu-µs-per-purchase"
   local port; port="$(free_port)"
   "$BIN" serve --port "$port" --database "$WORK/$1-$2.sqlite3" --durability "$1" >/dev/null 2>&1 &
   PID=$!
   for _ in $(seq 1 100); do curl -s -o /dev/null "http://127.0.0.1:$port/api/store" && break; sleep 0.05; done
   local ids=()
-  for _ in $(seq 1 8); do
+  for _ in $(seq 1 "$3"); do
     ids+=("$(curl -s -X POST -H 'Content-Type: application/json' -d '{"locale":"en","launch":true}' "http://127.0.0.1:$port/api/installs" \
       | python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])')")
   done
@@ -42,13 +48,18 @@ function request()
 end
 LUA
   } > "$WORK/post.lua"
-  local out; out="$(wrk -t8 -c8 -d"${SECONDS_EACH}s" --latency -s "$WORK/post.lua" "http://127.0.0.1:$port")"
+  local ticks_before ticks_after
+  ticks_before="$(cpu_ticks "$PID")"
+  local out; out="$(wrk -t"$3" -c"$3" -d"${SECONDS_EACH}s" --latency -s "$WORK/post.lua" "http://127.0.0.1:$port")"
+  ticks_after="$(cpu_ticks "$PID")"
   kill "$PID"; wait "$PID" 2>/dev/null || true; PID=""
-  local rps p99 non2xx
+  local rps p99 non2xx requests cpu
   rps="$(awk '/Requests\/sec/ {print $2}' <<<"$out")"
   p99="$(awk '$1 == "99%" {print $2}' <<<"$out")"
   non2xx="$(awk '/Non-2xx/ {print $5}' <<<"$out")"
-  echo "$rps $p99 ${non2xx:-0}"
+  requests="$(awk '/requests in/ {print $1}' <<<"$out")"
+  cpu="$(python3 -c "print('%.0f' % (($ticks_after - $ticks_before) * 1e6 / $TICKS / max(1, $requests)))")"
+  echo "$rps $p99 ${non2xx:-0} $cpu"
 }
 
 ceiling() { # FULL|NORMAL name seconds
@@ -65,22 +76,28 @@ print("%.0f" % (n / seconds))
 PY
 }
 
-echo "purchases (wrk -t8 -c8, ${SECONDS_EACH}s, one install per connection), release build; $ROUNDS rounds of ceiling, server, ceiling"
-printf '%-12s %6s %12s %10s %12s %8s %s\n' durability round purchases/s p99 ceiling/s ratio non-2xx
+median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+
+echo "purchases (wrk -tN -cN, ${SECONDS_EACH}s, one install per connection), release build; $ROUNDS rounds of ceiling, server, ceiling"
+printf '%-12s %5s %6s %12s %10s %12s %8s %8s %s\n' durability conns round purchases/s p99 ceiling/s ratio cpu-µs non-2xx
 summary=()
-for durability in full normal; do
-  pragma="$(tr '[:lower:]' '[:upper:]' <<<"$durability")"
-  ratios=()
-  for round in $(seq 1 "$ROUNDS"); do
-    half="$(python3 -c "print($SECONDS_EACH / 2)")"
-    before="$(ceiling "$pragma" "$round-before" "$half")"
-    read -r rps p99 bad <<<"$(run "$durability" "$round")"
-    after="$(ceiling "$pragma" "$round-after" "$half")"
-    limit="$(( (before + after) / 2 ))"
-    ratio="$(python3 -c "print('%.2f' % ($rps/$limit))")"
-    ratios+=("$ratio")
-    printf '%-12s %6s %12s %10s %12s %7sx %s\n' "$durability" "$round" "$rps" "$p99" "$limit" "$ratio" "$bad"
+for connections in $CONNECTIONS; do
+  for durability in full normal; do
+    pragma="$(tr '[:lower:]' '[:upper:]' <<<"$durability")"
+    ratios=()
+    cpus=()
+    for round in $(seq 1 "$ROUNDS"); do
+      half="$(python3 -c "print($SECONDS_EACH / 2)")"
+      before="$(ceiling "$pragma" "$connections-$round-before" "$half")"
+      read -r rps p99 bad cpu <<<"$(run "$durability" "$connections-$round" "$connections")"
+      after="$(ceiling "$pragma" "$connections-$round-after" "$half")"
+      limit="$(( (before + after) / 2 ))"
+      ratio="$(python3 -c "print('%.2f' % ($rps/$limit))")"
+      ratios+=("$ratio")
+      cpus+=("$cpu")
+      printf '%-12s %5s %6s %12s %10s %12s %7sx %8s %s\n' "$durability" "$connections" "$round" "$rps" "$p99" "$limit" "$ratio" "$cpu" "$bad"
+    done
+    summary+=("$durability, $connections connections: median ratio $(printf '%s\n' "${ratios[@]}" | median)x (rounds: ${ratios[*]}); median CPU $(printf '%s\n' "${cpus[@]}" | median) µs per purchase")
   done
-  summary+=("$durability: median ratio $(printf '%s\n' "${ratios[@]}" | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')x (rounds: ${ratios[*]})")
 done
 printf '%s\n' "${summary[@]}"

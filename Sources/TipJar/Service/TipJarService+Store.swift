@@ -6,7 +6,7 @@ extension TipJarService {
     /// before and after as JSON (`previous`, `settings`), so a recorded scenario can replay them.
     /// - Throws: `TipJarError.invalidValue` for a value out of range; storage errors.
     public func updateStore(_ settings: StoreSettings) async throws {
-        let previous = await store.settings
+        let previous = store.settings
         try await store.update(settings)
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys

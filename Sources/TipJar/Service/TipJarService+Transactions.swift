@@ -17,7 +17,8 @@ extension TipJarService {
     ///   storage errors.
     public func purchase(productID: String, installID: String, options: Product.PurchaseOptions = Product.PurchaseOptions(),
                          userAction: PurchaseSheet.UserAction = .confirm) async throws -> PurchaseReport {
-        let showsSheet = await !store.settings.skipPurchaseSheet
+        let settings = store.settings // read once for the whole purchase (the store reads them again after a latency)
+        let showsSheet = !settings.skipPurchaseSheet
         let install = try await beginPurchase(productID: productID, installID: installID)
         defer { openPurchases.remove(installID) }
         // The sheet is shown and answered in the same call, so it needs no display values and no `openSheets` entry.
@@ -29,7 +30,7 @@ extension TipJarService {
             return report
         }
         if showsSheet { event(installID, "sheet.confirmed", "Purchase sheet: the user confirmed (userAction confirm).") }
-        return try await runPurchase(productID: productID, install: install, options: options)
+        return try await runPurchase(productID: productID, install: install, options: options, settings: settings)
     }
 
     /// Opens the install's one purchase: checks the product, refuses a second purchase (an expired sheet
@@ -53,20 +54,23 @@ extension TipJarService {
         }
     }
 
-    /// `Product.purchase(options:)` for an open purchase, and the handler for its result.
-    func runPurchase(productID: String, install: Install, options: Product.PurchaseOptions) async throws -> PurchaseReport {
+    /// `Product.purchase(options:)` for an open purchase, and the handler for its result, under the store's
+    /// `settings` (read now when `nil`).
+    func runPurchase(productID: String, install: Install, options: Product.PurchaseOptions,
+                     settings: StoreSettings? = nil) async throws -> PurchaseReport {
         var install = install
         let installID = install.id
         event(installID, "purchase.open", "purchase open: \(productID)\(Self.describe(options)); every tip button disabled.")
         var report: PurchaseReport
         do {
-            let answer = try await store.purchase(productID: productID, for: install, options: options)
+            let answer = try await store.purchase(productID: productID, for: install, options: options, settings: settings)
             switch answer.result {
             case .success(let verification):
                 let heartsBefore = install.hearts
-                let (delivery, hearts) = try await record(verification, installID: installID, path: .purchase, issuing: answer.issued)
+                let (delivery, hearts) = try await record(verification, installID: installID, path: .purchase, issuing: answer.issued,
+                                                          settings: answer.settings)
                 install.hearts = hearts
-                if try await reemit(verification.unsafePayloadValue, installID: installID) {
+                if try await reemit(verification.unsafePayloadValue, installID: installID, settings: answer.settings) {
                     install = try await self.install(installID)
                 }
                 report = PurchaseReport(outcome: verification.verificationError == nil ? .purchased : .unverified,
@@ -77,7 +81,7 @@ extension TipJarService {
                 report = PurchaseReport(outcome: .cancelled, hearts: install.hearts)
             case .pending:
                 report = PurchaseReport(outcome: .pending, hearts: install.hearts)
-                if await store.settings.interruptedPurchases {
+                if answer.settings.interruptedPurchases {
                     event(installID, "purchase.interrupted", "Interrupted purchase: .pending until the issue is resolved on /store.")
                 }
             }
@@ -127,9 +131,10 @@ extension TipJarService {
 
     /// The handler's work; also returns the install's hearts as committed. With `issuing` (a purchase's new
     /// transaction, not saved yet), the store's save and this record are one storage operation, in that order
-    /// (`TipJarStorage.issue(_:thenRecord:)`).
+    /// (`TipJarStorage.issue(_:thenRecord:)`). `settings` are the store's as the caller read them (read now when `nil`).
     func record(_ verification: VerificationResult<Transaction>, installID: String, path: DeliveryPath,
-                note: DeliveryNote? = nil, issuing: StoredTransaction? = nil) async throws -> (delivery: Delivery, hearts: Int) {
+                note: DeliveryNote? = nil, issuing: StoredTransaction? = nil,
+                settings: StoreSettings? = nil) async throws -> (delivery: Delivery, hearts: Int) {
         let transaction = verification.unsafePayloadValue
         let proposed = Self.proposedOutcome(for: verification, isTip: catalog.tip(withID: transaction.productID) != nil)
         if proposed == .unknownProduct {
@@ -137,7 +142,7 @@ extension TipJarService {
             environment.log("ignored a transaction for a product that is not a tip (\(kind))",
                             ["install.id": installID, "transaction.id": "\(transaction.id)", "product.id": transaction.productID])
         }
-        let settings = await store.settings
+        let settings = settings ?? store.settings
         let crashes = settings.crashBeforeFinish && proposed != .unverified
         let finishIgnored = settings.finishIgnored && proposed != .unverified && !crashes
         var delivery = Delivery(installID: installID, transactionID: transaction.id, productID: transaction.productID, path: path,
@@ -184,7 +189,7 @@ extension TipJarService {
             event(stored.installID, "listener.queued", "Transaction \(stored.transaction.id) waits for the next launch (app not running).")
             return nil
         }
-        let delivery = try await handle(await store.verify(stored.transaction), installID: install.id, path: .listener, note: note)
+        let delivery = try await handle(store.verify(stored.transaction), installID: install.id, path: .listener, note: note)
         try await reemit(stored.transaction, installID: install.id)
         return delivery
     }
@@ -274,11 +279,12 @@ extension TipJarService {
         return (stored, try await deliverThroughListener(stored))
     }
 
-    /// Re-emits a delivered transaction through the listener `listenerReemits` times.
+    /// Re-emits a delivered transaction through the listener `listenerReemits` times (`settings`: the store's,
+    /// read now when `nil`).
     /// - Returns: Whether anything was re-emitted.
     @discardableResult
-    func reemit(_ transaction: Transaction, installID: String) async throws -> Bool {
-        let settings = await store.settings
+    func reemit(_ transaction: Transaction, installID: String, settings: StoreSettings? = nil) async throws -> Bool {
+        let settings = settings ?? store.settings
         let count = settings.listenerReemits
         guard count > 0, try await self.install(installID).isRunning else { return false }
         if settings.listenerReemitDelayMs > 0 {
@@ -286,7 +292,7 @@ extension TipJarService {
             return false
         }
         for _ in 0..<count {
-            try await handle(await store.verify(transaction), installID: installID, path: .listener)
+            try await handle(store.verify(transaction), installID: installID, path: .listener)
         }
         return true
     }

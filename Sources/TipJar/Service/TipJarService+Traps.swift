@@ -76,7 +76,7 @@ extension TipJarService {
                     return
                 }
                 for _ in 0..<count {
-                    try await handle(await store.verify(transaction), installID: installID, path: .listener, note: .reemittedLater)
+                    try await handle(store.verify(transaction), installID: installID, path: .listener, note: .reemittedLater)
                 }
             case .charged(let transactionID):
                 // Delivered already (a launch or Restore came first), refunded or deleted: the listener has nothing new.
@@ -94,7 +94,7 @@ extension TipJarService {
         var deliveries: [Delivery] = []
         for (transaction, count) in reemitsWaitingForLaunch.removeValue(forKey: installID) ?? [] {
             for _ in 0..<count {
-                deliveries.append(try await handle(await store.verify(transaction), installID: installID, path: .listener, note: .reemittedLater))
+                deliveries.append(try await handle(store.verify(transaction), installID: installID, path: .listener, note: .reemittedLater))
             }
         }
         return deliveries

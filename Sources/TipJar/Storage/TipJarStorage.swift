@@ -5,59 +5,62 @@ import Foundation
 ///
 /// A store that cannot work now throws ``StorageUnavailable`` or an error of its own that conforms to
 /// ``StorageFailure`` (the SQLite adapter's `DatabaseError` does); the dashboard answers those with a 503.
+///
+/// Every method is `nonisolated(nonsending)` (SE-0461): it runs on the caller's actor until it waits for its
+/// connection, so a call from ``TipJarService`` costs no hop off the actor and back.
 public protocol TipJarStorage: Sendable {
     /// Saves a new install. - Throws: when the ID exists or the store fails.
-    func insert(_ install: Install) async throws
+    nonisolated(nonsending) func insert(_ install: Install) async throws
     /// The install with `id`, or `nil`.
-    func install(withID id: String) async throws -> Install?
+    nonisolated(nonsending) func install(withID id: String) async throws -> Install?
     /// A page of installs, newest first.
-    func installs(matching query: InstallQuery) async throws -> InstallPage
+    nonisolated(nonsending) func installs(matching query: InstallQuery) async throws -> InstallPage
     /// Marks an install running or stopped.
-    func setRunning(_ isRunning: Bool, installID: String) async throws
+    nonisolated(nonsending) func setRunning(_ isRunning: Bool, installID: String) async throws
     /// Changes an install's label.
-    func setLabel(_ label: String, installID: String) async throws
+    nonisolated(nonsending) func setLabel(_ label: String, installID: String) async throws
     /// Changes an install's storefront (an alpha-3 code of ``Storefront/all``).
-    func setStorefront(_ countryCode: String, installID: String) async throws
+    nonisolated(nonsending) func setStorefront(_ countryCode: String, installID: String) async throws
     /// Launch-time migration of the old "has tipped" boolean (README "Domain rules" 8), atomically: when
     /// the flag is set, clear it and, if hearts are still zero, set them to one.
     /// - Returns: `true` when the flag was set (the migration ran now), `false` otherwise.
-    func migrateLegacyFlag(installID: String) async throws -> Bool
+    nonisolated(nonsending) func migrateLegacyFlag(installID: String) async throws -> Bool
 
     /// The saved store settings, or `nil` on a new database.
-    func storeSettings() async throws -> StoreSettings?
+    nonisolated(nonsending) func storeSettings() async throws -> StoreSettings?
     /// Saves the store settings.
-    func save(_ settings: StoreSettings) async throws
+    nonisolated(nonsending) func save(_ settings: StoreSettings) async throws
 
     /// Saves a transaction the store issued; returns after the commit.
-    func insert(_ transaction: StoredTransaction) async throws
+    nonisolated(nonsending) func insert(_ transaction: StoredTransaction) async throws
     /// The stored transaction with `id`, or `nil`.
-    func transaction(withID id: UInt64) async throws -> StoredTransaction?
+    nonisolated(nonsending) func transaction(withID id: UInt64) async throws -> StoredTransaction?
     /// Replaces a stored transaction (status, revocation, finished flag).
-    func update(_ transaction: StoredTransaction) async throws
+    nonisolated(nonsending) func update(_ transaction: StoredTransaction) async throws
     /// Ask to Buy purchases waiting for a decision, oldest first.
-    func pendingTransactions() async throws -> [StoredTransaction]
+    nonisolated(nonsending) func pendingTransactions() async throws -> [StoredTransaction]
     /// Purchased, unfinished transactions of an account, oldest first.
-    func unfinishedTransactions(accountID: String) async throws -> [StoredTransaction]
+    nonisolated(nonsending) func unfinishedTransactions(accountID: String) async throws -> [StoredTransaction]
     /// Every transaction, newest first, at most `limit`.
-    func recentTransactions(limit: Int) async throws -> [StoredTransaction]
+    nonisolated(nonsending) func recentTransactions(limit: Int) async throws -> [StoredTransaction]
     /// The largest transaction ID issued so far (0 on a new database), counting the IDs installs still
     /// count after the store forgot the transaction, so that a new transaction never collides with one counted.
-    func largestTransactionID() async throws -> UInt64
+    nonisolated(nonsending) func largestTransactionID() async throws -> UInt64
     /// A page of transactions, newest first (by transaction ID).
-    func transactions(matching query: TransactionQuery) async throws -> TransactionPage
+    nonisolated(nonsending) func transactions(matching query: TransactionQuery) async throws -> TransactionPage
     /// Every transaction of an Apple Account, newest first, at most `limit`.
-    func transactions(accountID: String, limit: Int) async throws -> [StoredTransaction]
+    nonisolated(nonsending) func transactions(accountID: String, limit: Int) async throws -> [StoredTransaction]
     /// `SKTestSession.clearTransactions()`: the store forgets every transaction. Installs keep their hearts
     /// and ledgers (the app's own storage).
     /// - Returns: how many transactions were deleted.
-    func deleteAllTransactions() async throws -> Int
+    nonisolated(nonsending) func deleteAllTransactions() async throws -> Int
     /// `SKTestSession.deleteTransaction(identifier:)`: the store forgets one transaction.
     /// - Returns: `false` when no transaction has that ID.
-    func deleteTransaction(withID id: UInt64) async throws -> Bool
+    nonisolated(nonsending) func deleteTransaction(withID id: UInt64) async throws -> Bool
     /// The app is deleted from the device: the install, its hearts, its ledger and its counted keys go, in
     /// one unit of work. Its transactions stay with the store, under its account.
     /// - Returns: `false` when no install has that ID.
-    func deleteInstall(withID id: String) async throws -> Bool
+    nonisolated(nonsending) func deleteInstall(withID id: String) async throws -> Bool
 
     /// Records one delivery in the ledger, atomically with its effects (README "Domain rules" 6):
     /// when `delivery.outcome` is `.counted`, the (install, transaction) pair is inserted with
@@ -65,7 +68,7 @@ public protocol TipJarStorage: Sendable {
     /// install gains one heart up to `Install.maximumHearts`. When `delivery.finished` is true the
     /// transaction is marked finished in the same unit of work.
     /// - Returns: The final outcome and the install's hearts after the commit.
-    func record(_ delivery: Delivery) async throws -> (outcome: RecordOutcome, hearts: Int)
+    nonisolated(nonsending) func record(_ delivery: Delivery) async throws -> (outcome: RecordOutcome, hearts: Int)
     /// A successful purchase, as StoreKit runs it: the store issues `transaction` (saves it, purchased),
     /// then the app's transaction handler records `delivery` of it as ``record(_:)`` does, in that order,
     /// in one operation that returns once the record committed.
@@ -77,14 +80,14 @@ public protocol TipJarStorage: Sendable {
     /// An issue that fails keeps and records nothing.
     /// - Returns: The final outcome and the install's hearts after the record's commit.
     /// - Throws: the issue's error (nothing kept), or the record's error (the issued transaction kept).
-    func issue(_ transaction: StoredTransaction, thenRecord delivery: Delivery) async throws -> (outcome: RecordOutcome, hearts: Int)
+    nonisolated(nonsending) func issue(_ transaction: StoredTransaction, thenRecord delivery: Delivery) async throws -> (outcome: RecordOutcome, hearts: Int)
     /// An install's ledger, oldest first, the last `limit` rows.
-    func ledger(installID: String, limit: Int) async throws -> [Delivery]
+    nonisolated(nonsending) func ledger(installID: String, limit: Int) async throws -> [Delivery]
     /// An install and the last `limit` rows of its ledger from one consistent snapshot (so the
     /// hearts shown always agree with the ledger beside them), or `nil` for an unknown ID.
-    func installWithLedger(id: String, limit: Int) async throws -> (install: Install, ledger: [Delivery])?
+    nonisolated(nonsending) func installWithLedger(id: String, limit: Int) async throws -> (install: Install, ledger: [Delivery])?
     /// Totals for the overview page.
-    func overview() async throws -> Overview
+    nonisolated(nonsending) func overview() async throws -> Overview
 }
 
 /// Which installs to list: paginated, with search by ID prefix or label and a hearts filter.

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// The simulated App Store: answers `Product.products(for:)`, `Product.purchase()`,
 /// `AppStore.sync()` and `Transaction.unfinished` for every install, with the outages, outcomes
@@ -13,9 +14,13 @@ public actor SimulatedStore {
     public nonisolated let offers: CatalogOffers
     let storage: any TipJarStorage
     private let environment: TipJarEnvironment
-    /// The current outage and outcome settings.
-    public private(set) var settings: StoreSettings
-    private var lastTransactionID: UInt64
+    /// The current outage and outcome settings, read without waiting for the actor (a purchase reads
+    /// them once, on the caller's executor).
+    public nonisolated var settings: StoreSettings { current.withLock { $0 } }
+    /// The settings in force; written only by ``update(_:)``.
+    private let current: Mutex<StoreSettings>
+    /// The last transaction ID issued.
+    private let lastTransactionID: Mutex<UInt64>
     /// The bundle ID every transaction it issues carries (`Transaction.appBundleID`).
     public nonisolated let appBundleID: String
 
@@ -39,8 +44,8 @@ public actor SimulatedStore {
         self.environment = environment
         // SKTestSession starts from the configuration file's settings: the fields the file sets win over the
         // saved ones at every start; the others keep what was saved.
-        self.settings = catalog.fileSettings.applied(to: try await storage.storeSettings() ?? .normal)
-        self.lastTransactionID = try await storage.largestTransactionID()
+        self.current = Mutex(catalog.fileSettings.applied(to: try await storage.storeSettings() ?? .normal))
+        self.lastTransactionID = Mutex(try await storage.largestTransactionID())
     }
 
     /// Validates and saves new settings.
@@ -55,7 +60,7 @@ public actor SimulatedStore {
                                            reason: "must be between \(range.lowerBound) and \(range.upperBound)\(unit.map { " " + $0 } ?? "")")
         }
         try await storage.save(newSettings)
-        settings = newSettings
+        current.withLock { $0 = newSettings }
     }
 
     /// "Reset to the file's settings", as `SKTestSession.resetToDefaultState()`
@@ -133,18 +138,26 @@ public actor SimulatedStore {
     /// whose transaction StoreKit "delivers … in the transaction updates" if it succeeds
     /// (https://developer.apple.com/documentation/storekit/product/purchaseresult/pending), which is exactly how
     /// the resolved purchase arrives here.
-    /// - Returns: the answer and, for a `.success` with a new transaction, that transaction issued but not yet
-    ///   saved: the app's handler saves it with its record, in one operation (`TipJarStorage.issue(_:thenRecord:)`).
+    ///
+    /// It runs on the caller's executor (`nonisolated(nonsending)`, SE-0461), so a purchase does not wait
+    /// for the store's actor.
+    /// - Parameter settings: the store's settings as the caller read them for this purchase (``settings``
+    ///   when `nil`); read again after `purchaseLatencyMs`, when they may have changed.
+    /// - Returns: the answer, the settings it used and, for a `.success` with a new transaction, that transaction
+    ///   issued but not yet saved: the app's handler saves it with its record, in one operation
+    ///   (`TipJarStorage.issue(_:thenRecord:)`).
     /// - Throws: the Purchase failure or the `.failed` outcome's error (a `StoreKitError` or a
     ///   `Product.PurchaseError`); ``ChargedDespiteError``; `Product.PurchaseError.productUnavailable` when the
     ///   store does not hold the product, `.invalidQuantity` for a quantity outside
     ///   ``Product/PurchaseOptions/allowedQuantities``.
-    public func purchase(productID: String, for install: Install,
-                         options: Product.PurchaseOptions = Product.PurchaseOptions()) async throws -> PurchaseAnswer {
+    public nonisolated(nonsending) func purchase(productID: String, for install: Install,
+                                                 options: Product.PurchaseOptions = Product.PurchaseOptions(),
+                                                 settings: StoreSettings? = nil) async throws -> PurchaseAnswer {
+        var settings = settings ?? self.settings
         if settings.purchaseLatencyMs > 0 {
             try await environment.sleep(.milliseconds(settings.purchaseLatencyMs))
+            settings = self.settings
         }
-        let settings = self.settings
         if let failure = settings.failures.purchase { throw failure.error }
         guard catalog.product(withID: productID) != nil, settings.catalog != .mismatch else {
             throw Product.PurchaseError.productUnavailable
@@ -152,7 +165,7 @@ public actor SimulatedStore {
         guard Product.PurchaseOptions.allowedQuantities.contains(options.quantity) else { throw Product.PurchaseError.invalidQuantity }
         if settings.interruptedPurchases {
             _ = try await issue(productID: productID, for: install, status: .interrupted, options: options)
-            return PurchaseAnswer(result: .pending)
+            return PurchaseAnswer(result: .pending, settings: settings)
         }
         if settings.chargedDespiteError {
             throw ChargedDespiteError(error: settings.purchaseError,
@@ -162,30 +175,35 @@ public actor SimulatedStore {
            let unfinished = try await storage.unfinishedTransactions(accountID: install.accountID).first(where: {
                $0.transaction.productID == productID && !$0.transaction.isRevoked
            }) {
-            return PurchaseAnswer(result: .success(verify(unfinished.transaction)))
+            return PurchaseAnswer(result: .success(verify(unfinished.transaction, settings)), settings: settings)
         }
         if settings.askToBuyEnabled {
             _ = try await issue(productID: productID, for: install, status: .pending, options: options)
-            return PurchaseAnswer(result: .pending)
+            return PurchaseAnswer(result: .pending, settings: settings)
         }
         switch settings.purchaseOutcome {
         case .failed: throw settings.purchaseError.error
-        case .cancelled: return PurchaseAnswer(result: .userCancelled)
+        case .cancelled: return PurchaseAnswer(result: .userCancelled, settings: settings)
         case .pending:
             _ = try await issue(productID: productID, for: install, status: .pending, options: options)
-            return PurchaseAnswer(result: .pending)
+            return PurchaseAnswer(result: .pending, settings: settings)
         case .success:
             let issued = newTransaction(productID: productID, for: install, status: .purchased, options: options)
-            return PurchaseAnswer(result: .success(verify(issued.transaction)), issued: issued)
+            return PurchaseAnswer(result: .success(verify(issued.transaction, settings)), settings: settings, issued: issued)
         case .unverified:
             let issued = newTransaction(productID: productID, for: install, status: .purchased, options: options)
             return PurchaseAnswer(result: .success(.unverified(issued.transaction, settings.failures.verification ?? .invalidSignature)),
-                                  issued: issued)
+                                  settings: settings, issued: issued)
         }
     }
 
     /// Checks a transaction's signature the way StoreKit would, honouring the Verification failure.
-    public func verify(_ transaction: Transaction) -> VerificationResult<Transaction> {
+    public nonisolated func verify(_ transaction: Transaction) -> VerificationResult<Transaction> {
+        verify(transaction, settings)
+    }
+
+    /// ``verify(_:)`` under the given settings.
+    nonisolated func verify(_ transaction: Transaction, _ settings: StoreSettings) -> VerificationResult<Transaction> {
         if let error = settings.failures.verification { return .unverified(transaction, error) }
         return .verified(transaction)
     }
@@ -297,7 +315,7 @@ public actor SimulatedStore {
     }
 
     /// Issues and saves a transaction.
-    private func issue(productID: String, for install: Install, status: StoredTransaction.Status,
+    private nonisolated(nonsending) func issue(productID: String, for install: Install, status: StoredTransaction.Status,
                        options: Product.PurchaseOptions = Product.PurchaseOptions(),
                        isExternal: Bool = false) async throws -> StoredTransaction {
         let stored = newTransaction(productID: productID, for: install, status: status, options: options, isExternal: isExternal)
@@ -306,11 +324,14 @@ public actor SimulatedStore {
     }
 
     /// Issues a transaction with the next ID, not saved yet.
-    private func newTransaction(productID: String, for install: Install, status: StoredTransaction.Status,
+    private nonisolated func newTransaction(productID: String, for install: Install, status: StoredTransaction.Status,
                                 options: Product.PurchaseOptions = Product.PurchaseOptions(),
                                 isExternal: Bool = false) -> StoredTransaction {
-        lastTransactionID = environment.nextTransactionID(lastTransactionID)
-        var transaction = Transaction(id: lastTransactionID, productID: productID,
+        let id = lastTransactionID.withLock { last in
+            last = environment.nextTransactionID(last)
+            return last
+        }
+        var transaction = Transaction(id: id, productID: productID,
                                       purchaseDate: environment.now(), storefront: install.storefront)
         let entry = catalog.product(withID: productID)
         transaction.purchasedQuantity = options.quantity
@@ -329,12 +350,15 @@ public actor SimulatedStore {
 public struct PurchaseAnswer: Sendable {
     /// `Product.PurchaseResult`, as `Product.purchase(options:)` returns it.
     public var result: Product.PurchaseResult
+    /// The store's settings the answer followed, for the handler that records it.
+    public var settings: StoreSettings
     /// The new transaction of a `.success`, issued and not yet saved; `nil` when there is none, or it is saved already.
     public var issued: StoredTransaction?
 
     /// Creates an answer.
-    public init(result: Product.PurchaseResult, issued: StoredTransaction? = nil) {
+    public init(result: Product.PurchaseResult, settings: StoreSettings, issued: StoredTransaction? = nil) {
         self.result = result
+        self.settings = settings
         self.issued = issued
     }
 }

@@ -91,7 +91,7 @@ public final class DatabaseQueue: Sendable {
     // MARK: The writer and the readers
 
     /// ``DatabaseReaderPool/read(_:)``: a snapshot read on the scan reader's queue.
-    public func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+    public nonisolated(nonsending) func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
         try await readers.read(body)
     }
 
@@ -101,7 +101,7 @@ public final class DatabaseQueue: Sendable {
     }
 
     /// ``DatabaseWriter/write(savepoint:_:)``: a write transaction, answered after its `COMMIT`.
-    public func write<T: Sendable>(savepoint: Bool = true, _ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+    public nonisolated(nonsending) func write<T: Sendable>(savepoint: Bool = true, _ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
         try await writer.write(savepoint: savepoint, body)
     }
 

@@ -58,7 +58,7 @@ public final class DatabaseReaderPool: @unchecked Sendable {
     /// - Returns: What `body` returns.
     /// - Throws: What `body` throws; ``DatabaseError`` `SQLITE_READONLY` if `body` writes,
     ///   `SQLITE_MISUSE` after ``close()``.
-    public func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+    public nonisolated(nonsending) func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
             readQueue.async { continuation.resume(with: Result { try self.performRead(body, on: self.reader) }) }
         }

@@ -68,7 +68,7 @@ public final class DatabaseWriter: @unchecked Sendable {
     /// - Throws: What `body` throws (its changes rolled back); ``DatabaseError``
     ///   `SQLITE_BUSY` if another connection holds the write lock past the busy timeout,
     ///   `SQLITE_FULL`, `SQLITE_READONLY`, `SQLITE_IOERR`, or the COMMIT error.
-    public func write<T: Sendable>(savepoint: Bool = true, _ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+    public nonisolated(nonsending) func write<T: Sendable>(savepoint: Bool = true, _ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
             submit(savepoint: savepoint, body) { continuation.resume(with: $0) }
         }

@@ -67,7 +67,7 @@ struct TestWorld {
     }
 
     func setSettings(_ change: (inout StoreSettings) -> Void) async throws {
-        var settings = await store.settings
+        var settings = store.settings
         change(&settings)
         try await store.update(settings)
     }
