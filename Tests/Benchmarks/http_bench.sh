@@ -1,23 +1,29 @@
 #!/usr/bin/env bash
 # HTTP benchmark: the release build of `tipjar serve` beside nginx serving the same bytes,
-# measured in the same run with `wrk -t1 -c50 -d10s --latency` on 127.0.0.1.
+# measured in the same run with `wrk -t1 -c50 -d5s --latency` on 127.0.0.1, in rounds.
 #
 #   Tests/Benchmarks/http_bench.sh            # from any folder; builds .build/release/tipjar if missing
 #
-# Environment: TIPJAR_BIN (default <repo>/.build/release/tipjar), BENCH_DURATION (default 10s),
-# BENCH_CONNECTIONS (default 50), BENCH_IDLE (default 1000 idle keep-alive connections for case 4).
+# Environment: TIPJAR_BIN (default <repo>/.build/release/tipjar), BENCH_DURATION (default 5s per measurement),
+# BENCH_ROUNDS (default 3; every case, ours then nginx, once per round), BENCH_CONNECTIONS (default 50),
+# BENCH_IDLE (default 1000 idle keep-alive connections for case 4, measured once after the rounds).
 #
-# Cases: (1) /app.css, ours vs nginx; (2) /installs/{id} (SQLite read + Mustache render) vs nginx
-# serving the saved page; (3) GET /api/installs/{id} vs nginx serving the same JSON bytes;
-# (4) case 1 again while 1,000 idle keep-alive connections are held open (ours and nginx).
-# Prints req/s, p99 for both, ratio ours/nginx, the server's peak RSS (VmHWM) and the targets:
-# static >= 0.5x nginx, install page >= 0.3x, p99 <= 5 ms, RSS <= 100 MiB.
+# Cases: (1) /app.css, ours vs nginx; (2) /installs/{id} of a fresh install vs nginx serving the saved page;
+# (3) GET /api/installs/{id} vs nginx serving the same JSON bytes; (5) /installs/{id} of an install whose timeline
+# is full (its last 50 events: Relaunch/Stop pairs) vs the saved page; (6) GET /api/installs/{id}/offers vs the
+# same JSON bytes; (7) / (the overview) vs the saved page; (4) case 1 again while 1,000 idle keep-alive
+# connections are held open (ours and nginx).
+# Prints, per case, the median over the rounds of req/s for both and of the ratio ours/nginx (with every
+# round's ratio), the worst p99 of ours, the server's peak RSS (VmHWM) and the targets: static >= 0.5x nginx,
+# fresh install page >= 0.3x, install page with a full timeline >= 0.6x (aim 0.8x), offers >= 0.5x,
+# / >= 0.5x, p99 <= 5 ms in every round, peak RSS <= 64 MiB.
 set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(cd "$HERE/../.." && pwd)"
 BIN="${TIPJAR_BIN:-$ROOT/.build/release/tipjar}"
-DURATION="${BENCH_DURATION:-10s}"
+DURATION="${BENCH_DURATION:-5s}"
+ROUNDS="${BENCH_ROUNDS:-3}"
 CONNS="${BENCH_CONNECTIONS:-50}"
 IDLE="${BENCH_IDLE:-1000}"
 
@@ -90,25 +96,36 @@ wait_http "$OUR_PORT" /app.css
 echo "== tipjar serve pid $SERVER_PID on 127.0.0.1:$OUR_PORT ($BIN)"
 
 mkdir -p "$WORK/www/installs" "$WORK/www/api/installs"
-INSTALL_ID="$(python3 - "$OUR_PORT" "$WORK/www" <<'PY'
-import http.client, json, sys
+# Two installs: one fresh, one whose timeline is full (50 events, the most an install keeps). Every page nginx
+# serves is the bytes our server answered for it.
+read -r INSTALL_ID FULL_ID < <(python3 - "$OUR_PORT" "$WORK/www" <<'PY'
+import http.client, json, os, sys
 port, www = int(sys.argv[1]), sys.argv[2]
 c = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
-c.request("POST", "/api/installs", body=json.dumps({"locale": "en", "launch": True, "label": "Benchmark iPhone"}),
-          headers={"Content-Type": "application/json"})
-r = c.getresponse(); body = r.read()
-if r.status != 201:
-    sys.exit("POST /api/installs answered %d: %r" % (r.status, body[:300]))
-iid = json.loads(body)["id"]
-for path, out in [("/installs/" + iid, www + "/installs/" + iid), ("/api/installs/" + iid, www + "/api/installs/" + iid),
-                  ("/app.css", www + "/app.css")]:
-    c.request("GET", path); r = c.getresponse(); data = r.read()
-    if r.status != 200:
-        sys.exit("GET %s answered %d" % (path, r.status))
-    open(out, "wb").write(data)
-print(iid)
+def call(method, path, body=None):
+    c.request(method, path, body=None if body is None else json.dumps(body),
+              headers={"Content-Type": "application/json"} if body is not None else {})
+    r = c.getresponse(); data = r.read()
+    if r.status >= 300:
+        sys.exit("%s %s answered %d: %r" % (method, path, r.status, data[:300]))
+    return data
+ids = []
+for label in ["Benchmark iPhone", "Benchmark iPad"]:
+    ids.append(json.loads(call("POST", "/api/installs", {"locale": "en", "launch": True, "label": label}))["id"])
+iid, full = ids
+call("GET", "/api/installs/%s/offers" % full)  # its first load records its ready state
+for _ in range(30):
+    call("POST", "/api/installs/%s/stop" % full, {})
+    call("POST", "/api/installs/%s/launch" % full, {})
+os.makedirs(www + "/api/installs/" + full, exist_ok=True)
+for path, out in [("/installs/" + iid, "/installs/" + iid), ("/api/installs/" + iid, "/api/installs/" + iid),
+                  ("/app.css", "/app.css"), ("/installs/" + full, "/installs/" + full),
+                  ("/api/installs/%s/offers" % full, "/api/installs/%s/offers" % full), ("/", "/index.html")]:
+    open(www + out, "wb").write(call("GET", path))
+print(iid, full)
 PY
-)"
+)
+[ -n "$FULL_ID" ] || { echo "FAIL: could not create the benchmark installs"; tail -20 "$WORK/server.log"; exit 1; }
 chmod -R a+rX "$WORK/www"
 # nginx must serve exactly the bytes of Public/app.css (the same file our server reads).
 if ! cmp -s "$WORK/www/app.css" "$ROOT/Public/app.css"; then
@@ -116,6 +133,7 @@ if ! cmp -s "$WORK/www/app.css" "$ROOT/Public/app.css"; then
     cp "$ROOT/Public/app.css" "$WORK/www/app.css"
 fi
 echo "== install $INSTALL_ID: page $(wc -c <"$WORK/www/installs/$INSTALL_ID") B, json $(wc -c <"$WORK/www/api/installs/$INSTALL_ID") B, app.css $(wc -c <"$WORK/www/app.css") B"
+echo "== install $FULL_ID (full timeline): page $(wc -c <"$WORK/www/installs/$FULL_ID") B, offers $(wc -c <"$WORK/www/api/installs/$FULL_ID/offers") B; / $(wc -c <"$WORK/www/index.html") B"
 
 # ---------------------------------------------------------------- nginx
 NGINX_PORT="$(free_port)"
@@ -140,11 +158,13 @@ http {
     fastcgi_temp_path $WORK/nginx/tmp/fastcgi;
     uwsgi_temp_path $WORK/nginx/tmp/uwsgi;
     scgi_temp_path $WORK/nginx/tmp/scgi;
-    types { text/css css; }
+    types { text/css css; text/html html; }
     server {
         listen 127.0.0.1:$NGINX_PORT;
         root $WORK/www;
         location = /app.css { }
+        location = / { index index.html; }
+        location = /index.html { default_type "text/html; charset=utf-8"; }
         location /installs/ { default_type "text/html; charset=utf-8"; }
         location /api/ { default_type "application/json; charset=utf-8"; }
     }
@@ -179,10 +199,14 @@ run_wrk() { # label port path -> prints parsed figures, keeps raw output
     parse_wrk "$out"
 }
 
-declare -A RPS P99 ERR
-measure() { # key port path
-    read -r "RPS[$1]" "P99[$1]" "ERR[$1]" < <(run_wrk "$1" "$2" "$3")
-    printf '   %-16s %10.0f req/s  p99 %7.2f ms  errors %s\n' "$1" "${RPS[$1]}" "${P99[$1]}" "${ERR[$1]}"
+RESULTS="$WORK/results.txt"
+: >"$RESULTS"
+measure() { # round case side port path
+    local figures
+    figures="$(run_wrk "$2-$3-$1" "$4" "$5")"
+    echo "$1 $2 $3 $figures" >>"$RESULTS"
+    read -r rps p99 errors <<<"$figures"
+    printf '   %-6s %-6s %10.0f req/s  p99 %7.2f ms  errors %s\n' "$2" "$3" "$rps" "$p99" "$errors"
 }
 
 hold_idle() { # port -> starts holder in background; waits until all are connected
@@ -200,25 +224,35 @@ release_idle() {
 }
 
 echo "== warm-up"
-wrk -t1 -c"$CONNS" -d2s "http://127.0.0.1:$OUR_PORT/installs/$INSTALL_ID" >/dev/null 2>&1 || true
-wrk -t1 -c"$CONNS" -d2s "http://127.0.0.1:$NGINX_PORT/app.css" >/dev/null 2>&1 || true
+for path in "/installs/$INSTALL_ID" "/installs/$FULL_ID" "/api/installs/$FULL_ID/offers" /; do
+    wrk -t1 -c"$CONNS" -d1s "http://127.0.0.1:$OUR_PORT$path" >/dev/null 2>&1 || true
+done
+wrk -t1 -c"$CONNS" -d1s "http://127.0.0.1:$NGINX_PORT/app.css" >/dev/null 2>&1 || true
 
-echo "== case 1: static /app.css"
-measure ours1 "$OUR_PORT" /app.css
-measure nginx1 "$NGINX_PORT" /app.css
-echo "== case 2: /installs/$INSTALL_ID (ours: SQLite + Mustache; nginx: saved page)"
-measure ours2 "$OUR_PORT" "/installs/$INSTALL_ID"
-measure nginx2 "$NGINX_PORT" "/installs/$INSTALL_ID"
-echo "== case 3: GET /api/installs/$INSTALL_ID (nginx: the same JSON bytes as a static file)"
-measure ours3 "$OUR_PORT" "/api/installs/$INSTALL_ID"
-measure nginx3 "$NGINX_PORT" "/api/installs/$INSTALL_ID"
+# case number, our path, nginx path (the same bytes)
+CASES=(
+    "1 /app.css /app.css"
+    "2 /installs/$INSTALL_ID /installs/$INSTALL_ID"
+    "3 /api/installs/$INSTALL_ID /api/installs/$INSTALL_ID"
+    "5 /installs/$FULL_ID /installs/$FULL_ID"
+    "6 /api/installs/$FULL_ID/offers /api/installs/$FULL_ID/offers"
+    "7 / /"
+)
+for round in $(seq "$ROUNDS"); do
+    echo "== round $round of $ROUNDS"
+    for entry in "${CASES[@]}"; do
+        read -r number ours theirs <<<"$entry"
+        measure "$round" "$number" ours "$OUR_PORT" "$ours"
+        measure "$round" "$number" nginx "$NGINX_PORT" "$theirs"
+    done
+done
 echo "== case 4: /app.css while $IDLE idle keep-alive connections are open"
 hold_idle "$OUR_PORT"
-measure ours4 "$OUR_PORT" /app.css
+measure 1 4 ours "$OUR_PORT" /app.css
 release_idle
 cat "$WORK/idle-$OUR_PORT.txt" 2>/dev/null || true
 hold_idle "$NGINX_PORT"
-measure nginx4 "$NGINX_PORT" /app.css
+measure 1 4 nginx "$NGINX_PORT" /app.css
 release_idle
 cat "$WORK/idle-$NGINX_PORT.txt" 2>/dev/null || true
 
@@ -227,39 +261,45 @@ NGINX_WORKER_RSS="$(for p in $(pgrep -P "$NGINX_PID" 2>/dev/null); do awk '/VmHW
 kill -0 "$SERVER_PID" 2>/dev/null || { echo "FAIL: tipjar serve exited during the benchmark"; tail -20 "$WORK/server.log"; exit 1; }
 
 # ---------------------------------------------------------------- report
-python3 - "$RSS_KB" "${NGINX_WORKER_RSS:-0}" "$DURATION" "$CONNS" "$IDLE" \
-    "${RPS[ours1]}" "${P99[ours1]}" "${ERR[ours1]}" "${RPS[nginx1]}" "${P99[nginx1]}" "${ERR[nginx1]}" \
-    "${RPS[ours2]}" "${P99[ours2]}" "${ERR[ours2]}" "${RPS[nginx2]}" "${P99[nginx2]}" "${ERR[nginx2]}" \
-    "${RPS[ours3]}" "${P99[ours3]}" "${ERR[ours3]}" "${RPS[nginx3]}" "${P99[nginx3]}" "${ERR[nginx3]}" \
-    "${RPS[ours4]}" "${P99[ours4]}" "${ERR[ours4]}" "${RPS[nginx4]}" "${P99[nginx4]}" "${ERR[nginx4]}" <<'PY'
-import sys
-a = sys.argv[1:]
-rss_kb, nginx_rss_kb, duration, conns, idle = int(a[0]), int(a[1] or 0), a[2], a[3], a[4]
-vals = a[5:]
-names = ["1 static /app.css", "2 install page", "3 GET /api/installs/{id}", "4 /app.css + %s idle" % idle]
-targets = {0: 0.5, 1: 0.3, 3: 0.5}
+python3 - "$RESULTS" "$RSS_KB" "${NGINX_WORKER_RSS:-0}" "$DURATION" "$CONNS" "$IDLE" "$ROUNDS" <<'PY'
+import statistics, sys
+path, rss_kb, nginx_rss_kb, duration, conns, idle, rounds = sys.argv[1], int(sys.argv[2]), int(sys.argv[3] or 0), *sys.argv[4:]
+runs = {}
+for line in open(path):
+    rnd, case, side, rps, p99, errors = line.split()
+    runs.setdefault(case, {}).setdefault(side, {})[int(rnd)] = (float(rps), float(p99), int(errors))
+names = {"1": "1 static /app.css", "2": "2 install page, fresh", "3": "3 GET /api/installs/{id}",
+         "5": "5 install page, full timeline", "6": "6 GET .../offers", "7": "7 / (overview)", "4": "4 /app.css + %s idle" % idle}
+targets = {"1": 0.5, "2": 0.3, "5": 0.6, "6": 0.5, "7": 0.5, "4": 0.5}
 print()
-print("HTTP benchmark: wrk -t1 -c%s -d%s --latency, 127.0.0.1, release build" % (conns, duration))
-print("%-28s %12s %10s %12s %10s %8s %s" % ("case", "ours req/s", "ours p99", "nginx req/s", "nginx p99", "ratio", "target"))
+print("HTTP benchmark: wrk -t1 -c%s -d%s --latency, 127.0.0.1, release build, median of %s rounds (case 4: one)" % (conns, duration, rounds))
+print("%-30s %11s %9s %11s %8s %s" % ("case", "ours req/s", "ours p99", "nginx req/s", "ratio", "rounds' ratios; target"))
 failed = []
-for i, name in enumerate(names):
-    o_rps, o_p99, o_err, n_rps, n_p99, n_err = vals[i * 6:(i + 1) * 6]
-    o_rps, n_rps, o_p99, n_p99 = float(o_rps), float(n_rps), float(o_p99), float(n_p99)
-    ratio = o_rps / n_rps if n_rps else 0.0
+for case in ["1", "2", "3", "5", "6", "7", "4"]:
+    ours, nginx = runs.get(case, {}).get("ours", {}), runs.get(case, {}).get("nginx", {})
+    common = sorted(set(ours) & set(nginx))
+    if not common:
+        failed.append("%s: not measured" % names[case]); continue
+    ratios = [ours[r][0] / nginx[r][0] if nginx[r][0] else 0.0 for r in common]
+    ratio = statistics.median(ratios)
+    o_rps = statistics.median(ours[r][0] for r in common)
+    n_rps = statistics.median(nginx[r][0] for r in common)
+    worst_p99 = max(ours[r][1] for r in common)
+    o_err = sum(ours[r][2] for r in common)
     notes = []
-    if i in targets:
-        ok = ratio >= targets[i]
-        notes.append("ratio>=%.1f %s" % (targets[i], "ok" if ok else "MISSED"))
-        if not ok: failed.append("%s ratio %.2f < %.1f" % (name, ratio, targets[i]))
-    ok = o_p99 <= 5.0
+    if case in targets:
+        ok = ratio >= targets[case]
+        notes.append("ratio>=%.1f %s%s" % (targets[case], "ok" if ok else "MISSED", " (aim 0.8)" if case == "5" else ""))
+        if not ok: failed.append("%s ratio %.2f < %.1f" % (names[case], ratio, targets[case]))
+    ok = worst_p99 <= 5.0
     notes.append("p99<=5ms %s" % ("ok" if ok else "MISSED"))
-    if not ok: failed.append("%s p99 %.2f ms > 5 ms" % (name, o_p99))
-    if int(o_err): notes.append("ours errors=%s" % o_err); failed.append("%s: %s errors/non-2xx" % (name, o_err))
-    if int(n_err): notes.append("nginx errors=%s" % n_err)
-    print("%-28s %12.0f %8.2fms %12.0f %8.2fms %7.2fx %s" % (name, o_rps, o_p99, n_rps, n_p99, ratio, ", ".join(notes)))
+    if not ok: failed.append("%s p99 %.2f ms > 5 ms" % (names[case], worst_p99))
+    if o_err: notes.append("ours errors=%d" % o_err); failed.append("%s: %d errors/non-2xx" % (names[case], o_err))
+    print("%-30s %11.0f %7.2fms %11.0f %7.2fx %s; %s" % (names[case], o_rps, worst_p99, n_rps, ratio,
+                                                          "/".join("%.2f" % r for r in ratios), ", ".join(notes)))
 mib = rss_kb / 1024.0
-ok = 0 < mib <= 100
-if not ok: failed.append("peak RSS %.1f MiB > 100 MiB" % mib)
-print("tipjar peak RSS (VmHWM): %.1f MiB (target <= 100 MiB: %s); nginx worker VmHWM %.1f MiB" % (mib, "ok" if ok else "MISSED", nginx_rss_kb / 1024.0))
+ok = 0 < mib <= 64
+if not ok: failed.append("peak RSS %.1f MiB > 64 MiB" % mib)
+print("tipjar peak RSS (VmHWM): %.1f MiB (target <= 64 MiB: %s); nginx worker VmHWM %.1f MiB" % (mib, "ok" if ok else "MISSED", nginx_rss_kb / 1024.0))
 print("targets missed: %s" % ("; ".join(failed) if failed else "none"))
 PY
