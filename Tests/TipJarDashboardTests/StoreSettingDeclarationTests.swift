@@ -67,35 +67,35 @@ struct StoreSettingDeclarationTests {
     }
 
     @Test func everyDeclaredSettingRoundTripsThroughPutAndGetAPIStore() async throws {
-        let server = try await LiveServer()
-        let original = await server.json("GET", "/api/store").body
-        for declaration in StoreSettings.declarations {
-            guard let other = Self.otherValue(declaration) else { Issue.record("\(declaration.key) has one value"); continue }
-            let put = await server.json("PUT", "/api/store", Self.patch(declaration, Self.json(other)))
-            #expect(put.status == 200, "\(declaration.key): \(put.body)")
-            #expect(Self.value(declaration, in: put.object) == other, "\(declaration.key) in the PUT answer")
-            #expect(Self.value(declaration, in: await server.json("GET", "/api/store").object) == other, "\(declaration.key) read back")
-            _ = await server.json("PUT", "/api/store", Self.patch(declaration, Self.json(declaration.defaultValue)))
+        try await withLiveServer { server in
+            let original = await server.json("GET", "/api/store").body
+            for declaration in StoreSettings.declarations {
+                guard let other = Self.otherValue(declaration) else { Issue.record("\(declaration.key) has one value"); continue }
+                let put = await server.json("PUT", "/api/store", Self.patch(declaration, Self.json(other)))
+                #expect(put.status == 200, "\(declaration.key): \(put.body)")
+                #expect(Self.value(declaration, in: put.object) == other, "\(declaration.key) in the PUT answer")
+                #expect(Self.value(declaration, in: await server.json("GET", "/api/store").object) == other, "\(declaration.key) read back")
+                _ = await server.json("PUT", "/api/store", Self.patch(declaration, Self.json(declaration.defaultValue)))
+            }
+            #expect(await server.json("GET", "/api/store").body == original, "putting every default back restores the body")
         }
-        #expect(await server.json("GET", "/api/store").body == original, "putting every default back restores the body")
-        await server.stop()
     }
 
     @Test func aValueOutsideItsDeclarationIsRefusedByPutWithTheRuleAndChangesNothing() async throws {
-        let server = try await LiveServer()
-        let before = await server.json("GET", "/api/store").body
-        for declaration in StoreSettings.declarations {
-            let (bad, message): (String, String) = switch declaration.kind {
-            case .choice(let values, _): ("\"nope\"", "\(declaration.key) must be one of \(values.joined(separator: ", ")).")
-            case .integer(let range, _): ("\(range.upperBound + 1)", "\(declaration.key) must be a whole number from \(range.lowerBound) to \(range.upperBound).")
-            case .flag: ("1", "\(declaration.key) must be true or false.")
+        try await withLiveServer { server in
+            let before = await server.json("GET", "/api/store").body
+            for declaration in StoreSettings.declarations {
+                let (bad, message): (String, String) = switch declaration.kind {
+                case .choice(let values, _): ("\"nope\"", "\(declaration.key) must be one of \(values.joined(separator: ", ")).")
+                case .integer(let range, _): ("\(range.upperBound + 1)", "\(declaration.key) must be a whole number from \(range.lowerBound) to \(range.upperBound).")
+                case .flag: ("1", "\(declaration.key) must be true or false.")
+                }
+                let reply = await server.json("PUT", "/api/store", Self.patch(declaration, bad))
+                #expect(reply.status == 400, "\(declaration.key)")
+                #expect(reply.object["error"] as? String == message, "\(declaration.key)")
             }
-            let reply = await server.json("PUT", "/api/store", Self.patch(declaration, bad))
-            #expect(reply.status == 400, "\(declaration.key)")
-            #expect(reply.object["error"] as? String == message, "\(declaration.key)")
+            #expect(await server.json("GET", "/api/store").body == before)
         }
-        #expect(await server.json("GET", "/api/store").body == before)
-        await server.stop()
     }
 
     /// The messages as the README and scripts know them, written out.
@@ -111,61 +111,61 @@ struct StoreSettingDeclarationTests {
         (#"{"failures":[]}"#, "failures must be an object."),
     ])
     func aBadPutNamesTheFieldAsBefore(_ body: String, _ message: String) async throws {
-        let server = try await LiveServer()
-        let reply = await server.json("PUT", "/api/store", body)
-        #expect(reply.status == 400)
-        #expect(reply.object["error"] as? String == message)
-        await server.stop()
+        try await withLiveServer { server in
+            let reply = await server.json("PUT", "/api/store", body)
+            #expect(reply.status == 400)
+            #expect(reply.object["error"] as? String == message)
+        }
     }
 
     @Test func everyDeclaredSettingRoundTripsThroughTheStoreFormAndItsRow() async throws {
-        let server = try await LiveServer()
-        let session = try await pages.session(server)
-        for declaration in StoreSettings.declarations {
-            guard let other = Self.otherValue(declaration) else { continue }
-            let saved = await pages.post(server, "/store", session, form: Self.form([declaration.formName: other]))
-            #expect(saved.status == 303, "\(declaration.formName): \(saved.body)")
-            let settings = await server.json("GET", "/api/store").object
-            #expect(Self.value(declaration, in: settings) == other, "\(declaration.formName) saved")
-            let page = await server.send("GET", "/store", fields: [("Cookie", session.cookie)]).body
-            let name = declaration.formName
-            let select = Self.segment(of: page, from: #"<select name="\#(name)">"#, to: "</select>")
-            switch (other, declaration.kind) {
-            case (.text(let text), _) where declaration.control == .radios:
-                #expect(page.contains(#"name="\#(name)" value="\#(text)" checked"#), "\(name)")
-            case (.text(let text), _):
-                #expect(select.contains(#"<option value="\#(text)" selected>"#), "\(name)")
-            case (.number(let number), _) where declaration.control == .select:
-                #expect(select.contains(#"<option value="\#(number)" selected>"#), "\(name)")
-            case (.number(let number), .integer(let range, _)):
-                #expect(page.contains(#"name="\#(name)" min="\#(range.lowerBound)" max="\#(range.upperBound)" value="\#(number)""#), "\(name)")
-            case (.flag, _):
-                #expect(page.contains(#"name="\#(name)" value="1" checked"#), "\(name)")
-            default:
-                Issue.record("\(name): no row shows \(other)")
+        try await withLiveServer { server in
+            let session = try await pages.session(server)
+            for declaration in StoreSettings.declarations {
+                guard let other = Self.otherValue(declaration) else { continue }
+                let saved = await pages.post(server, "/store", session, form: Self.form([declaration.formName: other]))
+                #expect(saved.status == 303, "\(declaration.formName): \(saved.body)")
+                let settings = await server.json("GET", "/api/store").object
+                #expect(Self.value(declaration, in: settings) == other, "\(declaration.formName) saved")
+                let page = await server.send("GET", "/store", fields: [("Cookie", session.cookie)]).body
+                let name = declaration.formName
+                let select = Self.segment(of: page, from: #"<select name="\#(name)">"#, to: "</select>")
+                switch (other, declaration.kind) {
+                case (.text(let text), _) where declaration.control == .radios:
+                    #expect(page.contains(#"name="\#(name)" value="\#(text)" checked"#), "\(name)")
+                case (.text(let text), _):
+                    #expect(select.contains(#"<option value="\#(text)" selected>"#), "\(name)")
+                case (.number(let number), _) where declaration.control == .select:
+                    #expect(select.contains(#"<option value="\#(number)" selected>"#), "\(name)")
+                case (.number(let number), .integer(let range, _)):
+                    #expect(page.contains(#"name="\#(name)" min="\#(range.lowerBound)" max="\#(range.upperBound)" value="\#(number)""#), "\(name)")
+                case (.flag, _):
+                    #expect(page.contains(#"name="\#(name)" value="1" checked"#), "\(name)")
+                default:
+                    Issue.record("\(name): no row shows \(other)")
+                }
             }
+            #expect(await pages.post(server, "/store", session, form: Self.form()).status == 303)
         }
-        #expect(await pages.post(server, "/store", session, form: Self.form()).status == 303)
-        await server.stop()
     }
 
     @Test func aBadFormValueIsRefusedNamingTheFieldAndChangesNothing() async throws {
-        let server = try await LiveServer()
-        let session = try await pages.session(server)
-        let before = await server.json("GET", "/api/store").body
-        for declaration in StoreSettings.declarations {
-            let message: String
-            switch declaration.kind {
-            case .choice: message = "\(declaration.formName) has a value that is not allowed."
-            case .integer(let range, _): message = "\(declaration.formName) must be a whole number from \(range.lowerBound) to \(range.upperBound)."
-            case .flag: continue  // a checkbox is ticked by `1` and unticked by anything else, as browsers post it
+        try await withLiveServer { server in
+            let session = try await pages.session(server)
+            let before = await server.json("GET", "/api/store").body
+            for declaration in StoreSettings.declarations {
+                let message: String
+                switch declaration.kind {
+                case .choice: message = "\(declaration.formName) has a value that is not allowed."
+                case .integer(let range, _): message = "\(declaration.formName) must be a whole number from \(range.lowerBound) to \(range.upperBound)."
+                case .flag: continue  // a checkbox is ticked by `1` and unticked by anything else, as browsers post it
+                }
+                let bad: StoreSetting.Value = if case .integer(let range, _) = declaration.kind { .number(range.upperBound + 1) } else { .text("nope") }
+                let reply = await pages.post(server, "/store", session, form: Self.form([declaration.formName: bad]))
+                #expect(reply.status == 400, "\(declaration.formName)")
+                #expect(reply.body.contains(message), "\(declaration.formName): \(message)")
             }
-            let bad: StoreSetting.Value = if case .integer(let range, _) = declaration.kind { .number(range.upperBound + 1) } else { .text("nope") }
-            let reply = await pages.post(server, "/store", session, form: Self.form([declaration.formName: bad]))
-            #expect(reply.status == 400, "\(declaration.formName)")
-            #expect(reply.body.contains(message), "\(declaration.formName): \(message)")
+            #expect(await server.json("GET", "/api/store").body == before)
         }
-        #expect(await server.json("GET", "/api/store").body == before)
-        await server.stop()
     }
 }
