@@ -24,6 +24,9 @@ public struct RuleWorld: Sendable {
     /// The shipped catalog's third tip.
     public static let lunch = "com.example.tipjar.tip.lunch"
 
+    /// The shipped catalog, loaded once for every rule.
+    static let shippedCatalog = Result { try Catalog.shipped() }
+
     /// Opens the store and the service on `storage` (a new, empty one), with `settings` saved when they are not
     /// the defaults.
     public static func make(storage: any TipJarStorage, settings: StoreSettings = .normal) async throws -> RuleWorld {
@@ -35,7 +38,7 @@ public struct RuleWorld: Sendable {
             sleep: { _ in },
             makeInstallID: { "install-\(installs.withLock { $0 += 1; return $0 })" },
             log: { message, metadata in logged.append(message, metadata) })
-        let store = try await SimulatedStore(catalog: try Catalog.shipped(), storage: storage, environment: environment)
+        let store = try await SimulatedStore(catalog: try shippedCatalog.get(), storage: storage, environment: environment)
         if settings != .normal { try await store.update(settings) }
         return RuleWorld(storage: storage, store: store, service: TipJarService(store: store, storage: storage, environment: environment),
                          logged: logged)
