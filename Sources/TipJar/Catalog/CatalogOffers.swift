@@ -1,13 +1,15 @@
 import Foundation
+import Synchronization
 
-/// What a loaded catalog offers in every storefront and locale, computed once when the store opens: each
-/// product as `Product.products(for:)` answers it (name with its fallback, description, `displayPrice` formatted by
-/// Foundation), and the tip jar's tiles in tier order (name, price, emoji, tint). A catalog never changes while it is
-/// loaded, so no load formats a price or searches a localization again.
+/// What a loaded catalog offers in each storefront and locale, computed once and kept: each product as
+/// `Product.products(for:)` answers it (name with its fallback, description, `displayPrice` formatted by Foundation),
+/// and the tip jar's tiles in tier order (name, price, emoji, tint). A catalog never changes while it is loaded, so
+/// no load formats a price or searches a localization a second time.
 ///
-/// Built for every ``AppLocale`` and every storefront of ``Storefront/all``; a storefront outside that list (only a
-/// hand-made one, in a test) is computed when asked for.
-public struct CatalogOffers: Sendable {
+/// The names of every ``AppLocale`` and the listings of the catalog's default storefront, USA and BRA are computed
+/// when the store opens; any other storefront's listing on its first load. (All 175 storefronts at once took about
+/// 200 ms of a debug build's CPU per store opened, which every test server paid.)
+public final class CatalogOffers: Sendable {
     /// One storefront and locale: what the store answers and what the tip jar shows.
     public struct Listing: Sendable, Equatable {
         /// Every product of the catalog, tip or not, in the store's own order (reversed file order; sorting is the
@@ -26,50 +28,58 @@ public struct CatalogOffers: Sendable {
     }
 
     private let catalog: Catalog
-    private let listings: [Key: (storefront: Storefront, listing: Listing)]
+    private let texts: [AppLocale: [(name: String, description: String)]]
+    private let listings: Mutex<[Key: (storefront: Storefront, listing: Listing)]>
     /// The catalog's tip IDs in tier order: what the tip jar asks `Product.products(for:)` for.
     public let tipIDs: [String]
 
-    /// Computes every listing of `catalog`.
+    /// Computes the names of `catalog` and the listings of `storefronts`.
     /// - Parameters:
     ///   - catalog: the loaded catalog.
-    ///   - storefronts: the storefronts to compute; ``Storefront/all`` by default.
-    public init(catalog: Catalog, storefronts: [Storefront] = Storefront.all) {
+    ///   - storefronts: the storefronts computed now; the catalog's default, USA and BRA when `nil`.
+    public init(catalog: Catalog, storefronts: [Storefront]? = nil) {
         self.catalog = catalog
         tipIDs = catalog.tips.map(\.productID)
         // A name depends on the locale only, a price on the storefront only: each is computed once.
-        let texts = Dictionary(uniqueKeysWithValues: AppLocale.allCases.map { locale in
+        texts = Dictionary(uniqueKeysWithValues: AppLocale.allCases.map { locale in
             (locale, catalog.products.map { entry in
                 (name: catalog.displayName(of: entry, locale: locale.identifier),
                  description: catalog.localization(of: entry, locale: locale.identifier)?.description ?? "")
             })
         })
-        var listings: [Key: (storefront: Storefront, listing: Listing)] = [:]
-        for storefront in storefronts where listings[Key(storefront: storefront.countryCode, locale: .en)] == nil {
-            let prices = catalog.products.map { storefront.displayPrice($0.price) }
-            for locale in AppLocale.allCases {
-                let text = texts[locale] ?? []
-                let products = catalog.products.indices.map { index in
-                    Product(id: catalog.products[index].productID, type: catalog.products[index].type, displayName: text[index].name,
-                            description: text[index].description, price: catalog.products[index].price, displayPrice: prices[index])
-                }
-                listings[Key(storefront: storefront.countryCode, locale: locale)] = (storefront, Self.listing(products: products, catalog: catalog))
-            }
+        listings = Mutex([:])
+        for storefront in storefronts ?? [catalog.defaultStorefront, .usa, .bra] {
+            _ = listing(storefront: storefront, locale: .en)
         }
-        self.listings = listings
     }
 
     /// The listing for a storefront and locale.
     /// - Parameters:
     ///   - storefront: the install's storefront.
     ///   - locale: the install's locale.
-    /// - Returns: the precomputed listing; for a storefront outside ``Storefront/all``, one computed now.
+    /// - Returns: the kept listing; on a storefront's first load (every locale of it is computed then, and kept),
+    ///   and for a hand-made storefront whose code names another's, one computed now.
     public func listing(storefront: Storefront, locale: AppLocale) -> Listing {
-        if let found = listings[Key(storefront: storefront.countryCode, locale: locale)], found.storefront == storefront {
-            return found.listing
+        let key = Key(storefront: storefront.countryCode, locale: locale)
+        let kept = listings.withLock { $0[key] }
+        if let kept, kept.storefront == storefront { return kept.listing }
+        // A price depends on the storefront only, a name on the locale only (computed at init).
+        let prices = catalog.products.map { storefront.displayPrice($0.price) }
+        var computed: [Key: Listing] = [:]
+        for locale in AppLocale.allCases {
+            let text = texts[locale] ?? []
+            let products = catalog.products.indices.map { index in
+                Product(id: catalog.products[index].productID, type: catalog.products[index].type, displayName: text[index].name,
+                        description: text[index].description, price: catalog.products[index].price, displayPrice: prices[index])
+            }
+            computed[Key(storefront: storefront.countryCode, locale: locale)] = Self.listing(products: products, catalog: catalog)
         }
-        return Self.listing(products: catalog.products.map { Self.product(for: $0, catalog: catalog, storefront: storefront, locale: locale) },
-                            catalog: catalog)
+        if kept == nil, storefront == Storefront.named(storefront.countryCode) || storefront == catalog.defaultStorefront {
+            listings.withLock { listings in
+                for (key, listing) in computed where listings[key] == nil { listings[key] = (storefront, listing) }
+            }
+        }
+        return computed[key]!
     }
 
     /// The StoreKit `Product` for one catalog entry in one storefront and locale, from the listing.

@@ -155,7 +155,7 @@ public actor TipJarService {
         let state: TipJarState
         do {
             let storefront = Storefront.byCode[install.storefront] ?? Storefront.named(install.storefront) ?? catalog.defaultStorefront
-            // The tiles of a full answer were computed when the store opened; any other answer is sorted here.
+            // The tiles of a full answer are computed once per storefront and locale; any other answer is sorted here.
             let listing = store.offers.listing(storefront: storefront, locale: install.locale)
             let products = try await store.products(for: store.offers.tipIDs, storefront: storefront, locale: install.locale)
             let offers = products == listing.storeTips ? listing.tipOffers : Self.offers(from: products, catalog: catalog)

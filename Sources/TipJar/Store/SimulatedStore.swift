@@ -10,7 +10,7 @@ import Synchronization
 public actor SimulatedStore {
     /// The loaded `.storekit` catalog.
     public nonisolated let catalog: Catalog
-    /// Every product and tile of the catalog per storefront and locale, computed once when the store opens.
+    /// Every product and tile of the catalog per storefront and locale, each computed once and kept.
     public nonisolated let offers: CatalogOffers
     let storage: any TipJarStorage
     private let environment: TipJarEnvironment
@@ -102,7 +102,7 @@ public actor SimulatedStore {
         case .normal, .slow: break
         }
         // The store answers in its own order: reversed file order, so that tier sorting is visible. The products
-        // were resolved for every storefront and locale when the store opened (``offers``).
+        // are resolved once per storefront and locale and kept (``offers``).
         let listing = offers.listing(storefront: storefront, locale: locale)
         if identifiers == offers.tipIDs { return listing.storeTips }
         let wanted = Set(identifiers)

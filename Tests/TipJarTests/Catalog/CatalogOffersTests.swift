@@ -2,9 +2,9 @@ import Foundation
 import Testing
 @testable import TipJar
 
-/// What a loaded catalog offers, computed once per storefront and locale (`CatalogOffers`): the same names (with
+/// What a loaded catalog offers, computed once per storefront and locale and kept (`CatalogOffers`): the same names (with
 /// their fallback), Foundation-formatted prices, tier order, emoji and tint that resolving each load would give.
-@Suite("Offers computed at load")
+@Suite("Offers computed once per storefront and locale")
 struct CatalogOffersTests {
     static let catalogs: [String] = ["v3-three-tiers-pt-BR", "v4-partial-tier-names", "v3-tips-and-subscriptions", "v4-ja-only-names",
                                      "v3-yen-integer-prices", "v4-empty-catalog"]
