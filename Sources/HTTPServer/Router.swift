@@ -129,19 +129,26 @@ public struct Router<Context: RequestContext>: Sendable {
     /// - Returns: `true` when a handler would run.
     public func hasHandler(method: String, path: String) -> Bool {
         let parts = path.split(separator: "/", omittingEmptySubsequences: true)
-        return routes.contains { $0.method == method && Self.match($0.segments, parts) != nil }
+        return routes.contains { $0.method == method && Self.matches($0.segments, parts) }
     }
 
     static func match(_ segments: [Segment], _ parts: [Substring]) -> RouteParameters? {
-        guard segments.count == parts.count else { return nil }
+        guard matches(segments, parts) else { return nil }
         var captured: [(name: String, value: String)] = []
         for (segment, part) in zip(segments, parts) {
-            switch segment {
-            case .literal(let literal): if literal != part { return nil }
-            case .parameter(let name): captured.append((name: name, value: String(part)))
-            }
+            if case .parameter(let name) = segment { captured.append((name: name, value: String(part))) }
         }
         return RouteParameters(captured)
+    }
+
+    /// Whether `parts` fit `segments`, without capturing: most routes fail on a literal, and the check
+    /// then allocates nothing (it runs for every route on every request, twice for an unsafe method).
+    static func matches(_ segments: [Segment], _ parts: [Substring]) -> Bool {
+        guard segments.count == parts.count else { return false }
+        for (segment, part) in zip(segments, parts) {
+            if case .literal(let literal) = segment, literal != part { return false }
+        }
+        return true
     }
 
     /// A response with an `Allow` field listing `methods` (plus HEAD when GET is present, and OPTIONS).

@@ -105,10 +105,10 @@ extension Routes {
             return JSONBody.response(rows.map(APIModels.DeliveryBody.init))
         }
         router.get("/api/store") { request, context in
-            JSONBody.response(APIModels.StoreBody(await service.store.settings))
+            JSONBody.response(APIModels.StoreBody(service.store.settings))
         }
         router.put("/api/store") { request, context in
-            let updated = try StorePatch.apply(request.body, to: await service.store.settings)
+            let updated = try StorePatch.apply(request.body, to: service.store.settings)
             try await service.updateStore(updated)
             return JSONBody.response(APIModels.StoreBody(updated))
         }

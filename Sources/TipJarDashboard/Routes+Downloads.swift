@@ -22,7 +22,7 @@ extension Routes {
                 if let stored = try await storage.transaction(withID: transactionID), stored.installID != id { foreign.insert(transactionID) }
             }
             let recorder = ScenarioRecorder(install: install, events: events, ledger: ledger,
-                                            currentSettings: await service.store.settings, foreignTransactions: foreign)
+                                            currentSettings: service.store.settings, foreignTransactions: foreign)
             do {
                 var response = HTTPResponse(status: .ok, body: JSONBody.inert(Data(try recorder.scenario().fileText.utf8)))
                 response.fields["Content-Type"] = "application/json; charset=utf-8"

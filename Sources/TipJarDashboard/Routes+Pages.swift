@@ -66,7 +66,7 @@ extension Routes {
     func isStorable(installID: String, loads: Bool) async -> Bool {
         guard await !service.isPurchaseOpen(installID: installID) else { return false }
         guard loads else { return true }
-        let settings = await service.store.settings
+        let settings = service.store.settings
         return !(settings.catalog == .slow && settings.latencyMs > 0)
     }
 
@@ -75,7 +75,7 @@ extension Routes {
         let overview = try await storage.overview()
         data["overview"] = ["installs": .int(overview.installs), "tips": .int(overview.tips), "hearts": .int(overview.hearts),
                             "isEmpty": .bool(overview.installs == 0)]
-        data["settings"] = ViewModels.settings(await service.store.settings)
+        data["settings"] = ViewModels.settings(service.store.settings)
         data["events"] = .array(service.timeline.events(installID: nil, limit: 20).map(ViewModels.event))
         return try html("pages/overview", data)
     }
@@ -132,14 +132,14 @@ extension Routes {
             ledger: ledger, events: service.timeline.events(installID: installID, limit: 30),
             csrfToken: csrfToken, catalogName: catalogName, textSize: request.queryValue("textSize"),
             feedback: Feedback.fromQuery(request, locale: install.locale),
-            skipPurchaseSheet: await service.store.settings.skipPurchaseSheet, sheet: await service.purchaseSheet(installID: installID))
+            skipPurchaseSheet: service.store.settings.skipPurchaseSheet, sheet: await service.purchaseSheet(installID: installID))
         return try html("pages/install", data)
     }
 
     /// What `fragments/tipjar` needs about the tip jar itself.
     func tipJarData(_ context: DashboardContext, install: Install, state: TipJarState, csrfToken: String? = nil) async throws -> TemplateData {
         ViewModels.tipJar(install: install, state: state, isPurchaseOpen: await service.isPurchaseOpen(installID: install.id),
-                          csrfToken: csrfToken ?? self.csrfToken(context), skipPurchaseSheet: await service.store.settings.skipPurchaseSheet)
+                          csrfToken: csrfToken ?? self.csrfToken(context), skipPurchaseSheet: service.store.settings.skipPurchaseSheet)
     }
 
     /// ``liveHTML(install:feedback:)`` as a response.
@@ -149,7 +149,7 @@ extension Routes {
 
     func storePage(_ request: HTTPRequest, _ context: DashboardContext, csrfToken: String) async throws -> HTTPResponse {
         let store = service.store
-        let settings = await store.settings
+        let settings = store.settings
         var mismatch: (asked: [String], held: [String])?
         if settings.catalog == .mismatch { mismatch = (service.catalog.tips.map(\.productID), await store.storeProductIDs) }
         let page = StorePageModel(

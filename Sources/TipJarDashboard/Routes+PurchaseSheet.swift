@@ -43,7 +43,7 @@ extension Routes {
 
     /// A tap on a tile: the sheet, or (with `skipPurchaseSheet`) the purchase itself.
     func openSheet(_ request: HTTPRequest, _ context: DashboardContext, installID: String) async throws -> HTTPResponse {
-        guard await !service.store.settings.skipPurchaseSheet else { return try await purchase(context, installID: installID) }
+        guard !service.store.settings.skipPurchaseSheet else { return try await purchase(context, installID: installID) }
         let sheet = try await service.openPurchaseSheet(productID: context.form["productID"] ?? "", installID: installID)
         guard context.wantsFragment else {
             let size = Self.textSizeQuery(context)

@@ -29,7 +29,7 @@ extension Routes {
                 throw RequestError(status: .conflict, message: "Another scenario is running on this server; run this one when it has ended.")
             }
             defer { ownServer.endRun() }
-            let before = await service.store.settings
+            let before = service.store.settings
             let client = ScenarioHTTPClient(host: address.host, port: address.port, bearerToken: adminToken)
             let result = await ScenarioRunner(client: client, output: { _ in }).run(scenario, file: download.file)
             try await service.updateStore(before)
