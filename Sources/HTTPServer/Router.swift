@@ -16,10 +16,7 @@ public struct Router<Context: RequestContext>: Sendable {
     /// A route handler: gets the request and its context, the captured parameters in ``RequestContext/parameters``.
     public typealias Handler = @Sendable (HTTPRequest, Context) async throws -> HTTPResponse
 
-    enum Segment: Sendable, Equatable {
-        case literal(String)
-        case parameter(String)
-    }
+    typealias Segment = RouteSegment
 
     struct Route: Sendable {
         let method: String
@@ -86,7 +83,7 @@ public struct Router<Context: RequestContext>: Sendable {
         var methods = Set<String>()
         var getMatch: (Route, RouteParameters)?
         for route in routes {
-            guard let parameters = Self.match(route.segments, parts) else { continue }
+            guard let parameters = RouteSegment.match(route.segments, parts) else { continue }
             if route.method == request.method { return try await Self.run(route, request, context, parameters) }
             if route.method == "GET" { getMatch = (route, parameters) }
             methods.insert(route.method)
@@ -129,26 +126,7 @@ public struct Router<Context: RequestContext>: Sendable {
     /// - Returns: `true` when a handler would run.
     public func hasHandler(method: String, path: String) -> Bool {
         let parts = path.split(separator: "/", omittingEmptySubsequences: true)
-        return routes.contains { $0.method == method && Self.matches($0.segments, parts) }
-    }
-
-    static func match(_ segments: [Segment], _ parts: [Substring]) -> RouteParameters? {
-        guard matches(segments, parts) else { return nil }
-        var captured: [(name: String, value: String)] = []
-        for (segment, part) in zip(segments, parts) {
-            if case .parameter(let name) = segment { captured.append((name: name, value: String(part))) }
-        }
-        return RouteParameters(captured)
-    }
-
-    /// Whether `parts` fit `segments`, without capturing: most routes fail on a literal, and the check
-    /// then allocates nothing (it runs for every route on every request, twice for an unsafe method).
-    static func matches(_ segments: [Segment], _ parts: [Substring]) -> Bool {
-        guard segments.count == parts.count else { return false }
-        for (segment, part) in zip(segments, parts) {
-            if case .literal(let literal) = segment, literal != part { return false }
-        }
-        return true
+        return routes.contains { $0.method == method && RouteSegment.matches($0.segments, parts) }
     }
 
     /// A response with an `Allow` field listing `methods` (plus HEAD when GET is present, and OPTIONS).
@@ -174,3 +152,31 @@ extension Router: HTTPResponder where Context == BasicRequestContext {
 
 /// ``Router/standardMethods``, stored once (a generic type cannot hold a static stored property).
 let standardHTTPMethods: Set<String> = ["GET", "HEAD", "POST", "PUT", "DELETE", "CONNECT", "OPTIONS", "TRACE", "PATCH"]
+
+/// A segment of a route pattern: a literal, or a `:name` parameter that captures. Not nested in the
+/// generic ``Router``, so matching runs specialized code (as a member of `Router<Context>` it looked up
+/// generic metadata for every route on every request: 12 % of a `GET /api/installs/{id}` in `perf`).
+enum RouteSegment: Sendable, Equatable {
+    case literal(String)
+    case parameter(String)
+
+    /// The parameters `parts` capture, or `nil` when they do not fit `segments`.
+    static func match(_ segments: [RouteSegment], _ parts: [Substring]) -> RouteParameters? {
+        guard matches(segments, parts) else { return nil }
+        var captured: [(name: String, value: String)] = []
+        for index in segments.indices {
+            if case .parameter(let name) = segments[index] { captured.append((name: name, value: String(parts[index]))) }
+        }
+        return RouteParameters(captured)
+    }
+
+    /// Whether `parts` fit `segments`, without capturing: most routes fail on a literal, and the check
+    /// then allocates nothing (it runs for every route on every request, twice for an unsafe method).
+    static func matches(_ segments: [RouteSegment], _ parts: [Substring]) -> Bool {
+        guard segments.count == parts.count else { return false }
+        for index in segments.indices {
+            if case .literal(let literal) = segments[index], literal != parts[index] { return false }
+        }
+        return true
+    }
+}
