@@ -40,6 +40,9 @@ public struct DatabaseConfiguration: Sendable {
     /// then fails with the same ``DatabaseError``, `SQLITE_READONLY_DBMOVED`, naming the file).
     /// Default `nil`.
     public var onFault: (@Sendable (DatabaseError) -> Void)?
+    /// The WAL size, in pages, past which the checkpointer copies the WAL into the database
+    /// (``DatabaseCheckpointer``). Default 4,000 (16 MiB with SQLite's 4 KiB pages).
+    public var checkpointPages: Int32 = 4_000
 
     /// Creates a configuration.
     /// - Parameters:
