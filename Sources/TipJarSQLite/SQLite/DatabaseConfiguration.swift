@@ -41,8 +41,8 @@ public struct DatabaseConfiguration: Sendable {
     /// Default `nil`.
     public var onFault: (@Sendable (DatabaseError) -> Void)?
     /// The WAL size, in pages, past which the checkpointer copies the WAL into the database
-    /// (``DatabaseCheckpointer``). Default 4,000 (16 MiB with SQLite's 4 KiB pages).
-    public var checkpointPages: Int32 = 4_000
+    /// (``DatabaseCheckpointer``). Default 1,000, the threshold of SQLite's own automatic checkpoint.
+    public var checkpointPages: Int32 = 1_000
 
     /// Creates a configuration.
     /// - Parameters:
