@@ -137,7 +137,7 @@ extension SQLiteTipJarStorage {
     public nonisolated(nonsending) func issue(_ stored: StoredTransaction, thenRecord delivery: Delivery) async throws -> (outcome: RecordOutcome, hearts: Int) {
         var recordedRow = stored
         recordedRow.isFinished = stored.isFinished || (delivery.finished && delivery.transactionID == stored.transaction.id)
-        let (asIssued, asRecorded, finishedOnInsert) = (Self.insertArguments(stored), Self.insertArguments(recordedRow), recordedRow.isFinished)
+        let (asRecorded, finishedOnInsert) = (Self.insertArguments(recordedRow), recordedRow.isFinished)
         let recorded = try await queue.write(savepoint: false) { db -> Result<(outcome: RecordOutcome, hearts: Int), any Error> in
             do {
                 return .success(try db.inSavepoint { () throws -> (outcome: RecordOutcome, hearts: Int) in
@@ -146,7 +146,7 @@ extension SQLiteTipJarStorage {
                 })
             } catch {
                 guard db.isInsideTransaction else { throw error } // SQLite rolled back the whole transaction
-                try db.execute(sql: Self.insertTransactionSQL, arguments: asIssued)
+                try db.execute(sql: Self.insertTransactionSQL, arguments: Self.insertArguments(stored))
                 return .failure(error)
             }
         }
