@@ -32,18 +32,6 @@ struct DatabaseCheckpointerTests {
         }
     }
 
-    /// Waits, with a deadline, until `condition` holds.
-    func waitUntil(_ condition: () -> Bool, sourceLocation: SourceLocation = #_sourceLocation) {
-        let deadline = ContinuousClock.now + .seconds(10)
-        while !condition() {
-            guard ContinuousClock.now < deadline else {
-                Issue.record("condition not met within 10 s", sourceLocation: sourceLocation)
-                return
-            }
-            usleep(1_000)
-        }
-    }
-
     @Test("A commit never runs SQLite's automatic checkpoint: below the threshold the WAL keeps every frame")
     func commitsDoNotCheckpoint() throws {
         let folder = try SQLiteTemporaryFolder()
