@@ -79,7 +79,7 @@ public struct Router<Context: RequestContext>: Sendable {
             return Self.allowResponse(.noContent, methods: allowed)
         }
         guard implements(method: request.method) else { return .status(.notImplemented) }
-        let parts = request.path.split(separator: "/", omittingEmptySubsequences: true)
+        let parts = RouteSegment.parts(of: request.path)
         var methods = Set<String>()
         var getMatch: (Route, RouteParameters)?
         for route in routes {
@@ -125,7 +125,7 @@ public struct Router<Context: RequestContext>: Sendable {
     ///   - path: the request path.
     /// - Returns: `true` when a handler would run.
     public func hasHandler(method: String, path: String) -> Bool {
-        let parts = path.split(separator: "/", omittingEmptySubsequences: true)
+        let parts = RouteSegment.parts(of: path)
         return routes.contains { $0.method == method && RouteSegment.matches($0.segments, parts) }
     }
 
@@ -168,6 +168,26 @@ enum RouteSegment: Sendable, Equatable {
             if case .parameter(let name) = segments[index] { captured.append((name: name, value: String(parts[index]))) }
         }
         return RouteParameters(captured)
+    }
+
+    /// A path's non-empty segments between `/`s (RFC 3986 §3.3). Cut on the UTF-8 bytes: `/` is one byte that
+    /// never occurs inside another character's encoding, so this gives `split(separator: "/")`'s segments
+    /// without its grapheme-by-grapheme walk (the split was 4 % of a purchase request's CPU in `perf`), except
+    /// that a `/` followed by a combining mark still separates (for `Character`s it is part of one grapheme).
+    static func parts(of path: String) -> [Substring] {
+        var parts: [Substring] = []
+        let utf8 = path.utf8
+        var start = utf8.startIndex
+        var index = start
+        while index != utf8.endIndex {
+            if utf8[index] == UInt8(ascii: "/") {
+                if start != index { parts.append(path[start..<index]) }
+                start = utf8.index(after: index)
+            }
+            index = utf8.index(after: index)
+        }
+        if start != utf8.endIndex { parts.append(path[start..<utf8.endIndex]) }
+        return parts
     }
 
     /// Whether `parts` fit `segments`, without capturing: most routes fail on a literal, and the check

@@ -30,7 +30,9 @@ extension Routes {
             return JSONBody.response(Page(installs: page.installs.map(APIModels.InstallBody.init), hasMore: page.hasMore))
         }
         router.get("/api/installs/:id") { request, context in
-            JSONBody.response(APIModels.InstallBody(try await service.install(try context.installID())))
+            let id = try context.installID()
+            // A read, sent again from stored bytes while nothing it shows changes (``PageCache``), as the install page is.
+            return try await pageCache.page(request, csrfToken: "") { _ in JSONBody.response(APIModels.InstallBody(try await service.install(id))) }
         }
         router.put("/api/installs/:id/label") { request, context in
             let body = try JSONBody.decode(APIModels.LabelBody.self, from: request)
@@ -98,11 +100,13 @@ extension Routes {
         }
         router.get("/api/installs/:id/ledger") { request, context in
             let id = try context.installID()
-            _ = try await service.install(id)
             let format = try ExportFormat(request)
-            let rows = try await storage.ledger(installID: id, limit: 10_000)
-            if let format { return ledgerExport(rows, installID: id, format: format) }
-            return JSONBody.response(rows.map(APIModels.DeliveryBody.init))
+            return try await pageCache.page(request, csrfToken: "") { _ in
+                _ = try await service.install(id)
+                let rows = try await storage.ledger(installID: id, limit: 10_000)
+                if let format { return ledgerExport(rows, installID: id, format: format) }
+                return JSONBody.response(rows.map(APIModels.DeliveryBody.init))
+            }
         }
         router.get("/api/store") { request, context in
             JSONBody.response(APIModels.StoreBody(service.store.settings))

@@ -123,30 +123,39 @@ extension SQLiteTipJarStorage {
         try await queue.write { db in try Self.record(delivery, in: db) }
     }
 
-    /// `TipJarStorage.issue(_:thenRecord:)`: one write, so one wait for the disk: the store's
-    /// `INSERT INTO transactions`, then the record in a SAVEPOINT of its own
-    /// (<https://www.sqlite.org/lang_savepoint.html>). The insert is one statement, which SQLite backs out
-    /// alone when it fails (<https://www.sqlite.org/lang_conflict.html>): then the write throws and keeps
-    /// nothing. A record that fails rolls back to its savepoint and the insert still commits, so the
-    /// transaction stays charged, unfinished and unrecorded; its error is thrown after that `COMMIT`. An error
-    /// that made SQLite roll back the whole transaction (`SQLITE_FULL`, `SQLITE_IOERR`) undoes both.
+    /// `TipJarStorage.issue(_:thenRecord:)`: one write, so one wait for the disk. In a SAVEPOINT
+    /// (<https://www.sqlite.org/lang_savepoint.html>), the store's `INSERT INTO transactions`, with the row
+    /// already as the record leaves it (finished when the delivery finishes it, so no `UPDATE` of the row
+    /// follows and the index of unfinished transactions is not touched twice), then the record. A record that
+    /// fails rolls back to the savepoint and the transaction is inserted again as issued, so it stays
+    /// charged, unfinished and unrecorded; the record's error is thrown after that `COMMIT`. That second
+    /// insert is one statement, which SQLite backs out alone when it fails
+    /// (<https://www.sqlite.org/lang_conflict.html>): then (a duplicate ID, a full disk) the write throws and
+    /// keeps nothing. An error that made SQLite roll back the whole transaction (`SQLITE_FULL`,
+    /// `SQLITE_IOERR`) undoes everything.
     /// - Throws: `DatabaseError`: the insert's (a duplicate ID, busy, full), or the record's.
     public nonisolated(nonsending) func issue(_ stored: StoredTransaction, thenRecord delivery: Delivery) async throws -> (outcome: RecordOutcome, hearts: Int) {
-        let arguments = Self.insertArguments(stored)
+        var recordedRow = stored
+        recordedRow.isFinished = stored.isFinished || (delivery.finished && delivery.transactionID == stored.transaction.id)
+        let (asRecorded, finishedOnInsert) = (Self.insertArguments(recordedRow), recordedRow.isFinished)
         let recorded = try await queue.write(savepoint: false) { db -> Result<(outcome: RecordOutcome, hearts: Int), any Error> in
-            try db.execute(sql: Self.insertTransactionSQL, arguments: arguments)
             do {
-                return .success(try db.inSavepoint { try Self.record(delivery, in: db) })
+                return .success(try db.inSavepoint { () throws -> (outcome: RecordOutcome, hearts: Int) in
+                    try db.execute(sql: Self.insertTransactionSQL, arguments: asRecorded)
+                    return try Self.record(delivery, in: db, finishedOnInsert: finishedOnInsert)
+                })
             } catch {
-                guard db.isInsideTransaction else { throw error } // SQLite rolled back the insert too
+                guard db.isInsideTransaction else { throw error } // SQLite rolled back the whole transaction
+                try db.execute(sql: Self.insertTransactionSQL, arguments: Self.insertArguments(stored))
                 return .failure(error)
             }
         }
         return try recorded.get()
     }
 
-    /// The record's statements, inside the caller's write transaction (the write lock is held).
-    static func record(_ delivery: Delivery, in db: Database) throws -> (outcome: RecordOutcome, hearts: Int) {
+    /// The record's statements, inside the caller's write transaction (the write lock is held);
+    /// `finishedOnInsert`: the transaction's row was inserted finished in this transaction, so it needs no update.
+    static func record(_ delivery: Delivery, in db: Database, finishedOnInsert: Bool = false) throws -> (outcome: RecordOutcome, hearts: Int) {
         var outcome = delivery.outcome
         let transactionID = Int64(bitPattern: delivery.transactionID)
         // Read, then write only a change: the write lock is held, so nothing moves in between.
@@ -167,7 +176,7 @@ extension SQLiteTipJarStorage {
             VALUES (?, ?, ?, ?, ?, ?, ?, ?)
             """, arguments: [delivery.installID, transactionID, delivery.productID, delivery.path.rawValue, outcome.rawValue,
                              delivery.finished, Self.milliseconds(delivery.at), delivery.note?.rawValue])
-        if delivery.finished {
+        if delivery.finished, !finishedOnInsert {
             try db.execute(sql: "UPDATE transactions SET is_finished = 1 WHERE id = ?", arguments: [transactionID])
         }
         return (outcome, hearts)

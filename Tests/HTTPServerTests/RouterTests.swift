@@ -43,4 +43,14 @@ struct RouterTests {
         router.fallback = ClosureResponder { _ in .text("fallback") }
         #expect(await router.respond(to: HTTPRequest(method: "GET", target: "/x")).body == Array("fallback".utf8))
     }
+
+    @Test("A path is cut into the segments split(separator: \"/\") gives, empty ones dropped, whatever its characters")
+    func pathSegmentsMatchSplit() {
+        for path in ["/", "", "/installs", "/installs/", "//installs//42/", "/api/installs/0f3c/purchases", "/café/e\u{301}/😀",
+                     "/a/b/c/d/e/f", "relative/path", "/%2F/x", "///"] {
+            #expect(RouteSegment.parts(of: path) == path.split(separator: "/", omittingEmptySubsequences: true), "\(path)")
+        }
+        // RFC 3986 §3.3: every "/" separates, even one a combining mark makes part of a grapheme.
+        #expect(RouteSegment.parts(of: "/a/\u{301}b") == ["a", "\u{301}b"])
+    }
 }

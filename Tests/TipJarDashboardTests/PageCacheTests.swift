@@ -98,7 +98,8 @@ extension PageTests {
             let id = try await createInstall(server, session, label: "Ana")
             let cache = server.dashboard.pageCache
             let cookie = [("Cookie", session.cookie)]
-            let paths = ["/installs/\(id)", "/installs/\(id)?load=now", "/", "/store", "/api/installs/\(id)/offers"]
+            let paths = ["/installs/\(id)", "/installs/\(id)?load=now", "/", "/store", "/api/installs/\(id)/offers", "/api/installs/\(id)",
+                         "/api/installs/\(id)/ledger", "/api/installs/\(id)/ledger?format=csv"]
 
             /// Every page is stored, then the change is made; no stored page may be sent after it, and once the pages
             /// settle (a tip jar load records its new state on the first view), each equals a render with the cache off

@@ -41,7 +41,8 @@ public struct Storefront: Sendable, Hashable, Codable, CustomStringConvertible {
     ///   StoreKit's `Storefront.countryCode`).
     /// - Returns: the storefront from ``all``, or `nil` for a code that names no App Store storefront.
     public static func named(_ code: String) -> Storefront? {
-        byCode[code.trimmingCharacters(in: .whitespacesAndNewlines).uppercased()]
+        // A code as stored (an install's, a transaction's) is found as it is, without trimming or case folding.
+        byCode[code] ?? byCode[code.trimmingCharacters(in: .whitespacesAndNewlines).uppercased()]
     }
 
     /// ``all`` by country code.

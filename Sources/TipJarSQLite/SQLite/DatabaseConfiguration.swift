@@ -40,6 +40,9 @@ public struct DatabaseConfiguration: Sendable {
     /// then fails with the same ``DatabaseError``, `SQLITE_READONLY_DBMOVED`, naming the file).
     /// Default `nil`.
     public var onFault: (@Sendable (DatabaseError) -> Void)?
+    /// The WAL size, in pages, past which the checkpointer copies the WAL into the database
+    /// (``DatabaseCheckpointer``). Default 1,000, the threshold of SQLite's own automatic checkpoint.
+    public var checkpointPages: Int32 = 1_000
 
     /// Creates a configuration.
     /// - Parameters:

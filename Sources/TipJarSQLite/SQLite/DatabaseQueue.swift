@@ -45,15 +45,24 @@ public final class DatabaseQueue: Sendable {
         try DatabaseFileGuard.validate(path: path, readOnly: configuration.readOnly)
         let flags = configuration.readOnly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
         let db = try Database(path: path, flags: flags)
+        var checkpointer: DatabaseCheckpointer?
         do {
             try Self.configure(db, configuration, setsUpFile: true)
+            if !configuration.readOnly {
+                let connection = try Database(path: path, flags: SQLITE_OPEN_READWRITE)
+                checkpointer = DatabaseCheckpointer(database: connection, threshold: configuration.checkpointPages)
+                try Self.configure(connection, configuration, setsUpFile: false)
+                try checkpointer?.watch(db)
+            }
             readers = try DatabaseReaderPool(path: path) { try Self.configure($0, configuration, setsUpFile: false) }
         } catch {
             try? db.close()
+            try? checkpointer?.close()
             throw error
         }
         // The files as the connections opened them.
-        writer = DatabaseWriter(database: db, path: path, configuration: configuration, fileWatch: DatabaseFileWatch(path: path))
+        writer = DatabaseWriter(database: db, path: path, configuration: configuration, fileWatch: DatabaseFileWatch(path: path),
+                                checkpointer: checkpointer)
     }
 
     /// Runs, read-only and without changing anything, the checks ``init(path:configuration:)``

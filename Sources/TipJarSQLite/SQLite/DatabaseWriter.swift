@@ -34,6 +34,9 @@ public final class DatabaseWriter: @unchecked Sendable {
     private var writeFault: DatabaseError?
     /// Only accessed on `queue`.
     private var fileWatch: DatabaseFileWatch
+    /// Runs the WAL checkpoints off this queue (none when read-only); its hook on `database` holds it unretained,
+    /// so this reference keeps it alive while the connection is open.
+    let checkpointer: DatabaseCheckpointer?
 
     /// How many write transactions gave up waiting for another connection's lock (`SQLITE_BUSY`
     /// after the busy timeout at `BEGIN IMMEDIATE`). Every write queued during such a wait fails
@@ -45,8 +48,10 @@ public final class DatabaseWriter: @unchecked Sendable {
     var pendingWriteCount: Int { pendingWrites.withLock { $0.count } }
 
     /// Takes ownership of `database`, an open and configured read-write connection to `path`;
-    /// `fileWatch` records the files as the connections opened them.
-    init(database: Database, path: String, configuration: DatabaseConfiguration, fileWatch: DatabaseFileWatch) {
+    /// `fileWatch` records the files as the connections opened them; `checkpointer` watches `database`'s WAL.
+    init(database: Database, path: String, configuration: DatabaseConfiguration, fileWatch: DatabaseFileWatch,
+         checkpointer: DatabaseCheckpointer? = nil) {
+        self.checkpointer = checkpointer
         self.path = path
         self.configuration = configuration
         self.queue = DispatchQueue(label: "TipJarSQLite.DatabaseWriter")
@@ -95,7 +100,8 @@ public final class DatabaseWriter: @unchecked Sendable {
         return try queue.sync { try performWrite(body, ticket: ticket) }
     }
 
-    /// Closes the connection after every write already scheduled ran. Idempotent.
+    /// Closes the connection after every write already scheduled ran, then the checkpointer's (the last
+    /// connection to close checkpoints the WAL and deletes it). Idempotent.
     /// - Throws: ``DatabaseError`` if `sqlite3_close_v2` fails.
     func close() throws {
         dispatchPrecondition(condition: .notOnQueue(queue))
@@ -103,6 +109,7 @@ public final class DatabaseWriter: @unchecked Sendable {
             defer { database = nil }
             try database?.close()
         }
+        try checkpointer?.close()
     }
 
     // MARK: On-queue implementation

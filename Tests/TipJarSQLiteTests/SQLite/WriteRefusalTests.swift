@@ -17,18 +17,6 @@ struct WriteRefusalTests {
         }
     }
 
-    /// Waits, with a deadline, until `condition` holds.
-    func waitUntil(_ condition: () -> Bool, sourceLocation: SourceLocation = #_sourceLocation) {
-        let deadline = ContinuousClock.now + .seconds(10)
-        while !condition() {
-            guard ContinuousClock.now < deadline else {
-                Issue.record("condition not met within 10 s", sourceLocation: sourceLocation)
-                return
-            }
-            usleep(1_000)
-        }
-    }
-
     @Test("A write queued while another write waits for a lock fails with it, without waiting again")
     func oneLockWaitPerCaller() async throws {
         let folder = try SQLiteTemporaryFolder()
