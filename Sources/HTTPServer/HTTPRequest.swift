@@ -41,9 +41,11 @@ public struct HTTPRequest: Sendable, Equatable {
     ) {
         self.method = method
         self.target = target
-        let split = target.firstIndex(of: "?")
+        // The first "?" starts the query (RFC 3986 §3.4), found among the UTF-8 bytes: a `Character` search walks
+        // graphemes, and this runs for every request on the event loop's thread.
+        let split = path != nil && query != nil ? nil : target.utf8.firstIndex(of: UInt8(ascii: "?"))
         self.path = path ?? String(target[..<(split ?? target.endIndex)])
-        self.query = query ?? split.map { String(target[target.index(after: $0)...]) }
+        self.query = query ?? split.map { String(target[target.utf8.index(after: $0)...]) }
         self.version = version
         self.fields = fields
         self.body = body

@@ -21,7 +21,7 @@ public enum AccessLogRedaction {
         // The method is whatever the request line held (RFC 9112 §3.1: any token), so it can be the token too.
         if let token, contains(entry.method, token: token) { entry = entry.with(method: "REDACTED", target: entry.target) }
         let target = entry.target
-        let question = target.firstIndex(of: "?")
+        let question = target.utf8.firstIndex(of: UInt8(ascii: "?"))  // bytes, not graphemes: this runs for every answer
         if question == nil, token == nil { return entry }
         let path = target[..<(question ?? target.endIndex)]
         var redacted = String(path)
@@ -31,7 +31,7 @@ public enum AccessLogRedaction {
             }.joined(separator: "/")
         }
         if let question {
-            let query = target[target.index(after: question)...].split(separator: "&", omittingEmptySubsequences: false).map { pair in
+            let query = target[target.utf8.index(after: question)...].split(separator: "&", omittingEmptySubsequences: false).map { pair in
                 let decoded = FormURLEncoding.decode(String(pair)).first ?? (name: "", value: "")
                 let rawName = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? ""
                 if let token, contains(decoded.name, token: token) { return "REDACTED" }

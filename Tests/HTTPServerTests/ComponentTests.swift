@@ -25,6 +25,17 @@ struct ComponentTests {
         #expect(request.queryValue("missing") == nil)
     }
 
+    @Test("The first ? ends the path and starts the query (RFC 3986 §3.4), whatever follows it")
+    func queryStartsAtTheFirstQuestionMark() {
+        for (target, path, query) in [("/a?b?c", "/a", "b?c" as String?), ("/a", "/a", nil), ("/?", "/", ""), ("?x", "", "x"),
+                                      ("/caf\u{E9}?q=\u{301}", "/caf\u{E9}", "q=\u{301}")] {
+            let request = HTTPRequest(method: "GET", target: target)
+            #expect(request.path == path && request.query == query, "\(target)")
+        }
+        // Given parts are kept as given.
+        #expect(HTTPRequest(method: "GET", target: "/x?y", path: "/p", query: "q").path == "/p")
+    }
+
     @Test func serializerAddsFramingAndStripsHeadBody() {
         let response = HTTPResponse.text("hello")
         let head = ResponseSerializer.serialize(response, isHead: true, keepAlive: false, http10: false, dateLine: Array("Date: x\r\n".utf8))
