@@ -68,7 +68,7 @@ public final class Dashboard: HTTPResponder {
         return MiddlewareChain(middlewares: middlewares, router: router,
                                makeContext: { DashboardContext(request: $0, errorPages: errorPages) },
                                classify: { Routes.storageFailure($0) },
-                               internalErrorMessage: "The dashboard hit an unexpected error. Nothing was changed.", log: log)
+                               internalErrorMessage: "The dashboard hit an unexpected error. Part of the action may have been saved: check the install and /transactions before trying again.", log: log)
     }
 
     /// Tells the dashboard which server it answers for, so that `/store` can run a shipped scenario

@@ -100,7 +100,7 @@ extension TipJarError: HTTPResponseError {
         switch self {
         case .installNotFound, .transactionNotFound: .notFound
         case .unknownProduct: .unprocessableContent
-        case .purchaseInProgress, .noPurchaseSheet, .transactionNotPending, .transactionNotInterrupted, .alreadyRefunded: .conflict
+        case .purchaseInProgress, .installBeingDeleted, .noPurchaseSheet, .transactionNotPending, .transactionNotInterrupted, .alreadyRefunded: .conflict
         case .invalidValue: .badRequest
         }
     }
@@ -110,7 +110,7 @@ extension TipJarError: HTTPResponseError {
         switch self {
         case .installNotFound, .transactionNotFound: "Not found"
         case .unknownProduct: "Unknown product"
-        case .purchaseInProgress, .noPurchaseSheet, .transactionNotPending, .transactionNotInterrupted, .alreadyRefunded: "Conflict"
+        case .purchaseInProgress, .installBeingDeleted, .noPurchaseSheet, .transactionNotPending, .transactionNotInterrupted, .alreadyRefunded: "Conflict"
         case .invalidValue: "Bad value"
         }
     }

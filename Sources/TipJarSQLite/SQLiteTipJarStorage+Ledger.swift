@@ -60,16 +60,20 @@ extension SQLiteTipJarStorage {
         }
     }
 
-    /// `TipJarStorage.update(_:)`: status, purchase date, finished flag and revocation in one `UPDATE`.
-    public nonisolated(nonsending) func update(_ stored: StoredTransaction) async throws {
+    /// `TipJarStorage.update(_:from:)`: status, purchase date, finished flag and revocation in one `UPDATE` whose
+    /// `WHERE` names the state it expects (status, purchase issue, revocation); the changed-row count says who won.
+    public nonisolated(nonsending) func update(_ stored: StoredTransaction, from expected: StoredTransaction) async throws -> Bool {
         let t = stored.transaction
-        try await queue.write { db in
+        return try await queue.write { db in
             try db.execute(sql: """
                 UPDATE transactions SET purchase_date_ms = ?, status = ?, is_finished = ?, revocation_date_ms = ?, revocation_reason = ?,
-                signed_date_ms = ?, has_purchase_issue = ? WHERE id = ?
+                signed_date_ms = ?, has_purchase_issue = ?
+                WHERE id = ? AND status = ? AND has_purchase_issue = ? AND (revocation_date_ms IS NULL) = ?
                 """, arguments: [Self.milliseconds(t.purchaseDate), Self.statusColumn(stored.status), stored.isFinished,
                                  t.revocationDate.map(Self.milliseconds), t.revocationReason?.rawValue,
-                                 Self.milliseconds(t.signedDate), stored.status == .interrupted, Int64(bitPattern: t.id)])
+                                 Self.milliseconds(t.signedDate), stored.status == .interrupted, Int64(bitPattern: t.id),
+                                 Self.statusColumn(expected.status), expected.status == .interrupted, !expected.transaction.isRevoked])
+            return db.changes == 1
         }
     }
 

@@ -27,7 +27,7 @@ public struct StorageRule: Sendable, CustomTestStringConvertible {
     public var testDescription: String { name }
 
     /// Every rule: the seed's rules (README "Domain rules" 3, 6, 7 and 8) and the storage's own guarantees.
-    public static let all: [StorageRule] = seedRules + storageRules
+    public static let all: [StorageRule] = seedRules + storageRules + raceRules
 }
 
 extension StorageRule {

@@ -176,12 +176,23 @@ extension StorageRule {
             changed.transaction.revocationDate = RuleWorld.epoch
             changed.transaction.revocationReason = .developerIssue
             changed.isFinished = true
-            try await world.storage.update(changed)
+            #expect(try await world.storage.update(changed, from: stored(4, for: install, status: .pending)))
             let saved = try #require(try await world.storage.transaction(withID: 4))
             #expect(saved.status == .purchased)
             #expect(saved.isFinished)
             #expect(saved.transaction.revocationReason == .developerIssue)
             #expect(saved.transaction.productID == RuleWorld.coffee)
+        },
+        StorageRule(name: "an update from a state the transaction is no longer in changes nothing") { world in
+            let install = try await world.runningInstall()
+            try await world.storage.insert(stored(6, for: install, status: .declined))
+            let changed = stored(6, for: install, status: .purchased)
+            #expect(try await world.storage.update(changed, from: stored(6, for: install, status: .pending)) == false)
+            var revoked = stored(6, for: install, status: .declined)
+            revoked.transaction.revocationDate = RuleWorld.epoch
+            #expect(try await world.storage.update(changed, from: revoked) == false)
+            #expect(try await world.storage.update(changed, from: stored(7, for: install, status: .pending)) == false)
+            #expect(try await world.storage.transaction(withID: 6)?.status == .declined)
         },
         StorageRule(name: "store settings are none on a new storage, then what was saved") { world in
             #expect(try await world.storage.storeSettings() == nil)

@@ -7,6 +7,8 @@ public enum TipJarError: Error, Equatable, Sendable, CustomStringConvertible {
     case unknownProduct(String)
     /// A purchase is already open for this install (README "Domain rules" 4: two tabs, a double click).
     case purchaseInProgress(installID: String)
+    /// The install is being deleted (the app is leaving the device), so nothing can be bought from it (409).
+    case installBeingDeleted(String)
     /// Confirm or Cancel for a purchase sheet that is no longer open (answered, timed out, or the app stopped).
     case noPurchaseSheet(installID: String)
     /// No transaction has this ID.
@@ -27,6 +29,7 @@ public enum TipJarError: Error, Equatable, Sendable, CustomStringConvertible {
         case .installNotFound(let id): "No install has the ID \(Catalog.shownInput(id))."
         case .unknownProduct(let id): "\(Catalog.shownInput(id)) is not a tip in the loaded catalog."
         case .purchaseInProgress: "A purchase is already open for this install. Wait for it to finish."
+        case .installBeingDeleted: "This install is being deleted: nothing can be bought from it."
         case .noPurchaseSheet: "No purchase sheet is open for this install: it was answered, timed out or closed when the app stopped."
         case .transactionNotFound(let id): "No transaction has the ID \(id)."
         case .transactionNotPending(let id): "Transaction \(id) is not waiting for approval."

@@ -38,6 +38,7 @@ extension TipJarService {
     func beginPurchase(productID: String, installID: String) async throws -> Install {
         guard catalog.tips.contains(where: { $0.productID == productID }) else { throw TipJarError.unknownProduct(productID) }
         expireSheet(installID: installID)
+        guard !deletingInstalls.contains(installID) else { throw TipJarError.installBeingDeleted(installID) }
         guard !openPurchases.contains(installID) else { throw TipJarError.purchaseInProgress(installID: installID) }
         openPurchases.insert(installID)
         do {
@@ -189,7 +190,16 @@ extension TipJarService {
             event(stored.installID, "listener.queued", "Transaction \(stored.transaction.id) waits for the next launch (app not running).")
             return nil
         }
-        let delivery = try await handle(store.verify(stored.transaction), installID: install.id, path: .listener, note: note)
+        let delivery: Delivery
+        do {
+            delivery = try await handle(store.verify(stored.transaction), installID: install.id, path: .listener, note: note)
+        } catch {
+            guard try await storage.install(withID: install.id) == nil else { throw error }
+            // The app was deleted from the device while the transaction was on its way: it stays with the store,
+            // unfinished, for the account's next install (`Transaction.unfinished`).
+            event(nil, "listener.installGone", "Transaction \(stored.transaction.id) not delivered: its install was deleted; it stays with the store.")
+            return nil
+        }
         try await reemit(stored.transaction, installID: install.id)
         return delivery
     }

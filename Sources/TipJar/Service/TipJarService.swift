@@ -14,6 +14,8 @@ public actor TipJarService {
     public nonisolated let timeline = Timeline()
     let environment: TipJarEnvironment
     var openPurchases: Set<String> = []
+    /// Installs whose delete is running: a purchase is refused for them before the store charges anything.
+    var deletingInstalls: Set<String> = []
     /// Deliveries waiting for their delay (``LateDelivery``), by schedule number, so shutdown can cancel them.
     var scheduledDeliveries: [Int: Task<Void, Never>] = [:]
     var lastScheduleNumber = 0
@@ -130,10 +132,17 @@ public actor TipJarService {
     /// The app is deleted from the device: its hearts, ledger and counted keys go (UserDefaults goes with
     /// the app); its transactions stay with the store under its account, so a new install on the same
     /// account receives the unfinished ones at launch, as `Transaction.unfinished` would.
-    /// - Throws: `TipJarError.installNotFound`; `.purchaseInProgress` while a purchase is open; storage errors.
+    ///
+    /// A delete and a purchase of one install exclude each other on this actor: while a purchase is open the delete
+    /// is refused, and while the delete runs a purchase is refused before anything is charged, so no transaction is
+    /// ever charged for an install that a delete removes under it.
+    /// - Throws: `TipJarError.installNotFound`; `.purchaseInProgress` while a purchase is open, `.installBeingDeleted`
+    ///   while another delete of it runs; storage errors.
     public func deleteInstall(_ installID: String) async throws {
         expireSheet(installID: installID)
         guard !openPurchases.contains(installID) else { throw TipJarError.purchaseInProgress(installID: installID) }
+        guard deletingInstalls.insert(installID).inserted else { throw TipJarError.installBeingDeleted(installID) }
+        defer { deletingInstalls.remove(installID) }
         guard try await storage.deleteInstall(withID: installID) else { throw TipJarError.installNotFound(installID) }
         lastStates[installID] = nil
         event(nil, "install.deleted", "Install \(installID.prefix(8)) deleted; its account's transactions stay with the store.")

@@ -19,11 +19,14 @@ extension InMemoryTipJarStorage {
         state.withLock { $0.transactions[id] }
     }
 
-    /// `TipJarStorage.update(_:)`: the fields the SQLite `UPDATE` writes (purchase and signed dates, status,
-    /// finished flag, revocation); the others stay as inserted. An unknown ID changes nothing.
-    public func update(_ stored: StoredTransaction) {
+    /// `TipJarStorage.update(_:from:)`: the fields the SQLite `UPDATE` writes (purchase and signed dates, status,
+    /// finished flag, revocation), under the lock only while the saved status and revocation are `expected`'s; the
+    /// others stay as inserted.
+    /// - Returns: `false` for an unknown ID or a transaction no longer in `expected`'s state (nothing changed).
+    public func update(_ stored: StoredTransaction, from expected: StoredTransaction) -> Bool {
         state.withLock { state in
-            guard var saved = state.transactions[stored.transaction.id] else { return }
+            guard var saved = state.transactions[stored.transaction.id], saved.status == expected.status,
+                  saved.transaction.isRevoked == expected.transaction.isRevoked else { return false }
             saved.transaction.purchaseDate = stored.transaction.purchaseDate
             saved.transaction.signedDate = stored.transaction.signedDate
             saved.transaction.revocationDate = stored.transaction.revocationDate
@@ -31,6 +34,7 @@ extension InMemoryTipJarStorage {
             saved.status = stored.status
             saved.isFinished = stored.isFinished
             state.transactions[stored.transaction.id] = saved
+            return true
         }
     }
 

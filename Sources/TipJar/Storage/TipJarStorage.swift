@@ -35,8 +35,12 @@ public protocol TipJarStorage: Sendable {
     nonisolated(nonsending) func insert(_ transaction: StoredTransaction) async throws
     /// The stored transaction with `id`, or `nil`.
     nonisolated(nonsending) func transaction(withID id: UInt64) async throws -> StoredTransaction?
-    /// Replaces a stored transaction (status, revocation, finished flag).
-    nonisolated(nonsending) func update(_ transaction: StoredTransaction) async throws
+    /// Moves a stored transaction to `transaction`'s state (status, purchase and signed dates, revocation, finished
+    /// flag) only while it is still in the state `expected` was read in: the same status (an interrupted purchase
+    /// counts as its own status) and the same revocation. The check and the change are one statement, so of actions
+    /// racing from one state (two refunds, an approve against a decline) exactly one wins.
+    /// - Returns: `false` when the transaction is gone or no longer in `expected`'s state: nothing changed.
+    nonisolated(nonsending) func update(_ transaction: StoredTransaction, from expected: StoredTransaction) async throws -> Bool
     /// Ask to Buy purchases waiting for a decision, oldest first.
     nonisolated(nonsending) func pendingTransactions() async throws -> [StoredTransaction]
     /// Purchased, unfinished transactions of an account, oldest first.

@@ -240,11 +240,12 @@ public actor SimulatedStore {
     /// the customer resolved the issue that interrupted the purchase, so it completes: the transaction becomes
     /// purchased, keeping its identifier (the one the test session resolves by; Apple's documents do not say whether
     /// StoreKit issues a new one, so this is a choice), dated now, to be delivered through the install's listener.
+    /// Of two resolves of one transaction, one wins; the other finds it no longer interrupted.
     /// - Throws: `TipJarError.transactionNotFound`; `.transactionNotInterrupted`; storage errors.
     public func resolveIssue(transactionID: UInt64) async throws -> StoredTransaction {
         guard let stored = try await storage.transaction(withID: transactionID) else { throw TipJarError.transactionNotFound(transactionID) }
         guard stored.status == .interrupted else { throw TipJarError.transactionNotInterrupted(transactionID) }
-        return try await purchasedNow(stored)
+        return try await move(stored, to: purchasedNow(stored), orThrow: .transactionNotInterrupted(transactionID))
     }
 
     /// The interrupted purchases waiting for their issue to be resolved, oldest first.
@@ -253,53 +254,65 @@ public actor SimulatedStore {
     }
 
     /// Ask to Buy approved: the pending transaction becomes purchased, to be delivered through the
-    /// install's listener.
+    /// install's listener. An approve and a decline (or two approves) of one request: the first to reach storage
+    /// wins, the other finds it no longer pending.
     /// - Throws: `TipJarError.transactionNotFound` / `.transactionNotPending`.
     public func approve(transactionID: UInt64) async throws -> StoredTransaction {
-        try await purchasedNow(try await pending(transactionID))
+        let waiting = try await pending(transactionID)
+        return try await move(waiting, to: purchasedNow(waiting), orThrow: .transactionNotPending(transactionID))
     }
 
-    /// A waiting transaction (Ask to Buy approved, an interruption resolved) becomes purchased, dated now
-    /// (`purchaseDate`, `originalPurchaseDate` and `signedDate`), and is saved.
-    private func purchasedNow(_ waiting: StoredTransaction) async throws -> StoredTransaction {
+    /// A waiting transaction (Ask to Buy approved, an interruption resolved) as purchased, dated now
+    /// (`purchaseDate`, `originalPurchaseDate` and `signedDate`).
+    private func purchasedNow(_ waiting: StoredTransaction) -> StoredTransaction {
         var stored = waiting
         stored.status = .purchased
         stored.transaction.purchaseDate = environment.now()
         stored.transaction.originalPurchaseDate = stored.transaction.purchaseDate
         stored.transaction.signedDate = stored.transaction.purchaseDate
-        try await storage.update(stored)
         return stored
+    }
+
+    /// Saves `changed` only while the stored transaction is still in `read`'s state (`TipJarStorage.update(_:from:)`).
+    /// - Throws: `lost` when another action changed it first; `.transactionNotFound` when it is gone.
+    private func move(_ read: StoredTransaction, to changed: StoredTransaction, orThrow lost: TipJarError) async throws -> StoredTransaction {
+        guard try await storage.update(changed, from: read) else {
+            let id = read.transaction.id
+            guard try await storage.transaction(withID: id) != nil else { throw TipJarError.transactionNotFound(id) }
+            throw lost
+        }
+        return changed
     }
 
     /// Ask to Buy declined: nothing is ever delivered.
     /// - Throws: `TipJarError.transactionNotFound` / `.transactionNotPending`.
     public func decline(transactionID: UInt64) async throws -> StoredTransaction {
-        var stored = try await pending(transactionID)
-        stored.status = .declined
-        try await storage.update(stored)
-        return stored
+        let waiting = try await pending(transactionID)
+        var declined = waiting
+        declined.status = .declined
+        return try await move(waiting, to: declined, orThrow: .transactionNotPending(transactionID))
     }
 
     /// A refund: sets `revocationDate` and `revocationReason`; the revoked transaction, with the
     /// same ID, is then delivered through the listener. It becomes unfinished again, so an app
     /// that is not running receives the revocation at its next launch (StoreKit delivers it through
-    /// `Transaction.updates` until the app handles it).
+    /// `Transaction.updates` until the app handles it). Of concurrent refunds of one transaction, one wins.
     /// - Throws: `TipJarError.transactionNotFound`; `.invalidValue` if it is not purchased;
     ///   `.alreadyRefunded` for a second refund.
     public func refund(transactionID: UInt64, reason: Transaction.RevocationReason) async throws -> StoredTransaction {
-        guard var stored = try await storage.transaction(withID: transactionID) else {
+        guard let stored = try await storage.transaction(withID: transactionID) else {
             throw TipJarError.transactionNotFound(transactionID)
         }
         guard stored.status == .purchased else {
             throw TipJarError.invalidValue(field: "transactionID", reason: "only a purchased transaction can be refunded")
         }
         guard !stored.transaction.isRevoked else { throw TipJarError.alreadyRefunded(transactionID) }
-        stored.transaction.revocationDate = environment.now()
-        stored.transaction.signedDate = environment.now()
-        stored.transaction.revocationReason = reason
-        stored.isFinished = false
-        try await storage.update(stored)
-        return stored
+        var refunded = stored
+        refunded.transaction.revocationDate = environment.now()
+        refunded.transaction.signedDate = environment.now()
+        refunded.transaction.revocationReason = reason
+        refunded.isFinished = false
+        return try await move(stored, to: refunded, orThrow: .alreadyRefunded(transactionID))
     }
 
     /// A purchase made outside the app (another device of the account, an offer code). Any
