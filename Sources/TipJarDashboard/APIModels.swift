@@ -67,18 +67,29 @@ enum APIModels {
             }
             var options = Product.PurchaseOptions()
             if container.contains(.quantity) {
-                guard let quantity = try? container.decode(Int.self, forKey: .quantity) else {
+                // Decoded as a `Decimal`, which keeps every digit sent: an `Int` would take `1.0000000000000000001`
+                // (read as the nearest `Double`, 1.0) for 1.
+                guard let exact = try? container.decode(Decimal.self, forKey: .quantity), abs(exact) <= Decimal(Int32.max),
+                      case let quantity = NSDecimalNumber(decimal: exact).intValue, Decimal(quantity) == exact else {
                     throw RequestError(message: "quantity must be a whole number (StoreKit accepts 1 to 10).")
                 }
                 options.quantity = quantity
             }
             if container.contains(.appAccountToken) {
-                guard let text = try? container.decode(String.self, forKey: .appAccountToken), let token = UUID(uuidString: text) else {
+                guard let text = try? container.decode(String.self, forKey: .appAccountToken), let token = Self.uuid(text) else {
                     throw RequestError(message: "appAccountToken must be a UUID, e.g. \"6f1c2a7e-3b5d-4c8e-9a0f-1d2e3f4a5b6c\".")
                 }
                 options.appAccountToken = token
             }
             self.options = options
+        }
+
+        /// `text` as a UUID only when it is exactly the 36 characters of RFC 9562 §4's string form (hex digits and
+        /// four hyphens): Foundation's parser reads a C string, so it would stop at a `\u0000` and take what follows
+        /// a valid UUID for nothing.
+        static func uuid(_ text: String) -> UUID? {
+            guard text.utf8.count == 36, text.allSatisfy({ $0.isHexDigit || $0 == "-" }) else { return nil }
+            return UUID(uuidString: text)
         }
     }
 

@@ -52,16 +52,17 @@ public final class Dashboard: HTTPResponder {
     /// 1. the security headers, on every answer the chain gives (errors and refusals included);
     /// 2. a method the router does not recognize is 501 (RFC 9110 §9.1, §15.6.2) before any sign-in: whatever
     ///    the token, the server cannot act on it;
-    /// 3. the admin token, when the dashboard has one (``AdminTokenCheck``);
-    /// 4. the session lookup and the origin and CSRF checks of every unsafe request that reaches a handler
+    /// 3. every text value at most 1,024 bytes, before anything reads it (``FieldSizeCheck``);
+    /// 4. the admin token, when the dashboard has one (``AdminTokenCheck``);
+    /// 5. the session lookup and the origin and CSRF checks of every unsafe request that reaches a handler
     ///    (``SessionAndOriginCheck``);
-    /// 5. after a request that may have written, before its answer is sent, the stored pages go out of date
+    /// 6. after a request that may have written, before its answer is sent, the stored pages go out of date
     ///    (``PageCache/noteWrite()``).
     /// Errors become answers in `MiddlewareChain.answer(_:to:context:)`; the storage's errors are named by
     /// ``Routes/storageFailure(_:)``.
     static func chain(router: Router<DashboardContext>, sessions: SessionStore, pageCache: PageCache? = nil, adminToken: String?, errorPages: ErrorPages,
                       log: @escaping @Sendable (_ message: String, _ metadata: [String: String]) -> Void) -> MiddlewareChain<DashboardContext> {
-        var middlewares: [any RouterMiddleware<DashboardContext>] = [SecurityHeaders.Middleware(), KnownMethods(router: router)]
+        var middlewares: [any RouterMiddleware<DashboardContext>] = [SecurityHeaders.Middleware(), KnownMethods(router: router), FieldSizeCheck()]
         if let adminToken { middlewares.append(AdminTokenCheck(token: adminToken)) }
         middlewares.append(SessionAndOriginCheck(sessions: sessions, hasHandler: { router.hasHandler(method: $0, path: $1) }))
         if let pageCache { middlewares.append(PageCache.Writes(cache: pageCache)) }

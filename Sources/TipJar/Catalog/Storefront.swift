@@ -59,15 +59,22 @@ public struct Storefront: Sendable, Hashable, Codable, CustomStringConvertible {
     ///   - limit: most codes returned.
     /// - Returns: country codes such as `["LUX"]`; empty when nothing is close.
     public static func closest(to code: String, limit: Int = 5) -> [String] {
+        // No storefront's name or alias is longer than this; a longer text is near nothing, and is not compared
+        // (the edit distance's cost grows with the text).
+        guard code.utf8.count <= maximumNameBytes else { return [] }
         let wanted = code.trimmingCharacters(in: .whitespacesAndNewlines).uppercased()
         guard !wanted.isEmpty else { return [] }
         let key = nameKey(wanted)
         if let alias = aliasKeys[key] { return [alias] }
         let named = all.filter { $0.regionCode == wanted || nameKeys[$0.countryCode] == key }.map(\.countryCode)
         if !named.isEmpty { return Array(named.prefix(limit)) }
-        let near = all.map(\.countryCode).filter { editDistance(Array(wanted), Array($0)) == 1 }
+        let letters = Array(wanted)
+        let near = all.map(\.countryCode).filter { abs(letters.count - $0.count) <= 1 && editDistance(letters, Array($0)) == 1 }
         return Array(near.prefix(limit))
     }
+
+    /// The most UTF-8 bytes a text ``closest(to:limit:)`` compares may have: twice the longest storefront name.
+    static let maximumNameBytes = 2 * (all.map(\.name.utf8.count) + aliases.keys.map(\.utf8.count)).max()!
 
     /// Common English names of storefronts that differ from Foundation's (``name``: `"United Kingdom"`,
     /// `"Türkiye"`, `"Czechia"`, `"Côte d’Ivoire"`, `"Hong Kong SAR China"`), for ``closest(to:limit:)``.

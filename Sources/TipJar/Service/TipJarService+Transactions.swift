@@ -278,6 +278,9 @@ extension TipJarService {
     /// A purchase made outside the app for an install's account.
     /// - Throws: `TipJarError.invalidValue` for an empty or over-long product ID.
     public func externalPurchase(productID: String, installID: String) async throws -> (StoredTransaction, Delivery?) {
+        guard productID.utf8.count <= 400 else {
+            throw TipJarError.invalidValue(field: "productID", reason: "must be 1 to 200 printable characters")
+        }
         let productID = productID.trimmingCharacters(in: .whitespaces)
         guard !productID.isEmpty, productID.count <= 200,
               !productID.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {

@@ -59,10 +59,9 @@ public actor TipJarService {
         let code = try Self.validatedStorefront(storefront ?? catalog.defaultStorefront.countryCode).countryCode
         let label = try Self.validatedLabel(label)
         let id = environment.makeInstallID()
+        if let accountID { try Self.checkSize(accountID, field: "accountID", characters: 100, slack: 64) }
         let account = accountID.map { $0.trimmingCharacters(in: .whitespaces) }.flatMap { $0.isEmpty ? nil : $0 }
-        guard (account?.count ?? 0) <= 100 else {
-            throw TipJarError.invalidValue(field: "accountID", reason: "must be at most 100 characters")
-        }
+        if let account { try Self.checkSize(account, field: "accountID", characters: 100) }
         // The account page lives at /accounts/{accountID}: one path segment, which can never hold a "/".
         guard account?.contains("/") != true else {
             throw TipJarError.invalidValue(field: "accountID", reason: "must not contain \"/\"")
@@ -105,15 +104,29 @@ public actor TipJarService {
         return try await install(installID)
     }
 
-    /// Validates an install label: trimmed, at most 100 characters, no control characters.
+    /// Validates an install label: trimmed, at most 100 characters (grapheme clusters), 200 Unicode scalars and
+    /// 400 bytes of UTF-8, no control characters. The byte and scalar limits keep one character from carrying
+    /// kilobytes of combining marks, and are checked before anything walks the text.
     /// - Throws: `TipJarError.invalidValue`.
     public static func validatedLabel(_ label: String) throws -> String {
+        try checkSize(label, field: "label", characters: 100, slack: 64)
         let trimmed = label.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard trimmed.count <= 100 else { throw TipJarError.invalidValue(field: "label", reason: "must be at most 100 characters") }
+        try checkSize(trimmed, field: "label", characters: 100)
         guard !trimmed.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
             throw TipJarError.invalidValue(field: "label", reason: "must not contain control characters")
         }
         return trimmed
+    }
+
+    /// Refuses `text` when it is longer than `characters` grapheme clusters, twice as many Unicode scalars or four
+    /// times as many UTF-8 bytes (plus `slack` bytes of whitespace the caller trims), cheapest check first.
+    /// - Throws: `TipJarError.invalidValue` naming `field` and the limits.
+    public static func checkSize(_ text: String, field: String, characters: Int, slack: Int = 0) throws {
+        guard text.utf8.count <= 4 * characters + slack, text.unicodeScalars.count <= 2 * characters + slack,
+              text.count <= characters + slack else {
+            throw TipJarError.invalidValue(field: field, reason: "must be at most \(characters) characters "
+                                           + "(\(2 * characters) Unicode scalars, \(4 * characters) bytes of UTF-8)")
+        }
     }
 
     /// Changes an install's label. - Throws: `TipJarError.installNotFound`, `.invalidValue`.
