@@ -13,15 +13,15 @@ struct AdminTokenCheck: RouterMiddleware {
     let token: String
 
     func check(_ request: HTTPRequest) -> Result {
-        if let sent = request.fields["Authorization"].flatMap(Self.bearerCredentials), SessionStore.constantTimeEquals(sent, token) {
+        if let sent = request.fields["Authorization"].flatMap(Self.bearerCredentials), CSRFCookie.constantTimeEquals(sent, token) {
             return .allowed
         }
-        if let cookie = SessionStore.cookie(named: Self.cookieName, in: request.fields["Cookie"]),
-           SessionStore.constantTimeEquals(cookie, token) {
+        if let cookie = CSRFCookie.cookie(named: Self.cookieName, in: request.fields["Cookie"]),
+           CSRFCookie.constantTimeEquals(cookie, token) {
             return .allowed
         }
         // Query names are compared decoded, so `%74oken=` signs in exactly as `token=` does.
-        if request.method == "GET", let sent = request.queryValue("token"), SessionStore.constantTimeEquals(sent, token) {
+        if request.method == "GET", let sent = request.queryValue("token"), CSRFCookie.constantTimeEquals(sent, token) {
             let others = request.queryItems.filter { $0.name != "token" }
             var location = Self.sameOriginPath(request.path)
             if !others.isEmpty {

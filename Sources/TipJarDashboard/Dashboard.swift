@@ -15,7 +15,6 @@ public final class Dashboard: HTTPResponder {
     let storage: any TipJarStorage
     let configuration: DashboardConfiguration
     let templates: TemplateSource
-    let sessions: SessionStore
     let ownServer = OwnServer()
     /// Pages and fragments already rendered, by request and data version (``PageCache``).
     let pageCache: PageCache
@@ -35,16 +34,15 @@ public final class Dashboard: HTTPResponder {
         self.storage = storage
         self.configuration = configuration
         self.log = log
-        self.sessions = SessionStore(limit: configuration.sessionLimit)
         self.templates = try TemplateSource(directory: configuration.templatesDirectory, reload: configuration.reloadTemplates)
         self.pageCache = PageCache(timeline: service.timeline, isEnabled: !configuration.reloadTemplates)
         var router = Router<DashboardContext>(fallback: StaticFiles(root: configuration.publicDirectory))
-        let routes = Routes(templates: templates, service: service, storage: storage, sessions: sessions, pageCache: pageCache,
+        let routes = Routes(templates: templates, service: service, storage: storage, pageCache: pageCache,
                             catalogName: configuration.catalogName,
                             scenarioDownloads: ScenarioDownload.list(in: configuration.publicDirectory),
                             ownServer: ownServer, adminToken: configuration.adminToken)
         routes.register(in: &router)
-        chain = Self.chain(router: router, sessions: sessions, pageCache: pageCache, adminToken: configuration.adminToken,
+        chain = Self.chain(router: router, pageCache: pageCache, adminToken: configuration.adminToken,
                            errorPages: ErrorPages(templates: templates, catalogName: configuration.catalogName), log: log)
     }
 
@@ -54,17 +52,17 @@ public final class Dashboard: HTTPResponder {
     ///    the token, the server cannot act on it;
     /// 3. every text value at most 1,024 bytes, before anything reads it (``FieldSizeCheck``);
     /// 4. the admin token, when the dashboard has one (``AdminTokenCheck``);
-    /// 5. the session lookup and the origin and CSRF checks of every unsafe request that reaches a handler
+    /// 5. the CSRF cookie's token read and the origin and CSRF checks of every unsafe request that reaches a handler
     ///    (``SessionAndOriginCheck``);
     /// 6. after a request that may have written, before its answer is sent, the stored pages go out of date
     ///    (``PageCache/noteWrite()``).
     /// Errors become answers in `MiddlewareChain.answer(_:to:context:)`; the storage's errors are named by
     /// ``Routes/storageFailure(_:)``.
-    static func chain(router: Router<DashboardContext>, sessions: SessionStore, pageCache: PageCache? = nil, adminToken: String?, errorPages: ErrorPages,
+    static func chain(router: Router<DashboardContext>, pageCache: PageCache? = nil, adminToken: String?, errorPages: ErrorPages,
                       log: @escaping @Sendable (_ message: String, _ metadata: [String: String]) -> Void) -> MiddlewareChain<DashboardContext> {
         var middlewares: [any RouterMiddleware<DashboardContext>] = [SecurityHeaders.Middleware(), KnownMethods(router: router), FieldSizeCheck()]
         if let adminToken { middlewares.append(AdminTokenCheck(token: adminToken)) }
-        middlewares.append(SessionAndOriginCheck(sessions: sessions, hasHandler: { router.hasHandler(method: $0, path: $1) }))
+        middlewares.append(SessionAndOriginCheck(hasHandler: { router.hasHandler(method: $0, path: $1) }))
         if let pageCache { middlewares.append(PageCache.Writes(cache: pageCache)) }
         return MiddlewareChain(middlewares: middlewares, router: router,
                                makeContext: { DashboardContext(request: $0, errorPages: errorPages) },
@@ -77,7 +75,7 @@ public final class Dashboard: HTTPResponder {
     /// then, and once the server is gone, a run is refused with 503.
     public func attach(to server: HTTPServer) { ownServer.attach(server) }
 
-    /// Answers one request through the middlewares and the routes (``chain(router:sessions:pageCache:adminToken:errorPages:log:)``).
+    /// Answers one request through the middlewares and the routes (``chain(router:pageCache:adminToken:errorPages:log:)``).
     public func respond(to request: HTTPRequest) async -> HTTPResponse {
         await chain.respond(to: request)
     }

@@ -13,19 +13,14 @@ public struct DashboardConfiguration: Sendable {
     public var adminToken: String?
     /// The catalog's file name, shown in the footer and on `/catalog`.
     public var catalogName: String
-    /// How many browser sessions (CSRF tokens) are kept on each of two least-recently-used lists:
-    /// sessions no browser has sent back yet, and sessions in use. Beyond it, the least recently
-    /// used session of that list is forgotten (its next form post asks for a reload). Default 10,000.
-    public var sessionLimit: Int
 
     /// Creates a configuration.
     public init(templatesDirectory: URL, publicDirectory: URL, reloadTemplates: Bool = false, adminToken: String? = nil,
-                catalogName: String = "TipProducts.storekit", sessionLimit: Int = 10_000) {
+                catalogName: String = "TipProducts.storekit") {
         self.templatesDirectory = templatesDirectory
         self.publicDirectory = publicDirectory
         self.reloadTemplates = reloadTemplates
         self.adminToken = adminToken
         self.catalogName = catalogName
-        self.sessionLimit = sessionLimit
     }
 }

@@ -7,9 +7,9 @@ import Mustache
 struct DashboardContext: RequestContext {
     /// The route parameters the router captured.
     var parameters = RouteParameters()
-    /// The live session the request's `tipjar_session` cookie names, or `nil`; a page that needs one
-    /// starts it (``Routes/withFormSession(_:_:)``), never the request's `Cookie` field.
-    var session: (id: String, csrfToken: String)?
+    /// The CSRF token of the request's cookie (``CSRFCookie``), or `nil`; a page that needs one hands it out
+    /// (``Routes/withFormSession(_:_:)``).
+    var csrfToken: String?
     /// The fields of an `application/x-www-form-urlencoded` body (the first of a repeated name); empty for
     /// the JSON API, whose bodies are JSON.
     let form: [String: String]
@@ -29,9 +29,6 @@ struct DashboardContext: RequestContext {
         form = fields
         self.errorPages = errorPages
     }
-
-    /// The CSRF token of the request's session, or `nil` when it has none.
-    var csrfToken: String? { session?.csrfToken }
 
     /// The install ID of the route's `:id`, lowercased (RFC 4122 §3: UUIDs are compared case-insensitively;
     /// ours are stored lowercase), so `/api/installs/{UPPERCASE-UUID}` finds the install.

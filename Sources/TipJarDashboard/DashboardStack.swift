@@ -37,7 +37,7 @@ public struct DashboardStack: Sendable {
         var serverConfiguration = server
         serverConfiguration.serverResponseFields = SecurityHeaders.fields
         // The whole request path in one place: the server's own checks (framing, limits, the `Host` allow-list), then
-        // the dashboard's middlewares and routes (`Dashboard.chain(router:sessions:pageCache:adminToken:errorPages:log:)`),
+        // the dashboard's middlewares and routes (`Dashboard.chain(router:pageCache:adminToken:errorPages:log:)`),
         // then the redacted access log line.
         self.server = HTTPServer(configuration: serverConfiguration, responder: dashboard,
                                  accessLog: accessLog.map { Self.redacting($0, adminToken: configuration.adminToken) })

@@ -1,19 +1,19 @@
 import HTTPServer
 
 /// The checks every unsafe request passes before routing:
-/// - forms and fragments: the synchronizer CSRF token of the session (`csrfToken` field or
+/// - forms and fragments: the CSRF cookie's token sent back (`csrfToken` field or
 ///   `X-CSRF-Token` header), and `Sec-Fetch-Site: same-origin` or, when that is absent, an
 ///   `Origin` equal to ours (a page on `http://localhost:3000` is same-site, not same-origin), and a body of
 ///   `Content-Type: application/x-www-form-urlencoded` (415 otherwise);
 /// - JSON endpoints: `Content-Type: application/json` for any message body (415 otherwise), and
 ///   no cross-origin browser context (`Sec-Fetch-Site` / `Origin`, when sent, must be ours). Scripts
-///   without a browser send neither and need no session. No CORS headers are ever sent, so a
+///   without a browser send neither and need no cookie. No CORS headers are ever sent, so a
 ///   cross-origin page cannot send JSON here without a preflight we never answer.
 enum OriginCheck {
     /// Checks one unsafe request that would reach a handler.
     /// - Parameters:
     ///   - request: the request.
-    ///   - context: its context: whether it is for the JSON API, its session and its decoded form.
+    ///   - context: its context: whether it is for the JSON API, its cookie's token and its decoded form.
     /// - Throws: `HTTPError` 403 or 415 (rendered in the request's format).
     static func check(_ request: HTTPRequest, context: DashboardContext) throws(HTTPError) {
         let isAPI = context.isAPI
@@ -47,7 +47,7 @@ enum OriginCheck {
             }
         }
         let sent = request.fields["X-CSRF-Token"] ?? context.form["csrfToken"]
-        guard let sessionToken = context.csrfToken, let sent, SessionStore.constantTimeEquals(sent, sessionToken) else {
+        guard let cookieToken = context.csrfToken, let sent, CSRFCookie.constantTimeEquals(sent, cookieToken) else {
             throw HTTPError(.forbidden, title: "Session expired",
                             message: "This form's security token is missing or out of date. Reload the page and try again.")
         }
@@ -65,23 +65,19 @@ enum OriginCheck {
     private static let forbidden = HTTPError(.forbidden, title: "Forbidden", message: "Only pages of this dashboard may change its state.")
 }
 
-/// The middleware that looks the request's session up (once: it marks the session as used, see
-/// `SessionStore`, whatever the request) and puts it in the context, then holds every unsafe request that
+/// The middleware that reads the request's CSRF cookie (``CSRFCookie``) into the context, then holds every unsafe request that
 /// would reach a handler to ``OriginCheck``. Deny by default: any method but the safe ones (RFC 9110 §9.2.1:
 /// GET, HEAD, OPTIONS), DELETE included; any other request is answered 404, 405 (with Allow) or 501 by the
 /// router without acting.
 struct SessionAndOriginCheck: RouterMiddleware {
     static let safeMethods: Set<String> = ["GET", "HEAD", "OPTIONS"]
-    let sessions: SessionStore
     /// Whether the router would run a handler for `(method, path)` (`Router.hasHandler(method:path:)`).
     let hasHandler: @Sendable (_ method: String, _ path: String) -> Bool
 
     func handle(_ request: HTTPRequest, context: DashboardContext,
                 next: (HTTPRequest, DashboardContext) async -> HTTPResponse) async throws -> HTTPResponse {
         var context = context
-        if let id = SessionStore.sessionID(fromCookie: request.fields["Cookie"]), let token = sessions.token(forSession: id) {
-            context.session = (id, token)
-        }
+        context.csrfToken = CSRFCookie.token(fromCookie: request.fields["Cookie"])
         if !Self.safeMethods.contains(request.method), hasHandler(request.method, request.path) {
             try OriginCheck.check(request, context: context)
         }

@@ -60,7 +60,7 @@ final class PageCache: Sendable {
         self.enabled = Atomic(isEnabled)
         self.byteLimit = byteLimit
         self.entryLimit = entryLimit
-        placeholder = SessionStore.randomHexPair().first
+        placeholder = CSRFCookie.randomHexPair().first
         placeholderBytes = Array(placeholder.utf8)
     }
 

@@ -4,12 +4,11 @@ import Mustache
 import TipJar
 
 /// The dashboard's routes: pages and fragments (`Routes+Pages`, `Routes+Actions`) and the JSON API
-/// (`Routes+API`). Handlers throw; `Dashboard.chain(router:sessions:pageCache:adminToken:errorPages:log:)` turns errors into answers.
+/// (`Routes+API`). Handlers throw; `Dashboard.chain(router:pageCache:adminToken:errorPages:log:)` turns errors into answers.
 struct Routes: Sendable {
     let templates: TemplateSource
     let service: TipJarService
     let storage: any TipJarStorage
-    let sessions: SessionStore
     /// Rendered pages by request and data version; see ``PageCache``.
     let pageCache: PageCache
     let catalogName: String
@@ -37,18 +36,17 @@ struct Routes: Sendable {
     /// The CSRF token of the request's session (empty when it has none). Never starts a session.
     func csrfToken(_ context: DashboardContext) -> String { context.csrfToken ?? "" }
 
-    /// Renders a response that holds a form with a CSRF token. A request without a live session
-    /// gets a new one, rendered with its token; the session is stored, and its cookie set, only
-    /// when the response is a `200` page (an error, a redirect or a thrown error stores nothing).
-    /// This is the only place sessions start, so requests for anything without a form (JSON,
-    /// static files, fragments without forms, redirects, errors) never add one.
+    /// Renders a response that holds a form with a CSRF token (``CSRFCookie``). A request without the cookie
+    /// gets a new token, rendered into its forms; the cookie is set only when the response is a `200` page (an
+    /// error, a redirect or a thrown error sets nothing). This is the only place tokens are handed out, so
+    /// requests for anything without a form (JSON, static files, fragments without forms, redirects, errors)
+    /// never set the cookie.
     func withFormSession(_ context: DashboardContext, _ render: (_ csrfToken: String) async throws -> HTTPResponse) async throws -> HTTPResponse {
         if let existing = context.csrfToken { return try await render(existing) }
-        let (id, token) = SessionStore.randomHexPair()
+        let token = CSRFCookie.randomHexPair().first
         var response = try await render(token)
         guard response.status == .ok else { return response }
-        sessions.insert(id: id, token: token)
-        response.fields.append(name: "Set-Cookie", value: SessionStore.setCookie(id: id))
+        response.fields.append(name: "Set-Cookie", value: CSRFCookie.setCookie(token: token))
         return response
     }
 

@@ -11,8 +11,10 @@ public struct Scenario: Sendable {
     /// The steps, run in order.
     public var steps: [ScenarioStep]
 
-    /// The largest scenario file read, in bytes (16 MiB).
-    public static let maximumFileSize = 16 << 20
+    /// The largest scenario file read, in bytes (2 MiB): 10,000 steps (the most a scenario may have) of about 200
+    /// bytes, the size of a shipped scenario's steps. Checked before the file is read or parsed, so a file of
+    /// a million steps costs nothing to refuse.
+    public static let maximumFileSize = 2 << 20
 
     /// The format version this code reads and writes (`"format"` in the file).
     public static let formatVersion = 1
@@ -68,6 +70,9 @@ extension Scenario {
     /// - Throws: `ScenarioError` naming the JSON location (`steps[2].expect.hearts`) or the text
     ///   position of a syntax error (`line 4, column 12`), and the problem.
     public init(data: Data, file: String) throws(ScenarioError) {
+        guard data.count <= Self.maximumFileSize else {
+            throw ScenarioError(file: file, location: "$", problem: "is \(data.count) bytes; a scenario file is at most \(Self.maximumFileSize) bytes")
+        }
         let parsed: Any
         do {
             parsed = try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])

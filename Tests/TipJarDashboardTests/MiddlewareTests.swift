@@ -4,7 +4,7 @@ import Synchronization
 import Testing
 @testable import TipJarDashboard
 
-/// The dashboard's middlewares (`Dashboard.chain(router:sessions:pageCache:adminToken:errorPages:log:)`): their order, deny
+/// The dashboard's middlewares (`Dashboard.chain(router:pageCache:adminToken:errorPages:log:)`): their order, deny
 /// by default for every unsafe method that reaches a handler, and error answers rendered from the templates.
 @Suite("Dashboard middlewares")
 struct MiddlewareTests {
@@ -21,7 +21,7 @@ struct MiddlewareTests {
     }
 
     /// A chain whose router has a form `DELETE` route and a JSON one, both counting their runs.
-    static func chain(_ runs: Runs, sessions: SessionStore, adminToken: String? = nil) throws -> MiddlewareChain<DashboardContext> {
+    static func chain(_ runs: Runs, adminToken: String? = nil) throws -> MiddlewareChain<DashboardContext> {
         var router = Router<DashboardContext>()
         router.delete("/things/:id") { _, context in
             runs.add()
@@ -31,7 +31,7 @@ struct MiddlewareTests {
             runs.add()
             return HTTPResponse(status: .noContent)
         }
-        return Dashboard.chain(router: router, sessions: sessions, adminToken: adminToken, errorPages: try errorPages(), log: { _, _ in })
+        return Dashboard.chain(router: router, adminToken: adminToken, errorPages: try errorPages(), log: { _, _ in })
     }
 
     static func request(_ method: String, _ target: String, _ fields: [(String, String)]) -> HTTPRequest {
@@ -41,23 +41,23 @@ struct MiddlewareTests {
         return HTTPRequest(method: method, target: target, fields: all, requestID: "5-9")
     }
 
-    @Test func theMiddlewaresRunSecurityHeadersFirstThenMethodsThenAdminTokenThenSessionAndOrigin() throws {
-        let chain = try Self.chain(Runs(), sessions: SessionStore(), adminToken: String(repeating: "ab", count: 16))
+    @Test func theMiddlewaresRunSecurityHeadersFirstThenMethodsThenFieldSizesThenAdminTokenThenSessionAndOrigin() throws {
+        let chain = try Self.chain(Runs(), adminToken: String(repeating: "ab", count: 16))
         let names = chain.middlewares.map { String(describing: type(of: $0)) }
-        #expect(names == ["Middleware", "KnownMethods", "AdminTokenCheck", "SessionAndOriginCheck"])
+        #expect(names == ["Middleware", "KnownMethods", "FieldSizeCheck", "AdminTokenCheck", "SessionAndOriginCheck"])
         #expect(chain.middlewares.first is SecurityHeaders.Middleware)
-        let withoutToken = try Self.chain(Runs(), sessions: SessionStore())
+        let withoutToken = try Self.chain(Runs())
         #expect(!withoutToken.middlewares.contains { $0 is AdminTokenCheck })
     }
 
     @Test func aDeleteRouteWithoutOriginOrCSRFTokenIsRefusedAndNeverRuns() async throws {
-        let runs = Runs(), sessions = SessionStore()
-        let chain = try Self.chain(runs, sessions: sessions)
+        let runs = Runs()
+        let chain = try Self.chain(runs)
         let bare = await chain.respond(to: Self.request("DELETE", "/things/1", []))
         #expect(bare.status == .forbidden)
         #expect(bare.fields["Content-Security-Policy"] == SecurityHeaders.contentSecurityPolicy, "a refusal carries the headers")
-        let (id, token) = SessionStore.randomHexPair()
-        sessions.insert(id: id, token: token)
+        let token = CSRFCookie.randomHexPair().first
+        let id = token
         let noToken = await chain.respond(to: Self.request("DELETE", "/things/1", [("Sec-Fetch-Site", "same-origin"), ("Cookie", "tipjar_session=\(id)")]))
         #expect(noToken.status == .forbidden)
         let crossSite = await chain.respond(to: Self.request("DELETE", "/api/things/1", [("Sec-Fetch-Site", "cross-site")]))
@@ -71,7 +71,7 @@ struct MiddlewareTests {
     }
 
     @Test func errorPagesAndFragmentsRenderFromTheirTemplates() async throws {
-        let chain = try Self.chain(Runs(), sessions: SessionStore(), adminToken: String(repeating: "ab", count: 16))
+        let chain = try Self.chain(Runs(), adminToken: String(repeating: "ab", count: 16))
         let page = await chain.respond(to: Self.request("GET", "/installs", []))
         #expect(page.status == .unauthorized)
         #expect(page.fields["WWW-Authenticate"] == AdminTokenCheck.challenge)

@@ -310,14 +310,17 @@ struct UTCTimestampTests {
         #expect(UTCTimestamp(date).short == String(UTCTimestamp(date).iso.dropLast()).replacingOccurrences(of: "T", with: " "))
     }
 
-    @Test(arguments: ["a=1; tipjar_session=abc; b=2", "tipjar_session=abc", " tipjar_session=abc ;x=y"])
-    func readsTheSessionCookie(_ header: String) {
-        #expect(SessionStore.sessionID(fromCookie: header)?.trimmingCharacters(in: .whitespaces) == "abc")
+    static let cookieToken = String(repeating: "0123456789abcdef", count: 4)
+
+    @Test(arguments: ["a=1; tipjar_session=\(cookieToken); b=2", "tipjar_session=\(cookieToken)", " tipjar_session=\(cookieToken) ;x=y"])
+    func readsTheCSRFCookie(_ header: String) {
+        #expect(CSRFCookie.token(fromCookie: header) == Self.cookieToken)
     }
 
-    @Test(arguments: ["", "tipjar_sessionx=abc", "tipjar_session=", "a=b"])
-    func ignoresOtherCookies(_ header: String) {
-        #expect(SessionStore.sessionID(fromCookie: header) == nil)
+    @Test(arguments: ["", "tipjar_sessionx=\(cookieToken)", "tipjar_session=", "a=b", "tipjar_session=abc",
+                      "tipjar_session=\(cookieToken.uppercased())", "tipjar_session=\(cookieToken)0"])
+    func ignoresOtherCookiesAndTokensThatAreNot64LowercaseHexDigits(_ header: String) {
+        #expect(CSRFCookie.token(fromCookie: header) == nil)
     }
 }
 
@@ -327,7 +330,7 @@ struct SessionSecretTests {
     @Test func sessionIDsAndTokensAre64HexDigitsAndDistinct() {
         var seen = Set<String>()
         for _ in 0..<500 {
-            let (id, token) = SessionStore.randomHexPair()
+            let (id, token) = CSRFCookie.randomHexPair()
             for secret in [id, token] {
                 #expect(secret.count == 64)
                 #expect(secret.allSatisfy { $0.isHexDigit && !$0.isUppercase })

@@ -89,6 +89,18 @@ struct ScenarioFormatTests {
         }
     }
 
+    @Test func aFileOfNineHundredThousandStepsIsRefusedByItsSizeBeforeParsing() throws {
+        let steps = Array(repeating: #"{"step":"stop","install":"a"}"#, count: 900_000).joined(separator: ",")
+        let text = #"{"name":"huge","steps":[{"step":"createInstall","install":"a"},"# + steps + "]}"
+        let file = try ScenarioFiles.write(text)
+        #expect(throws: ScenarioError(file: file.path, location: "$", problem: "is \(text.utf8.count) bytes; a scenario file is at most 2097152 bytes")) {
+            try Scenario.load(contentsOf: file.path)
+        }
+        #expect(throws: ScenarioError(file: "inline", location: "$", problem: "is \(text.utf8.count) bytes; a scenario file is at most 2097152 bytes")) {
+            try Scenario(data: Data(text.utf8), file: "inline")
+        }
+    }
+
     @Test func aWaitThatNeverHoldsStopsAtItsBound() async throws {
         let text = #"{"name":"never","steps":[{"step":"createInstall","install":"a"},{"step":"wait","install":"a","until":{"hearts":3},"timeoutMs":200},{"step":"stop","install":"a"}]}"#
         let result = try await ShippedScenarioTests.run(try Scenario(data: Data(text.utf8), file: "never.json"))

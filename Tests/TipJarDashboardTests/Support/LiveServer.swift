@@ -33,7 +33,7 @@ final class LiveServer: Sendable {
     /// `sleep` is the environment's wait (simulated latencies, late deliveries); a test passes a ``DelayGate``'s to
     /// decide when a delay is over.
     init(settings: StoreSettings? = nil, catalog: Catalog? = nil, adminToken: String? = nil,
-         database: DatabaseConfiguration = DatabaseConfiguration(groupCommit: true), sessionLimit: Int = 10_000,
+         database: DatabaseConfiguration = DatabaseConfiguration(groupCommit: true),
          sleep: @escaping @Sendable (Duration) async throws -> Void = LiveServer.realTime) async throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("tipjar-live-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -46,7 +46,7 @@ final class LiveServer: Sendable {
         dashboard = try Dashboard(service: service, storage: storage,
                                       configuration: DashboardConfiguration(templatesDirectory: Self.repositoryRoot.appendingPathComponent("Templates"),
                                                                             publicDirectory: Self.repositoryRoot.appendingPathComponent("Public"),
-                                                                            adminToken: adminToken, sessionLimit: sessionLimit),
+                                                                            adminToken: adminToken),
                                       log: { _, _ in })
         server = HTTPServer(configuration: HTTPServerConfiguration(host: "127.0.0.1", port: 0, serverResponseFields: SecurityHeaders.fields),
                             responder: dashboard, accessLog: nil)
@@ -108,16 +108,16 @@ final class LiveServer: Sendable {
     }
 }
 
-/// Runs `body` with a ``LiveServer`` started with these arguments (``LiveServer/init(settings:catalog:adminToken:database:sessionLimit:sleep:)``)
+/// Runs `body` with a ``LiveServer`` started with these arguments (``LiveServer/init(settings:catalog:adminToken:database:sleep:)``)
 /// and awaits the server's shutdown before it returns, whether `body` returned or threw: a test never leaves a
 /// server, its connections or its SQLite file behind for the tests after it.
 func withLiveServer<T>(settings: StoreSettings? = nil, catalog: Catalog? = nil, adminToken: String? = nil,
-                       database: DatabaseConfiguration = DatabaseConfiguration(groupCommit: true), sessionLimit: Int = 10_000,
+                       database: DatabaseConfiguration = DatabaseConfiguration(groupCommit: true),
                        sleep: @escaping @Sendable (Duration) async throws -> Void = LiveServer.realTime,
                        isolation: isolated (any Actor)? = #isolation,
                        _ body: (LiveServer) async throws -> T) async throws -> T {
     let server = try await LiveServer(settings: settings, catalog: catalog, adminToken: adminToken, database: database,
-                                      sessionLimit: sessionLimit, sleep: sleep)
+                                      sleep: sleep)
     let result: T
     do {
         result = try await body(server)
