@@ -30,18 +30,44 @@ public struct DashboardStack: Sendable {
     public init(catalog: Catalog, storage: any TipJarStorage, configuration: DashboardConfiguration, server: HTTPServerConfiguration,
                 environment: TipJarEnvironment, accessLog: (@Sendable (AccessLogEntry) -> Void)?,
                 appBundleID: String = SimulatedStore.defaultAppBundleID) async throws {
+        let gate = StartUpGate()
+        try await self.init(catalog: catalog, storage: storage, configuration: configuration,
+                            on: Self.server(server, gate: gate, adminToken: configuration.adminToken, accessLog: accessLog),
+                            behind: gate, environment: environment, appBundleID: appBundleID)
+    }
+
+    /// Builds the stack behind a server that may be listening already (``server(_:gate:adminToken:accessLog:)``),
+    /// and opens `gate` to the dashboard.
+    /// - Parameters: as ``init(catalog:storage:configuration:server:environment:accessLog:appBundleID:)``, with
+    ///   `server` the HTTP server whose responder is `gate`.
+    /// - Throws: Storage errors reading the saved store settings; `MustacheError` for a template
+    ///   that does not parse (the gate then stays closed).
+    public init(catalog: Catalog, storage: any TipJarStorage, configuration: DashboardConfiguration, on server: HTTPServer,
+                behind gate: StartUpGate, environment: TipJarEnvironment, appBundleID: String = SimulatedStore.defaultAppBundleID) async throws {
         let store = try await SimulatedStore(catalog: catalog, storage: storage, environment: environment, appBundleID: appBundleID)
         let service = TipJarService(store: store, storage: storage, environment: environment)
         self.service = service
         dashboard = try Dashboard(service: service, storage: storage, configuration: configuration, log: environment.log)
-        var serverConfiguration = server
+        self.server = server
+        dashboard.attach(to: server)
+        gate.open(dashboard)
+    }
+
+    /// The HTTP server in front of `gate`, not yet listening. The whole request path in one place: the server's
+    /// own checks (framing, limits, the `Host` allow-list), then `gate` (503 until it opens), then the dashboard's
+    /// middlewares and routes (`Dashboard.chain(router:pageCache:adminToken:errorPages:log:)`), then the redacted
+    /// access log line.
+    /// - Parameters:
+    ///   - configuration: Address, port and `Host` allow-list; the security headers are added to the server's own answers.
+    ///   - gate: The responder.
+    ///   - adminToken: The admin token, redacted from the access log.
+    ///   - accessLog: Called once per response (see the stack's initializer), or `nil`.
+    public static func server(_ configuration: HTTPServerConfiguration, gate: StartUpGate, adminToken: String?,
+                              accessLog: (@Sendable (AccessLogEntry) -> Void)?) -> HTTPServer {
+        var serverConfiguration = configuration
         serverConfiguration.serverResponseFields = SecurityHeaders.fields
-        // The whole request path in one place: the server's own checks (framing, limits, the `Host` allow-list), then
-        // the dashboard's middlewares and routes (`Dashboard.chain(router:pageCache:adminToken:errorPages:log:)`),
-        // then the redacted access log line.
-        self.server = HTTPServer(configuration: serverConfiguration, responder: dashboard,
-                                 accessLog: accessLog.map { Self.redacting($0, adminToken: configuration.adminToken) })
-        dashboard.attach(to: self.server)
+        return HTTPServer(configuration: serverConfiguration, responder: gate,
+                          accessLog: accessLog.map { redacting($0, adminToken: adminToken) })
     }
 
     /// `log`, called with each entry's secrets redacted (``AccessLogRedaction/redact(_:adminToken:)``).

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Synchronization
 #if os(Linux)
 import CMalloc
 #endif
@@ -138,23 +139,108 @@ struct ServeCommand {
         let environment = TipJarEnvironment.live
         // A start-up that fails after this point removes the database only when this run created it.
         let databaseExisted = FileManager.default.fileExists(atPath: database)
+        let accessLog = BufferedStandardError()
+        let gate = StartUpGate(reason: "The dashboard is checking its database with PRAGMA integrity_check: it was not closed "
+                               + "cleanly. Nothing is read or written until the check passes.")
+        let server = DashboardStack.server(HTTPServerConfiguration(host: host, port: port, additionalHosts: allowedHosts,
+                                                                   maxConnectionsPerAddress: maxConnectionsPerAddress),
+                                           gate: gate, adminToken: adminToken, accessLog: { entry in accessLog.write(line: entry.description) })
+        // Handlers first, so a signal that arrives as soon as the port is open is already caught.
+        let stopping = StopRequest()
+        let signals = Self.installSignalHandlers {
+            stopping.isRequested = true
+            await server.shutdown(timeout: .seconds(10))
+        }
+        defer { withExtendedLifetime(signals) {} }
+        // SQLite's last connection to close a database checkpoints its write-ahead log into the file and deletes it
+        // (https://www.sqlite.org/wal.html#the_wal_file), so a -wal beside the file means it was not closed cleanly:
+        // a crash, a kill, a power loss. Only then is every page read (PRAGMA integrity_check); the port is open
+        // meanwhile and answers 503 (StartUpGate).
+        let closedCleanly = !FileManager.default.fileExists(atPath: database + "-wal")
+        var listening = false
+        if databaseExisted, !closedCleanly {
+            guard let boundPort = try startListening(server) else { return 1 }
+            listening = true
+            printError("tipjar: \(database) was not closed cleanly: checking every page (PRAGMA integrity_check); "
+                       + "http://\(HTTPServerConfiguration.urlHost(forBind: host)):\(boundPort)/ answers 503 until it passes")
+            switch await Self.checkIntegrity(of: database) {
+            case .failure(let message):
+                printError(message.message)
+                await server.shutdown(timeout: .seconds(1))
+                return 1
+            case .success(let seconds):
+                printError("tipjar: \(database) passed PRAGMA integrity_check in \(String(format: "%.1f", seconds)) s")
+            }
+            if stopping.isRequested {
+                printError("tipjar: stopped before the dashboard started")
+                return 0
+            }
+        }
         let storage: SQLiteTipJarStorage
         do {
-            let configuration = DatabaseConfiguration(durability: durability, groupCommit: true, onFault: { fault in
+            var configuration = DatabaseConfiguration(durability: durability, groupCommit: true, onFault: { fault in
                 environment.log("database writes stopped", ["error": fault.description, "file": fault.path ?? database])
             })
+            // Checked just now, or closed cleanly: the file's other checks still run (DatabaseFileGuard).
+            configuration.checksIntegrity = false
             storage = try SQLiteTipJarStorage(path: database, configuration: configuration)
         } catch {
             let hint = (error as? DatabaseError)?.isCorrupt == true ? "\n(tipjar check-database \(database) lists every problem)" : ""
             printError("tipjar: cannot open the database \(database): \(error)\(hint)")
+            if listening { await server.shutdown(timeout: .seconds(1)) }
             return 1
         }
         do {
-            return try await serve(catalog: catalog, storage: storage, environment: environment)
+            return try await serve(catalog: catalog, storage: storage, environment: environment, server: server, gate: gate,
+                                   isListening: listening, stopping: stopping, accessLog: accessLog)
         } catch {
+            if listening { await server.shutdown(timeout: .seconds(1)) }
             try? storage.queue.close()
             if !databaseExisted { Self.removeDatabaseFiles(database) }
             throw error
+        }
+    }
+
+    /// Binds `server`, or prints why it cannot.
+    /// - Returns: the bound port, or `nil` after printing the error.
+    private func startListening(_ server: HTTPServer) throws -> Int? {
+        do {
+            return try server.start()
+        } catch {
+            let address = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
+            throw StartUpError(description: "cannot listen on \(address):\(port): \(error)")
+        }
+    }
+
+    /// `PRAGMA integrity_check` on `path`, read-only (``DatabaseQueue/integrityProblems(path:)``), on a thread of its
+    /// own, printing a line every 5 s while it runs.
+    /// - Returns: the seconds it took, or the message that refuses the file.
+    static func checkIntegrity(of path: String) async -> Result<Double, StartUpRefusal> {
+        let started = ContinuousClock.now
+        let done = Atomic(false)
+        let progress = Task.detached {
+            while true {
+                try await Task.sleep(for: .seconds(5))
+                guard !done.load(ordering: .sequentiallyConsistent) else { return }
+                let seconds = (ContinuousClock.now - started).components.seconds
+                printError("tipjar: still checking \(path) (\(seconds) s)")
+            }
+        }
+        let result: Result<[String], any Error> = await withCheckedContinuation { continuation in
+            Thread.detachNewThread { continuation.resume(returning: Result { try DatabaseQueue.integrityProblems(path: path) }) }
+        }
+        done.store(true, ordering: .sequentiallyConsistent)
+        progress.cancel()
+        let elapsed = ContinuousClock.now - started
+        switch result {
+        case .success(let problems) where problems.isEmpty:
+            return .success(Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+        case .success(let problems):
+            return .failure(StartUpRefusal(message: "tipjar: cannot open the database \(path): it is damaged: PRAGMA integrity_check found "
+                                           + "\(problems.count == 100 ? "100 or more" : "\(problems.count)") problem(s), first: \(problems[0]); "
+                                           + "refusing to open it\n(tipjar check-database \(path) lists every problem)"))
+        case .failure(let error):
+            return .failure(StartUpRefusal(message: "tipjar: cannot open the database \(path): \(error)"))
         }
     }
 
@@ -165,38 +251,32 @@ struct ServeCommand {
         for suffix in ["", "-wal", "-shm", "-journal"] { try? FileManager.default.removeItem(atPath: path + suffix) }
     }
 
-    private func serve(catalog: Catalog, storage: SQLiteTipJarStorage, environment: TipJarEnvironment) async throws -> Int32 {
+    private func serve(catalog: Catalog, storage: SQLiteTipJarStorage, environment: TipJarEnvironment, server: HTTPServer,
+                       gate: StartUpGate, isListening: Bool, stopping: StopRequest, accessLog: BufferedStandardError) async throws -> Int32 {
         let catalogName = storekit.map { URL(fileURLWithPath: $0).lastPathComponent } ?? Catalog.shippedFileName
-        let accessLog = BufferedStandardError()
         let stack = try await DashboardStack(catalog: catalog, storage: storage,
                                              configuration: DashboardConfiguration(templatesDirectory: templates, publicDirectory: publicDirectory,
                                                                                    reloadTemplates: reloadTemplates, adminToken: adminToken,
                                                                                    catalogName: catalogName),
-                                             server: HTTPServerConfiguration(host: host, port: port, additionalHosts: allowedHosts,
-                                                                                    maxConnectionsPerAddress: maxConnectionsPerAddress),
-                                             environment: environment,
-                                             accessLog: { entry in accessLog.write(line: entry.description) },
-                                             appBundleID: bundleID)
-        let server = stack.server
-        // Handlers first, so a signal that arrives as soon as the banner is out is already caught.
-        let signals = Self.installSignalHandlers { await server.shutdown(timeout: .seconds(10)) }
+                                             on: server, behind: gate, environment: environment, appBundleID: bundleID)
+        if stopping.isRequested {
+            try? storage.queue.close()
+            printError("tipjar: stopped cleanly")
+            return 0
+        }
         let boundPort: Int
-        do {
-            boundPort = try server.start()
-        } catch {
-            signals.cancel()
-            let address = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
-            throw StartUpError(description: "cannot listen on \(address):\(port): \(error)")
+        if isListening, let port = server.port {
+            boundPort = port
+        } else {
+            guard let port = try startListening(server) else { return 1 }
+            boundPort = port
         }
         var address = "http://\(HTTPServerConfiguration.urlHost(forBind: host)):\(boundPort)/"
         if let adminToken { address += "?token=\(adminToken)" }
         FileHandle.standardOutput.write(Data("Tip Jar Dashboard serving \(catalogName) on \(address) (database \(database), durability \(durability))\n".utf8))
-        // The signal sources must outlive the wait: an optimized build may otherwise release them
-        // as soon as their last use, and SIGTERM would then be ignored.
         await server.waitUntilStopped()
         // Late deliveries still waiting are dropped, never awaited; a charged transaction stays unfinished for the next launch.
         await stack.service.cancelScheduledDeliveries()
-        withExtendedLifetime(signals) {}
         accessLog.flush()
         try? storage.queue.close()
         printError("tipjar: stopped cleanly")
@@ -255,6 +335,20 @@ struct ServeCommand {
 /// A start-up step that failed (printed as `error: <description>`, exit 1).
 struct StartUpError: Error, CustomStringConvertible {
     var description: String
+}
+
+/// Whether SIGINT or SIGTERM asked `serve` to stop (set by the signal handler, read by start-up).
+final class StopRequest: Sendable {
+    private let flag = Atomic(false)
+    var isRequested: Bool {
+        get { flag.load(ordering: .sequentiallyConsistent) }
+        set { flag.store(newValue, ordering: .sequentiallyConsistent) }
+    }
+}
+
+/// Why `serve` refuses the database it was given: the whole line it prints before exiting 1.
+struct StartUpRefusal: Error {
+    var message: String
 }
 
 /// The write end of the pipe the SIGINT/SIGTERM handler writes to; set once, before the handlers

@@ -32,8 +32,8 @@ enum DatabaseFileGuard {
     static let sqliteMagic: [UInt8] = Array("SQLite format 3".utf8) + [0]
 
     /// Runs every check and throws on the first failure, a damaged file included.
-    static func validate(path: String, readOnly: Bool) throws {
-        let problems = try inspect(path: path, readOnly: readOnly)
+    static func validate(path: String, readOnly: Bool, checksIntegrity: Bool = true) throws {
+        let problems = try inspect(path: path, readOnly: readOnly, checksIntegrity: checksIntegrity)
         if let first = problems.first {
             throw DatabaseError(extendedResultCode: SQLITE_CORRUPT, message: "\(path) is damaged: PRAGMA integrity_check found \(problems.count == 100 ? "100 or more" : "\(problems.count)") problem(s), first: \(first); refusing to open it", path: path)
         }
@@ -41,7 +41,10 @@ enum DatabaseFileGuard {
 
     /// Runs every check; a file that `PRAGMA integrity_check` finds damaged is not thrown but answered
     /// with its problem lines (up to SQLite's default of 100); a sound, missing or empty file answers none.
-    static func inspect(path: String, readOnly: Bool) throws -> [String] {
+    /// Without `checksIntegrity`, check 4 is replaced by the header's page count (the "in-header database size",
+    /// valid while its version-valid-for number equals the change counter,
+    /// <https://www.sqlite.org/fileformat2.html#in_header_database_size>): the file must hold that many pages.
+    static func inspect(path: String, readOnly: Bool, checksIntegrity: Bool = true) throws -> [String] {
         let walPath = path + "-wal"
         let fileInfo = try statIfExists(path)
         let walInfo = try statIfExists(walPath)
@@ -72,6 +75,19 @@ enum DatabaseFileGuard {
             throw DatabaseError(extendedResultCode: SQLITE_NOTADB, message: "\(path) is not an SQLite database: its first 16 bytes are not \"SQLite format 3\\0\"; refusing to open it", path: path)
         }
         let fileIdentity = UInt32(header[60]) << 24 | UInt32(header[61]) << 16 | UInt32(header[62]) << 8 | UInt32(header[63])
+        if !checksIntegrity {
+            func number(at offset: Int) -> Int {
+                Int(header[offset]) << 24 | Int(header[offset + 1]) << 16 | Int(header[offset + 2]) << 8 | Int(header[offset + 3])
+            }
+            let rawPageSize = Int(header[16]) << 8 | Int(header[17])
+            let pageSize = rawPageSize == 1 ? 65_536 : rawPageSize
+            let pages = number(at: 28)
+            if number(at: 92) == number(at: 24), pages > 0, Int(fileInfo?.st_size ?? 0) < pages * pageSize {
+                throw DatabaseError(extendedResultCode: SQLITE_CORRUPT, message: "\(path) is damaged: its header counts \(pages) pages of \(pageSize) bytes but the file holds \(fileInfo?.st_size ?? 0) bytes (truncated); refusing to open it", path: path)
+            }
+            // Without a WAL there is no other database's log to recognise; with one, the probe below reads the stamp.
+            if walSize == 0 { return [] }
+        }
 
         // Read-only pass: SQLITE_OPEN_READONLY never writes the database nor checkpoints the WAL.
         // Without a WAL to read, `immutable=1` also keeps SQLite from creating empty -wal/-shm
@@ -85,8 +101,10 @@ enum DatabaseFileGuard {
                 ? try Database(path: path, flags: SQLITE_OPEN_READONLY)
                 : try Database(path: immutableURI(path), flags: SQLITE_OPEN_READONLY | SQLITE_OPEN_URI)
             defer { try? probe.close() }
-            let lines = try probe.fetchAll(sql: "PRAGMA integrity_check") { try $0.value(at: 0, as: String.self) }
-            problems = lines == ["ok"] ? [] : lines
+            if checksIntegrity {
+                let lines = try probe.fetchAll(sql: "PRAGMA integrity_check") { try $0.value(at: 0, as: String.self) }
+                problems = lines == ["ok"] ? [] : lines
+            }
             viewIdentity = UInt32(bitPattern: Int32(truncatingIfNeeded: try probe.fetchValue(sql: "PRAGMA user_version", as: Int64.self) ?? 0))
         } catch let error as DatabaseError where error.path != path {
             let subject = walSize > 0 ? "\(path) (with its write-ahead log \(walPath))" : path

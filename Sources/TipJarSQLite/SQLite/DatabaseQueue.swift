@@ -42,7 +42,7 @@ public final class DatabaseQueue: Sendable {
     public init(path: String, configuration: DatabaseConfiguration = DatabaseConfiguration()) throws {
         self.path = path
         self.configuration = configuration
-        try DatabaseFileGuard.validate(path: path, readOnly: configuration.readOnly)
+        try DatabaseFileGuard.validate(path: path, readOnly: configuration.readOnly, checksIntegrity: configuration.checksIntegrity)
         let flags = configuration.readOnly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
         let db = try Database(path: path, flags: flags)
         var checkpointer: DatabaseCheckpointer?

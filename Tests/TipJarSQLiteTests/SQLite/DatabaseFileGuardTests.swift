@@ -173,6 +173,25 @@ struct DatabaseFileGuardTests {
         #expect(problems.contains { $0.contains("missing from index by_key") }, "\(problems)")
     }
 
+    @Test("Without the integrity check a damaged index opens, but a truncated file is still refused by its header's page count")
+    func headerCheckAlone() throws {
+        let folder = try SQLiteTemporaryFolder()
+        var configuration = DatabaseConfiguration()
+        configuration.checksIntegrity = false
+        let damaged = folder.path("index.sqlite")
+        _ = try makeDatabaseWithDamagedIndex(at: damaged)
+        try DatabaseQueue(path: damaged, configuration: configuration).close()
+        let cut = folder.path("cut.sqlite")
+        try makeSQLiteTestDatabase(at: cut, rows: 400, payloadSize: 300)
+        let bytes = try #require(sqliteFileBytes(cut))
+        for size in [bytes.count / 2 / 4096 * 4096, bytes.count - 100] {
+            try bytes.prefix(size).write(to: URL(fileURLWithPath: cut))
+            let error = expectRefusal(cut, naming: cut, configuration: configuration)
+            #expect(error?.isCorrupt == true, "cut to \(size) bytes: \(String(describing: error))")
+            #expect(error?.message.contains("truncated") == true, "\(String(describing: error))")
+        }
+    }
+
     @Test("A WAL beside a missing database is refused (SQLite would delete it)")
     func orphanWALRefused() throws {
         let folder = try SQLiteTemporaryFolder()
