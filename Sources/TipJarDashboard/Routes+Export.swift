@@ -22,7 +22,7 @@ extension Routes {
     static let installColumns = ["id", "label", "locale", "storefront", "accountID", "hearts", "legacyHasTipped", "isRunning"]
     static let transactionColumns = ["transactionID", "originalID", "installID", "accountID", "productID", "purchaseDate",
                                      "purchasedQuantity", "storefront", "environment", "ownershipType", "reason", "revocationDate",
-                                     "revocationReason", "status", "isFinished", "isExternal"]
+                                     "revocationReason", "status", "isFinished", "isExternal", "price", "currency"]
 
     /// A ledger as a download (`ledger-<install>.csv` / `.json`).
     func ledgerExport(_ rows: [Delivery], installID: String, format: ExportFormat) -> HTTPResponse {
@@ -80,7 +80,7 @@ extension Routes {
             let table = CSVTable(header: Self.transactionColumns, rows: bodies.map {
                 [String($0.transactionID), String($0.originalID), $0.installID, $0.accountID, $0.productID, $0.purchaseDate,
                  String($0.purchasedQuantity), $0.storefront, $0.environment, $0.ownershipType, $0.reason, $0.revocationDate ?? "",
-                 $0.revocationReason ?? "", $0.status, String($0.isFinished), String($0.isExternal)]
+                 $0.revocationReason ?? "", $0.status, String($0.isFinished), String($0.isExternal), $0.price ?? "", $0.currency ?? ""]
             })
             return Self.csv(table, name: name + ".csv")
         }

@@ -133,12 +133,17 @@ extension Routes {
         return try html("pages/account", data)
     }
 
-    /// One row of a transactions table: date, product, price in the transaction's storefront, storefront,
-    /// account, install, status and finished flag.
+    /// One row of a transactions table: date, product, price in the transaction's storefront (`Transaction.price`,
+    /// the total for a quantity above 1, with the unit price beside it: `$2.97 (3 × $0.99)`), storefront, account,
+    /// install, status and finished flag.
     func transactionRow(_ stored: StoredTransaction) -> MustacheValue {
         let t = stored.transaction
-        let price = service.catalog.product(withID: t.productID).flatMap { product in
-            Storefront.named(t.storefront).map { $0.displayPrice(product.price) }
+        let price = Storefront.named(t.storefront).flatMap { storefront -> String? in
+            let unit = service.catalog.product(withID: t.productID)?.price
+            guard let total = t.price ?? unit.map({ $0 * Decimal(t.purchasedQuantity) }) else { return nil }
+            let shown = storefront.displayPrice(total)
+            guard t.purchasedQuantity > 1, let unit else { return shown }
+            return "\(shown) (\(t.purchasedQuantity) × \(storefront.displayPrice(unit)))"
         }
         let at = UTCTimestamp(t.purchaseDate)
         return ["transactionID": .string(String(t.id)), "at": .string(at.isoWithMilliseconds), "atShort": .string(at.short),

@@ -58,7 +58,7 @@ struct PurchaseFlowAPITests {
         }
     }
 
-    @Test func quantityAndTokenReachTheTransactionAndTheLedger() async throws {
+    @Test func quantityAndTokenReachTheTransactionAndTheLedgerAndThePriceIsTheTotal() async throws {
         try await withLiveServer { server in
             let id = try await install(server)
             let reply = await purchase(server, id, #","quantity":3,"appAccountToken":"6F1C2A7E-3B5D-4C8E-9A0F-1D2E3F4A5B6C""#)
@@ -67,7 +67,12 @@ struct PurchaseFlowAPITests {
             let transactionID = try #require(reply.object["transactionID"] as? Int)
             let transaction = await server.json("GET", "/api/transactions/\(transactionID)").object
             #expect(transaction["purchasedQuantity"] as? Int == 3)
+            #expect(transaction["price"] as? String == "2.97", "Transaction.price counts the purchasedQuantity")
             #expect(transaction["appAccountToken"] as? String == "6f1c2a7e-3b5d-4c8e-9a0f-1d2e3f4a5b6c")
+            let csv = await server.send("GET", "/api/transactions?format=csv").body.components(separatedBy: "\r\n")
+            #expect(csv.dropFirst().first?.hasSuffix(",2.97,USD") == true, "\(csv)")
+            let page = await server.send("GET", "/transactions").body
+            #expect(page.contains("<td>$2.97 (3 × $0.99)</td>"), "the total, with the unit price beside it")
             let ledger = await server.json("GET", "/api/installs/\(id)/ledger").array
             #expect(ledger.first?["purchasedQuantity"] as? Int == 3)
             #expect(ledger.first?["appAccountToken"] as? String == "6f1c2a7e-3b5d-4c8e-9a0f-1d2e3f4a5b6c")

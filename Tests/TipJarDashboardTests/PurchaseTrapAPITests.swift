@@ -108,7 +108,7 @@ struct PurchaseTrapAPITests {
             let rows = await ledger(server, id)
             #expect(rows.map { $0["outcome"] as? String } == ["counted", "duplicate"])
             #expect(rows.map { $0["finished"] as? Bool } == [false, false])
-            #expect(rows.map { $0["reason"] as? String } == ["finish() was ignored", "finish() was ignored"])
+            #expect(rows.map { $0["reason"] as? String } == ["finish() was ignored", "purchase() returned the unfinished transaction: no new charge"])
             let transaction = await server.json("GET", "/api/transactions/\(first.object["transactionID"] as? Int ?? 0)").object
             #expect(transaction["isFinished"] as? Bool == false)
         }

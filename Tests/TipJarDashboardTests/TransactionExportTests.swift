@@ -8,7 +8,7 @@ import Testing
 @Suite("Transactions export")
 struct TransactionExportTests {
     static let header = "transactionID,originalID,installID,accountID,productID,purchaseDate,purchasedQuantity,storefront,"
-        + "environment,ownershipType,reason,revocationDate,revocationReason,status,isFinished,isExternal"
+        + "environment,ownershipType,reason,revocationDate,revocationReason,status,isFinished,isExternal,price,currency"
 
     /// Creates an install on `account` and buys `productID` outside the app on it; answers the install ID.
     static func externalPurchase(_ server: LiveServer, account: String, productID: String) async throws -> String {

@@ -98,13 +98,46 @@ struct PurchaseTrapTests {
         let ledger = try await world.storage.ledger(installID: install.id, limit: 10)
         #expect(ledger.map(\.outcome) == [.counted, .duplicate, .counted])
         #expect(ledger.map(\.finished) == [false, false, false])
-        #expect(ledger.map(\.note) == [.finishIgnored, .finishIgnored, .finishIgnored])
+        #expect(ledger.map(\.note) == [.finishIgnored, .unfinishedReturned, .finishIgnored])
         #expect(DeliveryNote.finishIgnored.text == "finish() was ignored")
         try await world.setSettings { $0.finishIgnored = false }
         let launch = try await world.service.launch(installID: install.id)
         #expect(launch.deliveries.map(\.outcome) == [.duplicate, .duplicate], "the next launch finishes both, counting nothing")
         #expect(launch.deliveries.map(\.finished) == [true, true])
         #expect(try await world.hearts(install.id) == 2)
+    }
+
+    // MARK: An unfinished consumable comes back, with no trap on
+
+    @Test func anUnverifiedTipBoughtAgainReturnsTheSameTransactionInsteadOfANewCharge() async throws {
+        let world = try await TestWorld.make(settings: StoreSettings(failures: StoreSettings.Failures(verification: .invalidSignature)))
+        let install = try await world.runningInstall()
+        let first = try await world.service.purchase(productID: TestWorld.coffee, installID: install.id)
+        #expect(first.outcome == .unverified)
+        let again = try await world.service.purchase(productID: TestWorld.coffee, installID: install.id)
+        #expect(again.transactionID == first.transactionID, "StoreKit hands the unfinished transaction back")
+        #expect(again.outcome == .unverified)
+        try await world.setSettings { $0.failures.verification = nil }
+        let verified = try await world.service.purchase(productID: TestWorld.coffee, installID: install.id)
+        #expect(verified.transactionID == first.transactionID, "still no new charge: it is counted and finished now")
+        #expect(verified.recordOutcome == .counted)
+        let fresh = try await world.service.purchase(productID: TestWorld.coffee, installID: install.id)
+        #expect(fresh.transactionID != first.transactionID, "once finished, the next purchase is a new transaction")
+        let ledger = try await world.storage.ledger(installID: install.id, limit: 10)
+        #expect(ledger.map(\.note) == [nil, .unfinishedReturned, .unfinishedReturned, nil])
+        #expect(try await world.storage.transactions(matching: TransactionQuery(pageSize: 50)).transactions.count == 2, "two charges, not four")
+    }
+
+    @Test func aTipLeftUnfinishedByACrashIsReturnedByTheNextPurchaseOnAnotherRunningInstallOfTheAccount() async throws {
+        let world = try await TestWorld.make(settings: StoreSettings(crashBeforeFinish: true))
+        let phone = try await world.runningInstall(accountID: "ana")
+        let tablet = try await world.runningInstall(accountID: "ana")
+        let crashed = try await world.service.purchase(productID: TestWorld.snack, installID: phone.id)
+        try await world.setSettings { $0.crashBeforeFinish = false }
+        let again = try await world.service.purchase(productID: TestWorld.snack, installID: tablet.id)
+        #expect(again.transactionID == crashed.transactionID)
+        #expect(try await world.storage.ledger(installID: tablet.id, limit: 10).last?.note == .unfinishedReturned)
+        #expect(DeliveryNote.unfinishedReturned.text == "purchase() returned the unfinished transaction: no new charge")
     }
 
     // MARK: Charged despite an error

@@ -80,6 +80,9 @@ public enum DeliveryNote: String, Sendable, Codable, CaseIterable {
     case reemittedLater
     /// An interrupted purchase, delivered through the listener once its issue was resolved.
     case interruptionResolved
+    /// `Product.purchase()` answered with the account's unfinished transaction of the product instead of a new
+    /// charge: the app never called `finish()` on it.
+    case unfinishedReturned
 
     /// The short English reason the install page and the JSON ledger show.
     public var text: String {
@@ -89,6 +92,7 @@ public enum DeliveryNote: String, Sendable, Codable, CaseIterable {
         case .syncReplay: "AppStore.sync() replayed a finished transaction"
         case .reemittedLater: "re-emitted after the purchase answered"
         case .interruptionResolved: "interrupted purchase resolved"
+        case .unfinishedReturned: "purchase() returned the unfinished transaction: no new charge"
         }
     }
 }

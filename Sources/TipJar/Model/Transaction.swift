@@ -59,8 +59,9 @@ public struct Transaction: Sendable, Equatable, Codable {
     /// Always `.purchase`.
     public var reason: Reason
     /// The price the store charged, in `currency` units (`Transaction.price`); `nil` for a transaction saved
-    /// before the dashboard kept it, or for a product the catalog does not hold. For a quantity above 1 it is
-    /// the price of one unit, as Apple's sample transactions show it; `purchasedQuantity` says how many.
+    /// before the dashboard kept it, or for a product the catalog does not hold. For a quantity above 1 it is the
+    /// total: Apple's `Transaction.price` "reflects … the `purchasedQuantity` of a consumable in-app purchase"
+    /// (https://developer.apple.com/documentation/storekit/transaction/price).
     public var price: Decimal?
     /// The ISO 4217 code of the storefront's currency (`Transaction.currency`), e.g. `USD`; `nil` when unknown.
     public var currency: String?

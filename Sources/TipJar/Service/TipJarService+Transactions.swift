@@ -68,7 +68,8 @@ extension TipJarService {
             switch answer.result {
             case .success(let verification):
                 let heartsBefore = install.hearts
-                let (delivery, hearts) = try await record(verification, installID: installID, path: .purchase, issuing: answer.issued,
+                let (delivery, hearts) = try await record(verification, installID: installID, path: .purchase,
+                                                          note: answer.returnsUnfinished ? .unfinishedReturned : nil, issuing: answer.issued,
                                                           settings: answer.settings)
                 install.hearts = hearts
                 if try await reemit(verification.unsafePayloadValue, installID: installID, settings: answer.settings) {

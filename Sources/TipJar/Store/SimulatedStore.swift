@@ -121,14 +121,19 @@ public actor SimulatedStore {
     /// failure injection first (it throws before anything else and creates nothing; it wins over every outcome,
     /// `failed` included), then a product the store does not hold (`productUnavailable`), a quantity outside 1...10
     /// (`invalidQuantity`), then the purchase traps: `interruptedPurchases` keeps an interrupted transaction and
-    /// answers `.pending`; `chargedDespiteError` creates a purchased transaction and throws ``ChargedDespiteError``;
-    /// `finishIgnored` answers a successful purchase of a product whose transaction the app could not finish with
-    /// that same transaction. Then Ask to Buy, and last `purchaseOutcome`. (The purchase sheet comes before all of
+    /// answers `.pending`; `chargedDespiteError` creates a purchased transaction and throws ``ChargedDespiteError``.
+    /// Then the unfinished-transaction rule: a successful purchase of a product that has an unfinished, unrevoked
+    /// transaction on the Apple Account answers with that same transaction (same ID, no new charge), whatever set the
+    /// transaction unfinished (a verification failure, a crash before `finish()`, an app that forgets it, or the
+    /// `finishIgnored` trap). Then Ask to Buy, and last `purchaseOutcome`. (The purchase sheet comes before all of
     /// these: a cancelled sheet never reaches the store.)
     ///
     /// Apple documents that a transaction "is unfinished until you call `finish()`"
-    /// (https://developer.apple.com/documentation/storekit/transaction/unfinished); that buying the consumable again
-    /// answers with it is what developers report, not something Apple's documents state.
+    /// (https://developer.apple.com/documentation/storekit/transaction/unfinished) and that a consumable's
+    /// transaction must be finished before the customer can buy it again; Apple's forum answer "finishTransaction
+    /// must be invoked before starting a new transaction" and StoreKit Testing as RevenueCat observed it
+    /// (purchases-ios issue 1964, PR 1965) hand the unfinished transaction back. Apple's documents do not say what
+    /// an Ask to Buy or a failing purchase does then; those keep their own answers here.
     ///
     /// An interrupted purchase's answer is a choice: Apple's "Testing an interrupted purchase"
     /// (https://developer.apple.com/documentation/storekit/testing-an-interrupted-purchase) describes it in the
@@ -171,11 +176,11 @@ public actor SimulatedStore {
             throw ChargedDespiteError(error: settings.purchaseError,
                                       transaction: try await issue(productID: productID, for: install, status: .purchased, options: options))
         }
-        if settings.finishIgnored, !settings.askToBuyEnabled, settings.purchaseOutcome == .success || settings.purchaseOutcome == .unverified,
+        if !settings.askToBuyEnabled, settings.purchaseOutcome == .success || settings.purchaseOutcome == .unverified,
            let unfinished = try await storage.unfinishedTransactions(accountID: install.accountID).first(where: {
                $0.transaction.productID == productID && !$0.transaction.isRevoked
            }) {
-            return PurchaseAnswer(result: .success(verify(unfinished.transaction, settings)), settings: settings)
+            return PurchaseAnswer(result: .success(verify(unfinished.transaction, settings)), settings: settings, returnsUnfinished: true)
         }
         if settings.askToBuyEnabled {
             _ = try await issue(productID: productID, for: install, status: .pending, options: options)
@@ -349,7 +354,8 @@ public actor SimulatedStore {
         let entry = catalog.product(withID: productID)
         transaction.purchasedQuantity = options.quantity
         transaction.appAccountToken = options.appAccountToken
-        transaction.price = entry?.price
+        // Apple's `Transaction.price` counts the quantity (https://developer.apple.com/documentation/storekit/transaction/price).
+        transaction.price = entry.map { $0.price * Decimal(options.quantity) }
         transaction.currency = Storefront.named(install.storefront)?.currencyCode
         transaction.productType = entry?.type
         transaction.appBundleID = appBundleID
@@ -367,12 +373,15 @@ public struct PurchaseAnswer: Sendable {
     public var settings: StoreSettings
     /// The new transaction of a `.success`, issued and not yet saved; `nil` when there is none, or it is saved already.
     public var issued: StoredTransaction?
+    /// Whether the `.success` carries the account's unfinished transaction of the product, not a new charge.
+    public var returnsUnfinished: Bool
 
     /// Creates an answer.
-    public init(result: Product.PurchaseResult, settings: StoreSettings, issued: StoredTransaction? = nil) {
+    public init(result: Product.PurchaseResult, settings: StoreSettings, issued: StoredTransaction? = nil, returnsUnfinished: Bool = false) {
         self.result = result
         self.settings = settings
         self.issued = issued
+        self.returnsUnfinished = returnsUnfinished
     }
 }
 
