@@ -27,6 +27,7 @@ extension Routes {
         switch error {
         case TipJarError.purchaseInProgress: (strings.purchaseInProgressTitle, strings.purchaseInProgress)
         case TipJarError.unknownProduct: (strings.unknownProductTitle, strings.unknownProduct)
+        case TipJarError.productNotLoaded(_, let gap): (strings.unknownProductTitle, strings.productNotLoaded(gap))
         case TipJarError.noPurchaseSheet: (strings.sheetClosedTitle, strings.sheetClosed)
         default: (strings.errorTitle, strings.errorMessage)
         }

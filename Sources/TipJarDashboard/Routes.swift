@@ -98,7 +98,7 @@ extension TipJarError: HTTPResponseError {
         switch self {
         case .installNotFound, .transactionNotFound: .notFound
         case .unknownProduct: .unprocessableContent
-        case .purchaseInProgress, .installBeingDeleted, .noPurchaseSheet, .transactionNotPending, .transactionNotInterrupted, .alreadyRefunded: .conflict
+        case .purchaseInProgress, .installBeingDeleted, .productNotLoaded, .noPurchaseSheet, .transactionNotPending, .transactionNotInterrupted, .alreadyRefunded: .conflict
         case .invalidValue: .badRequest
         }
     }
@@ -108,7 +108,7 @@ extension TipJarError: HTTPResponseError {
         switch self {
         case .installNotFound, .transactionNotFound: "Not found"
         case .unknownProduct: "Unknown product"
-        case .purchaseInProgress, .installBeingDeleted, .noPurchaseSheet, .transactionNotPending, .transactionNotInterrupted, .alreadyRefunded: "Conflict"
+        case .purchaseInProgress, .installBeingDeleted, .productNotLoaded, .noPurchaseSheet, .transactionNotPending, .transactionNotInterrupted, .alreadyRefunded: "Conflict"
         case .invalidValue: "Bad value"
         }
     }

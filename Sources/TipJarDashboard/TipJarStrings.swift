@@ -31,6 +31,8 @@ struct TipJarStrings: Sendable {
     /// HTTP 422: the tapped product is no longer a tip of the catalog.
     let unknownProductTitle: String
     let unknownProduct: String
+    /// HTTP 409: the app holds no `Product` for the tapped tip (its last load failed, was empty, or left it out).
+    let productNotLoaded: @Sendable (ProductLoadGap) -> String
     /// Any other error answered to the screen (404, 503, 500).
     let errorTitle: String
     let errorMessage: String
@@ -78,6 +80,13 @@ struct TipJarStrings: Sendable {
         purchaseInProgress: "A purchase is already open. Wait for it to finish, then try again.",
         unknownProductTitle: "Tip unavailable",
         unknownProduct: "This tip is no longer in the App Store. Retry to see the current tips.",
+        productNotLoaded: { gap in
+            switch gap {
+            case .loadFailed: "The app has not loaded this tip: the last load failed. Retry to load the tips."
+            case .empty: "The app has not loaded this tip: the App Store returned no tips. Retry to load them."
+            case .notReturned: "The app has not loaded this tip: the App Store did not return it. Retry to load the tips."
+            }
+        },
         errorTitle: "Something went wrong",
         errorMessage: "The App Store couldn't finish this. Nothing was charged; try again in a moment.",
         heartsLabel: { "\($0) of 5 hearts" },
@@ -115,6 +124,13 @@ struct TipJarStrings: Sendable {
         purchaseInProgress: "Já há uma compra em andamento. Espere ela terminar e tente de novo.",
         unknownProductTitle: "Gorjeta indisponível",
         unknownProduct: "Esta gorjeta não está mais na App Store. Toque em Tentar de novo para ver as gorjetas atuais.",
+        productNotLoaded: { gap in
+            switch gap {
+            case .loadFailed: "O app não carregou esta gorjeta: o último carregamento falhou. Toque em Tentar de novo para carregar as gorjetas."
+            case .empty: "O app não carregou esta gorjeta: a App Store não retornou nenhuma gorjeta. Toque em Tentar de novo para carregá-las."
+            case .notReturned: "O app não carregou esta gorjeta: a App Store não a retornou. Toque em Tentar de novo para carregar as gorjetas."
+            }
+        },
         errorTitle: "Algo deu errado",
         errorMessage: "A App Store não conseguiu concluir. Nada foi cobrado; tente de novo em instantes.",
         heartsLabel: { "\($0) de 5 corações" },

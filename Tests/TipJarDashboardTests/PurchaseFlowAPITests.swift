@@ -18,6 +18,23 @@ struct PurchaseFlowAPITests {
         await server.json("POST", "/api/installs/\(id)/purchases", #"{"productID":"\#(Self.coffee)"\#(extra)}"#)
     }
 
+    @Test func aPurchaseWhileTheCatalogFailsIsAConflictNamingTheReasonInTheInstallsLanguage() async throws {
+        try await withLiveServer(settings: StoreSettings(catalog: .failing)) { server in
+            let id = try await install(server)
+            let reply = await purchase(server, id)
+            #expect(reply.status == 409)
+            #expect(reply.object["error"] as? String == "The app has not loaded this product: the last load failed.")
+            let pages = PageTests()
+            let session = try await pages.session(server)
+            let portuguese = try await pages.createInstall(server, session, locale: "pt-BR", storefront: "BRA")
+            let tap = await pages.post(server, "/installs/\(portuguese)/purchases", session, form: "productID=\(Self.coffee)", fragment: true)
+            #expect(tap.status == 409)
+            #expect(tap.body.contains("O app não carregou esta gorjeta: o último carregamento falhou."), "\(tap.body)")
+            let transactions = await server.json("GET", "/api/transactions").object["transactions"] as? [Any]
+            #expect(transactions?.isEmpty == true, "nothing charged")
+        }
+    }
+
     @Test func userActionCancelIsCancelledAndConfirmIsTheDefault() async throws {
         try await withLiveServer { server in
             let id = try await install(server)

@@ -9,6 +9,9 @@ public enum TipJarError: Error, Equatable, Sendable, CustomStringConvertible {
     case purchaseInProgress(installID: String)
     /// The install is being deleted (the app is leaving the device), so nothing can be bought from it (409).
     case installBeingDeleted(String)
+    /// The app has no `Product` for this product ID to call `purchase()` on: its last `Product.products(for:)`
+    /// failed, came back empty, or did not return it (409).
+    case productNotLoaded(productID: String, reason: ProductLoadGap)
     /// Confirm or Cancel for a purchase sheet that is no longer open (answered, timed out, or the app stopped).
     case noPurchaseSheet(installID: String)
     /// No transaction has this ID.
@@ -30,12 +33,32 @@ public enum TipJarError: Error, Equatable, Sendable, CustomStringConvertible {
         case .unknownProduct(let id): "\(Catalog.shownInput(id)) is not a tip in the loaded catalog."
         case .purchaseInProgress: "A purchase is already open for this install. Wait for it to finish."
         case .installBeingDeleted: "This install is being deleted: nothing can be bought from it."
+        case .productNotLoaded(_, let reason): "The app has not loaded this product: \(reason.sentence)."
         case .noPurchaseSheet: "No purchase sheet is open for this install: it was answered, timed out or closed when the app stopped."
         case .transactionNotFound(let id): "No transaction has the ID \(id)."
         case .transactionNotPending(let id): "Transaction \(id) is not waiting for approval."
         case .transactionNotInterrupted(let id): "Transaction \(id) is not an interrupted purchase."
         case .alreadyRefunded(let id): "Transaction \(id) was already refunded."
         case .invalidValue(let field, let reason): "\(field): \(reason)"
+        }
+    }
+}
+
+/// Why the app holds no `Product` to purchase (``TipJarError/productNotLoaded(productID:reason:)``).
+public enum ProductLoadGap: String, Sendable, Equatable {
+    /// The last `Product.products(for:)` threw.
+    case loadFailed
+    /// The last `Product.products(for:)` returned no products.
+    case empty
+    /// The last `Product.products(for:)` returned other products, not this one.
+    case notReturned
+
+    /// The reason in English, without a capital or a period: `the last load failed`.
+    public var sentence: String {
+        switch self {
+        case .loadFailed: "the last load failed"
+        case .empty: "the last load returned no products"
+        case .notReturned: "the last load did not return it"
         }
     }
 }

@@ -48,10 +48,27 @@ extension TipJarService {
                 install.isRunning = true
                 install.legacyHasTipped = false
             }
+            try await requireLoaded(productID, installID: installID)
             return install
         } catch {
             openPurchases.remove(installID)
             throw error
+        }
+    }
+
+    /// No product, no purchase: an app calls `purchase()` on a `Product` that `Product.products(for:)` returned
+    /// (https://developer.apple.com/documentation/storekit/product/purchase(options:)), so it has nothing to buy
+    /// while its last load failed, came back empty or did not return the product. An install whose tip jar has not
+    /// loaded since launch loads it now, as the tip jar view does when it appears.
+    /// - Throws: `TipJarError.productNotLoaded`; what ``loadOffers(installID:)`` throws.
+    func requireLoaded(_ productID: String, installID: String) async throws {
+        let state: TipJarState
+        if let last = lastLoads[installID] { state = last } else { state = try await loadOffers(installID: installID) }
+        switch state {
+        case .ready(let offers) where offers.contains(where: { $0.productID == productID }): return
+        case .ready: throw TipJarError.productNotLoaded(productID: productID, reason: .notReturned)
+        case .unavailable(.empty), .loading: throw TipJarError.productNotLoaded(productID: productID, reason: .empty)
+        case .unavailable(.loadFailed): throw TipJarError.productNotLoaded(productID: productID, reason: .loadFailed)
         }
     }
 
@@ -211,6 +228,7 @@ extension TipJarService {
     public func launch(installID: String) async throws -> DeliveryReport {
         let install = try await install(installID)
         closeSheet(installID: installID, because: "the app relaunched")
+        lastLoads[installID] = nil
         try await storage.setRunning(true, installID: installID)
         event(installID, "launch", "Launched; Transaction.updates listener started.")
         let migrated = try await storage.migrateLegacyFlag(installID: installID)
@@ -229,6 +247,7 @@ extension TipJarService {
     public func stop(installID: String) async throws -> Install {
         _ = try await install(installID)
         closeSheet(installID: installID, because: "the app stopped")
+        lastLoads[installID] = nil
         try await storage.setRunning(false, installID: installID)
         event(installID, "stop", "Stopped; the listener receives nothing until the next launch.")
         return try await install(installID)

@@ -27,6 +27,9 @@ public actor TipJarService {
     /// a load records an event only when this changes, so a page view that finds the same state
     /// writes nothing to the timeline.
     var lastStates: [String: String] = [:]
+    /// What each running install's last `Product.products(for:)` came to since its launch: the app can buy only
+    /// a product that load returned (``beginPurchase(productID:installID:)``). Forgotten when the app launches or stops.
+    var lastLoads: [String: TipJarState] = [:]
     /// How long a purchase sheet may stay unanswered before it closes as a cancel (seconds).
     public nonisolated let purchaseSheetTimeout: TimeInterval
 
@@ -158,6 +161,7 @@ public actor TipJarService {
         defer { deletingInstalls.remove(installID) }
         guard try await storage.deleteInstall(withID: installID) else { throw TipJarError.installNotFound(installID) }
         lastStates[installID] = nil
+        lastLoads[installID] = nil
         event(nil, "install.deleted", "Install \(installID.prefix(8)) deleted; its account's transactions stay with the store.")
     }
 
@@ -186,6 +190,7 @@ public actor TipJarService {
             state = .unavailable(.loadFailed(error))
         }
         recordStateChange(state, installID: installID)
+        lastLoads[installID] = state
         return state
     }
 
