@@ -56,11 +56,22 @@ extension Routes {
     /// The notice that holds for the install now: pending while one of its Ask to Buy purchases waits (for
     /// approval, or, approved, for the running app's listener); once the latest was approved and its transaction
     /// is on the ledger, the thank-you (or, with the hearts full, its variant); otherwise none.
+    ///
+    /// A decline keeps the pending notice until the app's next launch: StoreKit delivers a pending purchase's
+    /// transaction through `Transaction.updates` only "if a pending purchase succeeds"
+    /// (https://developer.apple.com/documentation/storekit/product/purchaseresult/pending), and nothing reaches the
+    /// app when a parent declines (in StoreKit Testing the declined transaction still reads as pending, Apple
+    /// Developer Forums thread 685183). So the screen shows only what the app can know; the store's side (`/store`,
+    /// the transactions, the timeline) shows the decline.
     func liveNotice(install: Install, ledger: [Delivery]) async throws -> Feedback? {
         if try await storage.pendingTransactions().contains(where: { $0.installID == install.id }) {
             return Feedback(kind: .pending, locale: install.locale)
         }
-        let decision = service.timeline.events(installID: install.id, limit: 50).first { $0.kind.hasPrefix("askToBuy.") }
+        let events = service.timeline.events(installID: install.id, limit: 50)
+        if events.first(where: { $0.kind.hasPrefix("askToBuy.") || $0.kind == "launch" })?.kind == "askToBuy.declined" {
+            return Feedback(kind: .pending, locale: install.locale)
+        }
+        let decision = events.first { $0.kind.hasPrefix("askToBuy.") }
         guard let decision, decision.kind == "askToBuy.approved",
               let id = decision.attributes["transactionID"].flatMap(UInt64.init) else { return nil }
         guard let delivery = ledger.first(where: { $0.transactionID == id }) else {

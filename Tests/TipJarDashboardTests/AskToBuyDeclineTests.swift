@@ -1,0 +1,32 @@
+import Foundation
+import Testing
+import TipJar
+
+/// A declined Ask to Buy is invisible to the app: StoreKit delivers a pending purchase's transaction only "if a
+/// pending purchase succeeds" (https://developer.apple.com/documentation/storekit/product/purchaseresult/pending), so
+/// the simulated screen keeps its pending notice until the app's next launch, while the store's side shows the decline.
+@Suite("A declined Ask to Buy", .serialized)
+struct AskToBuyDeclineTests {
+    static let pendingNotice = "Your purchase is waiting for approval. The heart appears once it&#39;s approved."
+
+    func screen(_ server: LiveServer, _ id: String) async -> String {
+        await server.send("GET", "/installs/\(id)/live", fields: [("X-Fragment", "1")]).body
+    }
+
+    @Test func theScreenKeepsItsPendingNoticeAfterADeclineUntilTheNextLaunch() async throws {
+        try await withLiveServer(settings: StoreSettings(purchaseOutcome: .pending)) { server in
+            let feedback = StoreFeedbackPageTests()
+            let id = try await feedback.install(server)
+            let tid = try await feedback.pendingTransaction(server, installID: id)
+            let pending = await screen(server, id)
+            #expect(pending.contains(Self.pendingNotice) || pending.contains("waiting for approval"), "\(pending.prefix(600))")
+            #expect(await server.json("POST", "/api/store/pending/\(tid)/decline").status == 200)
+            let afterDecline = await screen(server, id)
+            #expect(afterDecline.contains("waiting for approval"), "the app was never told")
+            #expect(afterDecline.contains("askToBuy.declined"), "the store's timeline shows the decline")
+            #expect(await server.json("GET", "/api/transactions/\(tid)").object["status"] as? String == "declined")
+            #expect(await server.json("POST", "/api/installs/\(id)/launch").status == 200)
+            #expect(!(await screen(server, id)).contains("waiting for approval"), "the next launch clears it")
+        }
+    }
+}
