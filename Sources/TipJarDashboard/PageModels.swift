@@ -99,10 +99,18 @@ struct CatalogPageModel: MustacheRenderable {
         data["defaultStorefront"] = .string(catalog.defaultStorefront.countryCode)
         data["tipOrder"] = .string(catalog.tipOrder.rawValue)
         data["localeHeaders"] = .array(locales.map(MustacheValue.string))
+        data["storeKitLocale"] = .string(catalog.storeKitLocale)
+        data["tileLocaleHeaders"] = .array(AppLocale.allCases.map { .string($0.rawValue) })
+        data["tilesUseTierNames"] = .bool(catalog.tipOrder == .tierOrder)
+        data["nameWarnings"] = .array(catalog.emptyDisplayNameWarnings.map(MustacheValue.string))
+        data["hasNameWarnings"] = .bool(!catalog.emptyDisplayNameWarnings.isEmpty)
         data["storefrontHeaders"] = .array(storefronts.map { .string($0.countryCode) })
         data["tips"] = .array(catalog.tips.map { entry in
             let tier = catalog.tier(of: entry)
+            let storeKitName = catalog.productDisplayName(of: entry)
             return ["productID": .string(entry.productID), "emoji": .string(tier?.emoji ?? "💝"), "tierName": .string(tier?.rawValue ?? "other"),
+                    "productDisplayName": .string(storeKitName), "isNameEmpty": .bool(storeKitName.trimmingCharacters(in: .whitespaces).isEmpty),
+                    "tileNames": .array(AppLocale.allCases.map { .string(catalog.tileName(of: entry, locale: $0)) }),
                     "names": .array(locales.map { locale in
                         ["name": .string(catalog.displayName(of: entry, locale: locale)),
                          "fallback": catalog.nameFallback(of: entry, locale: locale).map(MustacheValue.string) ?? .null]

@@ -166,7 +166,7 @@ extension Routes {
         let previews = [(AppLocale.en, Storefront.usa), (.ptBR, Storefront.bra)].map { locale, storefront in
             let products = catalog.tips.map { service.store.product(for: $0, storefront: storefront, locale: locale) }
             return (title: "\(locale.rawValue) · \(storefront.countryCode)", lang: locale.rawValue,
-                    offers: TipJarService.offers(from: products, catalog: catalog))
+                    offers: TipJarService.offers(from: products, catalog: catalog, locale: locale))
         }
         let page = CatalogPageModel(chrome: chrome(context, nav: "catalog", csrfToken: csrfToken), catalog: catalog, locales: Self.catalogLocales(catalog),
                                     storefronts: Self.storefrontChoices(catalog).compactMap { Storefront.named($0.value) }, previews: previews)

@@ -63,6 +63,7 @@ struct CheckStoreKitCommand {
         }
         for line in catalog.tipListing(locale: locale, storefront: storefront) { print(line) }
         for note in catalog.fileSettings.notes { print(note.line) }
+        for warning in catalog.emptyDisplayNameWarnings { print("warning: \(warning)") }
         return 0
     }
 }

@@ -136,6 +136,7 @@ struct ServeCommand {
         }
         // Every key of the file's settings, applied or ignored with the reason, as check-storekit prints them.
         for note in catalog.fileSettings.notes { printError("tipjar: \(note.line)") }
+        for warning in catalog.emptyDisplayNameWarnings { printError("tipjar: warning: \(warning)") }
         let environment = TipJarEnvironment.live
         // A start-up that fails after this point removes the database only when this run created it.
         let databaseExisted = FileManager.default.fileExists(atPath: database)

@@ -91,11 +91,11 @@ struct CommandLineTests {
         ("v1.1-legacy-error-key", [], ["com.example.helper.consumable.tip\tGenerous tip\t$29.00"]),
         ("v3-three-tiers-pt-BR", ["--locale", "pt-BR"], ["app.example.photos.tip.coffee\tCafé\tR$\u{A0}4,90",
                                                          "app.example.photos.tip.snack\tLanche\tR$\u{A0}6,90",
-                                                         "app.example.photos.tip.lunch\tAlmoço\tR$\u{A0}9,90"]),
+                                                         "app.example.photos.tip.lunch\tAlmoço completo\tR$\u{A0}9,90"]),
         ("v3-tips-and-subscriptions", [], ["\tSmall tip\t$0.99", "\tMedium tip\t$1.99", "\tLarge tip\t$4.99", "not a tip: "]),
         ("v3-yen-integer-prices", [], ["\t¥100", "\t¥200", "\t¥500"]),
         ("v4-ja-only-names", [], ["\tコーヒー\t", "\tおやつ\t", "\tランチ\t"]),
-        ("v4-empty-display-names", [], ["\tSmall Tip\t", "\tMedium Tip\t", "\tLarge Tip\t"]),
+        ("v4-empty-display-names", [], ["church.example.app.tip.small\t\t$0.99", "church.example.app.tip.medium\t\t", "church.example.app.tip.large\t\t"]),
         ("v4-compact-no-newline", [], ["\tSmall tip — thanks!\t$1.99", "\tMedium tip\t$4.99", "\tLarge tip\t$9.99"]),
         ("v4-empty-catalog", [], []),
         ("v5-nested-offers", [], ["\tCoffee\t$1.69", "\tSnack\t$3.49", "not a tip: "]),
@@ -119,9 +119,9 @@ struct CommandLineTests {
 
     @Test(arguments: [
         ("v3-storefront-LUX-fr-de", ["--locale", "fr"], ["lu.example.pourboire.cafe\tUn café\t1,99\u{A0}€"]),
-        ("v3-storefront-LUX-fr-de", ["--locale", "de_DE"], ["lu.example.pourboire.cafe\tEin Kaffee\t1,99\u{A0}€",
+        ("v3-storefront-LUX-fr-de", ["--locale", "de_DE"], ["lu.example.pourboire.cafe\tUn café\t1,99\u{A0}€",
                                                             "lu.example.pourboire.croissant\tUn croissant\t3,99\u{A0}€"]),
-        ("v4-compact-no-newline", ["--locale", "de", "--storefront", "lux"], ["tip.small\tKleines Trinkgeld — danke!\t1,99\u{A0}€"]),
+        ("v4-compact-no-newline", ["--locale", "de", "--storefront", "lux"], ["tip.small\tSmall tip — thanks!\t1,99\u{A0}€"]),
         ("v3-yen-integer-prices", ["--locale", "ja_JP", "--storefront", "KAZ"], ["jp.example.cards.tip.s\t小さな応援\t100,00\u{A0}₸"]),
         ("v3-three-tiers-pt-BR", ["--storefront", "RUS"], ["app.example.photos.tip.coffee\tCoffee\t4,90\u{A0}₽"]),
     ])

@@ -22,7 +22,7 @@ struct PurchaseSheetPageTests {
             #expect(open["Location"] == "/installs/\(id)/purchase-sheet?textSize=large")
             let sheet = await server.send("GET", "/installs/\(id)/purchase-sheet?textSize=large", fields: [("Cookie", session.cookie)])
             #expect(sheet.status == 200)
-            for text in ["Café", "R$\u{A0}0,99", "Conta", "account-\(id.prefix(8))", ">Confirmar</button>", ">Cancelar</button>",
+            for text in ["Coffee", "R$\u{A0}0,99", "Conta", "account-\(id.prefix(8))", ">Confirmar</button>", ">Cancelar</button>",
                          #"action="/installs/\#(id)/purchase-sheet/confirm""#, #"action="/installs/\#(id)/purchase-sheet/cancel""#,
                          #"name="csrfToken" value="\#(session.token)""#, #"name="textSize" value="large""#] {
                 #expect(sheet.body.contains(text), "missing \(text)")

@@ -13,7 +13,7 @@ struct PurchaseSheetTests {
         let world = try await TestWorld.make()
         let install = try await world.runningInstall(locale: .ptBR, storefront: "BRA")
         let sheet = try await world.service.openPurchaseSheet(productID: TestWorld.coffee, installID: install.id)
-        #expect(sheet.product.displayName == "Café")
+        #expect(sheet.product.displayName == "Coffee", "Product.displayName follows the file's _locale (en_US), not the install")
         #expect(sheet.product.displayPrice == "R$\u{A0}0,99")
         #expect(sheet.accountID == install.accountID)
         #expect(await world.service.isPurchaseOpen(installID: install.id))

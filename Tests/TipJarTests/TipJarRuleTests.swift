@@ -54,7 +54,7 @@ struct TipJarRuleTests {
             return Product(id: entry.productID, type: entry.type, displayName: name, description: "", price: entry.price,
                            displayPrice: Storefront.usa.displayPrice(entry.price))
         }
-        let offers = TipJarService.offers(from: products, catalog: catalog)
+        let offers = TipJarService.offers(from: products, catalog: catalog, locale: .en)
         #expect(offers.map(\.tier) == [.coffee, .snack, .lunch])
         #expect(offers.map(\.emoji) == ["☕", "🥐", "🍱"])
         #expect(offers.map(\.displayPrice) == ["$0.99", "$2.99", "$4.99"])
@@ -64,7 +64,7 @@ struct TipJarRuleTests {
         let catalog = try Catalog.shipped()
         let entry = try #require(catalog.product(withID: "com.example.tipjar.tip.snack"))
         let product = Product(id: entry.productID, type: entry.type, displayName: "Snack", description: "", price: entry.price, displayPrice: "$2.99")
-        #expect(TipJarService.offers(from: [product], catalog: catalog).map(\.productID) == [entry.productID])
+        #expect(TipJarService.offers(from: [product], catalog: catalog, locale: .en).map(\.productID) == [entry.productID])
     }
 
     @Test(arguments: StoreKitError.allCases)

@@ -5,7 +5,9 @@ extension Catalog {
     /// `<type>` being the file's raw `type` string (e.g. `NonConsumable`, `RecurringSubscription`).
     ///
     /// Every field goes through ``escapedField(_:)``, so a tab or line break inside a name or ID can never split
-    /// a line or add a column. Names follow ``displayName(of:locale:)``; prices ``Storefront/displayPrice(_:)``.
+    /// a line or add a column. Names are the tiles' (``tileName(of:locale:)``: the tip jar's own tier names in `locale`'s
+    /// language, Portuguese or else English, or `Product.displayName`, which follows the file's `_locale` and may be
+    /// empty); prices ``Storefront/displayPrice(_:)``.
     /// - Parameters:
     ///   - locale: the locale names are shown in, e.g. `"en"`, `"pt-BR"`, `"fr"`, `"ja_JP"`.
     ///   - storefront: the install's storefront; `nil` means ``defaultStorefront`` (the file's `_storefront`,
@@ -13,8 +15,9 @@ extension Catalog {
     /// - Returns: the lines, without trailing newlines; empty for an empty catalog.
     public func tipListing(locale: String, storefront: Storefront? = nil) -> [String] {
         let store = storefront ?? defaultStorefront
+        let appLocale: AppLocale = Self.language(of: Self.normalized(locale)) == "pt" ? .ptBR : .en
         let tipLines = tips.map {
-            [$0.productID, displayName(of: $0, locale: locale), store.displayPrice($0.price)].map(Self.escapedField).joined(separator: "\t")
+            [$0.productID, tileName(of: $0, locale: appLocale), store.displayPrice($0.price)].map(Self.escapedField).joined(separator: "\t")
         }
         let otherLines = nonTips.map { "not a tip: \(Self.escapedField($0.productID)) (\($0.type.rawValue))" }
         return tipLines + otherLines

@@ -18,7 +18,7 @@ public final class CatalogOffers: Sendable {
         /// The tips among ``storeProducts``, in the same store order: the whole answer to a load that asks for
         /// every tip.
         public let storeTips: [Product]
-        /// The tiles for ``storeTips``, in tier order (``TipJarService/offers(from:catalog:)``).
+        /// The tiles for ``storeTips``, in tier order (``TipJarService/offers(from:catalog:locale:)``).
         public let tipOffers: [TipOffer]
     }
 
@@ -40,11 +40,11 @@ public final class CatalogOffers: Sendable {
     public init(catalog: Catalog, storefronts: [Storefront]? = nil) {
         self.catalog = catalog
         tipIDs = catalog.tips.map(\.productID)
-        // A name depends on the locale only, a price on the storefront only: each is computed once.
+        // `Product.displayName` and `description` follow the file's `_locale`, whatever the install's language
+        // (``Catalog/productDisplayName(of:)``); a price depends on the storefront only: each is computed once.
         texts = Dictionary(uniqueKeysWithValues: AppLocale.allCases.map { locale in
             (locale, catalog.products.map { entry in
-                (name: catalog.displayName(of: entry, locale: locale.identifier),
-                 description: catalog.localization(of: entry, locale: locale.identifier)?.description ?? "")
+                (name: catalog.productDisplayName(of: entry), description: catalog.productDescription(of: entry))
             })
         })
         listings = Mutex([:])
@@ -72,7 +72,7 @@ public final class CatalogOffers: Sendable {
                 Product(id: catalog.products[index].productID, type: catalog.products[index].type, displayName: text[index].name,
                         description: text[index].description, price: catalog.products[index].price, displayPrice: prices[index])
             }
-            computed[Key(storefront: storefront.countryCode, locale: locale)] = Self.listing(products: products, catalog: catalog)
+            computed[Key(storefront: storefront.countryCode, locale: locale)] = Self.listing(products: products, catalog: catalog, locale: locale)
         }
         if kept == nil, storefront == Storefront.named(storefront.countryCode) || storefront == catalog.defaultStorefront {
             listings.withLock { listings in
@@ -89,19 +89,18 @@ public final class CatalogOffers: Sendable {
             ?? Self.product(for: entry, catalog: catalog, storefront: storefront, locale: locale)
     }
 
-    /// `Product` as StoreKit builds it: the name and description in the install's locale (with the catalog's
-    /// fallback, ``Catalog/displayName(of:locale:)``) and the price formatted for the storefront.
+    /// `Product` as StoreKit builds it: the name and description of the file's `_locale`
+    /// (``Catalog/productDisplayName(of:)``, empty when the file leaves it empty) and the price formatted for the
+    /// storefront. `locale` is the install's; StoreKit's names do not follow it.
     static func product(for entry: CatalogProduct, catalog: Catalog, storefront: Storefront, locale: AppLocale) -> Product {
-        Product(id: entry.productID, type: entry.type,
-                displayName: catalog.displayName(of: entry, locale: locale.identifier),
-                description: catalog.localization(of: entry, locale: locale.identifier)?.description ?? "",
-                price: entry.price, displayPrice: storefront.displayPrice(entry.price))
+        Product(id: entry.productID, type: entry.type, displayName: catalog.productDisplayName(of: entry),
+                description: catalog.productDescription(of: entry), price: entry.price, displayPrice: storefront.displayPrice(entry.price))
     }
 
-    private static func listing(products: [Product], catalog: Catalog) -> Listing {
+    private static func listing(products: [Product], catalog: Catalog, locale: AppLocale) -> Listing {
         let storeOrder = Array(products.reversed())
         let tipIDs = Set(catalog.tips.map(\.productID))
         let storeTips = storeOrder.filter { tipIDs.contains($0.id) }
-        return Listing(storeProducts: storeOrder, storeTips: storeTips, tipOffers: TipJarService.offers(from: storeTips, catalog: catalog))
+        return Listing(storeProducts: storeOrder, storeTips: storeTips, tipOffers: TipJarService.offers(from: storeTips, catalog: catalog, locale: locale))
     }
 }

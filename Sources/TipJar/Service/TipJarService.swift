@@ -184,7 +184,7 @@ public actor TipJarService {
             // The tiles of a full answer are computed once per storefront and locale; any other answer is sorted here.
             let listing = store.offers.listing(storefront: storefront, locale: install.locale)
             let products = try await store.products(for: store.offers.tipIDs, storefront: storefront, locale: install.locale)
-            let offers = products == listing.storeTips ? listing.tipOffers : Self.offers(from: products, catalog: catalog)
+            let offers = products == listing.storeTips ? listing.tipOffers : Self.offers(from: products, catalog: catalog, locale: install.locale)
             state = offers.isEmpty ? .unavailable(.empty) : .ready(offers)
         } catch let error as StoreKitError {
             state = .unavailable(.loadFailed(error))
@@ -213,12 +213,15 @@ public actor TipJarService {
 
     /// Turns store products into tile values in tier order, whatever order the store used
     /// (README "Domain rules" 1): the catalog's tip order decides; products outside it are dropped.
-    public nonisolated static func offers(from products: [Product], catalog: Catalog) -> [TipOffer] {
+    /// - Parameter locale: the install's language, for the tile names the tip jar gives the tiers itself
+    ///   (``Catalog/tileName(of:locale:)``); any other tip's tile shows `Product.displayName`.
+    public nonisolated static func offers(from products: [Product], catalog: Catalog, locale: AppLocale) -> [TipOffer] {
         let byID = Dictionary(products.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         return catalog.tips.compactMap { entry in
             guard let product = byID[entry.productID] else { return nil }
             let tier = catalog.tier(of: entry)
-            return TipOffer(productID: product.id, tier: tier, name: product.displayName, emoji: tier?.emoji ?? "💝",
+            let name = catalog.tipOrder == .tierOrder && tier != nil ? catalog.tileName(of: entry, locale: locale) : product.displayName
+            return TipOffer(productID: product.id, tier: tier, name: name, emoji: tier?.emoji ?? "💝",
                             tint: tier?.tint ?? TipTier.otherTint, displayPrice: product.displayPrice)
         }
     }

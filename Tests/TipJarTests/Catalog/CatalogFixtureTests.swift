@@ -13,7 +13,7 @@ struct CatalogFixtureTests {
         ("v3-three-tiers-pt-BR", "pt-BR", [
             "app.example.photos.tip.coffee\tCafé\tR$\u{A0}4,90",
             "app.example.photos.tip.snack\tLanche\tR$\u{A0}6,90",
-            "app.example.photos.tip.lunch\tAlmoço\tR$\u{A0}9,90",
+            "app.example.photos.tip.lunch\tAlmoço completo\tR$\u{A0}9,90",
         ]),
         ("v3-three-tiers-pt-BR", "en", [
             "app.example.photos.tip.coffee\tCoffee\tR$\u{A0}4,90",
@@ -39,24 +39,26 @@ struct CatalogFixtureTests {
             "jp.example.quiz.tip3\tランチ\t$6.99",
         ]),
         ("v4-empty-display-names", "en", [
-            "church.example.app.tip.small\tSmall Tip\t$0.99",
-            "church.example.app.tip.medium\tMedium Tip\t$2.99",
-            "church.example.app.tip.large\tLarge Tip\t$4.99",
+            // Product.displayName is "" until a localization names it (Apple): a blank name, never referenceName.
+            "church.example.app.tip.small\t\t$0.99",
+            "church.example.app.tip.medium\t\t$2.99",
+            "church.example.app.tip.large\t\t$4.99",
         ]),
         ("v4-compact-no-newline", "en", [
             "tip.small\tSmall tip — thanks!\t$1.99",
             "tip.medium\tMedium tip\t$4.99",
             "tip.large\tLarge tip\t$9.99",
         ]),
+        // StoreKit names a product in the file's _locale (en_US when absent), not the install's language.
         ("v4-compact-no-newline", "de-DE", [
-            "tip.small\tKleines Trinkgeld — danke!\t$1.99",
-            "tip.medium\tMittleres Trinkgeld\t$4.99",
-            "tip.large\tGroßes Trinkgeld\t$9.99",
+            "tip.small\tSmall tip — thanks!\t$1.99",
+            "tip.medium\tMedium tip\t$4.99",
+            "tip.large\tLarge tip\t$9.99",
         ]),
         ("v3-storefront-LUX-fr-de", "de", [
-            "lu.example.pourboire.cafe\tEin Kaffee\t1,99\u{A0}€",
+            "lu.example.pourboire.cafe\tUn café\t1,99\u{A0}€",
             "lu.example.pourboire.croissant\tUn croissant\t3,99\u{A0}€",
-            "lu.example.pourboire.repas\tEin Essen\t7,99\u{A0}€",
+            "lu.example.pourboire.repas\tUn repas\t7,99\u{A0}€",
         ]),
         ("v4-partial-tier-names", "en", [
             "com.example.cafeapp.SomeTip\tSome tip\t$0.99",
@@ -121,8 +123,9 @@ struct CatalogFixtureTests {
     func storefrontOverride() throws {
         let catalog = try CatalogFixture.load("v3-three-tiers-pt-BR")
         #expect(catalog.tipListing(locale: "en", storefront: .usa).first == "app.example.photos.tip.coffee\tCoffee\t$4.90")
-        // No ja names: the file's _locale (pt_BR) names it; yen has no minor unit, so 4.90 shows as ¥5.
-        #expect(catalog.tipListing(locale: "ja", storefront: .jpn).first == "app.example.photos.tip.coffee\tCafé\t¥5")
+        // The tip jar names its tiers itself, in English for a language it has no translation of; yen has no minor
+        // unit, so 4.90 shows as ¥5.
+        #expect(catalog.tipListing(locale: "ja", storefront: .jpn).first == "app.example.photos.tip.coffee\tCoffee\t¥5")
     }
 
     @Test("subscriptions and non-consumables are listed, never offered")

@@ -25,15 +25,15 @@ struct CatalogOffersTests {
                 #expect(listing.storeProducts.map(\.id) == catalog.products.reversed().map(\.productID), "store order")
                 #expect(listing.storeTips.map(\.id) == catalog.products.reversed().filter(\.isTip).map(\.productID))
                 for (product, entry) in zip(listing.storeProducts, catalog.products.reversed()) {
-                    #expect(product.displayName == catalog.displayName(of: entry, locale: locale.identifier))
-                    #expect(product.description == (catalog.localization(of: entry, locale: locale.identifier)?.description ?? ""))
+                    #expect(product.displayName == catalog.productDisplayName(of: entry), "StoreKit's name follows the file's _locale")
+                    #expect(product.description == catalog.productDescription(of: entry))
                     #expect(product.displayPrice == storefront.displayPrice(entry.price), "\(storefront) \(entry.productID)")
                     #expect(product.price == entry.price && product.type == entry.type)
                 }
                 #expect(listing.tipOffers.map(\.productID) == catalog.tips.map(\.productID), "tier order")
                 for (offer, entry) in zip(listing.tipOffers, catalog.tips) {
                     let tier = catalog.tier(of: entry)
-                    #expect(offer.name == catalog.displayName(of: entry, locale: locale.identifier))
+                    #expect(offer.name == catalog.tileName(of: entry, locale: locale))
                     #expect(offer.displayPrice == storefront.displayPrice(entry.price))
                     #expect(offer.emoji == (tier?.emoji ?? "💝") && offer.tint == (tier?.tint ?? TipTier.otherTint) && offer.tier == tier)
                 }
