@@ -126,6 +126,8 @@ struct ServeCommand {
 
     func run() async throws -> Int32 {
         Self.keepFreedHeapMapped()
+        signal(SIGPIPE, SIG_IGN)  // a log reader that goes away is an EPIPE error, not the end of the server
+        DescriptorLimit.raiseToHardLimit()  // each connection is a descriptor; the caps fit what is left
         let catalog: Catalog
         do {
             catalog = try storekit.map { try Catalog.load(contentsOf: URL(fileURLWithPath: $0)) } ?? Catalog.shipped()
@@ -135,7 +137,11 @@ struct ServeCommand {
         }
         // Every key of the file's settings, applied or ignored with the reason, as check-storekit prints them.
         for note in catalog.fileSettings.notes { printError("tipjar: \(note.line)") }
-        let environment = TipJarEnvironment.live
+        let environment = {  // its log never blocks, never traps (LogWriter)
+            var live = TipJarEnvironment.live
+            live.log = { LogWriter.standardError.write(line: TipJarEnvironment.logLine($0, $1)) }
+            return live
+        }()
         // A start-up that fails after this point removes the database only when this run created it.
         let databaseExisted = FileManager.default.fileExists(atPath: database)
         let storage: SQLiteTipJarStorage
@@ -167,7 +173,7 @@ struct ServeCommand {
 
     private func serve(catalog: Catalog, storage: SQLiteTipJarStorage, environment: TipJarEnvironment) async throws -> Int32 {
         let catalogName = storekit.map { URL(fileURLWithPath: $0).lastPathComponent } ?? Catalog.shippedFileName
-        let accessLog = BufferedStandardError()
+        let accessLog = LogWriter.standardError
         let stack = try await DashboardStack(catalog: catalog, storage: storage,
                                              configuration: DashboardConfiguration(templatesDirectory: templates, publicDirectory: publicDirectory,
                                                                                    reloadTemplates: reloadTemplates, adminToken: adminToken,
@@ -190,16 +196,20 @@ struct ServeCommand {
         }
         var address = "http://\(HTTPServerConfiguration.urlHost(forBind: host)):\(boundPort)/"
         if let adminToken { address += "?token=\(adminToken)" }
-        FileHandle.standardOutput.write(Data("Tip Jar Dashboard serving \(catalogName) on \(address) (database \(database), durability \(durability))\n".utf8))
+        try? FileHandle.standardOutput.write(contentsOf: Data("Tip Jar Dashboard serving \(catalogName) on \(address) (database \(database), durability \(durability))\n".utf8))
+        if let running = server.runningConfiguration, running.maxConnections < server.configuration.maxConnections {
+            printError("tipjar: at most \(running.maxConnections) connections (\(running.maxConnectionsPerAddress) per address): "
+                       + "the descriptor limit (ulimit -n) is \(DescriptorLimit.current ?? 0)")
+        }
         // The signal sources must outlive the wait: an optimized build may otherwise release them
         // as soon as their last use, and SIGTERM would then be ignored.
         await server.waitUntilStopped()
         // Late deliveries still waiting are dropped, never awaited; a charged transaction stays unfinished for the next launch.
         await stack.service.cancelScheduledDeliveries()
         withExtendedLifetime(signals) {}
-        accessLog.flush()
         try? storage.queue.close()
-        printError("tipjar: stopped cleanly")
+        accessLog.write(line: "tipjar: stopped cleanly")
+        accessLog.flush()
         return 0
     }
 
