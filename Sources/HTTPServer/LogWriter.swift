@@ -22,8 +22,9 @@ public final class LogWriter: Sendable {
         var dropped = 0
     }
 
-    /// The process's standard error, with a 1 MiB buffer; its thread starts on first use.
-    public static let standardError = LogWriter(fileDescriptor: STDERR_FILENO)
+    /// The process's standard error, with a 256 KiB buffer (over 2,000 access log lines); its thread
+    /// starts on first use.
+    public static let standardError = LogWriter(fileDescriptor: STDERR_FILENO, capacity: 256 * 1024)
 
     private let fileDescriptor: Int32
     private let capacity: Int

@@ -194,13 +194,13 @@ struct ServeCommand {
             let address = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
             throw StartUpError(description: "cannot listen on \(address):\(port): \(error)")
         }
-        var address = "http://\(HTTPServerConfiguration.urlHost(forBind: host)):\(boundPort)/"
-        if let adminToken { address += "?token=\(adminToken)" }
-        try? FileHandle.standardOutput.write(contentsOf: Data("Tip Jar Dashboard serving \(catalogName) on \(address) (database \(database), durability \(durability))\n".utf8))
         if let running = server.runningConfiguration, running.maxConnections < server.configuration.maxConnections {
             printError("tipjar: at most \(running.maxConnections) connections (\(running.maxConnectionsPerAddress) per address): "
                        + "the descriptor limit (ulimit -n) is \(DescriptorLimit.current ?? 0)")
         }
+        var address = "http://\(HTTPServerConfiguration.urlHost(forBind: host)):\(boundPort)/"
+        if let adminToken { address += "?token=\(adminToken)" }
+        try? FileHandle.standardOutput.write(contentsOf: Data("Tip Jar Dashboard serving \(catalogName) on \(address) (database \(database), durability \(durability))\n".utf8))
         // The signal sources must outlive the wait: an optimized build may otherwise release them
         // as soon as their last use, and SIGTERM would then be ignored.
         await server.waitUntilStopped()
