@@ -16,7 +16,8 @@ extension EventLoop {
             }
             if fd < 0 {
                 if errno == EINTR || errno == ECONNABORTED { continue }
-                return  // EAGAIN, or EMFILE/ENFILE (retried on the next readiness)
+                if errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM { pauseAccepting() }
+                return  // EAGAIN: none waiting
             }
             var one: Int32 = 1
             setsockopt(fd, SystemCalls.IPPROTO_TCP, SystemCalls.TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
@@ -31,7 +32,7 @@ extension EventLoop {
             let key = Socket.peerKey(storage, address: address.address)
             let peer = peers[key] ?? Peer(key: key)
             let shed = !admit(peer)
-            if shed && shedCount >= 1024 {
+            if shed && shedCount >= configuration.maxShedConnections {
                 close(fd)
                 continue
             }
@@ -60,6 +61,29 @@ extension EventLoop {
                                                                    dateLine: date.fieldLine()), close: true)
             }
         }
+    }
+
+    /// Out of descriptors (or kernel memory): the pending connection stays queued and the listening
+    /// socket stays readable, so a level-triggered epoll would report it again at once and the
+    /// loop would spin. It leaves the epoll set for ``acceptPause`` instead (accept(2): EMFILE,
+    /// ENFILE, ENOBUFS, ENOMEM), and ``resumeAcceptingIfDue()`` brings it back.
+    func pauseAccepting() {
+        guard acceptResumeTime == nil else { return }
+        counters.acceptPausedOutOfDescriptors += 1
+        SystemCalls.epollDelete(epfd, listenFD)
+        acceptResumeTime = now &+ Self.acceptPause
+    }
+
+    /// How long accepting pauses when out of descriptors: 100 ms, in nanoseconds.
+    static let acceptPause: UInt64 = 100_000_000
+
+    /// Puts the listening socket back in the epoll set once the pause is over, and accepts.
+    func resumeAcceptingIfDue() {
+        guard let resume = acceptResumeTime, now >= resume else { return }
+        acceptResumeTime = nil
+        guard listening else { return }
+        SystemCalls.epollAdd(epfd, listenFD, events: SystemCalls.EPOLLIN)
+        acceptAll()
     }
 
     /// Whether a new connection from `peer` gets a slot. Over the per-address cap it does not; when
@@ -125,6 +149,8 @@ struct ConnectionStatistics: Sendable {
         var resetForOutputMemory = 0
         /// Connections closed because they sent no byte within the first-byte timeout.
         var closedWithoutFirstByte = 0
+        /// Times accepting paused because `accept4` ran out of descriptors.
+        var acceptPausedOutOfDescriptors = 0
     }
 
     /// Open connections (not counting shed ones).

@@ -41,6 +41,8 @@ final class EventLoop: @unchecked Sendable {
     var draining = false
     var drainDeadline: UInt64 = .max
     var listening = true
+    /// When accepting resumes after running out of descriptors (``pauseAccepting()``), or `nil`.
+    var acceptResumeTime: UInt64?
     let readBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 16)
     let t: (idle: UInt64, head: UInt64, body: UInt64, write: UInt64, linger: UInt64, firstByte: UInt64)
 
@@ -85,6 +87,7 @@ final class EventLoop: @unchecked Sendable {
                 lastSweep = now
                 sweep()
             }
+            if acceptResumeTime != nil { resumeAcceptingIfDue() }
             if pipelineHead < pipelineQueue.count { dispatchPipelined() }
             if draining && openCount == 0 && shedCount == 0 { break }
         }

@@ -15,6 +15,7 @@ public final class HTTPServer: Sendable {
     struct State {
         var loop: EventLoop?
         var port: Int?
+        var running: HTTPServerConfiguration?
         var started = false
         var stopped = false
         var waiters: [CheckedContinuation<Void, Never>] = []
@@ -54,8 +55,10 @@ public final class HTTPServer: Sendable {
             state.withLock { $0.started = false }
             throw error
         }
+        // Every connection is a descriptor: the caps fit the limit, so `accept4` does not run out.
+        let running = DescriptorLimit.current.map { configuration.fitted(toDescriptorLimit: $0) } ?? configuration
         let loop = EventLoop(
-            configuration: configuration, responder: responder, accessLog: accessLog, listenFD: listener.fd,
+            configuration: running, responder: responder, accessLog: accessLog, listenFD: listener.fd,
             boundPort: listener.port, onStop: { [self] in
                 let waiters = state.withLock { s in
                     s.stopped = true
@@ -69,6 +72,7 @@ public final class HTTPServer: Sendable {
         state.withLock {
             $0.loop = loop
             $0.port = listener.port
+            $0.running = running
         }
         var thread = pthread_t()
         let context = Unmanaged.passRetained(loop).toOpaque()
@@ -84,6 +88,10 @@ public final class HTTPServer: Sendable {
         pthread_detach(thread)
         return listener.port
     }
+
+    /// The configuration in force once started: ``configuration`` with its connection caps cut to
+    /// the descriptor limit (``HTTPServerConfiguration/fitted(toDescriptorLimit:)``); `nil` before.
+    public var runningConfiguration: HTTPServerConfiguration? { state.withLock { $0.running } }
 
     /// The bound port once started, else `nil`.
     public var port: Int? { state.withLock { $0.port } }

@@ -19,6 +19,10 @@ public struct HTTPServerConfiguration: Sendable {
     /// a new connection first closes an idle connection (no request in progress) of the address
     /// holding the most connections, and is shed only if there is none. Default 512.
     public var maxConnectionsPerAddress: Int
+    /// Maximum connections being answered that canned 503 at once (each holds a descriptor until
+    /// the answer is written and the linger ends); beyond it a new connection over a cap is closed
+    /// at once, unanswered. Default 1024.
+    public var maxShedConnections: Int
     /// Cap on the response bytes all connections together hold unsent (bodies shared with the
     /// ``StaticFiles`` cache not counted, since they are not copied per response). Each connection
     /// holds at most one response and stops reading while it is unsent (back-pressure); when a
@@ -60,11 +64,14 @@ public struct HTTPServerConfiguration: Sendable {
     ///   - serverResponseFields: fields for the server's own responses, default none.
     ///   - maxConnectionsPerAddress: per-client-address connection cap, default 512.
     ///   - maxUnsentOutputBytes: cap on unsent response bytes over all connections, default 32 MiB.
+    ///   - maxShedConnections: cap on connections being answered 503, default 1024.
     public init(host: String = "127.0.0.1", port: Int = 8080, limits: HTTPLimits = HTTPLimits(),
                 timeouts: HTTPTimeouts = HTTPTimeouts(), maxConnections: Int = 4096, backlog: Int = 511,
                 allowedHosts: [String]? = nil, additionalHosts: [String] = [], machineNames: [String]? = nil,
                 serverResponseFields: HTTPFields = HTTPFields(),
-                maxConnectionsPerAddress: Int = 512, maxUnsentOutputBytes: Int = 32 * 1024 * 1024) {
+                maxConnectionsPerAddress: Int = 512, maxUnsentOutputBytes: Int = 32 * 1024 * 1024,
+                maxShedConnections: Int = 1024) {
+        self.maxShedConnections = maxShedConnections
         self.serverResponseFields = serverResponseFields
         self.maxConnectionsPerAddress = maxConnectionsPerAddress
         self.maxUnsentOutputBytes = maxUnsentOutputBytes

@@ -25,7 +25,8 @@ final class MustacheTemplateSet: Sendable {
     /// Logs a missing partial to standard error, once per name for this set.
     func reportMissing(_ name: String) {
         guard missingLog.insert(name) else { return }
-        FileHandle.standardError.write(Data("Mustache: partial '\(name)' not found; rendering it as empty\n".utf8))
+        // `write(contentsOf:)` throws where `write(_:)` would trap on a reader that went away (EPIPE).
+        try? FileHandle.standardError.write(contentsOf: Data("Mustache: partial '\(name)' not found; rendering it as empty\n".utf8))
     }
 }
 

@@ -120,6 +120,8 @@ struct ArgumentReader {
     }
 }
 
+/// Writes `text` and a newline to standard error; a reader that went away loses the line (no trap:
+/// `FileHandle.write(_:)` traps on EPIPE, `write(contentsOf:)` throws).
 func printError(_ text: String) {
-    FileHandle.standardError.write(Data((text + "\n").utf8))
+    try? FileHandle.standardError.write(contentsOf: Data((text + "\n").utf8))
 }

@@ -127,6 +127,8 @@ struct ServeCommand {
 
     func run() async throws -> Int32 {
         Self.keepFreedHeapMapped()
+        signal(SIGPIPE, SIG_IGN)  // a log reader that goes away is an EPIPE error, not the end of the server
+        DescriptorLimit.raiseToHardLimit()  // each connection is a descriptor; the caps fit what is left
         let catalog: Catalog
         do {
             catalog = try storekit.map { try Catalog.load(contentsOf: URL(fileURLWithPath: $0)) } ?? Catalog.shipped()
@@ -137,10 +139,14 @@ struct ServeCommand {
         // Every key of the file's settings, applied or ignored with the reason, as check-storekit prints them.
         for note in catalog.fileSettings.notes { printError("tipjar: \(note.line)") }
         for warning in catalog.emptyDisplayNameWarnings { printError("tipjar: warning: \(warning)") }
-        let environment = TipJarEnvironment.live
+        let environment = {  // its log never blocks, never traps (LogWriter)
+            var live = TipJarEnvironment.live
+            live.log = { LogWriter.standardError.write(line: TipJarEnvironment.logLine($0, $1)) }
+            return live
+        }()
         // A start-up that fails after this point removes the database only when this run created it.
         let databaseExisted = FileManager.default.fileExists(atPath: database)
-        let accessLog = BufferedStandardError()
+        let accessLog = LogWriter.standardError
         let gate = StartUpGate(reason: "The dashboard is checking its database with PRAGMA integrity_check: it was not closed "
                                + "cleanly. Nothing is read or written until the check passes.")
         let server = DashboardStack.server(HTTPServerConfiguration(host: host, port: port, additionalHosts: allowedHosts,
@@ -162,18 +168,20 @@ struct ServeCommand {
         if databaseExisted, !closedCleanly {
             guard let boundPort = try startListening(server) else { return 1 }
             listening = true
-            printError("tipjar: \(database) was not closed cleanly: checking every page (PRAGMA integrity_check); "
+            LogWriter.standardError.write(line: "tipjar: \(database) was not closed cleanly: checking every page (PRAGMA integrity_check); "
                        + "http://\(HTTPServerConfiguration.urlHost(forBind: host)):\(boundPort)/ answers 503 until it passes")
             switch await Self.checkIntegrity(of: database) {
             case .failure(let message):
-                printError(message.message)
+                LogWriter.standardError.write(line: message.message)
                 await server.shutdown(timeout: .seconds(1))
+                _ = LogWriter.standardError.flush()
                 return 1
             case .success(let seconds):
-                printError("tipjar: \(database) passed PRAGMA integrity_check in \(String(format: "%.1f", seconds)) s")
+                LogWriter.standardError.write(line: "tipjar: \(database) passed PRAGMA integrity_check in \(String(format: "%.1f", seconds)) s")
             }
             if stopping.isRequested {
-                printError("tipjar: stopped before the dashboard started")
+                LogWriter.standardError.write(line: "tipjar: stopped before the dashboard started")
+                _ = LogWriter.standardError.flush()
                 return 0
             }
         }
@@ -187,8 +195,9 @@ struct ServeCommand {
             storage = try SQLiteTipJarStorage(path: database, configuration: configuration)
         } catch {
             let hint = (error as? DatabaseError)?.isCorrupt == true ? "\n(tipjar check-database \(database) lists every problem)" : ""
-            printError("tipjar: cannot open the database \(database): \(error)\(hint)")
+            LogWriter.standardError.write(line: "tipjar: cannot open the database \(database): \(error)\(hint)")
             if listening { await server.shutdown(timeout: .seconds(1)) }
+            _ = LogWriter.standardError.flush()
             return 1
         }
         do {
@@ -224,7 +233,7 @@ struct ServeCommand {
                 try await Task.sleep(for: .seconds(5))
                 guard !done.load(ordering: .sequentiallyConsistent) else { return }
                 let seconds = (ContinuousClock.now - started).components.seconds
-                printError("tipjar: still checking \(path) (\(seconds) s)")
+                LogWriter.standardError.write(line: "tipjar: still checking \(path) (\(seconds) s)")
             }
         }
         let result: Result<[String], any Error> = await withCheckedContinuation { continuation in
@@ -253,7 +262,7 @@ struct ServeCommand {
     }
 
     private func serve(catalog: Catalog, storage: SQLiteTipJarStorage, environment: TipJarEnvironment, server: HTTPServer,
-                       gate: StartUpGate, isListening: Bool, stopping: StopRequest, accessLog: BufferedStandardError) async throws -> Int32 {
+                       gate: StartUpGate, isListening: Bool, stopping: StopRequest, accessLog: LogWriter) async throws -> Int32 {
         let catalogName = storekit.map { URL(fileURLWithPath: $0).lastPathComponent } ?? Catalog.shippedFileName
         let stack = try await DashboardStack(catalog: catalog, storage: storage,
                                              configuration: DashboardConfiguration(templatesDirectory: templates, publicDirectory: publicDirectory,
@@ -262,7 +271,8 @@ struct ServeCommand {
                                              on: server, behind: gate, environment: environment, appBundleID: bundleID)
         if stopping.isRequested {
             try? storage.queue.close()
-            printError("tipjar: stopped cleanly")
+            accessLog.write(line: "tipjar: stopped cleanly")
+            _ = accessLog.flush()
             return 0
         }
         let boundPort: Int
@@ -272,15 +282,19 @@ struct ServeCommand {
             guard let port = try startListening(server) else { return 1 }
             boundPort = port
         }
+        if let running = server.runningConfiguration, running.maxConnections < server.configuration.maxConnections {
+            LogWriter.standardError.write(line: "tipjar: at most \(running.maxConnections) connections (\(running.maxConnectionsPerAddress) per address): "
+                       + "the descriptor limit (ulimit -n) is \(DescriptorLimit.current ?? 0)")
+        }
         var address = "http://\(HTTPServerConfiguration.urlHost(forBind: host)):\(boundPort)/"
         if let adminToken { address += "?token=\(adminToken)" }
-        FileHandle.standardOutput.write(Data("Tip Jar Dashboard serving \(catalogName) on \(address) (database \(database), durability \(durability))\n".utf8))
+        try? FileHandle.standardOutput.write(contentsOf: Data("Tip Jar Dashboard serving \(catalogName) on \(address) (database \(database), durability \(durability))\n".utf8))
         await server.waitUntilStopped()
         // Late deliveries still waiting are dropped, never awaited; a charged transaction stays unfinished for the next launch.
         await stack.service.cancelScheduledDeliveries()
-        accessLog.flush()
         try? storage.queue.close()
-        printError("tipjar: stopped cleanly")
+        accessLog.write(line: "tipjar: stopped cleanly")
+        accessLog.flush()
         return 0
     }
 

@@ -33,8 +33,18 @@ public struct TipJarEnvironment: Sendable {
         sleep: { try await Task.sleep(for: $0) },
         makeInstallID: { UUID().uuidString.lowercased() },
         log: { message, metadata in
-            let fields = metadata.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
-            FileHandle.standardError.write(Data("tipjar: \(message) \(fields)\n".utf8))
+            // `write(contentsOf:)` throws where `write(_:)` would trap on a reader that went away (EPIPE).
+            try? FileHandle.standardError.write(contentsOf: Data((logLine(message, metadata) + "\n").utf8))
         }
     )
+
+    /// One log line, as ``live`` writes it: `tipjar: <message> key=value …`, keys sorted.
+    /// - Parameters:
+    ///   - message: The constant message.
+    ///   - metadata: Its fields.
+    /// - Returns: The line, without a newline.
+    public static func logLine(_ message: String, _ metadata: [String: String]) -> String {
+        let fields = metadata.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
+        return "tipjar: \(message) \(fields)"
+    }
 }

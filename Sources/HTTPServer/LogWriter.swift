@@ -1,0 +1,151 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Dispatch
+import Foundation
+import Synchronization
+
+/// A log that never blocks or traps its callers, for the access log written on the event loop's
+/// thread: ``write(line:)`` only appends to a bounded buffer, and a dedicated thread writes the
+/// buffer with `write(2)` (in batches: when 32 KiB are waiting, or every 100 ms).
+///
+/// A reader that stops reading fills the pipe and blocks only that thread; lines that find the
+/// buffer full are dropped and counted, and once a write succeeds again one line reports how many
+/// were lost. A reader that went away (`EPIPE`, with SIGPIPE ignored) loses the lines, never the
+/// process: `FileHandle.write(_:)` traps on a failed write, `write(2)` returns the error
+/// (https://man7.org/linux/man-pages/man2/write.2.html). `EINTR` is retried, `EAGAIN` (a
+/// descriptor someone made `O_NONBLOCK`) waits in `poll(2)`.
+public final class LogWriter: Sendable {
+    struct State {
+        var pending: [UInt8] = []
+        /// Lines dropped since the last report.
+        var dropped = 0
+    }
+
+    /// The process's standard error, with a 256 KiB buffer (over 2,000 access log lines); its thread
+    /// starts on first use.
+    public static let standardError = LogWriter(fileDescriptor: STDERR_FILENO, capacity: 256 * 1024)
+
+    private let fileDescriptor: Int32
+    private let capacity: Int
+    private let name: String
+    private let state = Mutex(State())
+    private let droppedTotal = Atomic<Int>(0)
+    /// Signalled when a batch is waiting; the thread also wakes every 100 ms.
+    private let wake = DispatchSemaphore(value: 0)
+    /// Set while the thread holds a batch.
+    private let isWriting = Atomic<Bool>(false)
+    private static let batchBytes = 32 * 1024
+
+    /// Creates a writer and starts its thread.
+    /// - Parameters:
+    ///   - fileDescriptor: Where lines go (standard error by default); not closed by the writer.
+    ///   - capacity: Bytes that may wait for the thread; a line that does not fit is dropped. Default 1 MiB.
+    ///   - name: The prefix of the line that reports dropped lines, e.g. `tipjar`.
+    public init(fileDescriptor: Int32, capacity: Int = 1 << 20, name: String = "tipjar") {
+        self.fileDescriptor = fileDescriptor
+        self.capacity = capacity
+        self.name = name
+        let box = WeakBox(self)
+        let thread = Thread { Self.run(box) }
+        thread.name = "log writer"
+        thread.start()
+    }
+
+    /// Lines dropped so far, because the buffer was full or the reader had gone away.
+    public var droppedLineCount: Int { droppedTotal.load(ordering: .relaxed) }
+
+    /// Queues `line` plus a newline, or drops it (counted) when the buffer is full. Never blocks
+    /// on the descriptor.
+    /// - Parameter line: One line, without its newline.
+    public func write(line: String) {
+        let needed = line.utf8.count + 1
+        let wakeNow: Bool? = state.withLock { state in
+            guard state.pending.count + needed <= capacity else {
+                state.dropped += 1
+                return nil
+            }
+            let before = state.pending.count
+            state.pending.append(contentsOf: line.utf8)
+            state.pending.append(UInt8(ascii: "\n"))
+            return before < Self.batchBytes && state.pending.count >= Self.batchBytes
+        }
+        guard let wakeNow else {
+            droppedTotal.add(1, ordering: .relaxed)
+            return
+        }
+        if wakeNow { wake.signal() }
+    }
+
+    /// Waits until everything queued so far is written, or `timeout` passes (a reader that does
+    /// not read would otherwise hold the caller forever). For shutdown.
+    /// - Parameter timeout: The longest wait. Default 1 s.
+    /// - Returns: Whether the buffer was written out.
+    @discardableResult
+    public func flush(timeout: Duration = .seconds(1)) -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while state.withLock({ !$0.pending.isEmpty }) || isWriting.load(ordering: .acquiring) {
+            guard ContinuousClock.now < deadline else { return false }
+            wake.signal()
+            usleep(1_000)
+        }
+        return true
+    }
+
+    /// The writer thread's loop; it holds the writer only during a pass, so an unused writer goes away.
+    private static func run(_ writer: WeakBox) {
+        while let strong = writer.value {
+            strong.pass()
+        }
+    }
+
+    /// Waits up to 100 ms for a batch, then writes what is waiting, with the report of dropped lines.
+    private func pass() {
+        _ = wake.wait(timeout: .now() + .milliseconds(100))
+        isWriting.store(true, ordering: .releasing)
+        defer { isWriting.store(false, ordering: .releasing) }
+        var (bytes, dropped) = state.withLock { state in
+            defer {
+                state.pending.removeAll(keepingCapacity: true)
+                state.dropped = 0
+            }
+            return (state.pending, state.dropped)
+        }
+        let lines = bytes.reduce(0) { $0 + ($1 == UInt8(ascii: "\n") ? 1 : 0) }
+        // The lines lost while the reader was away come after those it was still given.
+        if dropped > 0 { bytes += Array("\(name): \(dropped) log lines dropped: the log's reader fell behind or went away\n".utf8) }
+        guard !bytes.isEmpty, !writeAll(bytes) else { return }
+        droppedTotal.add(lines, ordering: .relaxed)
+        dropped += lines
+        state.withLock { $0.dropped += dropped }
+    }
+
+    /// Writes all of `bytes` with `write(2)`; false on an error other than EINTR/EAGAIN (EPIPE:
+    /// the reader went away).
+    private func writeAll(_ bytes: [UInt8]) -> Bool {
+        bytes.withUnsafeBytes { buffer in
+            var offset = 0
+            while offset < buffer.count {
+                let n = Glibc.write(fileDescriptor, buffer.baseAddress! + offset, buffer.count - offset)
+                if n > 0 {
+                    offset += n
+                } else if n < 0, errno == EINTR {
+                    continue
+                } else if n < 0, errno == EAGAIN || errno == EWOULDBLOCK {
+                    var ready = pollfd(fd: fileDescriptor, events: Int16(POLLOUT), revents: 0)
+                    _ = poll(&ready, 1, 100)
+                } else {
+                    return false
+                }
+            }
+            return true
+        }
+    }
+}
+
+/// A weak reference to a ``LogWriter`` for its thread. `@unchecked Sendable`: `weak var` is not
+/// `Sendable`, but loading and clearing a weak reference are atomic in the Swift runtime.
+private final class WeakBox: @unchecked Sendable {
+    weak var value: LogWriter?
+    init(_ value: LogWriter) { self.value = value }
+}
