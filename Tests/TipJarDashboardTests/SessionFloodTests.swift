@@ -17,11 +17,11 @@ struct SessionFloodTests {
         return HTTPRequest(method: "GET", target: target, fields: fields, requestID: "flood")
     }
 
-    @Test func aTokenNeverUsedYetSurvivesTwelveThousandCookielessPageViews() async throws {
+    @Test func aTokenNeverUsedYetSurvivesThousandsOfCookielessPageViews() async throws {
         try await withLiveServer { server in
             let pages = PageTests()
             let session = try await pages.session(server)  // a page loaded, its form not posted yet
-            for _ in 0..<12_000 {
+            for _ in 0..<3_000 {  // a server table of 10,000 sessions lost its oldest to 12,000; there is no table now
                 let flood = await server.dashboard.respond(to: Self.request("/installs"))
                 #expect(flood.status == .ok)
                 #expect(flood.fields["Set-Cookie"] != nil, "a page with forms hands out a token")
