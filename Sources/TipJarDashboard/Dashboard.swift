@@ -19,6 +19,8 @@ public final class Dashboard: HTTPResponder {
     let ownServer = OwnServer()
     /// Pages and fragments already rendered, by request and data version (``PageCache``).
     let pageCache: PageCache
+    /// The install pages' live channels (``LiveChannels``).
+    let liveChannels: LiveChannels
     let log: @Sendable (_ message: String, _ metadata: [String: String]) -> Void
     private let chain: MiddlewareChain<DashboardContext>
 
@@ -38,9 +40,10 @@ public final class Dashboard: HTTPResponder {
         self.sessions = SessionStore(limit: configuration.sessionLimit)
         self.templates = try TemplateSource(directory: configuration.templatesDirectory, reload: configuration.reloadTemplates)
         self.pageCache = PageCache(timeline: service.timeline, isEnabled: !configuration.reloadTemplates)
+        self.liveChannels = LiveChannels(timeline: service.timeline)
         var router = Router<DashboardContext>(fallback: StaticFiles(root: configuration.publicDirectory))
         let routes = Routes(templates: templates, service: service, storage: storage, sessions: sessions, pageCache: pageCache,
-                            catalogName: configuration.catalogName,
+                            liveChannels: liveChannels, catalogName: configuration.catalogName,
                             scenarioDownloads: ScenarioDownload.list(in: configuration.publicDirectory),
                             ownServer: ownServer, adminToken: configuration.adminToken)
         routes.register(in: &router)
