@@ -114,8 +114,8 @@ struct ServeCommand {
             guard let value = Int(text), value >= 1 else { throw UsageError(message: "--max-connections-per-address must be a whole number of at least 1") }
             maxConnectionsPerAddress = value
         }
-        maxStreams = try Self.count(reader.options["--max-streams"], option: "--max-streams") ?? maxStreams
-        maxStreamsPerAddress = try Self.count(reader.options["--max-streams-per-address"], option: "--max-streams-per-address") ?? maxStreamsPerAddress
+        maxStreams = try Self.wholeNumber(reader.options["--max-streams"], option: "--max-streams") ?? maxStreams
+        maxStreamsPerAddress = try Self.wholeNumber(reader.options["--max-streams-per-address"], option: "--max-streams-per-address") ?? maxStreamsPerAddress
         reloadTemplates = reader.flags.contains("--reload-templates")
         templates = reader.options["--templates"].map { URL(fileURLWithPath: $0) } ?? Self.packageRoot.appendingPathComponent("Templates")
         publicDirectory = reader.options["--public"].map { URL(fileURLWithPath: $0) } ?? Self.packageRoot.appendingPathComponent("Public")
@@ -123,7 +123,7 @@ struct ServeCommand {
 
     /// The whole number of at least 1 given for `option`, or `nil` when it was not given.
     /// - Throws: ``UsageError`` for anything else.
-    static func count(_ text: String?, option: String) throws -> Int? {
+    static func wholeNumber(_ text: String?, option: String) throws -> Int? {
         guard let text else { return nil }
         guard let value = Int(text), value >= 1 else { throw UsageError(message: "\(option) must be a whole number of at least 1") }
         return value
