@@ -63,15 +63,17 @@ extension EventLoop {
         stream.lastQueued = now
         if connection.output == nil {
             writeStream(connection, bytes)
-            return
+        } else {
+            stream.backlog.append(bytes)
+            stream.backlogBytes += bytes.count
+            unsentOutputBytes += bytes.count
+            if queuedStreamBytes(connection) > stream.maxBacklog {
+                counters.resetStreamOverBacklog += 1
+                closeConnection(connection, reset: true)
+                return
+            }
         }
-        stream.backlog.append(bytes)
-        stream.backlogBytes += bytes.count
-        unsentOutputBytes += bytes.count
-        if queuedStreamBytes(connection) > stream.maxBacklog {
-            counters.resetStreamOverBacklog += 1
-            closeConnection(connection, reset: true)
-        } else if unsentOutputBytes > configuration.maxUnsentOutputBytes {
+        if !isClosed(connection) && connection.output != nil && unsentOutputBytes > configuration.maxUnsentOutputBytes {
             resetStalledWriters(sparing: nil)
         }
     }
