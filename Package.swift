@@ -19,7 +19,7 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]
         ),
-        // glibc's <malloc.h> (mallopt), which the Glibc module does not export.
+        // glibc's <malloc.h> (mallopt, malloc_trim), which the Glibc module does not export.
         .systemLibrary(name: "CMalloc"),
         // epoll, eventfd and accept4 from the C library's headers, for HTTPServer's event loop.
         .target(name: "CHTTPSystem"),
@@ -30,7 +30,8 @@ let package = Package(
         .target(name: "TipJarSQLite", dependencies: ["TipJar", "CSQLite"]),
         .target(
             name: "HTTPServer",
-            dependencies: [.target(name: "CHTTPSystem", condition: .when(platforms: [.linux]))]
+            dependencies: [.target(name: "CHTTPSystem", condition: .when(platforms: [.linux])),
+                           .target(name: "CMalloc", condition: .when(platforms: [.linux]))]
         ),
         .target(name: "Mustache"),
         .target(name: "TipJarScenario", dependencies: ["TipJar"]),

@@ -18,8 +18,13 @@ final class Connection {
         let heartbeat: [UInt8]
         let heartbeatInterval: UInt64
         let maxBacklog: Int
-        /// Chunks that arrived while ``Connection/output`` was still being written.
-        var backlog: [UInt8] = []
+        /// Chunks that arrived while ``Connection/output`` was still being written, oldest first, each
+        /// as the producer yielded it: a chunk the producer hands to many streams stays one buffer.
+        var backlog: [[UInt8]] = []
+        /// Where the next chunk to write is in ``backlog``.
+        var backlogHead = 0
+        /// Bytes of ``backlog`` from ``backlogHead`` on (counted in the loop's unsent output).
+        var backlogBytes = 0
         /// The producer's chunks ended: close once everything is written.
         var ended = false
         /// When the last chunk or heartbeat was queued, monotonic ns.
@@ -109,6 +114,8 @@ final class Peer {
     let key: String
     /// Open (not shed) connections from this address.
     var open = 0
+    /// Of those, the ones writing an ``HTTPBodyStream`` (``HTTPServerConfiguration/maxStreamsPerAddress``).
+    var streams = 0
 
     init(key: String) { self.key = key }
 }

@@ -132,6 +132,7 @@ extension EventLoop {
             stats.inputBufferBytes += connection.parser.heldByteCount
             stats.largestInputBuffer = max(stats.largestInputBuffer, connection.parser.heldByteCount)
         }
+        stats.openStreams = openStreams
         for (key, peer) in peers { stats.openByAddress[key] = peer.open }
         return stats
     }
@@ -151,10 +152,18 @@ struct ConnectionStatistics: Sendable {
         var closedWithoutFirstByte = 0
         /// Times accepting paused because `accept4` ran out of descriptors.
         var acceptPausedOutOfDescriptors = 0
+        /// Streams answered 503 because they, or their address, were at the stream budget.
+        var refusedStreamOverBudget = 0
+        /// Streams reset because the bytes queued for their client passed their backlog cap.
+        var resetStreamOverBacklog = 0
+        /// Times the freed heap was handed back to the kernel after connections left.
+        var heapTrims = 0
     }
 
     /// Open connections (not counting shed ones).
     var open: Int
+    /// Of those, the ones writing a stream.
+    var openStreams = 0
     /// Connections being answered 503 over a cap.
     var shed: Int
     /// Owned bytes of unsent responses.

@@ -23,12 +23,21 @@ extension EventLoop {
         }
     }
 
-    func respond(_ connection: Connection, _ inFlight: Connection.InFlight, _ response: HTTPResponse) {
-        let keepAlive = inFlight.keepAlive && !draining && response.stream == nil  // a stream's body ends with the connection
+    /// Writes the responder's answer (or opens its stream); with `close`, the connection closes after it.
+    func respond(_ connection: Connection, _ inFlight: Connection.InFlight, _ response: HTTPResponse, close: Bool = false) {
+        let keepAlive = inFlight.keepAlive && !draining && !close && response.stream == nil  // a stream's body ends with the connection
         let output = ResponseSerializer.serialize(
             response, isHead: inFlight.isHead, keepAlive: keepAlive, http10: inFlight.http10, dateLine: date.fieldLine())
         connection.inFlight = nil
-        if let stream = response.stream, !inFlight.isHead, !draining, response.status.code == 200 {
+        // A client that sent its FIN with (or after) the request gets the head and the close, not a
+        // stream held open for a peer that will send nothing more (RFC 9293 §3.6).
+        if let stream = response.stream, !inFlight.isHead, !draining, response.status.code == 200,
+           !connection.peerShutdown, !connection.peerClosed {
+            guard admitsStream(connection) else {
+                Self.endUnwritten(stream.chunks)
+                respond(connection, inFlight, streamRefusal(), close: true)
+                return
+            }
             accessLog?(AccessLogEntry(
                 method: inFlight.method, target: inFlight.target, status: response.status.code, bytes: 0,
                 durationMilliseconds: Double(now &- inFlight.started) / 1_000_000, requestID: inFlight.requestID,
@@ -36,10 +45,8 @@ extension EventLoop {
             startStream(connection, head: output.head, stream)
             return
         }
-        if let unused = response.stream?.chunks {
-            // Not streamed (HEAD, an error status, shutdown): end the producer's stream, which calls its onTermination.
-            Task { for await _ in unused {} }.cancel()
-        }
+        // Not streamed (HEAD, an error status, shutdown, FIN): end the producer's stream.
+        if let unused = response.stream?.chunks { Self.endUnwritten(unused) }
         if let accessLog {
             accessLog(AccessLogEntry(
                 method: inFlight.method, target: inFlight.target, status: response.status.code, bytes: output.bodyBytes,
@@ -80,9 +87,12 @@ extension EventLoop {
         }
     }
 
-    /// Resets writers, longest-waiting first, until unsent output is back under the cap.
-    func resetStalledWriters(sparing keep: Connection) {
-        var writers = connections.compactMap { $0 }.filter { $0.state == .writing && $0 !== keep }
+    /// Resets writers (responses and streams with a write under way), longest-waiting first, until
+    /// unsent output is back under the cap.
+    func resetStalledWriters(sparing keep: Connection?) {
+        var writers = connections.compactMap { $0 }.filter {
+            ($0.state == .writing || ($0.state == .streaming && $0.output != nil)) && $0 !== keep
+        }
         writers.sort { $0.lastWriteProgress < $1.lastWriteProgress }
         for writer in writers {
             guard unsentOutputBytes > configuration.maxUnsentOutputBytes else { return }
@@ -194,8 +204,7 @@ extension EventLoop {
     func closeConnection(_ connection: Connection, reset: Bool = false) {
         guard self.connection(connection.fd) === connection else { return }
         releaseOutput(connection)
-        connection.stream?.task?.cancel()
-        connection.stream = nil
+        endStream(connection)
         SystemCalls.epollDelete(epfd, connection.fd)
         if reset {
             var option = linger(l_onoff: 1, l_linger: 0)
@@ -214,6 +223,7 @@ extension EventLoop {
 
     /// Enforces deadlines (runs about every 100 ms).
     func sweep() {
+        releaseFreedMemoryAfterDeparture()
         let forced = draining && now >= drainDeadline
         for case let connection? in connections {
             if forced {

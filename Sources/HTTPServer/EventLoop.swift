@@ -20,6 +20,11 @@ final class EventLoop: @unchecked Sendable {
 
     var connections: [Connection?] = []
     var openCount = 0
+    /// Connections writing an ``HTTPBodyStream`` (``HTTPServerConfiguration/maxStreams``).
+    var openStreams = 0
+    /// The most connections open at a sweep since the heap was last trimmed
+    /// (``releaseFreedMemoryAfterDeparture()``).
+    var peakOpenSinceTrim = 0
     var shedCount = 0
     /// Open connections per client address (entries removed when they reach zero).
     var peers: [String: Peer] = [:]

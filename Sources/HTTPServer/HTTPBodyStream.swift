@@ -5,8 +5,11 @@
 /// chunk as it arrives; the body ends when the server closes the connection (RFC 9112 §6.3, rule 8).
 /// While a stream is open the idle timeout does not apply; after ``heartbeatInterval`` without a
 /// chunk the server writes ``heartbeat`` so that proxies and the client see the connection alive.
-/// A client that does not read holds at most ``maxBacklog`` bytes of chunks not yet written;
-/// beyond that, or once the write timeout passes without progress, its connection is reset.
+/// A client that does not read holds at most ``maxBacklog`` bytes not yet written (what is left of the
+/// chunk being written and the chunks waiting behind it; one chunk alone is always written); beyond
+/// that, or once the write timeout passes without progress, its connection is reset. Chunks are kept
+/// as the producer yields them, so a producer that hands one buffer to many streams pays for it once.
+/// Open streams have a budget of their own (``HTTPServerConfiguration/maxStreams``).
 /// The stream ends when ``chunks`` finishes, the client closes, or the server shuts down (the
 /// iteration is then cancelled, which ends the producer's `AsyncStream` and calls its `onTermination`).
 public struct HTTPBodyStream: Sendable {
@@ -16,7 +19,7 @@ public struct HTTPBodyStream: Sendable {
     public var heartbeat: [UInt8]
     /// How long the stream may be silent before ``heartbeat`` is written.
     public var heartbeatInterval: Duration
-    /// Most chunk bytes held for a client that does not read.
+    /// Most bytes held for a client that does not read, once a chunk waits behind the one being written.
     public var maxBacklog: Int
 
     /// Creates a stream.

@@ -27,8 +27,22 @@ public struct HTTPServerConfiguration: Sendable {
     /// ``StaticFiles`` cache not counted, since they are not copied per response). Each connection
     /// holds at most one response and stops reading while it is unsent (back-pressure); when a
     /// response leaves the total above this cap, the connections whose output has waited longest
-    /// for the client to read are reset until it is below. Default 32 MiB (33554432).
+    /// for the client to read are reset until it is below. The bytes queued for an open stream
+    /// (``HTTPBodyStream/maxBacklog``) count too, so all streams' backlogs together stay inside
+    /// this cap. Default 32 MiB (33554432).
     public var maxUnsentOutputBytes: Int
+    /// Most ``HTTPBodyStream`` responses (server-sent event streams) open at once. A stream holds its
+    /// connection slot for as long as it is open and is never idle, so the idle-connection rule of
+    /// ``maxConnections`` cannot free it; this budget keeps the other slots for ordinary requests. A
+    /// stream over it (or over ``maxStreamsPerAddress``) is answered `503 Service Unavailable` with
+    /// `Retry-After: 1` and `Connection: close` instead (RFC 9110 §15.6.4, §10.2.3), which an
+    /// `EventSource` retries by itself (WHATWG HTML, "Server-sent events", reestablish the
+    /// connection). Streams count toward ``maxConnections`` and ``maxConnectionsPerAddress`` as well.
+    /// Default 1024.
+    public var maxStreams: Int
+    /// Most streams one client address (an IPv4 address, or an IPv6 /64 prefix) may hold open at
+    /// once; see ``maxStreams``. Default 64.
+    public var maxStreamsPerAddress: Int
     /// `listen(2)` backlog. Default 511.
     public var backlog: Int
     /// Authorities (`host[:port]`, port defaulting to 80) accepted in `Host` and absolute-form targets;
@@ -65,13 +79,17 @@ public struct HTTPServerConfiguration: Sendable {
     ///   - maxConnectionsPerAddress: per-client-address connection cap, default 512.
     ///   - maxUnsentOutputBytes: cap on unsent response bytes over all connections, default 32 MiB.
     ///   - maxShedConnections: cap on connections being answered 503, default 1024.
+    ///   - maxStreams: open streamed responses, all addresses, default 1024.
+    ///   - maxStreamsPerAddress: open streamed responses per client address, default 64.
     public init(host: String = "127.0.0.1", port: Int = 8080, limits: HTTPLimits = HTTPLimits(),
                 timeouts: HTTPTimeouts = HTTPTimeouts(), maxConnections: Int = 4096, backlog: Int = 511,
                 allowedHosts: [String]? = nil, additionalHosts: [String] = [], machineNames: [String]? = nil,
                 serverResponseFields: HTTPFields = HTTPFields(),
                 maxConnectionsPerAddress: Int = 512, maxUnsentOutputBytes: Int = 32 * 1024 * 1024,
-                maxShedConnections: Int = 1024) {
+                maxShedConnections: Int = 1024, maxStreams: Int = 1024, maxStreamsPerAddress: Int = 64) {
         self.maxShedConnections = maxShedConnections
+        self.maxStreams = maxStreams
+        self.maxStreamsPerAddress = maxStreamsPerAddress
         self.serverResponseFields = serverResponseFields
         self.maxConnectionsPerAddress = maxConnectionsPerAddress
         self.maxUnsentOutputBytes = maxUnsentOutputBytes

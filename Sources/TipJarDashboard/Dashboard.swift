@@ -18,6 +18,8 @@ public final class Dashboard: HTTPResponder {
     let ownServer = OwnServer()
     /// Pages and fragments already rendered, by request and data version (``PageCache``).
     let pageCache: PageCache
+    /// The install pages' live channels (``LiveChannels``).
+    let liveChannels: LiveChannels
     let log: @Sendable (_ message: String, _ metadata: [String: String]) -> Void
     private let chain: MiddlewareChain<DashboardContext>
 
@@ -36,9 +38,10 @@ public final class Dashboard: HTTPResponder {
         self.log = log
         self.templates = try TemplateSource(directory: configuration.templatesDirectory, reload: configuration.reloadTemplates)
         self.pageCache = PageCache(timeline: service.timeline, isEnabled: !configuration.reloadTemplates)
+        self.liveChannels = LiveChannels(timeline: service.timeline)
         var router = Router<DashboardContext>(fallback: StaticFiles(root: configuration.publicDirectory))
         let routes = Routes(templates: templates, service: service, storage: storage, pageCache: pageCache,
-                            catalogName: configuration.catalogName,
+                            liveChannels: liveChannels, catalogName: configuration.catalogName,
                             scenarioDownloads: ScenarioDownload.list(in: configuration.publicDirectory),
                             ownServer: ownServer, adminToken: configuration.adminToken)
         routes.register(in: &router)

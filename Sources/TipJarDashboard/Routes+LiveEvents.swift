@@ -6,9 +6,10 @@ import TipJar
 /// The install page's live channel: `GET /installs/{id}/events`, server-sent events
 /// (https://html.spec.whatwg.org/multipage/server-sent-events.html). On connect, and after every change to the
 /// install (``Timeline/changes(of:)``: its events, a committed ledger row, a store-wide change), one
-/// `event: live` whose data lines are the fragments `GET /installs/{id}/live` returns. Changes that come
-/// while an event is being rendered or written collapse into the next one. The stream ends when the
-/// install is deleted, the page leaves, or the server shuts down.
+/// `event: live` whose data lines are the fragments `GET /installs/{id}/live` returns. Every stream of an
+/// install shares one render per change (``LiveChannels``); changes that come while an event is being
+/// rendered collapse into the next one, and a stream that has not taken an event yet gets only the newest.
+/// The stream ends when the install is deleted, the page leaves, or the server shuts down.
 extension Routes {
     func registerLiveEvents(in router: inout Router<DashboardContext>) {
         router.get("/installs/:id/events") { request, context in
@@ -17,20 +18,18 @@ extension Routes {
         }
     }
 
+    /// The install's events from its live channel (``LiveChannels``), rendered once per change for
+    /// every stream that watches it.
     func liveEvents(installID: String) -> AsyncStream<[UInt8]> {
-        let (stream, continuation) = AsyncStream<[UInt8]>.makeStream(bufferingPolicy: .bufferingNewest(1))
-        let changes = service.timeline.changes(of: installID)
-        let task = Task {
-            var iterator = changes.makeAsyncIterator()
-            repeat {
-                guard !Task.isCancelled, let install = try? await service.install(installID),
-                      let html = try? await liveHTML(install: install, feedback: nil) else { break }
-                continuation.yield(HTTPResponse.serverSentEvent("live", data: html))
-            } while await iterator.next() != nil
-            continuation.finish()
-        }
-        continuation.onTermination = { _ in task.cancel() }
-        return stream
+        liveChannels.subscribe(installID: installID) { installID in await liveEvent(installID: installID) }
+    }
+
+    /// One `event: live` with the install's fragments (``liveHTML(install:feedback:)``), or `nil` when
+    /// the install is gone or cannot be read, which ends its streams.
+    func liveEvent(installID: String) async -> [UInt8]? {
+        guard let install = try? await service.install(installID),
+              let html = try? await liveHTML(install: install, feedback: nil) else { return nil }
+        return HTTPResponse.serverSentEvent("live", data: html)
     }
 
     /// The fragments a purchase, restore, poll or live event swaps in: hearts, feedback, ledger, the

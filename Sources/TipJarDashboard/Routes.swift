@@ -11,6 +11,8 @@ struct Routes: Sendable {
     let storage: any TipJarStorage
     /// Rendered pages by request and data version; see ``PageCache``.
     let pageCache: PageCache
+    /// One live event channel per watched install, shared by its streams; see ``LiveChannels``.
+    let liveChannels: LiveChannels
     let catalogName: String
     /// The scenario files offered for download on `/store`, read once from `Public/scenarios/`.
     let scenarioDownloads: [ScenarioDownload]

@@ -39,6 +39,11 @@ struct ServeCommand {
           --max-connections-per-address N
                                   Open connections one client address (IPv4 address or IPv6
                                   /64) may hold; more get 503 (default: 512, of 4096 in all).
+          --max-streams N         Live event streams (GET /installs/{id}/events) open at once;
+                                  more get 503 with Retry-After (default: 1024).
+          --max-streams-per-address N
+                                  Live event streams one client address may hold open
+                                  (default: 64).
           --bundle-id ID          The app's bundle ID, which every transaction carries as
                                   appBundleID (default: com.example.tipjar).
           --reload-templates      Re-read Templates/ on every request (for template editing).
@@ -57,6 +62,8 @@ struct ServeCommand {
     var allowedHosts: [String] = []
     var reloadTemplates = false
     var maxConnectionsPerAddress = HTTPServerConfiguration().maxConnectionsPerAddress
+    var maxStreams = HTTPServerConfiguration().maxStreams
+    var maxStreamsPerAddress = HTTPServerConfiguration().maxStreamsPerAddress
     var templates: URL
     var publicDirectory: URL
 
@@ -67,7 +74,7 @@ struct ServeCommand {
     init(arguments: [String]) throws {
         let reader = try ArgumentReader(arguments, valued: ["--host", "--port", "--database", "--storekit", "--durability",
                                                             "--admin-token", "--templates", "--public", "--bundle-id",
-                                                            "--max-connections-per-address"],
+                                                            "--max-connections-per-address", "--max-streams", "--max-streams-per-address"],
                                         flags: ["--reload-templates"], repeatable: ["--allowed-host"])
         guard reader.positional.isEmpty else { throw UsageError(message: "unexpected argument '\(reader.positional[0])'") }
         host = reader.options["--host"] ?? host
@@ -108,9 +115,19 @@ struct ServeCommand {
             guard let value = Int(text), value >= 1 else { throw UsageError(message: "--max-connections-per-address must be a whole number of at least 1") }
             maxConnectionsPerAddress = value
         }
+        maxStreams = try Self.wholeNumber(reader.options["--max-streams"], option: "--max-streams") ?? maxStreams
+        maxStreamsPerAddress = try Self.wholeNumber(reader.options["--max-streams-per-address"], option: "--max-streams-per-address") ?? maxStreamsPerAddress
         reloadTemplates = reader.flags.contains("--reload-templates")
         templates = reader.options["--templates"].map { URL(fileURLWithPath: $0) } ?? Self.packageRoot.appendingPathComponent("Templates")
         publicDirectory = reader.options["--public"].map { URL(fileURLWithPath: $0) } ?? Self.packageRoot.appendingPathComponent("Public")
+    }
+
+    /// The whole number of at least 1 given for `option`, or `nil` when it was not given.
+    /// - Throws: ``UsageError`` for anything else.
+    static func wholeNumber(_ text: String?, option: String) throws -> Int? {
+        guard let text else { return nil }
+        guard let value = Int(text), value >= 1 else { throw UsageError(message: "\(option) must be a whole number of at least 1") }
+        return value
     }
 
     /// `CFBundleIdentifier`'s rule: only letters A–Z and a–z, digits, hyphens and periods
@@ -150,7 +167,8 @@ struct ServeCommand {
         let gate = StartUpGate(reason: "The dashboard is checking its database with PRAGMA integrity_check: it was not closed "
                                + "cleanly. Nothing is read or written until the check passes.")
         let server = DashboardStack.server(HTTPServerConfiguration(host: host, port: port, additionalHosts: allowedHosts,
-                                                                   maxConnectionsPerAddress: maxConnectionsPerAddress),
+                                                                   maxConnectionsPerAddress: maxConnectionsPerAddress,
+                                                                   maxStreams: maxStreams, maxStreamsPerAddress: maxStreamsPerAddress),
                                            gate: gate, adminToken: adminToken, accessLog: { entry in accessLog.write(line: entry.description) })
         // Handlers first, so a signal that arrives as soon as the port is open is already caught.
         let stopping = StopRequest()

@@ -67,7 +67,7 @@ struct CommandLineTests {
         let serve = try await Self.run(["serve", "--help"])
         #expect(serve.status == 0)
         for option in ["--host", "--port", "--database", "--storekit", "--durability", "--admin-token", "--allowed-host", "--reload-templates",
-                       "--max-connections-per-address", "--bundle-id"] {
+                       "--max-connections-per-address", "--max-streams", "--max-streams-per-address", "--bundle-id"] {
             #expect(serve.output.contains(option), "serve --help does not mention \(option)")
         }
     }
@@ -76,6 +76,7 @@ struct CommandLineTests {
                       ["serve", "--host", "0.0.0.0"], ["serve", "--host", "0.0.0.0", "--admin-token", "short"],
                       ["serve", "--allowed-host", "bad host"], ["serve", "--allowed-host"],
                       ["serve", "--max-connections-per-address", "0"], ["serve", "--max-connections-per-address", "many"],
+                      ["serve", "--max-streams", "0"], ["serve", "--max-streams-per-address", "many"],
                       ["serve", "--bundle-id", "com.example.tip jar"], ["serve", "--bundle-id", "com..example"], ["serve", "--bundle-id"],
                       ["check-storekit"], ["check-storekit", "a", "b"], ["check-storekit", "x.storekit", "--storefront", "LUQ"],
                       ["check-storekit", "x.storekit", "--locale", ""],

@@ -83,6 +83,26 @@ extension PageTests {
         }
     }
 
+    @Test func everyStreamOfAnInstallPageSharesOneRenderPerChange() async throws {
+        try await withLiveServer { server in
+            let session = try await session(server)
+            let id = try await createInstall(server, session)
+            let channels = server.dashboard.liveChannels
+            var streams = (0..<8).map { _ in EventStreamReader(port: server.port, path: "/installs/\(id)/events") }
+            for stream in streams { _ = try #require(await stream.next(containing: "event: live")) }
+            #expect(channels.renderCount == 1, "eight streams connecting cost one render")
+
+            server.service.timeline.noteChange(installID: id)
+            var events: Set<String> = []
+            for stream in streams { events.insert(try #require(await stream.next(containing: "event: live"))) }
+            #expect(channels.renderCount == 2, "one change costs one render, however many streams watch")
+            #expect(events.count == 1, "every stream got the same bytes")
+
+            streams = []  // each reader closes its socket
+            #expect(await DelayGate.eventually { channels.openCounts == (0, 0) }, "the channel left with its last stream")
+        }
+    }
+
     @Test func anUnknownInstallGets404InsteadOfAStream() async throws {
         try await withLiveServer { server in
             let reply = await server.send("GET", "/installs/00000000-0000-0000-0000-000000000000/events")

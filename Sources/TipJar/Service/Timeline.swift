@@ -97,6 +97,9 @@ public final class Timeline: Sendable {
         return stream
     }
 
+    /// How many ``changes(of:)`` streams are still watched (each ends when it is no longer iterated).
+    public var watcherCount: Int { watchers.withLock { $0.all.count } }
+
     /// Signals the watchers of `installID` (all of them when `nil`, a store-wide change) without
     /// recording an event: for changes the timeline does not list, such as a ledger row committed.
     public func noteChange(installID: String?) {
