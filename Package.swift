@@ -25,6 +25,7 @@ let package = Package(
         .target(name: "CHTTPSystem"),
         .target(
             name: "TipJar",
+            exclude: ["StoreKitFidelity.md"],
             resources: [.copy("Resources/TipProducts.storekit")]
         ),
         .target(name: "TipJarSQLite", dependencies: ["TipJar", "CSQLite"]),
