@@ -304,6 +304,8 @@ struct ServeCommand {
             LogWriter.standardError.write(line: "tipjar: at most \(running.maxConnections) connections (\(running.maxConnectionsPerAddress) per address): "
                        + "the descriptor limit (ulimit -n) is \(DescriptorLimit.current ?? 0)")
         }
+        // Every start-up line is out before the banner that scripts wait for.
+        _ = accessLog.flush()
         var address = "http://\(HTTPServerConfiguration.urlHost(forBind: host)):\(boundPort)/"
         if let adminToken { address += "?token=\(adminToken)" }
         try? FileHandle.standardOutput.write(contentsOf: Data("Tip Jar Dashboard serving \(catalogName) on \(address) (database \(database), durability \(durability))\n".utf8))
