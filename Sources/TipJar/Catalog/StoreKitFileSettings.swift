@@ -98,8 +98,10 @@ public struct StoreKitFileSettings: Sendable, Equatable {
         set { setFlag("skipPurchaseSheet", newValue) }
     }
 
-    /// The failures the file enables, per API, from `_storeKitErrors` and the legacy
-    /// `_failTransactionsEnabled` + `_storeKitError`.
+    /// The failures the file enables, per API, from `_storeKitErrors` (for Purchase a `StoreKitError` or a
+    /// `Product.PurchaseError`, as `SKTestFailures.Purchase` holds either) and the legacy
+    /// `_failTransactionsEnabled` + `_storeKitError` (only the codes `SKTestSession.failureError` supports;
+    /// ``StoreKitSettingsDecoder/legacyPurchaseFailures``).
     public var failures: StoreSettings.Failures {
         get { values.failures }
         set {

@@ -12,50 +12,17 @@ struct StoreKitSettingsDecoder {
         case manageSubscriptions = "Manage Subscriptions Sheet", refundRequest = "Refund Request Sheet"
         case offerCodeRedeem = "Offer Code Redeem Sheet"
 
-        /// The `SKTestFailures` case (`current.type`) a failure of this API is made of, when the tip jar calls it.
-        var failureType: String? {
+        /// The `SKTestFailures.<API>` cases (`current.type`) a failure of this API can be, when the tip jar calls
+        /// it (StoreKitTest's Swift interface, iOS 17 SDK: `LoadProducts` and `AppStoreSync` have `generic` only,
+        /// `Purchase` has `generic` and `purchase`, `Verification` has `verification`); empty for an API a tip jar
+        /// never calls.
+        var errorKinds: [ErrorKind] {
             switch self {
-            case .loadProducts, .purchase, .appStoreSync: "generic"
-            case .verification: "verification"
-            default: nil
+            case .loadProducts, .appStoreSync: [.generic]
+            case .purchase: [.generic, .purchase]
+            case .verification: [.verification]
+            default: []
             }
-        }
-    }
-
-    /// `current.index` for `current.type` `generic` (`SKTestFailures.*.generic(StoreKitError)`): the position in
-    /// `StoreKitError`'s declaration order in the StoreKit SDK's Swift interface (`unknown`, `userCancelled`,
-    /// `networkError`, `systemError`, `notAvailableInStorefront`, `notEntitled`; iOS 17 SDK
-    /// `StoreKit.swiftmodule/arm64-apple-ios.swiftinterface`), then `unsupported` (added in iOS 18.4,
-    /// https://developer.apple.com/documentation/storekit/storekiterror). No Apple document states how Xcode
-    /// numbers `current.index`; this order is the dashboard's choice (README, "The file's settings").
-    static let genericErrors: [StoreKitError] = [.unknown, .userCancelled, .networkError, .systemError,
-                                                 .notAvailableInStorefront, .notEntitled, .unsupported]
-
-    /// `current.index` for `current.type` `verification` (`SKTestFailures.Verification.verification(_:)`): the
-    /// order Apple's documentation lists `VerificationResult.VerificationError`'s cases in
-    /// (https://developer.apple.com/documentation/storekit/verificationresult/verificationerror). A choice,
-    /// like ``genericErrors``.
-    static let verificationErrors: [VerificationError] = VerificationError.allCases
-
-    /// `SKError.Code` names by raw value, 0...20 (`SKError.h` of the iOS SDK;
-    /// https://developer.apple.com/documentation/storekit/skerror/code): what the legacy `_storeKitError`
-    /// holds, as `SKTestSession.failureError` does.
-    static let skErrorCodes = ["unknown", "clientInvalid", "paymentCancelled", "paymentInvalid", "paymentNotAllowed",
-                               "storeProductNotAvailable", "cloudServicePermissionDenied", "cloudServiceNetworkConnectionFailed",
-                               "cloudServiceRevoked", "privacyAcknowledgementRequired", "unauthorizedRequestData",
-                               "invalidOfferIdentifier", "invalidSignature", "missingOfferParams", "invalidOfferPrice",
-                               "overlayCancelled", "overlayInvalidConfiguration", "overlayTimeout", "ineligibleForOffer",
-                               "unsupportedPlatform", "overlayPresentedInBackgroundScene"]
-
-    /// What a StoreKit 2 purchase throws for a legacy `SKError.Code`: the three codes with a StoreKit 2
-    /// counterpart map to it; every other code to `unknown`, which is what a StoreKit 2 purchase throws with
-    /// `failTransactionsEnabled` in Xcode's test environment (a choice; README).
-    static func storeKitError(forSKErrorCode code: Int) -> StoreKitError {
-        switch code {
-        case 2: .userCancelled
-        case 5: .notAvailableInStorefront
-        case 7: .networkError
-        default: .unknown
         }
     }
 
@@ -137,39 +104,58 @@ struct StoreKitSettingsDecoder {
     }
 
     /// `_failTransactionsEnabled` + `_storeKitError` (Xcode 12's "Fail Transactions" with an `SKError.Code`):
-    /// every purchase fails, unless a `_storeKitErrors` Purchase entry already set the Purchase failure.
+    /// every purchase fails with ``legacyPurchaseFailures``' error for the code, unless a `_storeKitErrors`
+    /// Purchase entry already set the Purchase failure. A code `SKTestSession.failureError` does not support is
+    /// reported and fails nothing: Apple does not say what the test environment does with one, so nothing is
+    /// guessed. An absent `_storeKitError` is 0 (`unknown`): Apple does not document `failureError`'s default
+    /// either, so that too is a choice.
     private func decodeLegacy(failEnabled: Bool?, code node: StoreKitJSONNode?, into result: inout StoreKitFileSettings,
                               note: (String, Bool, String) -> Void) {
         var code: Int?
+        var isSupported = true
         if let node {
             if let value = try? node.smallInt(), Self.skErrorCodes.indices.contains(value) {
                 code = value
+                if Self.legacyPurchaseFailures[value] == nil {
+                    isSupported = false
+                    note("_storeKitError", false, "\(Self.shownSKErrorCode(value)): SKTestSession.failureError does not support it")
+                }
             } else {
+                isSupported = false
                 note("_storeKitError", false, "\(StoreKitJSONNode.kind(of: node.value)) is not an SKError.Code (0 to \(Self.skErrorCodes.count - 1))")
             }
         }
+        func noteUnused(_ why: String) {
+            if let code, isSupported { note("_storeKitError", false, "\(Self.shownSKErrorCode(code)) \(why)") }
+        }
         guard let failEnabled else {
-            if let code { note("_storeKitError", false, "\(code) (\(Self.skErrorCodes[code])) is used only with _failTransactionsEnabled true, which the file does not set") }
+            noteUnused("is used only with _failTransactionsEnabled true, which the file does not set")
             return
         }
         guard failEnabled else {
             note("_failTransactionsEnabled", true, "false: no legacy purchase failure")
-            if let code { note("_storeKitError", false, "\(code) (\(Self.skErrorCodes[code])) is used only when _failTransactionsEnabled is true") }
+            noteUnused("is used only when _failTransactionsEnabled is true")
             return
         }
-        let error = Self.storeKitError(forSKErrorCode: code ?? 0)
         if result.failures.purchase != nil {
             note("_failTransactionsEnabled", false, "true, but the _storeKitErrors Purchase entry sets the Purchase failure and wins")
+            noteUnused("is not used: the _storeKitErrors Purchase entry wins")
             return
         }
-        result.failures.purchase = PurchaseFailure(error)
-        note("_failTransactionsEnabled", true, "true: every purchase throws \(error.rawValue)")
-        let name = Self.skErrorCodes[code ?? 0]
-        note("_storeKitError", true, code == nil ? "absent: SKError.Code 0 (unknown) → StoreKitError.unknown"
-             : "\(code!) = SKError.Code.\(name) → StoreKitError.\(error.rawValue) (mapping chosen by this dashboard; README)")
+        guard isSupported, let failure = Self.legacyPurchaseFailures[code ?? 0] else {
+            note("_failTransactionsEnabled", false, "true, but _storeKitError is not a code SKTestSession.failureError supports"
+                 + " (0, 11, 12, 13, 14): no purchase failure applied")
+            return
+        }
+        result.failures.purchase = failure
+        note("_failTransactionsEnabled", true, "true: every purchase throws \(failure.typeName).\(failure.rawValue)")
+        let source = "Apple documents failureError for StoreKit 1 only; the StoreKit 2 error is this dashboard's choice, see README"
+        note("_storeKitError", true, code == nil ? "absent: SKError.Code 0 (unknown), a choice (failureError's default is undocumented) → StoreKitError.unknown; \(source)"
+             : "\(code!) = SKError.Code.\(Self.skErrorCodes[code!]) → \(failure.typeName).\(failure.rawValue) (\(source))")
     }
 
-    /// `_storeKitErrors`: `[{name, enabled, current: {type, index} | null}]`, one entry per API.
+    /// `_storeKitErrors`: `[{name, enabled, current: {type, index} | null}]`, one entry per API; `current.type`
+    /// names the `SKTestFailures` case (``API/errorKinds``) and `current.index` the error in that case's table.
     private func decodeErrors(_ node: StoreKitJSONNode, into result: inout StoreKitFileSettings,
                               note: (String, Bool, String) -> Void) {
         guard let entries = try? node.elements() else {
@@ -202,10 +188,10 @@ struct StoreKitSettingsDecoder {
                 enabled = flag
             }
             guard enabled else {
-                if api.failureType != nil { summary.append("\(name) off") }
+                if !api.errorKinds.isEmpty { summary.append("\(name) off") }
                 continue
             }
-            guard let type = api.failureType,
+            guard !api.errorKinds.isEmpty,
                   let feed = StoreSettings.declarations.first(where: { $0.file == .storeKitErrors(api: api.rawValue) }) else {
                 note(key, false, "\(name) is enabled, but a tip jar never calls this API")
                 continue
@@ -214,35 +200,34 @@ struct StoreKitSettingsDecoder {
                 note(key, false, "\(name) is enabled with no current error (current is null)")
                 continue
             }
-            guard (try? current.object()) != nil,
+            guard let currentFields = try? current.object(),
                   let currentType = try? current.requiredMember("type").string(),
                   let position = try? current.requiredMember("index").smallInt() else {
                 note(key, false, "\(name): current must be {\"type\": string, \"index\": whole number}, found \(StoreKitJSONNode.kind(of: current.value))")
                 continue
             }
-            guard currentType == type else {
-                note(key, false, "\(name): current.type \(StoreKitJSONNode.shown("\"\(currentType)\"")) is not simulated (expected \"\(type)\")")
+            let unknownKeys = currentFields.keys.sorted().filter { $0 != "type" && $0 != "index" }
+            guard unknownKeys.isEmpty else {
+                let shown = unknownKeys.map { StoreKitJSONNode.shown("\"\($0)\"") }.joined(separator: ", ")
+                note(key, false, "\(name): current holds \(shown) beside type and index, a shape no Apple document or public file"
+                     + " explains: not simulated")
                 continue
             }
-            switch api {
-            case .verification:
-                guard Self.verificationErrors.indices.contains(position) else {
-                    note(key, false, "\(name): current.index \(position) is out of range (0 to \(Self.verificationErrors.count - 1))")
-                    continue
-                }
-                result.set(feed, to: .text(Self.verificationErrors[position].rawValue))
-                summary.append("Verification: \(Self.verificationErrors[position].rawValue) (index \(position))")
-            default:
-                guard Self.genericErrors.indices.contains(position) else {
-                    note(key, false, "\(name): current.index \(position) is out of range (0 to \(Self.genericErrors.count - 1))")
-                    continue
-                }
-                let error = Self.genericErrors[position]
-                result.set(feed, to: .text(error.rawValue))
-                summary.append("\(name): \(error.rawValue) (index \(position))")
+            guard let kind = api.errorKinds.first(where: { $0.type == currentType }) else {
+                let expected = api.errorKinds.map { "\"\($0.type)\"" }.joined(separator: " or ")
+                note(key, false, "\(name): current.type \(StoreKitJSONNode.shown("\"\(currentType)\"")) is not simulated (expected \(expected))")
+                continue
             }
+            guard kind.names.indices.contains(position) else {
+                note(key, false, "\(name): current.index \(position) is out of range for \(kind.type) (\(kind.typeName): 0 to \(kind.names.count - 1))")
+                continue
+            }
+            let error = kind.names[position]
+            result.set(feed, to: .text(error))
+            summary.append(kind == .generic || kind == .verification ? "\(name): \(error) (index \(position))"
+                           : "\(name): \(kind.typeName).\(error) (\(kind.type) index \(position))")
         }
-        let chosen = summary.contains { $0.contains("(index ") } ? "; current.index → error is this dashboard's choice, see README" : ""
+        let chosen = summary.contains { $0.contains("index ") } ? "; current.index → error is this dashboard's choice, see README" : ""
         note("_storeKitErrors", true, (summary.isEmpty ? "no failure" : summary.joined(separator: ", ")) + chosen)
     }
 }

@@ -21,11 +21,16 @@ struct StoreSettingDeclarationCoreTests {
         case .flag(let key, _, _)?:
             return [([key: true], .flag(true)), ([key: false], .flag(false))]
         case .storeKitErrors(let api)?:
-            let (type, names) = api == "Verification"
-                ? ("verification", StoreKitSettingsDecoder.verificationErrors.map(\.rawValue))
-                : ("generic", StoreKitSettingsDecoder.genericErrors.map(\.rawValue))
-            return names.indices.map { index in
-                (["_storeKitErrors": [["name": api, "enabled": true, "current": ["type": type, "index": index]]]], .text(names[index]))
+            let kinds: [(String, [String])] = switch api {
+            case "Verification": [("verification", StoreKitSettingsDecoder.verificationErrors.map(\.rawValue))]
+            case "Purchase": [("generic", StoreKitSettingsDecoder.genericErrors.map(\.rawValue)),
+                              ("purchase", StoreKitSettingsDecoder.purchaseErrors.map(\.rawValue))]
+            default: [("generic", StoreKitSettingsDecoder.genericErrors.map(\.rawValue))]
+            }
+            return kinds.flatMap { type, names in
+                names.indices.map { index in
+                    (["_storeKitErrors": [["name": api, "enabled": true, "current": ["type": type, "index": index]]]], .text(names[index]))
+                }
             }
         case nil:
             return []
