@@ -112,11 +112,14 @@ extension Routes {
         async let installs = storage.installs(matching: InstallQuery(pageSize: 200, accountID: accountID))
         let stored = try await storage.transactions(accountID: accountID, limit: 100_000)
         let catalog = service.catalog
+        let includesConsumables = service.store.settings.includeConsumableInAppPurchaseHistory
+        data["includesFinishedConsumables"] = .bool(includesConsumables)
         data["accountID"] = .string(accountID)
         data["accountPath"] = .string(ViewModels.urlComponent(accountID))
         data["installs"] = .array(try await installs.installs.map(ViewModels.install))
         func rows(_ view: TransactionHistoryView) -> MustacheValue {
-            .array(SimulatedStore.history(stored, view: view, catalog: catalog).map(transactionRow))
+            .array(SimulatedStore.history(stored, view: view, catalog: catalog,
+                                          includeConsumableInAppPurchaseHistory: includesConsumables).map(transactionRow))
         }
         data["all"] = rows(.all)
         data["unfinished"] = rows(.unfinished)
@@ -126,7 +129,8 @@ extension Routes {
         data["latest"] = .array(productIDs.compactMap { productID -> MustacheValue? in
             let mine = stored.filter { $0.transaction.productID == productID }
             guard !mine.isEmpty else { return nil }
-            let latest = SimulatedStore.history(mine, view: .latest, catalog: catalog).first
+            let latest = SimulatedStore.history(mine, view: .latest, catalog: catalog,
+                                                includeConsumableInAppPurchaseHistory: includesConsumables).first
             return ["productID": .string(productID), "transaction": latest.map(transactionRow) ?? [:], "none": .bool(latest == nil)]
         })
         data["transactionCount"] = .int(stored.count)

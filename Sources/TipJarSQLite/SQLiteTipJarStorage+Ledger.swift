@@ -194,7 +194,7 @@ extension SQLiteTipJarStorage {
     /// `TipJarStorage.installWithLedger(id:limit:)`: both queries in one read transaction.
     public nonisolated(nonsending) func installWithLedger(id: String, limit: Int) async throws -> (install: Install, ledger: [Delivery])? {
         try await queue.read { db in
-            guard let install = try db.cachedStatement(sql: "SELECT \(Self.installColumns) FROM installs WHERE id = ?")
+            guard let install = try db.cachedStatement(sql: "SELECT \(Self.installColumns) FROM \(Self.installsWithAccounts) WHERE installs.id = ?")
                 .fetchOne(arguments: [id], Self.install) else { return nil }
             return (install, try Self.ledger(db, installID: id, limit: limit))
         }

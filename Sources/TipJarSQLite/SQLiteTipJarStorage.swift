@@ -31,7 +31,16 @@ public final class SQLiteTipJarStorage: TipJarStorage {
 
     // MARK: Installs
 
-    static let installColumns = "id, label, locale, storefront, account_id, hearts, legacy_has_tipped, is_running, created_at_ms"
+    /// The install columns ``install(_:)`` reads, from `installs` and its account's row (`v7-account-storefronts`);
+    /// follow it with ``installsWithAccounts`` as the `FROM` clause.
+    static let installColumns = """
+        installs.id, installs.label, installs.locale, accounts.storefront, installs.account_id, installs.hearts,
+        installs.legacy_has_tipped, installs.is_running, installs.created_at_ms
+        """
+    /// `installs` with each install's account: one lookup of the `accounts` primary key per install. `CROSS JOIN`
+    /// keeps `installs` the outer loop (https://www.sqlite.org/optoverview.html#crossjoin), so every install query
+    /// keeps the plan it had on `installs` alone (by ID, by account, by creation time, by hearts).
+    static let installsWithAccounts = "installs CROSS JOIN accounts ON accounts.account_id = installs.account_id"
 
     static func install(_ row: Row) throws -> Install {
         Install(id: try row.value(at: 0), label: try row.value(at: 1),
@@ -40,21 +49,30 @@ public final class SQLiteTipJarStorage: TipJarStorage {
                 isRunning: try row.value(at: 7), createdAt: date(try row.value(at: 8)))
     }
 
-    /// `TipJarStorage.insert(_:)` for an install. - Throws: `DatabaseError` (constraint on a duplicate ID).
-    public nonisolated(nonsending) func insert(_ install: Install) async throws {
+    /// `TipJarStorage.insert(_:)` for an install: the account's row is created with `install.storefront` unless it
+    /// exists (`ON CONFLICT DO NOTHING`), then the install is saved, in one transaction; the install comes back
+    /// with the account's storefront. - Throws: `DatabaseError` (constraint on a duplicate ID; nothing kept).
+    @discardableResult
+    public nonisolated(nonsending) func insert(_ install: Install) async throws -> Install {
         try await queue.write { db in
+            try db.execute(sql: "INSERT INTO accounts (account_id, storefront) VALUES (?, ?) ON CONFLICT (account_id) DO NOTHING",
+                           arguments: [install.accountID, install.storefront])
             try db.execute(sql: """
-                INSERT INTO installs (id, label, locale, storefront, account_id, hearts, legacy_has_tipped, is_running, created_at_ms)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """, arguments: [install.id, install.label, install.locale.rawValue, install.storefront, install.accountID,
+                INSERT INTO installs (id, label, locale, account_id, hearts, legacy_has_tipped, is_running, created_at_ms)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                """, arguments: [install.id, install.label, install.locale.rawValue, install.accountID,
                                  install.hearts, install.legacyHasTipped, install.isRunning, Self.milliseconds(install.createdAt)])
+            var saved = install
+            saved.storefront = try db.cachedStatement(sql: "SELECT storefront FROM accounts WHERE account_id = ?")
+                .fetchOne(arguments: [install.accountID]) { try $0.value(at: 0) } ?? install.storefront
+            return saved
         }
     }
 
     /// `TipJarStorage.install(withID:)`: by primary key, a point read on the caller's thread.
     public nonisolated(nonsending) func install(withID id: String) async throws -> Install? {
         try queue.pointRead { db in
-            try db.cachedStatement(sql: "SELECT \(Self.installColumns) FROM installs WHERE id = ?")
+            try db.cachedStatement(sql: "SELECT \(Self.installColumns) FROM \(Self.installsWithAccounts) WHERE installs.id = ?")
                 .fetchOne(arguments: [id], Self.install)
         }
     }
@@ -68,25 +86,25 @@ public final class SQLiteTipJarStorage: TipJarStorage {
         if !search.isEmpty {
             if search.allSatisfy({ $0.isHexDigit || $0 == "-" }) {
                 // ID prefix: a range on the primary key, so the index answers it.
-                conditions.append("(id >= ? AND id < ? || char(1114111))")
+                conditions.append("(installs.id >= ? AND installs.id < ? || char(1114111))")
                 arguments += [search.lowercased(), search.lowercased()]
             } else {
-                conditions.append("instr(lower(label), lower(?)) > 0")
+                conditions.append("instr(lower(installs.label), lower(?)) > 0")
                 arguments.append(search)
             }
         }
         if let hearts = query.hearts {
-            conditions.append("hearts = ?")
+            conditions.append("installs.hearts = ?")
             arguments.append(hearts)
         }
         if let accountID = query.accountID {
-            conditions.append("account_id = ?")
+            conditions.append("installs.account_id = ?")
             arguments.append(accountID)
         }
         let whereClause = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
         let sql = """
-            SELECT \(Self.installColumns) FROM installs \(whereClause)
-            ORDER BY created_at_ms DESC, id DESC LIMIT ? OFFSET ?
+            SELECT \(Self.installColumns) FROM \(Self.installsWithAccounts) \(whereClause)
+            ORDER BY installs.created_at_ms DESC, installs.id DESC LIMIT ? OFFSET ?
             """
         arguments += [query.pageSize + 1, (query.page - 1) * query.pageSize]
         let values = arguments.map(\.databaseValue)
@@ -110,10 +128,15 @@ public final class SQLiteTipJarStorage: TipJarStorage {
         }
     }
 
-    /// `TipJarStorage.setStorefront(_:installID:)`: one `UPDATE` with a bound parameter.
-    public nonisolated(nonsending) func setStorefront(_ countryCode: String, installID: String) async throws {
+    /// `TipJarStorage.setStorefront(_:accountID:)`: the account's row is read and changed in one write transaction
+    /// (writes are serialized, so no other change comes between), with bound parameters.
+    public nonisolated(nonsending) func setStorefront(_ countryCode: String, accountID: String) async throws -> String? {
         try await queue.write { db in
-            try db.execute(sql: "UPDATE installs SET storefront = ? WHERE id = ?", arguments: [countryCode, installID])
+            let before: String? = try db.cachedStatement(sql: "SELECT storefront FROM accounts WHERE account_id = ?")
+                .fetchOne(arguments: [accountID]) { try $0.value(at: 0) }
+            guard let before, before != countryCode else { return nil }
+            try db.execute(sql: "UPDATE accounts SET storefront = ? WHERE account_id = ?", arguments: [countryCode, accountID])
+            return before
         }
     }
 

@@ -133,6 +133,29 @@ public enum TipJarSchema {
         ALTER TABLE deliveries ADD COLUMN note TEXT;
         """
 
+    /// `v7-account-storefronts`: the storefront belongs to the Apple Account, not to the install
+    /// (https://developer.apple.com/documentation/storekit/storefront: the storefront is the App Store country of
+    /// the customer's account), so every install of one account reads it from `accounts`, one row per account.
+    /// The table is filled from the installs saved before; an account whose installs disagree keeps its newest
+    /// install's storefront (latest `created_at_ms`, then the larger ID, the order `/installs` lists them in).
+    /// `installs.storefront` is then dropped (https://www.sqlite.org/lang_altertable.html#altertabdropcol), so no
+    /// second copy can ever disagree; an install is read with its account's row by primary key. Transactions keep
+    /// their own `storefront`: each was made in one. Like every migration it runs in one transaction, so a file it
+    /// cannot migrate is left as it was.
+    public static let v7 = """
+        CREATE TABLE accounts (
+            account_id TEXT PRIMARY KEY NOT NULL,
+            storefront TEXT NOT NULL
+        ) WITHOUT ROWID;
+        INSERT INTO accounts (account_id, storefront)
+            SELECT account_id, storefront FROM (
+                SELECT account_id, storefront,
+                       row_number() OVER (PARTITION BY account_id ORDER BY created_at_ms DESC, id DESC) AS newest
+                FROM installs)
+            WHERE newest = 1;
+        ALTER TABLE installs DROP COLUMN storefront;
+        """
+
     /// Every migration, in order: (identifier, SQL).
     public static let migrations: [(identifier: String, sql: String)] = [
         ("v1-core", v1),
@@ -141,5 +164,6 @@ public enum TipJarSchema {
         ("v4-transactions-outlive-installs", v4),
         ("v5-transaction-fields", v5),
         ("v6-purchase-issues", v6),
+        ("v7-account-storefronts", v7),
     ]
 }

@@ -4,7 +4,7 @@ rows, one install ("the big install", the oldest) with BIG ledger rows, in one b
 
 The database must already hold the schema (created by `tipjar serve`, which also writes the
 identity stamp `PRAGMA user_version`; this script never changes it). Rows follow
-Sources/TipJarSQLite/TipJarSchema.swift exactly (v1 + v2 columns, CHECK values), and are consistent:
+Sources/TipJarSQLite/TipJarSchema.swift exactly (v1 + v2 columns, v7's accounts, CHECK values), and are consistent:
 every ledger row has its transaction, every "counted" row its `counted_transactions` key, and
 hearts = min(5, counted transactions) per install. The bulk rows are produced inside SQLite by
 recursive CTEs, so seeding takes seconds. Prints the big install's ID and a hearts=3 count as JSON.
@@ -36,7 +36,7 @@ def main():
 
     db = sqlite3.connect(args.database, isolation_level=None)
     tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-    for table in ("installs", "transactions", "counted_transactions", "deliveries"):
+    for table in ("installs", "accounts", "transactions", "counted_transactions", "deliveries"):
         if table not in tables:
             sys.exit("scale_seed: %s has no table %s; start `tipjar serve` on it once first" % (args.database, table))
     if db.execute("SELECT count(*) FROM installs").fetchone()[0]:
@@ -57,8 +57,11 @@ def main():
         rows.append((install_id, "en" if rng.random() < 0.7 else "pt-BR", "USA" if rng.random() < 0.7 else "BRA",
                      "account-" + install_id[:8], 0, 1 if rng.random() < 0.05 else 0, 1 if rng.random() < 0.5 else 0,
                      first_ms + n * 60_000, "scale %d" % n if rng.random() < 0.3 else ""))
-    db.executemany("""INSERT INTO installs (id, locale, storefront, account_id, hearts, legacy_has_tipped, is_running,
-                      created_at_ms, label) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)""", rows)
+    # The storefront is the account's (v7-account-storefronts): one `accounts` row per install's own account.
+    db.executemany("INSERT INTO accounts (account_id, storefront) VALUES (?, ?)", [(row[3], row[2]) for row in rows])
+    db.executemany("""INSERT INTO installs (id, locale, account_id, hearts, legacy_has_tipped, is_running,
+                      created_at_ms, label) VALUES (?, ?, ?, ?, ?, ?, ?, ?)""",
+                   [row[:2] + row[3:] for row in rows])
     big_id = rows[0][0]
     # rowid n+1 is rows[n]; the big install is rowid 1, the others share the remaining deliveries.
     db.execute("CREATE TEMP TABLE install_by_number (n INTEGER PRIMARY KEY, id TEXT NOT NULL, account_id TEXT NOT NULL)")
@@ -122,11 +125,11 @@ def main():
     db.execute("""
         INSERT INTO transactions (id, product_id, purchase_date_ms, storefront, account_id, install_id, status,
                                   is_finished, is_external, revocation_date_ms, revocation_reason)
-        SELECT d.transaction_id, d.product_id, d.at_ms - 1000, i.storefront, i.account_id, d.install_id, 'purchased',
+        SELECT d.transaction_id, d.product_id, d.at_ms - 1000, a.storefront, i.account_id, d.install_id, 'purchased',
                d.finished, CASE WHEN d.id % 20 = 0 THEN 1 ELSE 0 END,
                CASE WHEN d.outcome = 'revoked' THEN d.at_ms END,
                CASE WHEN d.outcome = 'revoked' THEN 'other' END
-        FROM deliveries d JOIN installs i ON i.id = d.install_id
+        FROM deliveries d JOIN installs i ON i.id = d.install_id JOIN accounts a ON a.account_id = i.account_id
         WHERE d.outcome <> 'duplicate'
         ORDER BY d.transaction_id
         """)

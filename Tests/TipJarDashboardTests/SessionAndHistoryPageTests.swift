@@ -139,4 +139,36 @@ struct SessionAndHistoryPageTests {
             #expect(nobody.body.contains("The account bought nothing."))
         }
     }
+
+    /// `SKIncludeConsumableInAppPurchaseHistory` (the store setting `includeConsumableInAppPurchaseHistory`): off, a
+    /// finished tip is in neither `Transaction.all` nor `latest(for:)`, on the account page and in its API; on, in both.
+    @Test func aFinishedTipShowsInTheAccountHistoryOnlyWithSKIncludeConsumableInAppPurchaseHistory() async throws {
+        try await withLiveServer { server in
+            let session = try await session(server)
+            let id = try #require(await server.json("POST", "/api/installs", #"{"accountID":"ana","launch":true}"#).object["id"] as? String)
+            _ = await server.json("POST", "/api/installs/\(id)/purchases", #"{"productID":"com.example.tipjar.tip.coffee"}"#)
+            func allSection() async -> Substring {
+                let body = await get(server, "/accounts/ana", session).body
+                guard let start = body.range(of: #"id="all-title""#), let end = body.range(of: #"id="unfinished-title""#) else { return "" }
+                return body[start.upperBound..<end.lowerBound]
+            }
+            func viewCount(_ query: String) async -> Int {
+                (await server.json("GET", "/api/accounts/ana/transactions?\(query)").object["transactions"] as? [Any])?.count ?? -1
+            }
+            #expect(await allSection().contains("Empty."))
+            #expect(await allSection().contains("is false"))
+            #expect(await viewCount("view=all") == 0)
+            #expect(await viewCount("view=latest&productID=com.example.tipjar.tip.coffee") == 0)
+            let saved = await server.json("PUT", "/api/store", #"{"includeConsumableInAppPurchaseHistory":true}"#)
+            #expect(saved.status == 200)
+            #expect(saved.object["includeConsumableInAppPurchaseHistory"] as? Bool == true)
+            #expect(await allSection().contains("<td>com.example.tipjar.tip.coffee</td>"))
+            #expect(await allSection().contains("is true"))
+            #expect(await viewCount("view=all") == 1)
+            #expect(await viewCount("view=latest&productID=com.example.tipjar.tip.coffee") == 1)
+            #expect(await viewCount("view=currentEntitlements") == 0, "a consumable is never an entitlement")
+            let store = await server.send("GET", "/store")
+            #expect(store.body.contains(#"name="includeConsumableInAppPurchaseHistory" value="1" checked> SKIncludeConsumableInAppPurchaseHistory"#))
+        }
+    }
 }

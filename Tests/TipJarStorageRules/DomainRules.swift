@@ -26,8 +26,9 @@ public struct StorageRule: Sendable, CustomTestStringConvertible {
     /// The rule's sentence, as the test's argument is shown.
     public var testDescription: String { name }
 
-    /// Every rule: the seed's rules (README "Domain rules" 3, 6, 7 and 8) and the storage's own guarantees.
-    public static let all: [StorageRule] = seedRules + storageRules + raceRules
+    /// Every rule: the seed's rules (README "Domain rules" 3, 6, 7 and 8), the storage's own guarantees, the races and the
+    /// account's storefront.
+    public static let all: [StorageRule] = seedRules + storageRules + raceRules + accountRules
 }
 
 extension StorageRule {

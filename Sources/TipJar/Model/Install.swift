@@ -1,6 +1,6 @@
 import Foundation
 
-/// One simulated installation of the app: its locale, storefront, account and heart count
+/// One simulated installation of the app: its locale, its account and that account's storefront, and heart count
 /// (the app's UserDefaults, one row per install; README "Domain rules" 7).
 public struct Install: Sendable, Equatable, Identifiable {
     /// Opaque identifier (a lowercase UUID from the injected generator).
@@ -9,7 +9,9 @@ public struct Install: Sendable, Equatable, Identifiable {
     public var label: String
     /// The language the tip jar is shown in.
     public var locale: AppLocale
-    /// ISO 3166-1 alpha-3 storefront code, e.g. `USA`.
+    /// ISO 3166-1 alpha-3 storefront code, e.g. `USA`: its Apple Account's storefront, the same for every install
+    /// of the account (https://developer.apple.com/documentation/storekit/storefront). A storage reads it from the
+    /// account; on insert it is used only for a new account (``TipJarStorage/insert(_:)``).
     public var storefront: String
     /// The Apple Account the install is signed in with; installs of one account share its
     /// unfinished transactions.

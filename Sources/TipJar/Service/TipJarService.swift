@@ -49,9 +49,17 @@ public actor TipJarService {
     // MARK: Installs
 
     /// Creates an install. It starts stopped; `launch(installID:)` opens the app.
+    ///
+    /// The storefront belongs to the Apple Account, not to the device: `Storefront.current` is "the App Store
+    /// storefront of the customer's account" (https://developer.apple.com/documentation/storekit/storefront). An
+    /// install on a new account gives the account `storefront`; an install on an account that exists is a device
+    /// signing into it, which takes the account's storefront, so a different `storefront` asked for is ignored
+    /// (it is still validated), and the `install.created` event says so (`requestedStorefront`). The returned
+    /// install shows the storefront it got.
     /// - Parameters:
     ///   - locale: The install's language.
-    ///   - storefront: ISO 3166-1 alpha-3 storefront code; `nil` takes the catalog's default.
+    ///   - storefront: ISO 3166-1 alpha-3 storefront code for a new account; `nil` takes the catalog's default.
+    ///     Ignored for an account that already has a storefront.
     ///   - accountID: The Apple Account; `nil` gives the install an account of its own.
     ///   - label: Free text such as "Ana's iPhone" (at most 100 characters).
     ///   - legacyHasTipped: Created by the old app version, which stored only "has tipped".
@@ -69,12 +77,17 @@ public actor TipJarService {
         guard account?.contains("/") != true else {
             throw TipJarError.invalidValue(field: "accountID", reason: "must not contain \"/\"")
         }
-        let install = Install(id: id, label: label, locale: locale, storefront: code, accountID: account ?? "account-\(id.prefix(8))",
-                              legacyHasTipped: legacyHasTipped, createdAt: environment.now())
-        try await storage.insert(install)
-        event(id, "install.created", "Installed (\(locale.rawValue), \(code))\(legacyHasTipped ? " by the old version, has tipped" : "").",
-              ["locale": locale.rawValue, "storefront": code, "accountID": install.accountID, "label": label,
-               "legacyHasTipped": String(legacyHasTipped)])
+        let requested = Install(id: id, label: label, locale: locale, storefront: code, accountID: account ?? "account-\(id.prefix(8))",
+                                legacyHasTipped: legacyHasTipped, createdAt: environment.now())
+        let install = try await storage.insert(requested)
+        var attributes = ["locale": locale.rawValue, "storefront": install.storefront, "accountID": install.accountID, "label": label,
+                          "legacyHasTipped": String(legacyHasTipped)]
+        var detail = "Installed (\(locale.rawValue), \(install.storefront))\(legacyHasTipped ? " by the old version, has tipped" : "")."
+        if install.storefront != code, storefront != nil {
+            attributes["requestedStorefront"] = code
+            detail += " Signed into \(install.accountID), whose storefront is \(install.storefront): \(code) was not used."
+        }
+        event(id, "install.created", detail, attributes)
         return install
     }
 
@@ -87,24 +100,50 @@ public actor TipJarService {
         return storefront
     }
 
-    /// Moves an install to another storefront while it runs, as when the person changes their Apple Account's
-    /// country or region: StoreKit's `Storefront.updates` emits the new storefront
-    /// (https://developer.apple.com/documentation/storekit/storefront/updates), and the next
-    /// `Product.products(for:)` prices the same numbers in the new storefront's currency. Transactions already
-    /// made keep the storefront they were made in. The timeline records the change.
+    /// Moves the install's Apple Account to another storefront, as when the person changes their account's country
+    /// or region. The storefront is the account's (https://developer.apple.com/documentation/storekit/storefront),
+    /// so every install signed in with it, running or not, shows the new one at once. Each running install's
+    /// `Storefront.updates` "emits when the storefront changes"
+    /// (https://developer.apple.com/documentation/storekit/storefront/updates): a `storefront.changed` event on its
+    /// timeline; a stopped one reads it from `Storefront.current` at its next launch (its timeline gets an
+    /// `account.storefront` note). The next `Product.products(for:)` prices the same numbers in the new
+    /// storefront's currency. Transactions already made keep the storefront they were made in.
     /// - Parameters:
     ///   - code: an alpha-3 storefront code, e.g. `"GBR"` (case-insensitive).
-    ///   - installID: the install.
+    ///   - installID: an install of the account.
     /// - Returns: the install as saved.
     /// - Throws: `TipJarError.installNotFound`, `.invalidValue` for an unknown code; storage errors.
     public func setStorefront(_ code: String, installID: String) async throws -> Install {
-        let before = try await install(installID)
+        let install = try await install(installID)
         let storefront = try Self.validatedStorefront(code)
-        guard storefront.countryCode != before.storefront else { return before }
-        try await storage.setStorefront(storefront.countryCode, installID: installID)
-        event(installID, "storefront.changed", "Storefront.updates: \(before.storefront) → \(storefront.countryCode) "
-              + "(\(storefront.name)); prices now in \(storefront.currencyCode).")
-        return try await install(installID)
+        guard storefront.countryCode != install.storefront,
+              let before = try await storage.setStorefront(storefront.countryCode, accountID: install.accountID) else {
+            return try await self.install(installID)
+        }
+        for other in try await installs(accountID: install.accountID) {
+            if other.isRunning {
+                event(other.id, "storefront.changed", "Storefront.updates: \(before) → \(storefront.countryCode) "
+                      + "(\(storefront.name)); prices now in \(storefront.currencyCode).",
+                      ["accountID": install.accountID, "from": before, "storefront": storefront.countryCode])
+            } else {
+                event(other.id, "account.storefront", "Apple Account \(install.accountID) moved \(before) → \(storefront.countryCode) "
+                      + "(\(storefront.name)); the app reads it from Storefront.current at its next launch.",
+                      ["accountID": install.accountID, "from": before, "storefront": storefront.countryCode])
+            }
+        }
+        return try await self.install(installID)
+    }
+
+    /// Every install signed in with `accountID`, page by page (newest first).
+    func installs(accountID: String) async throws -> [Install] {
+        var installs: [Install] = []
+        var page = 1
+        while true {
+            let found = try await storage.installs(matching: InstallQuery(page: page, pageSize: 200, accountID: accountID))
+            installs += found.installs
+            guard found.hasMore, page < InstallQuery.maximumPage else { return installs }
+            page += 1
+        }
     }
 
     /// Validates an install label: trimmed, at most 100 characters (grapheme clusters), 200 Unicode scalars and

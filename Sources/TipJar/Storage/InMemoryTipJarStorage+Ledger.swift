@@ -151,7 +151,7 @@ extension InMemoryTipJarStorage {
     /// `TipJarStorage.installWithLedger(id:limit:)`: both under one lock.
     public func installWithLedger(id: String, limit: Int) -> (install: Install, ledger: [Delivery])? {
         state.withLock { state in
-            state.installs[id].map { ($0, Self.ledger(state, installID: id, limit: limit)) }
+            state.install(withID: id).map { ($0, Self.ledger(state, installID: id, limit: limit)) }
         }
     }
 

@@ -31,13 +31,27 @@ public final class InMemoryTipJarStorage: TipJarStorage {
 
     /// Everything stored, changed only under ``state``'s lock.
     struct State {
+        /// The installs; each one's `storefront` is read from ``accountStorefronts`` (``installWithAccount(_:)``).
         var installs: [String: Install] = [:]
+        /// Each Apple Account's storefront, by account ID (the SQLite table `accounts`): the storefront belongs to
+        /// the account, so every install of it reports this one.
+        var accountStorefronts: [String: String] = [:]
         var transactions: [UInt64: StoredTransaction] = [:]
         /// The (install, transaction) pairs counted, by install (the SQLite table `counted_transactions`).
         var counted: [String: Set<UInt64>] = [:]
         /// Each install's ledger, oldest first, as recorded (quantity and token are read from the transaction).
         var ledgers: [String: [Delivery]] = [:]
         var settings: StoreSettings?
+
+        /// `install` reporting its account's storefront.
+        func installWithAccount(_ install: Install) -> Install {
+            var install = install
+            if let storefront = accountStorefronts[install.accountID] { install.storefront = storefront }
+            return install
+        }
+
+        /// The install with `id`, reporting its account's storefront, or `nil`.
+        func install(withID id: String) -> Install? { installs[id].map(installWithAccount) }
     }
 
     let state = Mutex(State())
@@ -47,18 +61,23 @@ public final class InMemoryTipJarStorage: TipJarStorage {
 
     // MARK: Installs
 
-    /// `TipJarStorage.insert(_:)` for an install. - Throws: ``Refusal`` for a duplicate ID or hearts out of range.
-    public func insert(_ install: Install) throws {
+    /// `TipJarStorage.insert(_:)` for an install: a new account takes `install.storefront`, a known one keeps its own.
+    /// - Returns: the install as saved, with its account's storefront.
+    /// - Throws: ``Refusal`` for a duplicate ID or hearts out of range (nothing kept).
+    @discardableResult
+    public func insert(_ install: Install) throws -> Install {
         guard (0...Install.maximumHearts).contains(install.hearts) else { throw Refusal.heartsOutOfRange(install.hearts) }
-        try state.withLock { state in
+        return try state.withLock { state in
             guard state.installs[install.id] == nil else { throw Refusal.duplicateInstallID(install.id) }
+            if state.accountStorefronts[install.accountID] == nil { state.accountStorefronts[install.accountID] = install.storefront }
             state.installs[install.id] = install
+            return state.installWithAccount(install)
         }
     }
 
     /// `TipJarStorage.install(withID:)`.
     public func install(withID id: String) -> Install? {
-        state.withLock { $0.installs[id] }
+        state.withLock { $0.install(withID: id) }
     }
 
     /// `TipJarStorage.installs(matching:)`, as the SQLite query answers it: newest first (creation time, then ID,
@@ -76,7 +95,7 @@ public final class InMemoryTipJarStorage: TipJarStorage {
             let needle = Self.asciiLowercased(search)
             matches = { Self.asciiLowercased($0.label).contains(needle) }
         }
-        let all = state.withLock { Array($0.installs.values) }
+        let all = state.withLock { state in state.installs.values.map(state.installWithAccount) }
             .filter { install in
                 matches(install) && query.hearts.map { install.hearts == $0 } != false
                     && query.accountID.map { install.accountID == $0 } != false
@@ -96,9 +115,13 @@ public final class InMemoryTipJarStorage: TipJarStorage {
         state.withLock { $0.installs[installID]?.label = label }
     }
 
-    /// `TipJarStorage.setStorefront(_:installID:)`; an unknown ID changes nothing.
-    public func setStorefront(_ countryCode: String, installID: String) {
-        state.withLock { $0.installs[installID]?.storefront = countryCode }
+    /// `TipJarStorage.setStorefront(_:accountID:)`; an unknown account changes nothing.
+    public func setStorefront(_ countryCode: String, accountID: String) -> String? {
+        state.withLock { state in
+            guard let before = state.accountStorefronts[accountID], before != countryCode else { return nil }
+            state.accountStorefronts[accountID] = countryCode
+            return before
+        }
     }
 
     /// `TipJarStorage.migrateLegacyFlag(installID:)`: clears the flag and, with zero hearts, sets one, at most once.

@@ -9,8 +9,14 @@ import Foundation
 /// Every method is `nonisolated(nonsending)` (SE-0461): it runs on the caller's actor until it waits for its
 /// connection, so a call from ``TipJarService`` costs no hop off the actor and back.
 public protocol TipJarStorage: Sendable {
-    /// Saves a new install. - Throws: when the ID exists or the store fails.
-    nonisolated(nonsending) func insert(_ install: Install) async throws
+    /// Saves a new install, signed in with its Apple Account. The storefront belongs to the account
+    /// (https://developer.apple.com/documentation/storekit/storefront): `install.storefront` becomes the account's
+    /// storefront only when the account is new; an account already known keeps its own, which the saved install
+    /// then reports. The check and the insert are one unit of work.
+    /// - Returns: the install as saved (with its account's storefront).
+    /// - Throws: when the ID exists or the store fails.
+    @discardableResult
+    nonisolated(nonsending) func insert(_ install: Install) async throws -> Install
     /// The install with `id`, or `nil`.
     nonisolated(nonsending) func install(withID id: String) async throws -> Install?
     /// A page of installs, newest first.
@@ -19,8 +25,11 @@ public protocol TipJarStorage: Sendable {
     nonisolated(nonsending) func setRunning(_ isRunning: Bool, installID: String) async throws
     /// Changes an install's label.
     nonisolated(nonsending) func setLabel(_ label: String, installID: String) async throws
-    /// Changes an install's storefront (an alpha-3 code of ``Storefront/all``).
-    nonisolated(nonsending) func setStorefront(_ countryCode: String, installID: String) async throws
+    /// Changes an Apple Account's storefront (an alpha-3 code of ``Storefront/all``): every install signed in with
+    /// the account reports it from then on; transactions keep the storefront they were made in.
+    /// - Returns: the account's storefront before the change, or `nil` when nothing changed (the account already
+    ///   had this storefront, or no install ever signed in with it), read and changed in one unit of work.
+    nonisolated(nonsending) func setStorefront(_ countryCode: String, accountID: String) async throws -> String?
     /// Launch-time migration of the old "has tipped" boolean (README "Domain rules" 8), atomically: when
     /// the flag is set, clear it and, if hearts are still zero, set them to one.
     /// - Returns: `true` when the flag was set (the migration ran now), `false` otherwise.

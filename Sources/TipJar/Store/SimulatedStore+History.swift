@@ -4,21 +4,24 @@ import Foundation
 public enum TransactionHistoryView: String, Sendable, CaseIterable {
     /// `Transaction.all` (https://developer.apple.com/documentation/storekit/transaction/all): the history
     /// "includes unfinished consumables, finished consumables that are refunded or revoked, non-consumables,
-    /// auto-renewable subscriptions"; a finished consumable is left out (unless the app sets
-    /// `SKIncludeConsumableInAppPurchaseHistory`, which the tip jar does not). Pending Ask to Buy and declined
-    /// purchases have no `Transaction` yet, so they are not in it.
+    /// auto-renewable subscriptions"; a finished consumable is left out unless the app's Info.plist sets
+    /// `SKIncludeConsumableInAppPurchaseHistory` to true (the store setting
+    /// ``StoreSettings/includeConsumableInAppPurchaseHistory``, off by default, as Apple's). Pending Ask to Buy and
+    /// declined purchases have no `Transaction` yet, so they are not in it.
     case all
     /// `Transaction.unfinished` (https://developer.apple.com/documentation/storekit/transaction/unfinished):
     /// purchased transactions the app has not finished, refunded ones included until the app finishes them.
     case unfinished
     /// `Transaction.currentEntitlements`
-    /// (https://developer.apple.com/documentation/storekit/transaction/currententitlements): non-consumables
-    /// and active subscriptions that are not revoked; consumables never are entitlements. The simulator issues
-    /// no subscription periods, so only unrevoked non-consumables of the catalog appear, newest per product.
+    /// (https://developer.apple.com/documentation/storekit/transaction/currententitlements): non-consumables,
+    /// active subscriptions and "the latest transaction for each non-renewing subscription, including finished
+    /// ones", none revoked; consumables never are entitlements, whatever `SKIncludeConsumableInAppPurchaseHistory`
+    /// says. The simulator issues no auto-renewable subscription periods, so the unrevoked non-consumables and
+    /// non-renewing subscriptions of the catalog appear, newest per product.
     case currentEntitlements
     /// `Transaction.latest(for:)` (https://developer.apple.com/documentation/storekit/transaction/latest(for:)):
     /// the newest transaction for one product among those ``all`` holds (`SKIncludeConsumableInAppPurchaseHistory`
-    /// says a finished consumable is left out of it too); needs a product ID.
+    /// says a finished consumable is left out of it too, unless the key is true); needs a product ID.
     case latest
 }
 
@@ -36,16 +39,24 @@ extension SimulatedStore {
         }
         let stored = try await storage.transactions(accountID: accountID, limit: 100_000)
             .filter { productID == nil || $0.transaction.productID == productID }
-        return Self.history(stored, view: view, catalog: catalog)
+        return Self.history(stored, view: view, catalog: catalog,
+                            includeConsumableInAppPurchaseHistory: settings.includeConsumableInAppPurchaseHistory)
     }
 
     /// The rule of each view on an account's transactions (newest first), as a pure function.
-    public nonisolated static func history(_ stored: [StoredTransaction], view: TransactionHistoryView, catalog: Catalog) -> [StoredTransaction] {
+    /// - Parameters:
+    ///   - stored: the account's transactions, newest first.
+    ///   - view: which StoreKit API to answer as.
+    ///   - catalog: the products' types (a product the catalog does not hold counts as a consumable).
+    ///   - includeConsumableInAppPurchaseHistory: the app's `SKIncludeConsumableInAppPurchaseHistory`: when true,
+    ///     finished consumables are in ``TransactionHistoryView/all`` and ``TransactionHistoryView/latest``.
+    public nonisolated static func history(_ stored: [StoredTransaction], view: TransactionHistoryView, catalog: Catalog,
+                                           includeConsumableInAppPurchaseHistory: Bool) -> [StoredTransaction] {
         func type(_ entry: StoredTransaction) -> ProductType? { catalog.product(withID: entry.transaction.productID)?.type }
         func inHistory(_ entry: StoredTransaction) -> Bool {
             guard entry.status == .purchased else { return false }
             guard type(entry) == .consumable || type(entry) == nil else { return true }
-            return !entry.isFinished || entry.transaction.isRevoked
+            return includeConsumableInAppPurchaseHistory || !entry.isFinished || entry.transaction.isRevoked
         }
         switch view {
         case .all:
@@ -55,7 +66,8 @@ extension SimulatedStore {
         case .currentEntitlements:
             var seen = Set<String>()
             return stored.filter {
-                $0.status == .purchased && !$0.transaction.isRevoked && type($0) == .nonConsumable
+                $0.status == .purchased && !$0.transaction.isRevoked
+                    && [.nonConsumable, .nonRenewingSubscription].contains(type($0))
                     && seen.insert($0.transaction.productID).inserted
             }
         case .latest:

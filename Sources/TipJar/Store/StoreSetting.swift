@@ -54,6 +54,8 @@ public struct StoreSetting: Sendable {
         case purchaseTraps
         /// The purchase sheet.
         case purchaseSheet
+        /// The app's Info.plist keys that change what StoreKit returns to it.
+        case infoPlist
     }
 
     /// Which `.storekit` file setting feeds this one (``StoreKitSettingsDecoder`` reads it).

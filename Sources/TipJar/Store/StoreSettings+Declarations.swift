@@ -60,6 +60,14 @@ extension StoreSettings {
                           whenFalse: "false: skipPurchaseSheet off: every purchase shows the purchase sheet (Confirm / Cancel)"),
               summary: .line("Purchase sheet", { [StoreSetting.SummaryPart($0.skipPurchaseSheet ? "skipped: every purchase is confirmed at once"
                                                                                                 : "shown: Confirm or Cancel")] })),
+        .flag(\.includeConsumableInAppPurchaseHistory, key: "includeConsumableInAppPurchaseHistory", group: .infoPlist,
+              label: "SKIncludeConsumableInAppPurchaseHistory",
+              help: "finished consumables appear in Transaction.all and Transaction.latest(for:) on the account page",
+              summary: .line("Info.plist", { settings in
+                  [StoreSetting.SummaryPart(settings.includeConsumableInAppPurchaseHistory
+                      ? "SKIncludeConsumableInAppPurchaseHistory true: finished consumables in Transaction.all"
+                      : "SKIncludeConsumableInAppPurchaseHistory false: finished consumables left out of Transaction.all")]
+              })),
     ]
 
     /// The latency the `/store` form sets when "slow" is chosen with none (0 or empty).

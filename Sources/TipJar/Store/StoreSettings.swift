@@ -107,6 +107,14 @@ public struct StoreSettings: Sendable, Equatable, Codable {
     /// is shown; every purchase is confirmed at once. The `.storekit` file's `_disableDialogs` sets it.
     public var skipPurchaseSheet: Bool
 
+    // The app's Info.plist.
+    /// The app's `SKIncludeConsumableInAppPurchaseHistory`
+    /// (https://developer.apple.com/documentation/bundleresources/information-property-list/skincludeconsumableinapppurchasehistory):
+    /// "By default, this value is false. When it's false, StoreKit doesn't return finished consumables (unless
+    /// refunded or revoked)" from `Transaction.all` and `Transaction.latest(for:)`; when true it does
+    /// (``SimulatedStore/history(_:view:catalog:includeConsumableInAppPurchaseHistory:)``). Off by default.
+    public var includeConsumableInAppPurchaseHistory: Bool
+
     /// The largest latency accepted, in milliseconds.
     public static let maximumLatencyMs = 60_000
 
@@ -119,7 +127,7 @@ public struct StoreSettings: Sendable, Equatable, Codable {
                 purchaseLatencyMs: Int = 0, crashBeforeFinish: Bool = false, listenerReemits: Int = 0,
                 askToBuyEnabled: Bool = false, interruptedPurchases: Bool = false, finishIgnored: Bool = false,
                 chargedDespiteError: Bool = false, syncReplaysFinished: Bool = false, listenerReemitDelayMs: Int = 0,
-                skipPurchaseSheet: Bool = false) {
+                skipPurchaseSheet: Bool = false, includeConsumableInAppPurchaseHistory: Bool = false) {
         self.catalog = catalog
         self.latencyMs = latencyMs
         self.purchaseOutcome = purchaseOutcome
@@ -135,6 +143,7 @@ public struct StoreSettings: Sendable, Equatable, Codable {
         self.syncReplaysFinished = syncReplaysFinished
         self.listenerReemitDelayMs = listenerReemitDelayMs
         self.skipPurchaseSheet = skipPurchaseSheet
+        self.includeConsumableInAppPurchaseHistory = includeConsumableInAppPurchaseHistory
     }
 
     /// Decodes saved settings, field by field as ``declarations`` name them; a field missing from an older save

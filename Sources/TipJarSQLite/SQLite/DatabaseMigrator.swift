@@ -58,7 +58,8 @@ public struct DatabaseMigrator: Sendable {
     /// - Parameter queue: The database.
     /// - Throws: ``DatabaseError`` `SQLITE_ERROR` naming the unknown identifiers and the file
     ///   when the database comes from a newer version (nothing is modified); or what a
-    ///   migration throws (that migration is rolled back, earlier ones stay applied).
+    ///   migration throws (that migration is rolled back, earlier ones stay applied); a ``DatabaseError`` from a
+    ///   migration's SQL comes back with its code, its message prefixed by the migration's identifier, and the file.
     public func migrate(_ queue: DatabaseQueue) throws {
         let applied = try queue.readSync { try appliedIdentifiers($0) }
         try refuseUnknown(applied, path: queue.path)
@@ -68,7 +69,15 @@ public struct DatabaseMigrator: Sendable {
                 try refuseUnknown(appliedNow, path: queue.path)
                 guard !appliedNow.contains(migration.identifier) else { return }
                 try db.execute(sql: "CREATE TABLE IF NOT EXISTS \(Self.tableName) (identifier TEXT PRIMARY KEY, applied_at TEXT)")
-                try migration.body(db)
+                do {
+                    try migration.body(db)
+                } catch let error as DatabaseError {
+                    // The transaction rolls back: say which step could not run, and that nothing of it was kept.
+                    throw DatabaseError(extendedResultCode: error.extendedResultCode,
+                                        message: "migration \(migration.identifier) could not run and was rolled back, "
+                                            + "leaving the database as it was: \(error.message)",
+                                        sql: error.sql, path: error.path ?? queue.path)
+                }
                 try db.execute(
                     sql: "INSERT INTO \(Self.tableName) (identifier, applied_at) VALUES (?, ?)",
                     arguments: [migration.identifier, Self.timestamp()])
