@@ -172,7 +172,12 @@ enum APIModels {
     /// A transaction with the store's bookkeeping, plus the delivery it caused (if any). The StoreKit fields use
     /// `Transaction`'s names (https://developer.apple.com/documentation/storekit/transaction): `id` (also kept as
     /// `transactionID`), `price` as an exact decimal string, `currency` (ISO 4217), `productType`
-    /// (`Product.ProductType`'s raw value), `appBundleID`, `signedDate`, `originalPurchaseDate`, `appAccountToken`.
+    /// (`Product.ProductType`'s raw value), `appBundleID`, `signedDate`, `originalPurchaseDate`, `appAccountToken`;
+    /// their values are Apple's raw values (`environment` `Xcode`, `ownershipType` `PURCHASED`, `reason` `PURCHASE`,
+    /// `revocationReason` the integer 1 or 0, as StoreKit's `rawValue`s and the JWS payload write them), the dates
+    /// ISO 8601 with milliseconds, and `storefrontID` is Apple's storefront identifier beside the country code
+    /// `storefront`. `jwsPayload` is the same transaction with the keys and types of Apple's
+    /// `JWSTransactionDecodedPayload` (``JWSTransactionPayload``).
     struct TransactionBody: Encodable {
         var id: UInt64
         var transactionID: UInt64
@@ -183,11 +188,12 @@ enum APIModels {
         var purchaseDate: String
         var purchasedQuantity: Int
         var storefront: String
+        var storefrontID: String?
         var environment: String
         var ownershipType: String
         var reason: String
         var revocationDate: String?
-        var revocationReason: String?
+        var revocationReason: Int?
         var status: String
         var isFinished: Bool
         var isExternal: Bool
@@ -200,6 +206,7 @@ enum APIModels {
         var signedDate: String
         var originalPurchaseDate: String
         var appAccountToken: String?
+        var jwsPayload: JWSTransactionPayload
 
         init(_ stored: StoredTransaction, delivery: Delivery?) {
             let t = stored.transaction
@@ -209,14 +216,15 @@ enum APIModels {
             installID = stored.installID
             accountID = stored.accountID
             productID = t.productID
-            purchaseDate = ViewModels.isoSeconds(t.purchaseDate)
+            purchaseDate = ViewModels.isoMilliseconds(t.purchaseDate)
             purchasedQuantity = t.purchasedQuantity
             storefront = t.storefront
+            storefrontID = t.storefrontID
             environment = t.environment.rawValue
             ownershipType = t.ownershipType.rawValue
             reason = t.reason.rawValue
-            revocationDate = t.revocationDate.map(ViewModels.isoSeconds)
-            revocationReason = t.revocationReason?.rawValue
+            revocationDate = t.revocationDate.map(ViewModels.isoMilliseconds)
+            revocationReason = t.revocationReason?.storeKitRawValue
             status = stored.status.rawValue
             isFinished = stored.isFinished || delivery?.finished == true
             isExternal = stored.isExternal
@@ -226,9 +234,10 @@ enum APIModels {
             currency = t.currency
             productType = t.productType?.storeKitName
             appBundleID = t.appBundleID
-            signedDate = ViewModels.isoSeconds(t.signedDate)
-            originalPurchaseDate = ViewModels.isoSeconds(t.originalPurchaseDate)
+            signedDate = ViewModels.isoMilliseconds(t.signedDate)
+            originalPurchaseDate = ViewModels.isoMilliseconds(t.originalPurchaseDate)
             appAccountToken = t.appAccountToken?.uuidString.lowercased()
+            jwsPayload = JWSTransactionPayload(t)
         }
 
     }

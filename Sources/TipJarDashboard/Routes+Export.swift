@@ -80,7 +80,7 @@ extension Routes {
             let table = CSVTable(header: Self.transactionColumns, rows: bodies.map {
                 [String($0.transactionID), String($0.originalID), $0.installID, $0.accountID, $0.productID, $0.purchaseDate,
                  String($0.purchasedQuantity), $0.storefront, $0.environment, $0.ownershipType, $0.reason, $0.revocationDate ?? "",
-                 $0.revocationReason ?? "", $0.status, String($0.isFinished), String($0.isExternal), $0.price ?? "", $0.currency ?? ""]
+                 $0.revocationReason.map(String.init) ?? "", $0.status, String($0.isFinished), String($0.isExternal), $0.price ?? "", $0.currency ?? ""]
             })
             return Self.csv(table, name: name + ".csv")
         }

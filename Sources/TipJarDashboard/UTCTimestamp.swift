@@ -7,8 +7,21 @@ import Foundation
 struct UTCTimestamp: Equatable {
     var year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int, millisecond: Int
 
+    /// `date` to the nearest millisecond: a date read back from the database is `Double(ms) / 1000`, whose product
+    /// by 1000 can land just below `ms` (1080295754370 gives 1080295754369.9999), so rounding down would show it one
+    /// millisecond early.
     init(_ date: Date) {
-        let milliseconds = Int((date.timeIntervalSince1970 * 1000).rounded(.down))
+        self.init(milliseconds: Self.milliseconds(since1970: date))
+    }
+
+    /// Milliseconds since 1970-01-01T00:00:00Z, to the nearest (as the database stores dates), e.g. for the JWS
+    /// payload's dates (https://developer.apple.com/documentation/appstoreserverapi/purchasedate: "UNIX time, in
+    /// milliseconds").
+    static func milliseconds(since1970 date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded()) }
+
+    /// The fields of the instant `milliseconds` after 1970-01-01T00:00:00Z.
+    init(milliseconds: Int64) {
+        let milliseconds = Int(milliseconds)
         var days = milliseconds >= 0 ? milliseconds / 86_400_000 : (milliseconds - 86_399_999) / 86_400_000
         let inDay = milliseconds - days * 86_400_000
         hour = inDay / 3_600_000

@@ -146,4 +146,8 @@ enum ViewModels {
 extension ViewModels {
     /// ISO 8601 UTC without fractions, e.g. `2026-11-30T08:01:02Z` (the JSON API's `at`).
     static func isoSeconds(_ date: Date) -> String { UTCTimestamp(date).iso }
+
+    /// ISO 8601 UTC with milliseconds, e.g. `2026-11-30T08:01:02.345Z` (a transaction's dates: StoreKit's and the JWS
+    /// payload's keep milliseconds).
+    static func isoMilliseconds(_ date: Date) -> String { UTCTimestamp(date).isoWithMilliseconds }
 }

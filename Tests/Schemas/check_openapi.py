@@ -148,6 +148,7 @@ def exercise(api):
     api.call("PUT", "/api/store", {"catalog": "failing"}, expect=200)
     api.call("GET", f"/api/installs/{iid}/offers", expect=200)
     api.call("PUT", "/api/store", {"catalog": "normal", "listenerReemits": 1}, expect=200)
+    api.call("GET", f"/api/installs/{iid}/offers", expect=200)  # the app loads again: a failed load refuses a purchase (409)
     status, purchase = api.call("POST", f"/api/installs/{iid}/purchases", {"productID": COFFEE}, expect=200)
     tid = purchase["transactionID"]
     api.call("PUT", "/api/store", {"listenerReemits": 0, "purchaseOutcome": "failed", "purchaseError": "networkError"}, expect=200)

@@ -138,7 +138,7 @@ struct JSONAPITests {
             let transactionID = try #require(purchase.object["transactionID"] as? Int)
             let refund = await server.json("POST", "/api/transactions/\(transactionID)/refund", #"{"reason":"developerIssue"}"#)
             #expect(refund.status == 200)
-            #expect(refund.object["revocationReason"] as? String == "developerIssue")
+            #expect(refund.object["revocationReason"] as? Int == 1, "StoreKit's rawValue for developerIssue")
             #expect(refund.object["outcome"] as? String == "revoked")
             #expect(await server.json("GET", "/api/installs/\(id)").object["hearts"] as? Int == 1)
             #expect(await server.json("GET", "/api/installs/\(id)/ledger").array.map { $0["outcome"] as? String } == ["counted", "revoked"])

@@ -110,6 +110,11 @@ struct PurchaseFlowAPITests {
             let purchaseDate = try #require(transaction["purchaseDate"] as? String)
             #expect(transaction["signedDate"] as? String == purchaseDate)
             #expect(transaction["originalPurchaseDate"] as? String == purchaseDate)
+            #expect(purchaseDate.wholeMatch(of: /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z/) != nil, "milliseconds kept: \(purchaseDate)")
+            #expect(transaction["environment"] as? String == "Xcode" && transaction["ownershipType"] as? String == "PURCHASED")
+            #expect(transaction["reason"] as? String == "PURCHASE")
+            #expect(transaction["storefront"] as? String == "GBR" && transaction["storefrontID"] as? String == "143444")
+            #expect(transaction["jwsPayload"] is [String: Any], "Apple's JWSTransactionDecodedPayload beside the dashboard's fields")
             for kept in ["originalID", "productID", "purchasedQuantity", "storefront", "environment", "ownershipType", "reason", "status",
                          "isFinished", "isExternal"] {
                 #expect(transaction[kept] != nil, "\(kept) is kept")

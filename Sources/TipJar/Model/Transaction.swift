@@ -6,33 +6,63 @@ import Foundation
 /// `originalPurchaseDate` is `purchaseDate`; the fields are kept so that a reader who knows StoreKit recognises
 /// the value. Source: https://developer.apple.com/documentation/storekit/transaction.
 public struct Transaction: Sendable, Equatable, Codable {
-    /// Why a transaction was revoked; StoreKit's `Transaction.RevocationReason`.
+    /// Why a transaction was revoked; StoreKit's `Transaction.RevocationReason`
+    /// (https://developer.apple.com/documentation/storekit/transaction/revocationreason-swift.struct).
+    ///
+    /// The raw value is the case's name, as the refund forms and `POST /api/transactions/{id}/refund` take it and the
+    /// database stores it; Apple's own raw value is the integer ``storeKitRawValue``.
     public enum RevocationReason: String, Sendable, Codable, CaseIterable {
         /// The developer's app had an issue (refund granted because of a bug).
         case developerIssue
         /// Any other refund reason.
         case other
+
+        /// Apple's value: `1` for ``developerIssue``, `0` for ``other`` — the JWS payload's `revocationReason`
+        /// (an `int32`: https://developer.apple.com/documentation/appstoreserverapi/revocationreason; Apple's
+        /// App Store Server Library names 1 `REFUNDED_DUE_TO_ISSUE` and 0 `REFUNDED_FOR_OTHER_REASON`), which is
+        /// also StoreKit's `Transaction.RevocationReason.rawValue` (an `Int`).
+        public var storeKitRawValue: Int {
+            switch self {
+            case .developerIssue: 1
+            case .other: 0
+            }
+        }
+
+        /// The reason whose ``storeKitRawValue`` is `value`, or `nil` for another integer.
+        public init?(storeKitRawValue value: Int) {
+            guard let reason = Self.allCases.first(where: { $0.storeKitRawValue == value }) else { return nil }
+            self = reason
+        }
     }
 
-    /// StoreKit's `Transaction.OwnershipType`.
+    /// StoreKit's `Transaction.OwnershipType`; the raw values are Apple's, as the JWS payload's `inAppOwnershipType`
+    /// writes them (https://developer.apple.com/documentation/appstoreserverapi/inappownershiptype) and StoreKit's
+    /// `rawValue` returns them.
     public enum OwnershipType: String, Sendable, Codable {
-        /// Bought by the account itself.
-        case purchased
-        /// Shared through Family Sharing.
-        case familyShared
+        /// Bought by the account itself (`PURCHASED`).
+        case purchased = "PURCHASED"
+        /// Shared through Family Sharing (`FAMILY_SHARED`).
+        case familyShared = "FAMILY_SHARED"
     }
 
-    /// StoreKit's `AppStore.Environment`; the simulator always answers `xcode`,
-    /// like a `.storekit` configuration file in Xcode.
+    /// StoreKit's `AppStore.Environment`; the simulator always answers ``xcode``, like a `.storekit` configuration
+    /// file in Xcode. The raw value is the JWS payload's `environment` string, one of `Sandbox`, `Production`, `Xcode`
+    /// and `LocalTesting` (https://developer.apple.com/documentation/appstoreserverapi/environment lists the first
+    /// two; Apple's App Store Server Library, linked from that page, lists all four).
     public enum Environment: String, Sendable, Codable {
-        /// StoreKit testing in Xcode.
-        case xcode
+        /// StoreKit Testing in Xcode (`Xcode`,
+        /// https://developer.apple.com/documentation/storekit/appstore/environment/xcode).
+        case xcode = "Xcode"
     }
 
-    /// StoreKit's `Transaction.Reason`.
+    /// StoreKit's `Transaction.Reason`; the raw values are the JWS payload's `transactionReason`
+    /// (https://developer.apple.com/documentation/appstoreserverapi/transactionreason).
     public enum Reason: String, Sendable, Codable {
-        /// A purchase (the only reason a consumable has).
-        case purchase
+        /// A purchase (`PURCHASE`): the only reason a consumable has.
+        case purchase = "PURCHASE"
+        /// An auto-renewable subscription's renewal (`RENEWAL`); the simulator, which sells consumables, never
+        /// issues one.
+        case renewal = "RENEWAL"
     }
 
     /// The unique transaction identifier (`Transaction.id`), from the injected ID generator.
@@ -46,7 +76,8 @@ public struct Transaction: Sendable, Equatable, Codable {
     /// How many units were bought: the purchase's `quantity(_:)` option, 1 to 10 (one transaction still
     /// adds one heart: the tip jar counts tips, not units).
     public var purchasedQuantity: Int
-    /// The storefront's ISO 3166-1 alpha-3 country code (`Storefront.countryCode`), e.g. `USA`.
+    /// The storefront's ISO 3166-1 alpha-3 country code (`Storefront.countryCode`), e.g. `USA`; its Apple
+    /// storefront identifier is ``storefrontID``.
     public var storefront: String
     /// Always `.xcode` in the simulator.
     public var environment: Environment
@@ -104,6 +135,11 @@ public struct Transaction: Sendable, Equatable, Codable {
         self.originalPurchaseDate = purchaseDate
         self.appAccountToken = nil
     }
+
+    /// The storefront's Apple identifier (`Transaction.storefront.id`, the JWS payload's `storefrontId`:
+    /// https://developer.apple.com/documentation/appstoreserverapi/storefrontid), e.g. `"143441"` for `USA`, from
+    /// ``Storefront/id``; `nil` for a country code that names no App Store storefront.
+    public var storefrontID: String? { Storefront.named(storefront)?.id }
 
     /// Whether the App Store has refunded this transaction.
     public var isRevoked: Bool { revocationDate != nil }
