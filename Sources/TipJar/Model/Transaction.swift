@@ -47,8 +47,8 @@ public struct Transaction: Sendable, Equatable, Codable {
 
     /// StoreKit's `AppStore.Environment`; the simulator always answers ``xcode``, like a `.storekit` configuration
     /// file in Xcode. The raw value is the JWS payload's `environment` string, one of `Sandbox`, `Production`, `Xcode`
-    /// and `LocalTesting` (https://developer.apple.com/documentation/appstoreserverapi/environment lists the first
-    /// two; Apple's App Store Server Library, linked from that page, lists all four).
+    /// and `LocalTesting` (https://developer.apple.com/documentation/appstoreserverapi/environment; the `Environment`
+    /// of Apple's App Store Server Library, https://github.com/apple/app-store-server-library-swift, has the same four).
     public enum Environment: String, Sendable, Codable {
         /// StoreKit Testing in Xcode (`Xcode`,
         /// https://developer.apple.com/documentation/storekit/appstore/environment/xcode).
