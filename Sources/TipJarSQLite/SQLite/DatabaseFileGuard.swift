@@ -41,9 +41,10 @@ enum DatabaseFileGuard {
 
     /// Runs every check; a file that `PRAGMA integrity_check` finds damaged is not thrown but answered
     /// with its problem lines (up to SQLite's default of 100); a sound, missing or empty file answers none.
-    /// Without `checksIntegrity`, check 4 is replaced by the header's page count (the "in-header database size",
-    /// valid while its version-valid-for number equals the change counter,
-    /// <https://www.sqlite.org/fileformat2.html#in_header_database_size>): the file must hold that many pages.
+    /// Without `checksIntegrity` and without a WAL, check 4 is replaced by the header's page count (the "in-header
+    /// database size", valid while its version-valid-for number equals the change counter,
+    /// <https://www.sqlite.org/fileformat2.html#in_header_database_size>): the file must hold that many pages. With a
+    /// WAL the probe still reads the identity stamp, without `PRAGMA integrity_check`.
     static func inspect(path: String, readOnly: Bool, checksIntegrity: Bool = true) throws -> [String] {
         let walPath = path + "-wal"
         let fileInfo = try statIfExists(path)
@@ -75,7 +76,9 @@ enum DatabaseFileGuard {
             throw DatabaseError(extendedResultCode: SQLITE_NOTADB, message: "\(path) is not an SQLite database: its first 16 bytes are not \"SQLite format 3\\0\"; refusing to open it", path: path)
         }
         let fileIdentity = UInt32(header[60]) << 24 | UInt32(header[61]) << 16 | UInt32(header[62]) << 8 | UInt32(header[63])
-        if !checksIntegrity {
+        // The header's page count is the file's own only without a WAL: a checkpoint a crash interrupted may leave the
+        // file shorter than the header that the WAL's copy of page 1 completes, which SQLite's recovery reads as sound.
+        if !checksIntegrity, walSize == 0 {
             func number(at offset: Int) -> Int {
                 Int(header[offset]) << 24 | Int(header[offset + 1]) << 16 | Int(header[offset + 2]) << 8 | Int(header[offset + 3])
             }
@@ -85,8 +88,7 @@ enum DatabaseFileGuard {
             if number(at: 92) == number(at: 24), pages > 0, Int(fileInfo?.st_size ?? 0) < pages * pageSize {
                 throw DatabaseError(extendedResultCode: SQLITE_CORRUPT, message: "\(path) is damaged: its header counts \(pages) pages of \(pageSize) bytes but the file holds \(fileInfo?.st_size ?? 0) bytes (truncated); refusing to open it", path: path)
             }
-            // Without a WAL there is no other database's log to recognise; with one, the probe below reads the stamp.
-            if walSize == 0 { return [] }
+            return []
         }
 
         // Read-only pass: SQLITE_OPEN_READONLY never writes the database nor checkpoints the WAL.
