@@ -1,7 +1,7 @@
 import TipJar
 
 /// The tip jar screen's words in each `AppLocale`: the app's own strings, shown on
-/// `/installs/{id}` in the install's language (the pt-BR wording follows seed 000).
+/// `/installs/{id}` in the install's language (the pt-BR wording follows the tip-jar app's own).
 struct TipJarStrings: Sendable {
     let infoAndCredits: String
     let blurb: String

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 5: renders the install page view model 100,000 times on one core (release build) and
+# Renders the install page view model 100,000 times on one core (release build) and
 # prints renders per second. Target: >= 50,000 renders/s.
 set -euo pipefail
 cd "$(dirname "$0")/../.."

@@ -4,7 +4,7 @@ import Mustache
 import TipJar
 @testable import TipJarDashboard
 
-/// Issue 5's benchmark: renders the install page's view model 100,000 times and prints renders per
+/// The install page's render benchmark: renders the install page's view model 100,000 times and prints renders per
 /// second. Not a timed test: it asserts only that the page rendered, and runs only when
 /// `TIPJAR_BENCHMARK=1` (see `Tests/Benchmarks/install_page_render.sh`, which builds in release).
 @Suite("Install page render benchmark", .enabled(if: ProcessInfo.processInfo.environment["TIPJAR_BENCHMARK"] == "1"))

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// Issue 5: the dashboard's templates never place a value in an unquoted attribute, a `<script>`,
+/// The dashboard's templates never place a value in an unquoted attribute, a `<script>`,
 /// a `<style>` or an event-handler attribute, and never use the unescaped forms.
 @Suite("Template safety")
 struct TemplateSafetyTests {

@@ -3,7 +3,7 @@ import Testing
 import TipJar
 @testable import TipJarSQLite
 
-/// Issue 6: a database created by the first schema version upgrades in place, keeping its data.
+/// A database created by the first schema version upgrades in place, keeping its data.
 @Suite("Schema upgrade")
 struct SchemaUpgradeTests {
     @Test func upgradesTheFirstSchemaVersionKeepingInstallsLedgerAndSettings() async throws {

@@ -25,7 +25,7 @@ public struct Install: Sendable, Equatable, Identifiable {
     /// When the install was created (UTC).
     public var createdAt: Date
 
-    /// The most hearts an install shows (seed 001: "Each accepted tip adds a heart, up to five").
+    /// The most hearts an install shows (the EXIF.ER tip-jar essay: "Each accepted tip adds a heart, up to five").
     public static let maximumHearts = 5
 
     /// Creates an install value.

@@ -1,5 +1,5 @@
 /// What the tip jar's UI receives for one tile: text, emoji and price, never the store's `Product`
-/// (seed 001: "the interface gets TipOffer values with the text and emoji for each tile").
+/// (the EXIF.ER tip-jar essay: "the interface gets TipOffer values with the text and emoji for each tile").
 public struct TipOffer: Sendable, Equatable {
     /// The product identifier the tile buys.
     public var productID: String

@@ -132,7 +132,7 @@ public actor SimulatedStore {
     /// (https://developer.apple.com/documentation/storekit/transaction/unfinished) and that a consumable's
     /// transaction must be finished before the customer can buy it again; Apple's forum answer "finishTransaction
     /// must be invoked before starting a new transaction" and StoreKit Testing as RevenueCat observed it
-    /// (purchases-ios issue 1964, PR 1965) hand the unfinished transaction back. Apple's documents do not say what
+    /// (RevenueCat purchases-ios on GitHub, #1964 and pull request #1965) hand the unfinished transaction back. Apple's documents do not say what
     /// an Ask to Buy or a failing purchase does then; those keep their own answers here.
     ///
     /// An interrupted purchase's answer is a choice: Apple's "Testing an interrupted purchase"

@@ -16,7 +16,7 @@ public struct StoreSettings: Sendable, Equatable, Codable {
         /// Returns the products after `latencyMs`.
         case slow
         /// The store holds products, but not the IDs the app asks for: an empty answer that
-        /// Retry cannot fix (seed 003, "Known gotchas").
+        /// Retry cannot fix (the TipJar app's shop manual, github.com/fluhartyml/TipJar, "Known gotchas").
         case mismatch
     }
 
