@@ -74,3 +74,24 @@ public struct HTTPRequest: Sendable, Equatable {
             && lhs.remoteAddress == rhs.remoteAddress && lhs.requestID == rhs.requestID
     }
 }
+
+extension HTTPRequest {
+    /// A request whose path is decoded from `target` as the server's parser decodes it (RFC 9112 §3.2: origin-form,
+    /// absolute-form, or `*` for OPTIONS; each path segment percent-decoded once), for answering a request in
+    /// process, without a socket, exactly as it would be answered from one.
+    /// - Parameters:
+    ///   - method: method token.
+    ///   - target: raw request-target, e.g. `/accounts/ana%40example.com?x=1`.
+    ///   - fields: header fields.
+    ///   - body: body bytes.
+    ///   - remoteAddress: peer address.
+    ///   - requestID: request identifier.
+    /// - Throws: ``HTTPParseError`` for a target the server would answer 400.
+    public init(method: String, decoding target: String, fields: HTTPFields = HTTPFields(), body: [UInt8] = [],
+                remoteAddress: String = "", requestID: String = "") throws(HTTPParseError) {
+        let parsed = try RequestTarget.parse(ArraySlice(target.utf8), method: method)
+        self.init(method: method, target: target, path: parsed.path, query: parsed.query ?? "", fields: fields, body: body,
+                  remoteAddress: remoteAddress, requestID: requestID)
+        query = parsed.query
+    }
+}

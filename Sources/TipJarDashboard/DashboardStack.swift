@@ -1,67 +1,89 @@
 import Foundation
 import HTTPServer
 import TipJar
+import TipJarScenario
 
-/// The dashboard wired end to end on an open database: the simulated store, the tip jar service,
-/// the dashboard's routes and the HTTP server, not yet listening. `tipjar serve` builds one on the
-/// database it was given, `tipjar scenario run` one on a fresh temporary database, so both run the
-/// same code.
-public struct DashboardStack: Sendable {
-    /// The HTTP server; `start()` binds it and returns the port.
-    public let server: HTTPServer
-    /// The dashboard behind it.
+/// The composition root: the one place that wires the dashboard end to end on an open storage (the simulated
+/// store, the tip jar service, the templates, the page cache and live channels, the routes and the middlewares).
+/// It answers requests in process (``respond(to:)``, no socket: what most tests use), and puts an HTTP server in
+/// front of itself for a socket (``server(_:accessLog:)``, or ``server(_:gate:adminToken:accessLog:)`` for a server
+/// that listens before the stack is built). `tipjar serve` builds one on the database it was given, `tipjar scenario
+/// run` one on a fresh temporary database, and the tests one per test, so all of them run the same code.
+public struct DashboardStack: HTTPResponder {
+    /// The dashboard: every middleware and route.
     public let dashboard: Dashboard
     /// The tip jar service the dashboard drives; its late deliveries are cancelled at shutdown
     /// (``TipJarService/cancelScheduledDeliveries()``).
     public let service: TipJarService
+    /// The storage under the service.
+    public let storage: any TipJarStorage
+    /// The admin token requests must carry, or `nil`.
+    public let adminToken: String?
 
     /// Builds the stack.
     /// - Parameters:
     ///   - catalog: The loaded catalog.
     ///   - storage: The open storage (`tipjar` opens an `SQLiteTipJarStorage`).
     ///   - configuration: The dashboard's folders, template reloading and admin token.
-    ///   - server: Address, port and `Host` allow-list.
-    ///   - environment: Clock, IDs and log sink.
-    ///   - accessLog: Called once per response (on the server's I/O thread, after the answer is written) with the
-    ///     entry's secrets redacted (``AccessLogRedaction``, with the admin token), or `nil`.
+    ///   - environment: Clock, IDs, waits and log sink.
     ///   - appBundleID: The bundle ID every transaction carries (`Transaction.appBundleID`).
     /// - Throws: Storage errors reading the saved store settings; `MustacheError` for a template
     ///   that does not parse.
-    public init(catalog: Catalog, storage: any TipJarStorage, configuration: DashboardConfiguration, server: HTTPServerConfiguration,
-                environment: TipJarEnvironment, accessLog: (@Sendable (AccessLogEntry) -> Void)?,
+    public init(catalog: Catalog, storage: any TipJarStorage, configuration: DashboardConfiguration, environment: TipJarEnvironment,
                 appBundleID: String = SimulatedStore.defaultAppBundleID) async throws {
-        let gate = StartUpGate()
-        try await self.init(catalog: catalog, storage: storage, configuration: configuration,
-                            on: Self.server(server, gate: gate, adminToken: configuration.adminToken, accessLog: accessLog),
-                            behind: gate, environment: environment, appBundleID: appBundleID)
-    }
-
-    /// Builds the stack behind a server that may be listening already (``server(_:gate:adminToken:accessLog:)``),
-    /// and opens `gate` to the dashboard.
-    /// - Parameters: as ``init(catalog:storage:configuration:server:environment:accessLog:appBundleID:)``, with
-    ///   `server` the HTTP server whose responder is `gate`.
-    /// - Throws: Storage errors reading the saved store settings; `MustacheError` for a template
-    ///   that does not parse (the gate then stays closed).
-    public init(catalog: Catalog, storage: any TipJarStorage, configuration: DashboardConfiguration, on server: HTTPServer,
-                behind gate: StartUpGate, environment: TipJarEnvironment, appBundleID: String = SimulatedStore.defaultAppBundleID) async throws {
         let store = try await SimulatedStore(catalog: catalog, storage: storage, environment: environment, appBundleID: appBundleID)
         let service = TipJarService(store: store, storage: storage, environment: environment)
+        let templates = try TemplateSource(directory: configuration.templatesDirectory, reload: configuration.reloadTemplates)
+        let pageCache = PageCache(timeline: service.timeline, commits: storage.commits, isEnabled: !configuration.reloadTemplates)
+        let liveChannels = LiveChannels(timeline: service.timeline, commits: storage.commits)
+        let slot = ResponderSlot()
+        var router = Router<DashboardContext>(fallback: StaticFiles(root: configuration.publicDirectory))
+        let routes = Routes(templates: templates, service: service, storage: storage, pageCache: pageCache,
+                            liveChannels: liveChannels, catalogName: configuration.catalogName,
+                            scenarioDownloads: ScenarioDownload.list(in: configuration.publicDirectory),
+                            scenarioRuns: ScenarioRuns(transport: InProcessTransport(responder: { slot.current }, bearerToken: configuration.adminToken)))
+        routes.register(in: &router)
+        let chain = Dashboard.chain(router: router, adminToken: configuration.adminToken,
+                                    errorPages: ErrorPages(templates: templates, catalogName: configuration.catalogName), log: environment.log)
+        dashboard = Dashboard(chain: chain, pageCache: pageCache, liveChannels: liveChannels)
+        slot.set(dashboard)
         self.service = service
-        dashboard = try Dashboard(service: service, storage: storage, configuration: configuration, log: environment.log)
-        self.server = server
-        dashboard.attach(to: server)
-        gate.open(dashboard)
+        self.storage = storage
+        adminToken = configuration.adminToken
+    }
+
+    /// Answers one request in process: the dashboard's middlewares and routes, without the HTTP server's own checks
+    /// (framing, limits, the `Host` allow-list), which a socket adds (``server(_:accessLog:)``).
+    public func respond(to request: HTTPRequest) async -> HTTPResponse {
+        await dashboard.respond(to: request)
+    }
+
+    /// Requests of a scenario, answered in process (the admin token sent when there is one).
+    public var scenarioTransport: any ScenarioTransport {
+        InProcessTransport(responder: { [dashboard] in dashboard }, bearerToken: adminToken)
+    }
+
+    /// An HTTP server in front of this stack, not yet listening (``server(_:gate:adminToken:accessLog:)`` with the gate
+    /// open).
+    /// - Parameters:
+    ///   - configuration: Address, port and `Host` allow-list.
+    ///   - accessLog: Called once per response (on the server's I/O thread, after the answer is written) with the
+    ///     entry's secrets redacted (``AccessLogRedaction``, with the admin token), or `nil`.
+    public func server(_ configuration: HTTPServerConfiguration, accessLog: (@Sendable (AccessLogEntry) -> Void)? = nil) -> HTTPServer {
+        let gate = StartUpGate()
+        gate.open(self)
+        return Self.server(configuration, gate: gate, adminToken: adminToken, accessLog: accessLog)
     }
 
     /// The HTTP server in front of `gate`, not yet listening. The whole request path in one place: the server's
-    /// own checks (framing, limits, the `Host` allow-list), then `gate` (503 until it opens), then the dashboard's
-    /// middlewares and routes (`Dashboard.chain(router:pageCache:adminToken:errorPages:log:)`), then the redacted
+    /// own checks (framing, limits, the `Host` allow-list), then `gate` (503 until it opens on a stack), then the
+    /// dashboard's middlewares and routes (`Dashboard.chain(router:adminToken:errorPages:log:)`), then the redacted
     /// access log line.
     /// - Parameters:
     ///   - configuration: Address, port and `Host` allow-list; the security headers are added to the server's own answers.
     ///   - gate: The responder.
     ///   - adminToken: The admin token, redacted from the access log.
-    ///   - accessLog: Called once per response (see the stack's initializer), or `nil`.
+    ///   - accessLog: Called once per response (see ``server(_:accessLog:)``), or `nil`.
     public static func server(_ configuration: HTTPServerConfiguration, gate: StartUpGate, adminToken: String?,
                               accessLog: (@Sendable (AccessLogEntry) -> Void)?) -> HTTPServer {
         var serverConfiguration = configuration

@@ -3,9 +3,11 @@ import TipJar
 
 /// The live channels of the installs being watched: one per install, shared by every open
 /// `GET /installs/{id}/events` stream of it. A channel renders its event once on start and once
-/// after each change to the install (``Timeline/changes(of:)``, whose signals collapse while a render
-/// runs), and hands the same bytes to every subscribed stream, so a change costs one render however
-/// many pages watch. A stream that joins a running channel gets the last event at once. The channel
+/// after each change that may touch the install: a timeline signal of it (``Timeline/changes(of:)``) or
+/// any commit of the storage (``CommitCounter/changes()``), whose signals collapse while a render runs.
+/// It hands the bytes to every subscribed stream when they differ from the last event, so a change costs
+/// one render however many pages watch, and a commit that did not touch the install sends nothing.
+/// No writer signals the channel: a late delivery, a sheet's timeout or a clear reaches every open page. A stream that joins a running channel gets the last event at once. The channel
 /// ends, with its task and its timeline watcher, when its last stream leaves, and ends its streams
 /// when a render finds nothing (the install was deleted).
 ///
@@ -24,13 +26,15 @@ final class LiveChannels: Sendable {
     }
 
     private let timeline: Timeline
+    private let commits: CommitCounter
     private let channels = Mutex<[String: Channel]>([:])
     private let nextID = Atomic<UInt64>(0)
     private let renders = Atomic<Int>(0)
 
-    /// Creates an empty set of channels over `timeline`'s change signals.
-    init(timeline: Timeline) {
+    /// Creates an empty set of channels over `timeline`'s change signals and the storage's `commits`.
+    init(timeline: Timeline, commits: CommitCounter) {
         self.timeline = timeline
+        self.commits = commits
     }
 
     /// How many renders the channels have started, all installs (for tests and diagnostics).
@@ -68,7 +72,7 @@ final class LiveChannels: Sendable {
     /// The channel's loop: render, hand out, wait for the next change.
     private func run(installID: String, generation: UInt64, render: Render) async {
         // Watched before the first render, so a change during it is not missed.
-        var changes = timeline.changes(of: installID).makeAsyncIterator()
+        var changes = Self.merged(timeline.changes(of: installID), commits.changes()).makeAsyncIterator()
         repeat {
             if Task.isCancelled { return }
             renders.add(1, ordering: .relaxed)
@@ -84,6 +88,7 @@ final class LiveChannels: Sendable {
     private func deliver(_ event: [UInt8], to installID: String, generation: UInt64) -> Bool {
         let subscribers = channels.withLock { channels -> [AsyncStream<[UInt8]>.Continuation]? in
             guard channels[installID]?.generation == generation else { return nil }
+            if channels[installID]?.latest == event { return [] }
             channels[installID]?.latest = event
             return channels[installID].map { Array($0.subscribers.values) }
         }
@@ -113,5 +118,21 @@ final class LiveChannels: Sendable {
             return channel.task
         }
         task?.cancel()
+    }
+
+    /// One signal stream out of several: a signal on any of them, collapsed like theirs. It stops watching them
+    /// when it is no longer iterated.
+    static func merged(_ streams: AsyncStream<Void>...) -> AsyncStream<Void> {
+        let (merged, continuation) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        let task = Task {
+            await withTaskGroup(of: Void.self) { group in
+                for stream in streams {
+                    group.addTask { for await _ in stream { continuation.yield() } }
+                }
+            }
+            continuation.finish()
+        }
+        continuation.onTermination = { _ in task.cancel() }
+        return merged
     }
 }

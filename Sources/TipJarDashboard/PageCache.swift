@@ -7,12 +7,12 @@ import TipJar
 /// path, install ID, locale-bearing install, `textSize`, `flash` and every other query value) and the version of the
 /// data they show, so a repeated GET of an unchanged page sends stored bytes.
 ///
-/// The version is two counters that only grow: ``Timeline/changeCount`` (every timeline event, every committed ledger
-/// row, every store-wide change) and ``noteWrite()``, which the dashboard calls after every request with a method that
-/// may write (anything but GET, HEAD and OPTIONS, RFC 9110 §9.2.1), once its writes are committed and before its answer
-/// is sent. A page is stored only when the version read before rendering it is the version after, so a change made
-/// while it rendered is never hidden; a page whose rendering read the clock or the store's latency (an open purchase
-/// sheet that times out, a slow catalog) is not stored at all.
+/// The version is two counters that only grow, and grow after the change they count is visible: the storage's
+/// commits (``CommitCounter``, bumped by the storage itself after every commit, whoever wrote: a request, a late
+/// delivery, a sheet's timeout) and ``Timeline/changeCount`` (every timeline event: the service's in-memory state,
+/// such as an open purchase sheet, changes only with one). A page is stored only when the version read before
+/// rendering it is the version after, so a change made while it rendered is never hidden; a page whose rendering
+/// read the clock or the store's latency (an open purchase sheet that times out, a slow catalog) is not stored at all.
 ///
 /// The CSRF token is never stored: a page is rendered with ``placeholder`` in its place and the request's own token is
 /// spliced in on every answer, so no session ever receives another's token. The placeholder is 64 random hex digits
@@ -20,8 +20,8 @@ import TipJar
 final class PageCache: Sendable {
     /// What a stored page was rendered from.
     struct Version: Equatable, Sendable {
+        var commits: UInt64
         var timeline: UInt64
-        var writes: UInt64
     }
 
     private struct Entry {
@@ -43,7 +43,7 @@ final class PageCache: Sendable {
     let placeholder: String
     private let placeholderBytes: [UInt8]
     private let timeline: Timeline
-    private let writes = Atomic<UInt64>(0)
+    private let commits: CommitCounter
     private let enabled: Atomic<Bool>
     private let state = Mutex(State())
     private let byteLimit: Int
@@ -52,11 +52,13 @@ final class PageCache: Sendable {
     /// Creates an empty cache.
     /// - Parameters:
     ///   - timeline: the service's timeline, whose ``Timeline/changeCount`` is half of every version.
+    ///   - commits: the storage's commit counter, the other half.
     ///   - isEnabled: `false` renders every page (templates re-read on every request).
     ///   - byteLimit: most body bytes kept; the oldest pages go first.
     ///   - entryLimit: most pages kept.
-    init(timeline: Timeline, isEnabled: Bool, byteLimit: Int = 8 << 20, entryLimit: Int = 2_000) {
+    init(timeline: Timeline, commits: CommitCounter, isEnabled: Bool, byteLimit: Int = 8 << 20, entryLimit: Int = 2_000) {
         self.timeline = timeline
+        self.commits = commits
         self.enabled = Atomic(isEnabled)
         self.byteLimit = byteLimit
         self.entryLimit = entryLimit
@@ -66,12 +68,7 @@ final class PageCache: Sendable {
 
     /// The version of the data right now.
     var version: Version {
-        Version(timeline: timeline.changeCount, writes: writes.load(ordering: .acquiring))
-    }
-
-    /// Called after a request that may have written, before its answer is sent: every stored page is out of date.
-    func noteWrite() {
-        writes.add(1, ordering: .releasing)
+        Version(commits: commits.value, timeline: timeline.changeCount)
     }
 
     /// How many answers came from stored bytes.
@@ -152,21 +149,5 @@ final class PageCache: Sendable {
             body.append(contentsOf: segment)
         }
         return body
-    }
-}
-
-extension PageCache {
-    /// The middleware that tells the cache about writes: after a request with any method but the safe ones
-    /// (RFC 9110 §9.2.1: GET, HEAD, OPTIONS) is answered, whatever it changed is committed, and its answer is
-    /// not sent yet, so every stored page goes out of date before anyone could read the change.
-    struct Writes: RouterMiddleware {
-        let cache: PageCache
-
-        func handle(_ request: HTTPRequest, context: DashboardContext,
-                    next: (HTTPRequest, DashboardContext) async -> HTTPResponse) async throws -> HTTPResponse {
-            let response = await next(request, context)
-            if !["GET", "HEAD", "OPTIONS"].contains(request.method) { cache.noteWrite() }
-            return response
-        }
     }
 }

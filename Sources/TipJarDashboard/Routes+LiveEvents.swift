@@ -4,8 +4,8 @@ import Mustache
 import TipJar
 
 /// The install page's live channel: `GET /installs/{id}/events`, server-sent events
-/// (https://html.spec.whatwg.org/multipage/server-sent-events.html). On connect, and after every change to the
-/// install (``Timeline/changes(of:)``: its events, a committed ledger row, a store-wide change), one
+/// (https://html.spec.whatwg.org/multipage/server-sent-events.html). On connect, and after every change that
+/// shows on it (a timeline event of the install or a store-wide one, any storage commit, see ``LiveChannels``), one
 /// `event: live` whose data lines are the fragments `GET /installs/{id}/live` returns. Every stream of an
 /// install shares one render per change (``LiveChannels``); changes that come while an event is being
 /// rendered collapse into the next one, and a stream that has not taken an event yet gets only the newest.

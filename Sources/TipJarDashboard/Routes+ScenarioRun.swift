@@ -1,12 +1,13 @@
 import Foundation
 import HTTPServer
 import Mustache
+import Synchronization
 import TipJar
 import TipJarScenario
 
 /// `/store`'s "Run" of a shipped scenario (`Public/scenarios/`): the file runs with the runner of
-/// `tipjar scenario run --url` against this very server, through its JSON API, so it creates its
-/// installs and transactions here (on accounts with a random suffix, as every run does). Its `store`
+/// `tipjar scenario run` against this very dashboard, through its JSON API in process (``InProcessTransport``:
+/// every middleware, no socket), so it creates its installs and transactions here (on accounts with a random suffix, as every run does). Its `store`
 /// steps change this server's store settings; the settings from before the run are put back when it
 /// ends. One run at a time (another is refused with 409 while it lasts). The page that answers lists
 /// every step with its result.
@@ -16,22 +17,18 @@ extension Routes {
             guard let download = scenarioDownloads.first(where: { $0.file == context.parameters["file"] }) else {
                 throw RequestError(status: .notFound, message: "No shipped scenario has that file name.")
             }
-            guard let address = ownServer.clientAddress else {
-                throw RequestError(status: .serviceUnavailable, message: "The dashboard does not know its own address yet; try again.")
-            }
             let scenario: Scenario
             do throws(ScenarioError) {
                 scenario = try Scenario.load(contentsOf: download.path)
             } catch {
                 throw RequestError(status: .internalServerError, message: "The shipped file does not load: \(error.description)")
             }
-            guard ownServer.beginRun() else {
+            guard scenarioRuns.begin() else {
                 throw RequestError(status: .conflict, message: "Another scenario is running on this server; run this one when it has ended.")
             }
-            defer { ownServer.endRun() }
+            defer { scenarioRuns.end() }
             let before = service.store.settings
-            let client = ScenarioHTTPClient(host: address.host, port: address.port, bearerToken: adminToken)
-            let result = await ScenarioRunner(client: client, output: { _ in }).run(scenario, file: download.file)
+            let result = await ScenarioRunner(transport: scenarioRuns.transport, output: { _ in }).run(scenario, file: download.file)
             try await service.updateStore(before)
             return try html("pages/scenario-run", scenarioRunData(context, result))
         }
@@ -56,4 +53,28 @@ extension Routes {
         ]
         return data
     }
+}
+
+/// The scenario runs of `/store`: how their requests reach the dashboard, and the one run at a time (two at once
+/// would each put back the other's store settings).
+final class ScenarioRuns: Sendable {
+    /// The dashboard's JSON API, in process.
+    let transport: any ScenarioTransport
+    private let running = Mutex(false)
+
+    init(transport: any ScenarioTransport) {
+        self.transport = transport
+    }
+
+    /// Claims the one run at a time; `false` when one is running. ``end()`` gives it back.
+    func begin() -> Bool {
+        running.withLock { busy in
+            if busy { return false }
+            busy = true
+            return true
+        }
+    }
+
+    /// Ends the run ``begin()`` claimed.
+    func end() { running.withLock { $0 = false } }
 }

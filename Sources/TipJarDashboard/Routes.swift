@@ -4,7 +4,7 @@ import Mustache
 import TipJar
 
 /// The dashboard's routes: pages and fragments (`Routes+Pages`, `Routes+Actions`) and the JSON API
-/// (`Routes+API`). Handlers throw; `Dashboard.chain(router:pageCache:adminToken:errorPages:log:)` turns errors into answers.
+/// (`Routes+API`). Handlers throw; `Dashboard.chain(router:adminToken:errorPages:log:)` turns errors into answers.
 struct Routes: Sendable {
     let templates: TemplateSource
     let service: TipJarService
@@ -16,10 +16,8 @@ struct Routes: Sendable {
     let catalogName: String
     /// The scenario files offered for download on `/store`, read once from `Public/scenarios/`.
     let scenarioDownloads: [ScenarioDownload]
-    /// The server in front of the dashboard, which a scenario run from `/store` is sent to.
-    let ownServer: OwnServer
-    /// The admin token a scenario run sends as `Authorization: Bearer`, or `nil`.
-    let adminToken: String?
+    /// `/store`'s scenario runs, answered by this dashboard in process.
+    let scenarioRuns: ScenarioRuns
 
     func register(in router: inout Router<DashboardContext>) {
         registerPages(in: &router)

@@ -8,6 +8,8 @@ import TipJar
 public final class SQLiteTipJarStorage: TipJarStorage {
     /// The serialized connection.
     public let queue: DatabaseQueue
+    /// Bumped after every `COMMIT` of the writer (``DatabaseConfiguration/onCommit``), migrations included.
+    public let commits: CommitCounter
 
     /// Opens (creating if needed) the database at `path` and applies pending migrations.
     /// - Parameters:
@@ -16,6 +18,13 @@ public final class SQLiteTipJarStorage: TipJarStorage {
     /// - Throws: `DatabaseError` for a corrupt, foreign or read-only file (never modified), and
     ///   `DatabaseMigrator` errors for a database written by a newer version.
     public init(path: String, configuration: DatabaseConfiguration = DatabaseConfiguration()) throws {
+        let commits = CommitCounter()
+        var configuration = configuration
+        configuration.onCommit = { [onCommit = configuration.onCommit] in
+            commits.committed()
+            onCommit?()
+        }
+        self.commits = commits
         queue = try DatabaseQueue(path: path, configuration: configuration)
         try Self.migrator.migrate(queue)
     }

@@ -16,12 +16,22 @@ public struct ScenarioHTTPClient: Sendable {
         public var json: JSONValue?
         /// The raw body.
         public var body: [UInt8]
+
+        /// Creates an answer.
+        public init(status: Int, json: JSONValue?, body: [UInt8]) {
+            self.status = status
+            self.json = json
+            self.body = body
+        }
     }
 
     /// Why an exchange did not produce an answer.
     public struct Failure: Error, CustomStringConvertible, Sendable {
         /// What went wrong, e.g. `"connect to 127.0.0.1:8080: Connection refused"`.
         public var description: String
+
+        /// Creates a failure that says what went wrong.
+        public init(description: String) { self.description = description }
     }
 
     /// The host name or address.

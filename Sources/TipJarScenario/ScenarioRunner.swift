@@ -3,14 +3,14 @@ import Foundation
 /// Runs scenarios against a dashboard's JSON API, step by step, stopping a scenario at its first
 /// failing step (the steps after it depend on it and are reported as skipped).
 public struct ScenarioRunner: Sendable {
-    /// The client for the dashboard under test.
-    public let client: ScenarioHTTPClient
+    /// How requests reach the dashboard under test.
+    public let transport: any ScenarioTransport
     /// Where each step's line goes as it finishes.
     public let output: @Sendable (String) -> Void
 
     /// Creates a runner.
-    public init(client: ScenarioHTTPClient, output: @escaping @Sendable (String) -> Void) {
-        self.client = client
+    public init(transport: any ScenarioTransport, output: @escaping @Sendable (String) -> Void) {
+        self.transport = transport
         self.output = output
     }
 
@@ -23,7 +23,7 @@ public struct ScenarioRunner: Sendable {
     /// - Returns: Every step's result.
     public func run(_ scenario: Scenario, file: String, accountSuffix: String = String(UUID().uuidString.prefix(8)).lowercased()) async -> ScenarioResult {
         output("scenario \(file): \(scenario.name)")
-        let session = ScenarioSession(client: client, accountSuffix: accountSuffix)
+        let session = ScenarioSession(transport: transport, accountSuffix: accountSuffix)
         var results: [ScenarioStepResult] = []
         var failed = false
         for (offset, step) in scenario.steps.enumerated() {

@@ -4,7 +4,7 @@ import TipJar
 /// The state of one scenario's run: the client, and the IDs the server gave the installs,
 /// accounts and transactions that the file calls by name. Used by one run at a time.
 final class ScenarioSession {
-    let client: ScenarioHTTPClient
+    let transport: any ScenarioTransport
     /// Install name → install ID.
     var installs: [String: String] = [:]
     /// Transaction name (`as`) → transaction ID.
@@ -13,8 +13,8 @@ final class ScenarioSession {
     /// (and never see each other's unfinished transactions).
     let accountSuffix: String
 
-    init(client: ScenarioHTTPClient, accountSuffix: String) {
-        self.client = client
+    init(transport: any ScenarioTransport, accountSuffix: String) {
+        self.transport = transport
         self.accountSuffix = accountSuffix
     }
 
@@ -43,7 +43,7 @@ final class ScenarioSession {
 
     func send(_ method: String, _ path: String, body: JSONValue? = nil) async throws -> ScenarioHTTPClient.Answer {
         do {
-            return try await client.send(method, path, body: body)
+            return try await transport.send(method, path, body: body)
         } catch {
             throw StepFailure(description: "\(method) \(path): \(error.description)")
         }

@@ -39,7 +39,7 @@ extension ScenarioStepType {
             if let action = step.fields["userAction"] { body["userAction"] = action }
             let path = "/api/installs/\(try session.installID(step))/purchases"
             let tabs = step.fields["tabs"]?.intValue ?? 1
-            let client = session.client
+            let client = session.transport
             let payload = JSONValue.object(body)
             let answers = try await withThrowingTaskGroup(of: (Int, ScenarioHTTPClient.Answer).self) { group in
                 for tab in 0..<tabs { group.addTask { (tab, try await client.send("POST", path, body: payload)) } }

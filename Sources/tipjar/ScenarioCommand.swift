@@ -73,7 +73,7 @@ struct ScenarioCommand {
         var results: [ScenarioResult] = []
         for (file, scenario) in scenarios {
             if let url {
-                let runner = ScenarioRunner(client: try Self.client(url: url, token: adminToken), output: output)
+                let runner = ScenarioRunner(transport: try Self.client(url: url, token: adminToken), output: output)
                 results.append(await runner.run(scenario, file: file))
             } else {
                 results.append(try await Self.runOnFreshDashboard(scenario, file: file, output: output))
@@ -97,7 +97,8 @@ struct ScenarioCommand {
     }
 
     /// A fresh dashboard for one scenario, as `serve` builds it: the shipped catalog, a new SQLite
-    /// file in a temporary folder, a loopback port picked by the kernel. Removed afterwards.
+    /// file in a temporary folder; its requests are answered in process (``DashboardStack/scenarioTransport``).
+    /// Removed afterwards.
     static func runOnFreshDashboard(_ scenario: Scenario, file: String, output: @escaping @Sendable (String) -> Void) async throws -> ScenarioResult {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tipjar-scenario-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -111,11 +112,8 @@ struct ScenarioCommand {
         let stack = try await DashboardStack(catalog: try Catalog.shipped(), storage: storage,
                                              configuration: DashboardConfiguration(templatesDirectory: root.appendingPathComponent("Templates"),
                                                                                    publicDirectory: root.appendingPathComponent("Public")),
-                                             server: HTTPServerConfiguration(host: "127.0.0.1", port: 0),
-                                             environment: environment, accessLog: nil)
-        let port = try stack.server.start()
-        let result = await ScenarioRunner(client: ScenarioHTTPClient(host: "127.0.0.1", port: port), output: output).run(scenario, file: file)
-        await stack.server.shutdown(timeout: .seconds(5))
+                                             environment: environment)
+        let result = await ScenarioRunner(transport: stack.scenarioTransport, output: output).run(scenario, file: file)
         // Late deliveries still waiting are dropped before the temporary database closes.
         await stack.service.cancelScheduledDeliveries()
         return result

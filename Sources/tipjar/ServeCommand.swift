@@ -286,7 +286,8 @@ struct ServeCommand {
                                              configuration: DashboardConfiguration(templatesDirectory: templates, publicDirectory: publicDirectory,
                                                                                    reloadTemplates: reloadTemplates, adminToken: adminToken,
                                                                                    catalogName: catalogName),
-                                             on: server, behind: gate, environment: environment, appBundleID: bundleID)
+                                             environment: environment, appBundleID: bundleID)
+        gate.open(stack)
         if stopping.isRequested {
             try? storage.queue.close()
             accessLog.write(line: "tipjar: stopped cleanly")

@@ -49,7 +49,7 @@ struct AdminTokenModeTests {
     }
 
     @Test func aPercentEncodedTokenNameSignsInAndEveryRedirectIsSameOrigin() async throws {
-        try await withLiveServer(adminToken: Self.token) { server in
+        try await withLiveServer(transport: .live, adminToken: Self.token) { server in
             let encoded = await server.send("GET", "/installs?%74oken=\(Self.token)&q=a")
             #expect(encoded.status == 303)
             #expect(encoded["Location"] == "/installs?q=a")

@@ -35,8 +35,8 @@ struct CommandLineTests {
         DispatchQueue.global().asyncAfter(deadline: .now() + seconds) {
             if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         }
-        let outData = process.standardOutput.readDataToEndOfFile()
-        let errData = process.standardError.readDataToEndOfFile()
+        let outData = ChildProcess.readToEnd(process.standardOutput)
+        let errData = ChildProcess.readToEnd(process.standardError)
         process.waitUntilExit()
         return Run(status: process.terminationStatus, output: String(decoding: outData, as: UTF8.self),
                    error: String(decoding: errData, as: UTF8.self))
@@ -46,7 +46,7 @@ struct CommandLineTests {
     static func banner(_ output: FileHandle) -> String {
         var banner = Data()
         while !banner.contains(UInt8(ascii: "\n")) {
-            let chunk = output.availableData
+            let chunk = ChildProcess.readChunk(output)
             if chunk.isEmpty { break }
             banner += chunk
         }

@@ -40,7 +40,7 @@ struct LiveChannelTests {
 
     @Test func everyStreamOfAnInstallGetsTheSameBytesFromOneRenderPerChange() async throws {
         let timeline = Timeline()
-        let channels = LiveChannels(timeline: timeline)
+        let channels = LiveChannels(timeline: timeline, commits: CommitCounter())
         let counting = CountingRender(timeline: timeline)
         let streams = (0..<50).map { _ in channels.subscribe(installID: "install-a", render: counting.render) }
         var iterators = streams.map { $0.makeAsyncIterator() }
@@ -53,9 +53,37 @@ struct LiveChannelTests {
         #expect(channels.openCounts == (1, 50))
     }
 
+    @Test func aStorageCommitWakesEveryChannelAndOnlyAChangedRenderIsSent() async throws {
+        let timeline = Timeline()
+        let commits = CommitCounter()
+        let channels = LiveChannels(timeline: timeline, commits: commits)
+        let shown = Mutex("hearts=0")
+        let renders = Atomic<Int>(0)
+        let render: LiveChannels.Render = { _ in
+            renders.add(1, ordering: .relaxed)
+            return Array(shown.withLock { $0 }.utf8)
+        }
+        var events = channels.subscribe(installID: "install-a", render: render).makeAsyncIterator()
+        #expect(Self.text(await events.next()) == "hearts=0")
+        #expect(await DelayGate.eventually { commits.watcherCount == 1 })
+
+        // A commit nobody signalled (a late delivery, a sheet's timeout): the channel renders and sends the change.
+        shown.withLock { $0 = "hearts=1" }
+        commits.committed()
+        #expect(Self.text(await events.next()) == "hearts=1")
+
+        // A commit that changed nothing this install shows: rendered, not sent; the next real change is.
+        let before = renders.load(ordering: .relaxed)
+        commits.committed()
+        #expect(await DelayGate.eventually { renders.load(ordering: .relaxed) > before })
+        shown.withLock { $0 = "hearts=2" }
+        commits.committed()
+        #expect(Self.text(await events.next()) == "hearts=2", "the unchanged render was not handed to the stream")
+    }
+
     @Test func changesThatComeWhileARenderRunsCollapseIntoOneMoreRender() async throws {
         let timeline = Timeline()
-        let channels = LiveChannels(timeline: timeline)
+        let channels = LiveChannels(timeline: timeline, commits: CommitCounter())
         let counting = CountingRender(timeline: timeline)
         var events = channels.subscribe(installID: "install-a", render: counting.render).makeAsyncIterator()
         #expect(Self.text(await events.next()) == "changes=0")
@@ -75,7 +103,7 @@ struct LiveChannelTests {
 
     @Test func theChannelItsTaskAndItsTimelineWatcherAreGoneOnceTheLastStreamLeaves() async throws {
         let timeline = Timeline()
-        let channels = LiveChannels(timeline: timeline)
+        let channels = LiveChannels(timeline: timeline, commits: CommitCounter())
         let counting = CountingRender(timeline: timeline)
         let readers = (0..<3).map { _ in
             let stream = channels.subscribe(installID: "install-a", render: counting.render)
@@ -90,7 +118,7 @@ struct LiveChannelTests {
 
     @Test func aRenderThatFindsNoInstallEndsEveryStreamOfItsChannel() async throws {
         let timeline = Timeline()
-        let channels = LiveChannels(timeline: timeline)
+        let channels = LiveChannels(timeline: timeline, commits: CommitCounter())
         let counting = CountingRender(timeline: timeline)
         let streams = (0..<3).map { _ in channels.subscribe(installID: "install-a", render: counting.render) }
         var iterators = streams.map { $0.makeAsyncIterator() }

@@ -158,7 +158,7 @@ extension PageTests {
     }
 
     @Test func theLiveChannelAndTheStoredPageAgree() async throws {
-        try await withLiveServer(settings: StoreSettings(purchaseOutcome: .pending)) { server in
+        try await withLiveServer(transport: .live, settings: StoreSettings(purchaseOutcome: .pending)) { server in
             let session = try await session(server)
             let id = try await createInstall(server, session)
             let cookie = [("Cookie", session.cookie)]

@@ -63,7 +63,7 @@ struct PageTests {
     @Test(arguments: ["GET / HTTP/1.1\r\nHost: H\r\nContent-Length: 1\r\nTransfer-Encoding: chunked\r\n\r\n",
                       "GET /\u{0}x HTTP/1.1\r\nHost: H\r\n\r\n", "GET / HTTP/3.0\r\nHost: H\r\n\r\n"])
     func framingErrorsCarryTheSecurityHeaders(_ raw: String) async throws {
-        try await withLiveServer { server in
+        try await withLiveServer(transport: .live) { server in
             let reply = HTTPReply(parsing: await LiveServer.exchange(port: server.port, raw.replacingOccurrences(of: "Host: H", with: "Host: 127.0.0.1:\(server.port)")))
             #expect((400...505).contains(reply.status))
             #expect(reply["Content-Security-Policy"] != nil)
@@ -213,7 +213,7 @@ struct PageTests {
 
     @Test(arguments: ["evil.example", "localhost:3000", "127.0.0.1:1"])
     func foreignHostIsRefusedBeforeRouting(_ host: String) async throws {
-        try await withLiveServer { server in
+        try await withLiveServer(transport: .live) { server in
             let raw = "GET /installs HTTP/1.1\r\nHost: \(host)\r\nConnection: close\r\n\r\n"
             let reply = HTTPReply(parsing: await LiveServer.exchange(port: server.port, raw))
             #expect(reply.status == 421)

@@ -167,7 +167,7 @@ struct RequestInputTests {
     }
 
     @Test func anUnknownMethodIs501BeforeTheAdminTokenAndATokenInTheMethodIsNotLogged() async throws {
-        try await withLiveServer(adminToken: Self.token) { server in
+        try await withLiveServer(transport: .live, adminToken: Self.token) { server in
             let raw = "\(Self.token.uppercased()) / HTTP/1.1\r\nHost: 127.0.0.1:\(server.port)\r\nConnection: close\r\n\r\n"
             #expect(HTTPReply(parsing: await LiveServer.exchange(port: server.port, raw)).status == 501)
             let brew = "BREW /api/store HTTP/1.1\r\nHost: 127.0.0.1:\(server.port)\r\nConnection: close\r\n\r\n"

@@ -27,7 +27,7 @@ struct ServeSecurityTests {
         #expect(await get("/", host: "evil.example:\(port)").status == 421)
         kill(process.processIdentifier, SIGTERM)
         let log = await LiveServer.onThread {
-            let log = String(decoding: process.standardError.readDataToEndOfFile(), as: UTF8.self)
+            let log = String(decoding: ChildProcess.readToEnd(process.standardError), as: UTF8.self)
             process.waitUntilExit()
             return log
         }

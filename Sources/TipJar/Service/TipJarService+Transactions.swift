@@ -176,7 +176,6 @@ extension TipJarService {
         if finishIgnored {
             event(installID, "finish.ignored", "finish() was ignored: transaction \(transaction.id) stays unfinished.")
         }
-        timeline.noteChange(installID: installID)
         if crashes {
             try await storage.setRunning(false, installID: installID)
             event(installID, "crash", "The app crashed before finish(): transaction \(transaction.id) stays unfinished.")

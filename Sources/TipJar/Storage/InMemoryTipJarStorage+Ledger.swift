@@ -5,7 +5,7 @@ extension InMemoryTipJarStorage {
 
     /// `TipJarStorage.insert(_:)` for a transaction. - Throws: ``Refusal/duplicateTransactionID(_:)``.
     public func insert(_ stored: StoredTransaction) throws {
-        try state.withLock { try Self.insert(stored, into: &$0) }
+        try write { try Self.insert(stored, into: &$0) }
     }
 
     static func insert(_ stored: StoredTransaction, into state: inout State) throws {
@@ -24,7 +24,7 @@ extension InMemoryTipJarStorage {
     /// others stay as inserted.
     /// - Returns: `false` for an unknown ID or a transaction no longer in `expected`'s state (nothing changed).
     public func update(_ stored: StoredTransaction, from expected: StoredTransaction) -> Bool {
-        state.withLock { state in
+        write { state in
             guard var saved = state.transactions[stored.transaction.id], saved.status == expected.status,
                   saved.transaction.isRevoked == expected.transaction.isRevoked else { return false }
             saved.transaction.purchaseDate = stored.transaction.purchaseDate
@@ -83,7 +83,7 @@ extension InMemoryTipJarStorage {
 
     /// `TipJarStorage.deleteAllTransactions()`: the counted keys, hearts and ledgers stay.
     public func deleteAllTransactions() -> Int {
-        state.withLock { state in
+        write { state in
             defer { state.transactions.removeAll() }
             return state.transactions.count
         }
@@ -91,12 +91,12 @@ extension InMemoryTipJarStorage {
 
     /// `TipJarStorage.deleteTransaction(withID:)`.
     public func deleteTransaction(withID id: UInt64) -> Bool {
-        state.withLock { $0.transactions.removeValue(forKey: id) != nil }
+        write { $0.transactions.removeValue(forKey: id) != nil }
     }
 
     /// `TipJarStorage.deleteInstall(withID:)`: the install, its ledger and its counted keys; its transactions stay.
     public func deleteInstall(withID id: String) -> Bool {
-        state.withLock { state in
+        write { state in
             state.ledgers[id] = nil
             state.counted[id] = nil
             return state.installs.removeValue(forKey: id) != nil
@@ -110,7 +110,7 @@ extension InMemoryTipJarStorage {
     /// appended and, when `delivery.finished`, the transaction marked finished.
     /// - Throws: ``Refusal/unknownInstall(_:)``; nothing is changed then.
     public func record(_ delivery: Delivery) throws -> (outcome: RecordOutcome, hearts: Int) {
-        try state.withLock { try Self.record(delivery, in: &$0) }
+        try write { try Self.record(delivery, in: &$0) }
     }
 
     /// `TipJarStorage.issue(_:thenRecord:)`: under one lock, the store's insert, then ``record(_:)``'s work. A
@@ -118,7 +118,7 @@ extension InMemoryTipJarStorage {
     /// unfinished, unrecorded: the account's next launch delivers it).
     /// - Throws: ``Refusal/duplicateTransactionID(_:)`` (nothing kept), or the record's refusal (the transaction kept).
     public func issue(_ stored: StoredTransaction, thenRecord delivery: Delivery) throws -> (outcome: RecordOutcome, hearts: Int) {
-        try state.withLock { state in
+        try write { state in
             try Self.insert(stored, into: &state)
             return try Self.record(delivery, in: &state)
         }

@@ -56,8 +56,19 @@ public final class InMemoryTipJarStorage: TipJarStorage {
 
     let state = Mutex(State())
 
+    /// Bumped after every change (``write(_:)``).
+    public let commits = CommitCounter()
+
     /// Creates an empty storage (a new database).
     public init() {}
+
+    /// Runs one unit of work that may change the state, under the lock, and counts its commit once the lock is
+    /// released (a unit that throws changed nothing and counts none). Every change goes through here.
+    func write<T: Sendable>(_ body: (inout sending State) throws -> sending T) rethrows -> T {
+        let result = try state.withLock(body)
+        commits.committed()
+        return result
+    }
 
     // MARK: Installs
 
@@ -67,7 +78,7 @@ public final class InMemoryTipJarStorage: TipJarStorage {
     @discardableResult
     public func insert(_ install: Install) throws -> Install {
         guard (0...Install.maximumHearts).contains(install.hearts) else { throw Refusal.heartsOutOfRange(install.hearts) }
-        return try state.withLock { state in
+        return try write { state in
             guard state.installs[install.id] == nil else { throw Refusal.duplicateInstallID(install.id) }
             if state.accountStorefronts[install.accountID] == nil { state.accountStorefronts[install.accountID] = install.storefront }
             state.installs[install.id] = install
@@ -107,17 +118,17 @@ public final class InMemoryTipJarStorage: TipJarStorage {
 
     /// `TipJarStorage.setRunning(_:installID:)`; an unknown ID changes nothing.
     public func setRunning(_ isRunning: Bool, installID: String) {
-        state.withLock { $0.installs[installID]?.isRunning = isRunning }
+        write { $0.installs[installID]?.isRunning = isRunning }
     }
 
     /// `TipJarStorage.setLabel(_:installID:)`; an unknown ID changes nothing.
     public func setLabel(_ label: String, installID: String) {
-        state.withLock { $0.installs[installID]?.label = label }
+        write { $0.installs[installID]?.label = label }
     }
 
     /// `TipJarStorage.setStorefront(_:accountID:)`; an unknown account changes nothing.
     public func setStorefront(_ countryCode: String, accountID: String) -> String? {
-        state.withLock { state in
+        write { state in
             guard let before = state.accountStorefronts[accountID], before != countryCode else { return nil }
             state.accountStorefronts[accountID] = countryCode
             return before
@@ -126,7 +137,7 @@ public final class InMemoryTipJarStorage: TipJarStorage {
 
     /// `TipJarStorage.migrateLegacyFlag(installID:)`: clears the flag and, with zero hearts, sets one, at most once.
     public func migrateLegacyFlag(installID: String) -> Bool {
-        state.withLock { state in
+        write { state in
             guard var install = state.installs[installID], install.legacyHasTipped else { return false }
             install.legacyHasTipped = false
             if install.hearts == 0 { install.hearts = 1 }
@@ -144,7 +155,7 @@ public final class InMemoryTipJarStorage: TipJarStorage {
 
     /// `TipJarStorage.save(_:)`.
     public func save(_ settings: StoreSettings) {
-        state.withLock { $0.settings = settings }
+        write { $0.settings = settings }
     }
 
     // MARK: Helpers

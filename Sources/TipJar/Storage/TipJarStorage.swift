@@ -9,6 +9,10 @@ import Foundation
 /// Every method is `nonisolated(nonsending)` (SE-0461): it runs on the caller's actor until it waits for its
 /// connection, so a call from ``TipJarService`` costs no hop off the actor and back.
 public protocol TipJarStorage: Sendable {
+    /// Counts this storage's commits (``CommitCounter``): bumped after every unit of work that may have changed
+    /// something, before its caller is answered, in every implementation. Whatever keeps what it read keys on it.
+    var commits: CommitCounter { get }
+
     /// Saves a new install, signed in with its Apple Account. The storefront belongs to the account
     /// (https://developer.apple.com/documentation/storekit/storefront): `install.storefront` becomes the account's
     /// storefront only when the account is new; an account already known keeps its own, which the saved install

@@ -49,6 +49,9 @@ public struct DatabaseConfiguration: Sendable {
     /// costs nothing: the file holds every page its header counts, so a truncated file is still refused. For a
     /// database closed cleanly, or checked already (``DatabaseQueue/integrityProblems(path:)``). Default `true`.
     public var checksIntegrity = true
+    /// Called on the writer's queue after every `COMMIT` that succeeded (a group-committed batch calls it once),
+    /// before any caller of the transaction is answered. Default `nil`.
+    public var onCommit: (@Sendable () -> Void)?
 
     /// Creates a configuration.
     /// - Parameters:

@@ -81,6 +81,7 @@ extension DatabaseWriter {
             }
             do {
                 try db.cachedStatement(sql: "COMMIT").execute()
+                configuration.onCommit?()
                 succeeded.forEach { $0.finish(nil) }
             } catch {
                 db.rollbackIgnoringErrors()

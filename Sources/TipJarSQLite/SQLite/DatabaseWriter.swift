@@ -164,6 +164,7 @@ public final class DatabaseWriter: @unchecked Sendable {
             let result = try body(db)
             try requireOpenTransaction(db)
             try db.cachedStatement(sql: "COMMIT").execute()
+            configuration.onCommit?()
             return result
         } catch {
             db.rollbackIgnoringErrors()

@@ -57,7 +57,7 @@ struct RecordedScenarioTests {
 
         let scenario = try Scenario(data: Data(recorded.body.utf8), file: "recorded.json")
         try await withLiveServer { fresh in
-            let result = await ScenarioRunner(client: ScenarioHTTPClient(host: "127.0.0.1", port: fresh.port), output: { _ in })
+            let result = await ScenarioRunner(transport: fresh.stack.scenarioTransport, output: { _ in })
                 .run(scenario, file: "recorded.json")
             #expect(result.passed, "\(result.firstFailure?.line ?? "")\n\(recorded.body)")
             let replayed = await fresh.json("GET", "/api/installs?pageSize=10").object["installs"] as? [[String: Any]] ?? []

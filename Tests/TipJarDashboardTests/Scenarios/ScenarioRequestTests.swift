@@ -34,7 +34,7 @@ struct ScenarioRequestTests {
     @Test func userActionAndTheProductArePassedThroughAndTabsSendThatManyTaps() async throws {
         try await Self.withRecordingServer { client, recorder in
             let text = #"{"name":"x","steps":[{"step":"createInstall","install":"a","account":"ana","label":"L"},{"step":"purchase","install":"a","productID":"p","userAction":"cancel","tabs":3,"expect":{"statuses":[200,200,200],"outcome":"cancelled"}}]}"#
-            let result = await ScenarioRunner(client: client, output: { _ in }).run(try Scenario(data: Data(text.utf8), file: "x.json"), file: "x.json",
+            let result = await ScenarioRunner(transport: client, output: { _ in }).run(try Scenario(data: Data(text.utf8), file: "x.json"), file: "x.json",
                                                                                  accountSuffix: "run1")
             #expect(result.passed, "\(result.firstFailure?.line ?? "")")
             let requests = recorder.requests.withLock { $0 }
@@ -53,7 +53,7 @@ struct ScenarioRequestTests {
     @Test func aResetStoreStepSendsEveryDefaultWithThePatchMergedIn() async throws {
         try await Self.withRecordingServer { client, recorder in
             let text = #"{"name":"x","steps":[{"step":"store","reset":true,"settings":{"listenerReemits":2,"failures":{"sync":"networkError"}}}]}"#
-            _ = await ScenarioRunner(client: client, output: { _ in }).run(try Scenario(data: Data(text.utf8), file: "x.json"), file: "x.json")
+            _ = await ScenarioRunner(transport: client, output: { _ in }).run(try Scenario(data: Data(text.utf8), file: "x.json"), file: "x.json")
             let request = try #require(recorder.requests.withLock { $0.first })
             #expect(request.method == "PUT")
             let body = try JSONValue(parsing: Data(request.body.utf8))

@@ -16,7 +16,7 @@ struct ShippedScenarioTests {
     /// Runs a scenario in process against a fresh `LiveServer`.
     static func run(_ scenario: Scenario, file: String = "test.json") async throws -> ScenarioResult {
         try await withLiveServer { server in
-            await ScenarioRunner(client: ScenarioHTTPClient(host: "127.0.0.1", port: server.port), output: { _ in })
+            await ScenarioRunner(transport: server.stack.scenarioTransport, output: { _ in })
                 .run(scenario, file: file)
         }
     }
@@ -67,7 +67,7 @@ struct ShippedScenarioTests {
     }
 
     @Test func runAgainstARunningServerWithURL() async throws {
-        let run = try await withLiveServer { server in
+        let run = try await withLiveServer(transport: .live) { server in
             let file = Self.folder.appendingPathComponent("trap-09-removed-product-arrives-through-the-listener.json").path
             let origin = server.origin
             return try? await CommandLineTests.run(["scenario", "run", file, "--url", origin])

@@ -111,4 +111,25 @@ final class ChildProcess: @unchecked Sendable {
 
     /// The exit code, or the number of the signal that ended the child.
     var terminationStatus: Int32 { terminationReason == .exit ? (status >> 8) & 0xff : status & 0x7f }
+
+    /// The next bytes `handle` delivers (at most 64 KiB), empty at end of file, read with `read(2)` and retried on
+    /// `EINTR`: Foundation's `availableData` and `readDataToEndOfFile()` trap when a signal interrupts their read.
+    static func readChunk(_ handle: FileHandle) -> Data {
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(handle.fileDescriptor, $0.baseAddress, $0.count) }
+            if count >= 0 { return Data(buffer[0..<count]) }
+            if errno != EINTR { return Data() }
+        }
+    }
+
+    /// Everything `handle` delivers until end of file (``readChunk(_:)`` after ``readChunk(_:)``).
+    static func readToEnd(_ handle: FileHandle) -> Data {
+        var data = Data()
+        while true {
+            let chunk = readChunk(handle)
+            if chunk.isEmpty { return data }
+            data += chunk
+        }
+    }
 }

@@ -1,0 +1,14 @@
+/// How a scenario's requests reach the dashboard under test: over a socket (``ScenarioHTTPClient``, for
+/// `tipjar scenario run --url`) or in process (the dashboard's own responder, for `/store`'s Run and a fresh
+/// temporary dashboard), with the same JSON API either way.
+public protocol ScenarioTransport: Sendable {
+    /// Sends one request and returns its answer.
+    /// - Parameters:
+    ///   - method: `GET`, `POST`, `PUT`, …
+    ///   - path: The request target, e.g. `/api/installs`.
+    ///   - body: A JSON body (sent with `Content-Type: application/json`), or `nil`.
+    /// - Throws: ``ScenarioHTTPClient/Failure`` when the dashboard cannot be reached or its answer is not HTTP.
+    func send(_ method: String, _ path: String, body: JSONValue?) async throws(ScenarioHTTPClient.Failure) -> ScenarioHTTPClient.Answer
+}
+
+extension ScenarioHTTPClient: ScenarioTransport {}
