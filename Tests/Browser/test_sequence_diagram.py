@@ -6,7 +6,7 @@ Same server, browser and helpers as test_dashboard.py (run both with Tests/Brows
 """
 
 from test_dashboard import (  # noqa: F401 (fixtures are found by name)
-    browser, chrome, normal_store, serious_violations, server, wait)
+    browser, chrome, normal_store, open_install, serious_violations, server, tile, wait)
 from test_phone_screen import COFFEE, PHONE, buy, emulate_phone
 
 DIAGRAMS_JS = """
@@ -18,9 +18,14 @@ return Array.from(document.querySelectorAll('svg.sequence-diagram')).map(functio
   var view = svg.viewBox.baseVal;
   var outside = Array.from(svg.querySelectorAll('text')).filter(function (text) {
     var b = text.getBBox(); return b.x < 0 || b.x + b.width > view.width + 0.5; }).map(function (t) { return t.textContent; });
+  var spilling = Array.from(svg.querySelectorAll('g.step')).filter(function (step) {
+    var note = step.querySelector('rect.note'); if (!note) { return false; }
+    var n = note.getBBox();
+    return Array.from(step.querySelectorAll('text.label')).some(function (text) {
+      var b = text.getBBox(); return b.x < n.x || b.x + b.width > n.x + n.width; }); }).map(function (s) { return s.textContent; });
   var list = svg.parentElement.querySelector('ol.sequence-steps');
   return {role: svg.getAttribute('role'), name: labelled, left: box.left, right: box.right, width: box.width,
-          figureRight: figure.right, height: box.height, outside: outside, fontPx: 13 * box.width / view.width,
+          figureRight: figure.right, height: box.height, outside: outside, spilling: spilling, fontPx: 13 * box.width / view.width,
           steps: list ? list.children.length : 0, rows: svg.querySelectorAll('g.step').length,
           traps: svg.querySelectorAll('g.step.trap').length, hearts: svg.querySelectorAll('g.step .heart-added').length};
 });"""
@@ -52,6 +57,7 @@ def test_the_transaction_lives_read_on_a_phone(browser, server):
         assert found["role"] == "img" and found["name"].startswith("The life of transaction"), found
         assert found["left"] >= 0 and found["right"] <= found["figureRight"] <= PHONE[0], found
         assert found["outside"] == [], f"labels drawn outside the viewBox: {found['outside']}"
+        assert found["spilling"] == [], f"labels wider than their note: {found['spilling']}"
         assert found["fontPx"] >= 11.5, f"labels are {found['fontPx']:.1f} px at 390 px"
         assert found["steps"] == found["rows"], "every row has its sentence in the text alternative"
     older = diagrams(browser)[1]
@@ -86,3 +92,13 @@ def test_printing_keeps_each_diagram_whole(browser, server):
         browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": ""})
     assert rules[0] == "avoid", rules
     assert 0 < rules[1] <= rules[2], rules
+
+
+def test_a_tap_draws_its_transaction_without_a_reload(browser, server):
+    install_id = server.create_install()
+    open_install(browser, server, install_id)
+    assert diagrams(browser) == []
+    tile(browser, "coffee").click()
+    wait(browser, lambda: len(diagrams(browser)) == 1, message="the live channel brings the new transaction's life")
+    drawn = diagrams(browser)[0]
+    assert drawn["hearts"] == 1 and drawn["traps"] == 0, drawn
