@@ -10,6 +10,7 @@ extension Routes {
     /// How many of an install's transactions its page draws: the latest by their last step.
     static let livesPerInstallPage = 3
 
+    /// `GET /transactions/{id}`: the transaction's page (404 when the store does not keep it).
     func registerTransactionLife(in router: inout Router<DashboardContext>) {
         router.get("/transactions/:tid") { request, context in
             try await transactionPage(context, transactionID: try context.transactionID())
