@@ -33,7 +33,7 @@ extension Routes {
     }
 
     /// The fragments a purchase, restore, poll or live event swaps in: hearts, feedback, ledger, the
-    /// install's state line and its timeline. Without `feedback` (a poll or live event), the feedback
+    /// install's state line, its timeline and its transaction lives. Without `feedback` (a poll or live event), the feedback
     /// fragment holds the notice that is true now (``liveNotice(install:ledger:)``); `app.js` applies it
     /// only where it replaces a pending notice or brings one.
     func liveHTML(install: Install, feedback: Feedback?) async throws -> String {
@@ -49,6 +49,7 @@ extension Routes {
             try templates.render("fragments/install-meta", ["install": ViewModels.install(install),
                                                             "accountPath": .string(ViewModels.urlComponent(install.accountID))]),
             try templates.render("fragments/timeline", ["events": .array(events.map(ViewModels.event)), "hasEvents": .bool(!events.isEmpty)]),
+            try templates.render("fragments/lives", ["lives": try await transactionLives(install: install, ledger: ledger)]),
         ].joined(separator: "\n")
     }
 

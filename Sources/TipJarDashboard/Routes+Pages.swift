@@ -127,12 +127,13 @@ extension Routes {
         async let found = storage.installWithLedger(id: installID, limit: 200)
         guard let (install, ledger) = try await found else { throw TipJarError.installNotFound(installID) }
         let state: TipJarState = load ? try await service.loadOffers(installID: installID) : .loading
-        let data = ViewModels.installPage(
+        var data = ViewModels.installPage(
             install: install, state: state, isPurchaseOpen: await service.isPurchaseOpen(installID: installID),
             ledger: ledger, events: service.timeline.events(installID: installID, limit: 30),
             csrfToken: csrfToken, catalogName: catalogName, textSize: request.queryValue("textSize"),
             feedback: Feedback.fromQuery(request, locale: install.locale),
             skipPurchaseSheet: service.store.settings.skipPurchaseSheet, sheet: await service.purchaseSheet(installID: installID))
+        data["lives"] = try await transactionLives(install: install, ledger: ledger)
         return try html("pages/install", data)
     }
 

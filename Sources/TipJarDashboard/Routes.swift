@@ -27,6 +27,7 @@ struct Routes: Sendable {
         registerAPI(in: &router)
         registerSessionControls(in: &router)
         registerHistory(in: &router)
+        registerTransactionLife(in: &router)
         registerDownloads(in: &router)
         registerScenarioRuns(in: &router)
     }

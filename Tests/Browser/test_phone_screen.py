@@ -347,9 +347,13 @@ def test_the_empty_overview_offers_to_create_an_install(browser):
 def test_the_ledger_is_newest_first_like_the_timeline(browser, server):
     install_id = install_with_ledger(server)
     open_install(browser, server, install_id)
-    shown = [int(cell.text) for cell in browser.find_elements(By.CSS_SELECTOR, "#ledger tbody tr td:nth-child(3)")]
+    # Read in one script each: the live channel may swap the ledger and the timeline in between (the offers load
+    # that open_install waits for adds a timeline event, and its live event can land at any moment).
+    shown = [int(text) for text in browser.execute_script(
+        "return Array.from(document.querySelectorAll('#ledger tbody tr td:nth-child(3)')).map(function (c) { return c.textContent; });")]
     assert len(shown) == 3 and shown == sorted(shown, reverse=True), shown
-    times = [t.get_attribute("datetime") for t in browser.find_elements(By.CSS_SELECTOR, ".events time")]
+    times = browser.execute_script(
+        "return Array.from(document.querySelectorAll('.events time')).map(function (t) { return t.getAttribute('datetime'); });")
     assert times == sorted(times, reverse=True), "the timeline is not newest first"
     # The JSON API keeps its documented order (oldest first).
     api = [row["transactionID"] for row in server.api("GET", f"/api/installs/{install_id}/ledger")]

@@ -174,11 +174,13 @@ extension TipJarService {
         }
         delivery.outcome = committed.outcome
         if finishIgnored {
-            event(installID, "finish.ignored", "finish() was ignored: transaction \(transaction.id) stays unfinished.")
+            event(installID, "finish.ignored", "finish() was ignored: transaction \(transaction.id) stays unfinished.",
+                  ["transactionID": "\(transaction.id)"])
         }
         if crashes {
             try await storage.setRunning(false, installID: installID)
-            event(installID, "crash", "The app crashed before finish(): transaction \(transaction.id) stays unfinished.")
+            event(installID, "crash", "The app crashed before finish(): transaction \(transaction.id) stays unfinished.",
+                  ["transactionID": "\(transaction.id)"])
         }
         return (delivery, committed.hearts)
     }
@@ -204,7 +206,8 @@ extension TipJarService {
     @discardableResult
     public func deliverThroughListener(_ stored: StoredTransaction, note: DeliveryNote? = nil) async throws -> Delivery? {
         guard let install = try await storage.install(withID: stored.installID), install.isRunning else {
-            event(stored.installID, "listener.queued", "Transaction \(stored.transaction.id) waits for the next launch (app not running).")
+            event(stored.installID, "listener.queued", "Transaction \(stored.transaction.id) waits for the next launch (app not running).",
+                  ["transactionID": "\(stored.transaction.id)"])
             return nil
         }
         let delivery: Delivery

@@ -21,7 +21,8 @@ extension TipJarService {
     @discardableResult
     public func resolveIssue(transactionID: UInt64) async throws -> Delivery? {
         let stored = try await store.resolveIssue(transactionID: transactionID)
-        event(stored.installID, "interrupted.resolved", "Interrupted purchase resolved: transaction \(transactionID) goes to Transaction.updates.")
+        event(stored.installID, "interrupted.resolved", "Interrupted purchase resolved: transaction \(transactionID) goes to Transaction.updates.",
+              ["transactionID": "\(transactionID)"])
         return try await deliverThroughListener(stored, note: .interruptionResolved)
     }
 

@@ -1,0 +1,78 @@
+import Foundation
+import HTTPServer
+import Mustache
+import TipJar
+
+/// Each transaction's life as a sequence diagram (``SequenceDiagram``, ``TransactionLife``): the page of one
+/// transaction, `GET /transactions/{id}` (one diagram per install it reached), and the install page's latest
+/// transactions (`fragments/lives`, also in every live update).
+extension Routes {
+    /// How many of an install's transactions its page draws: the latest by their last step.
+    static let livesPerInstallPage = 3
+
+    /// `GET /transactions/{id}`: the transaction's page (404 when the store does not keep it).
+    func registerTransactionLife(in router: inout Router<DashboardContext>) {
+        router.get("/transactions/:tid") { request, context in
+            try await transactionPage(context, transactionID: try context.transactionID())
+        }
+    }
+
+    /// `/transactions/{id}`: the store's facts about the transaction and its life on every install of its account
+    /// that it reached (the install it was bought on first).
+    func transactionPage(_ context: DashboardContext, transactionID: UInt64) async throws -> HTTPResponse {
+        guard let stored = try await storage.transaction(withID: transactionID) else { throw TipJarError.transactionNotFound(transactionID) }
+        var data = pageData(context, nav: "transactions")
+        data["transaction"] = transactionRow(stored)
+        let installs = try await storage.installs(matching: InstallQuery(pageSize: 200, accountID: stored.accountID)).installs
+            .sorted { ($0.id == stored.installID ? 0 : 1) < ($1.id == stored.installID ? 0 : 1) }
+        var lives: [MustacheValue] = []
+        for install in installs {
+            let ledger = try await storage.ledger(installID: install.id, limit: 200)
+            guard install.id == stored.installID || ledger.contains(where: { $0.transactionID == transactionID }) else { continue }
+            lives.append(Self.life(of: transactionID, stored: stored, install: install, ledger: ledger,
+                                   events: Array(service.timeline.events(installID: install.id, limit: .max).reversed()),
+                                   id: "life-\(transactionID)-\(lives.count + 1)"))
+        }
+        data["lives"] = .array(lives)
+        data["installGone"] = .bool(!installs.contains { $0.id == stored.installID })
+        return try html("pages/transaction", data)
+    }
+
+    /// The install page's diagrams: its latest ``livesPerInstallPage`` transactions (from its ledger and the
+    /// transactions bought from it that have no ledger row yet, such as a pending Ask to Buy), newest first.
+    /// - Parameter ledger: the install's ledger, oldest first, as the page shows it.
+    func transactionLives(install: Install, ledger: [Delivery]) async throws -> MustacheValue {
+        let bought = try await storage.transactions(matching: TransactionQuery(installID: install.id, pageSize: Self.livesPerInstallPage)).transactions
+        var latest: [UInt64: Date] = [:]
+        for stored in bought { latest[stored.transaction.id] = stored.transaction.purchaseDate }
+        for delivery in ledger { latest[delivery.transactionID] = max(latest[delivery.transactionID] ?? .distantPast, delivery.at) }
+        let chosen = latest.sorted { ($0.value, $0.key) > ($1.value, $1.key) }.prefix(Self.livesPerInstallPage).map(\.key)
+        let events = Array(service.timeline.events(installID: install.id, limit: .max).reversed())
+        var lives: [MustacheValue] = []
+        for transactionID in chosen {
+            var stored = bought.first { $0.transaction.id == transactionID }
+            if stored == nil { stored = try await storage.transaction(withID: transactionID) }
+            lives.append(Self.life(of: transactionID, stored: stored, install: install, ledger: ledger, events: events,
+                                   id: "life-\(transactionID)"))
+        }
+        return .array(lives)
+    }
+
+    /// One transaction's diagram on one install, for `partials/transaction-life`.
+    /// - Parameters:
+    ///   - ledger: the install's whole ledger as read (oldest first), for the heart replay.
+    ///   - events: the install's timeline, oldest first.
+    ///   - id: the diagram's ID prefix, unique on the page.
+    static func life(of transactionID: UInt64, stored: StoredTransaction?, install: Install, ledger: [Delivery],
+                     events: [InstallEvent], id: String) -> MustacheValue {
+        let added = TransactionLife.heartsAdded(ledger: ledger, hearts: install.hearts)
+        let handled = zip(ledger, added).filter { $0.0.transactionID == transactionID }
+            .map { TransactionLife.Handled(delivery: $0.0, addedHeart: $0.1) }
+        let life = TransactionLife(transactionID: transactionID, installID: install.id, stored: stored, deliveries: handled, events: events)
+        return ["transactionID": .string(String(transactionID)), "installID": .string(install.id),
+                "installShort": .string(ViewModels.shortID(install.id)), "installLabel": .string(install.label),
+                "hasInstallLabel": .bool(!install.label.isEmpty),
+                "productID": .string(stored?.transaction.productID ?? handled.first?.delivery.productID ?? ""),
+                "isStored": .bool(stored != nil), "diagram": life.diagram.drawing(id: id)]
+    }
+}

@@ -1,0 +1,176 @@
+import Foundation
+import TipJar
+
+/// One transaction's life on one install, as the steps of its ``SequenceDiagram``: how it began (`purchase()` and
+/// the sheet, Ask to Buy, an interrupted purchase, a purchase outside the app or on another install of the
+/// account), each delivery to the install's handler (the purchase result, `Transaction.updates`, a launch's
+/// redelivery, what Restore's `AppStore.sync()` brought back: verification, record, `finish()`), a refund, and each
+/// trap where it struck. Built from domain values only (no I/O), so tests drive it one line at a time.
+///
+/// The durable facts are the store's transaction and the install's ledger; the timeline (in memory, bounded:
+/// ``Timeline``) adds what only it knows while it still holds it: that the sheet was shown, that Ask to Buy approved
+/// or a listener delivery waited for a launch, and whether a missing `finish()` was ignored or never called.
+struct TransactionLife: Sendable {
+    /// A ledger row and whether it added a heart (``heartsAdded(ledger:hearts:)``).
+    struct Handled: Sendable, Equatable {
+        /// The ledger row.
+        var delivery: Delivery
+        /// Whether the row added a heart.
+        var addedHeart: Bool
+    }
+
+    typealias Step = SequenceDiagram.Step
+
+    /// The transaction.
+    var transactionID: UInt64
+    /// The install whose life of the transaction this is.
+    var installID: String
+    /// The store's record of it, or `nil` once the store forgot it (`SKTestSession.deleteTransaction`).
+    var stored: StoredTransaction?
+    /// The install's ledger rows for this transaction, oldest first.
+    var deliveries: [Handled]
+    /// The install's timeline, oldest first (every event: the sheet's are matched by their order).
+    var events: [InstallEvent]
+
+    /// Whether each row of `ledger` (oldest first) added a heart, replaying the rule "one accepted tip adds one heart,
+    /// up to five" (README "Domain rules" 6). The ledger does not keep the hearts each row left, so the replay starts
+    /// from the hearts the counted rows leave unexplained (`hearts` minus the counted rows, at least 0: the old
+    /// version's migrated heart when there is one); with five hearts and five or more counted rows it assumes no
+    /// migrated heart, so the first five counted rows are the ones drawn with a heart.
+    static func heartsAdded(ledger: [Delivery], hearts: Int) -> [Bool] {
+        let counted = ledger.filter { $0.outcome == .counted }.count
+        var running = max(0, hearts - counted)
+        return ledger.map { delivery in
+            guard delivery.outcome == .counted, running < Install.maximumHearts else { return false }
+            running += 1
+            return true
+        }
+    }
+
+    /// The diagram, titled with the transaction and its product.
+    var diagram: SequenceDiagram {
+        let product = stored?.transaction.productID ?? deliveries.first?.delivery.productID ?? "an unknown product"
+        return SequenceDiagram(title: "The life of transaction \(transactionID) (\(product)) on install \(ViewModels.shortID(installID))",
+                               steps: steps)
+    }
+
+    /// The steps in the order they happened (ties: the beginning, then store-side events, then deliveries).
+    var steps: [Step] {
+        let id = String(transactionID)
+        let mine = events.filter { $0.attributes["transactionID"] == id }
+        var moments: [(at: Date, rank: Int, order: Int, steps: [Step])] = []
+        func add(_ at: Date, _ rank: Int, _ steps: [Step]) { moments.append((at, rank, moments.count, steps)) }
+        add(stored?.transaction.purchaseDate ?? deliveries.first?.delivery.at ?? .distantPast, 0, beginning(mine))
+        if let revoked = stored?.transaction.revocationDate {
+            let reason = stored?.transaction.revocationReason == .developerIssue ? "developer issue" : "other"
+            add(revoked, 1, [Step(.store, .store, "refund: \(reason)", isTrap: true)])
+        }
+        for event in mine where event.kind == "listener.queued" {
+            add(event.at, 1, [Step(.store, .store, "app stopped: waits for launch")])
+        }
+        for (index, handled) in deliveries.enumerated() {
+            let next = deliveries.dropFirst(index + 1).first?.delivery.at ?? .distantFuture
+            let around = mine.filter { $0.at >= handled.delivery.at && $0.at < next }
+            add(handled.delivery.at, 2, delivery(handled, isFirst: index == 0, events: around))
+        }
+        return moments.sorted { ($0.at, $0.rank, $0.order) < ($1.at, $1.rank, $1.order) }.flatMap(\.steps)
+    }
+
+    /// How the transaction began, before its first delivery.
+    func beginning(_ mine: [InstallEvent]) -> [Step] {
+        let purchase = Step(.app, .store, "purchase()")
+        let first = deliveries.first?.delivery
+        if let stored, stored.isExternal { return [Step(.store, .store, "bought outside the app")] }
+        if let stored, stored.installID != installID {
+            return [Step(.store, .store, "bought on install \(ViewModels.shortID(stored.installID)), unfinished")]
+        }
+        switch first?.note {
+        case .chargedDespiteError?:
+            return [purchase, Step(.store, .app, "throws, yet charges", isTrap: true)]
+        case .interruptionResolved?:
+            return [purchase, Step(.store, .app, ".pending: interrupted", isTrap: true), Step(.store, .store, "issue resolved")]
+        default:
+            break
+        }
+        if first?.path == .purchase { return [purchase] + sheet() }
+        let pending = Step(.store, .app, ".pending (Ask to Buy)")
+        switch stored?.status {
+        case .interrupted?:
+            return [purchase, Step(.store, .app, ".pending: interrupted", isTrap: true), Step(.store, .store, "waits for Resolve")]
+        case .pending?:
+            return [purchase, pending, Step(.store, .store, "waits for a parent")]
+        case .declined?:
+            return [purchase, pending, Step(.store, .store, "Ask to Buy declined", heart: .notAdded, isTrap: true)]
+        case .purchased?, nil:
+            if mine.contains(where: { $0.kind == "askToBuy.approved" }) {
+                return [purchase, pending, Step(.store, .store, "Ask to Buy approved")]
+            }
+            return [purchase, Step(.store, .store, first == nil ? "charged; not delivered yet" : "charged; delivered later")]
+        }
+    }
+
+    /// The sheet's row when the timeline shows the purchase confirmed on the sheet: `sheet.confirmed` just before the
+    /// `purchase.open` of the purchase that closed with this transaction.
+    func sheet() -> [Step] {
+        let id = String(transactionID)
+        guard let closed = events.firstIndex(where: { $0.kind == "purchase.closed" && $0.attributes["transactionID"] == id }),
+              let open = events[..<closed].lastIndex(where: { $0.kind == "purchase.open" }), open > 0,
+              events[open - 1].kind == "sheet.confirmed" else { return [] }
+        return [Step(.store, .app, "sheet: Confirm")]
+    }
+
+    /// One delivery: how it arrived, the handler's verification and record (with its heart), and `finish()`.
+    func delivery(_ handled: Handled, isFirst: Bool, events around: [InstallEvent]) -> [Step] {
+        let delivery = handled.delivery
+        var steps: [Step] = []
+        let handler: SequenceDiagram.Lane = delivery.path == .purchase ? .app : .listener
+        switch delivery.path {
+        case .purchase:
+            if delivery.note == .unfinishedReturned {
+                steps += [Step(.app, .store, "purchase()"), Step(.store, .app, "returns the unfinished one", isTrap: true)]
+            } else {
+                steps.append(Step(.store, .app, ".success"))
+            }
+        case .listener:
+            if delivery.outcome == .revoked {
+                steps.append(Step(.store, .listener, "updates: revoked"))
+            } else if delivery.note == .reemittedLater {
+                steps.append(Step(.store, .listener, "re-emitted later", isTrap: true))
+            } else if !isFirst {
+                steps.append(Step(.store, .listener, "re-emitted", isTrap: true))
+            } else {
+                steps.append(Step(.store, .listener, "Transaction.updates"))
+            }
+        case .launch:
+            steps.append(Step(.store, .listener, isFirst ? "at launch" : "launch: redelivered", isTrap: !isFirst))
+        case .restore:
+            steps.append(Step(.app, .store, "AppStore.sync()"))
+            let isReplay = delivery.note == .syncReplay
+            steps.append(Step(.store, .listener, isReplay ? "sync replays it" : "sync: unfinished", isTrap: isReplay))
+        }
+        let heart: SequenceDiagram.HeartMark = handled.addedHeart ? .added : .notAdded
+        switch delivery.outcome {
+        case .counted:
+            steps.append(Step(handler, handler, handled.addedHeart ? "verified → counted" : "counted; five hearts already", heart: heart))
+        case .duplicate:
+            steps.append(Step(handler, handler, "duplicate: not counted", heart: heart))
+        case .revoked:
+            steps.append(Step(handler, handler, "revoked: nothing added", heart: heart))
+        case .unknownProduct:
+            steps.append(Step(handler, handler, "not a tip: ignored", heart: heart))
+        case .unverified:
+            // Not recorded and not finished: it comes back at the next launch (README "Rehearse these StoreKit traps" 3).
+            return steps + [Step(handler, handler, "unverified: no finish()", heart: heart, isTrap: true)]
+        }
+        if delivery.finished {
+            steps.append(Step(handler, .store, "finish()"))
+        } else if delivery.note == .finishIgnored || around.contains(where: { $0.kind == "finish.ignored" }) {
+            steps += [Step(handler, .store, "finish()"), Step(.store, .store, "finish() ignored", isTrap: true)]
+        } else if delivery.note == nil || around.contains(where: { $0.kind == "crash" }) {
+            steps.append(Step(handler, handler, "crash before finish()", isTrap: true))
+        } else {
+            steps.append(Step(handler, handler, "not finished", isTrap: true))
+        }
+        return steps
+    }
+}

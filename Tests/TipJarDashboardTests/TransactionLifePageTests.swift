@@ -1,0 +1,55 @@
+import Foundation
+import Testing
+import TipJar
+
+/// Where the transaction lives are drawn: `/transactions/{id}` (the store's facts and one diagram per install the
+/// transaction reached), the install page's latest transactions (also in its live fragments), and the link from
+/// every transactions table.
+@Suite("Transaction lives: pages")
+struct TransactionLifePageTests {
+    static let coffee = "com.example.tipjar.tip.coffee"
+
+    static func createInstall(_ server: LiveServer, _ body: String) async throws -> String {
+        let created = await server.json("POST", "/api/installs", body)
+        return try #require(created.object["id"] as? String, "\(created.body)")
+    }
+
+    @Test func aTransactionPageDrawsItsLifeOnEveryInstallItReached() async throws {
+        try await withLiveServer { server in
+            let first = try await Self.createInstall(server, #"{"accountID":"ana","launch":true}"#)
+            _ = await server.json("PUT", "/api/store", #"{"crashBeforeFinish":true}"#)
+            let bought = await server.json("POST", "/api/installs/\(first)/purchases", #"{"productID":"\#(Self.coffee)"}"#)
+            let id = try #require(bought.object["transactionID"] as? Int)
+            _ = await server.json("PUT", "/api/store", #"{"crashBeforeFinish":false}"#)
+            // A second install of the account gets the unfinished transaction at its launch.
+            let second = try await Self.createInstall(server, #"{"accountID":"ana","launch":true}"#)
+            let page = await server.send("GET", "/transactions/\(id)")
+            #expect(page.status == 200)
+            #expect(page.body.components(separatedBy: #"<svg class="sequence-diagram""#).count - 1 == 2, "the buyer's and the second install's")
+            #expect(page.body.contains(#"aria-labelledby="life-\#(id)-1-title""#))
+            #expect(page.body.contains("<li>App: crash before finish() (trap).</li>"))
+            #expect(page.body.contains("<li>App Store: bought on install \(first.prefix(8)), unfinished.</li>"))
+            #expect(page.body.contains("on install \(second.prefix(8))</title>"))
+            #expect(await server.send("GET", "/transactions/999999").status == 404)
+            #expect(await server.send("GET", "/transactions/abc").status == 404)
+            #expect((await server.send("GET", "/transactions")).body.contains(#"<a href="/transactions/\#(id)"><code>\#(id)</code></a>"#))
+        }
+    }
+
+    @Test func theInstallPageAndItsLiveFragmentsDrawTheLatestTransactions() async throws {
+        try await withLiveServer { server in
+            let install = try await Self.createInstall(server, #"{"label":"<b>Ana</b>","launch":true}"#)
+            #expect((await server.send("GET", "/installs/\(install)")).body.contains("<p class=\"muted\">No transaction yet.</p>"))
+            for _ in 0..<4 {
+                #expect(await server.json("POST", "/api/installs/\(install)/purchases", #"{"productID":"\#(Self.coffee)"}"#).status == 200)
+            }
+            let page = await server.send("GET", "/installs/\(install)")
+            #expect(page.body.components(separatedBy: #"<figure class="life""#).count - 1 == 3, "the latest three of four")
+            #expect(page.body.contains(#"aria-labelledby="life-4-title""#) && !page.body.contains(#"aria-labelledby="life-1-title""#))
+            #expect(page.body.contains("(&lt;b&gt;Ana&lt;/b&gt;)"))
+            let live = await server.send("GET", "/installs/\(install)/live")
+            #expect(live.body.contains(#"<section id="lives" aria-labelledby="lives-title">"#))
+            #expect(live.body.contains(#"aria-labelledby="life-4-title""#))
+        }
+    }
+}
