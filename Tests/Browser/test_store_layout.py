@@ -23,6 +23,10 @@ def page_height(driver):
 
 
 def group_form(driver, group):
+    """The group's form, its <details> opened first as a person taps its summary."""
+    details = driver.find_element(By.CSS_SELECTOR, f"#{group} details.group")
+    if details.get_attribute("open") is None:
+        details.find_element(By.TAG_NAME, "summary").click()
     return driver.find_element(By.CSS_SELECTOR, f'form[action="/store"]:has(input[name="group"][value="{group}"])')
 
 
