@@ -13,8 +13,9 @@ from test_dashboard import (  # noqa: F401 (fixtures are found by name)
 from test_phone_screen import PHONE, check_page_fits, emulate_phone
 
 # document.documentElement.scrollHeight of /store at 390×844 with the default settings, before the groups
-# (one form, one Apply after every fieldset): 7,101 px in this Chromium; the page must be at most half that.
-HEIGHT_BEFORE_GROUPS = 7101
+# (one form, one Apply after every fieldset): 6,675 px as first measured (7,101 px in this Debian Chromium, whose
+# fonts are taller); the page must be at most half the smaller.
+HEIGHT_BEFORE_GROUPS = 6675
 GROUPS = ["settings", "failures", "traps", "queues", "file-settings", "session", "scenarios"]
 
 
