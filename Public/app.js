@@ -248,6 +248,14 @@
     if (latency && (latency.value === "" || Number(latency.value) === 0)) { latency.value = latency.getAttribute("data-slow-default"); }
   }
 
+  // /store: a link of the index (or a redirect's fragment) opens the group it names; without JavaScript it
+  // scrolls to the group's summary, one tap away.
+  function openGroup() {
+    var target = location.hash.length > 1 && document.getElementById(location.hash.slice(1));
+    var group = target && (target.closest("details.group") || target.querySelector("details.group"));
+    if (group) { group.open = true; }
+  }
+
   var resizeFrame = 0;
   window.addEventListener("resize", function () {
     window.cancelAnimationFrame(resizeFrame);
@@ -255,5 +263,6 @@
   });
   document.addEventListener("submit", submit);
   document.addEventListener("change", slowDefault);
-  document.addEventListener("DOMContentLoaded", function () { showAlert(); showSheet(); enhance(document); fitTiles(document); live(); });
+  window.addEventListener("hashchange", openGroup);
+  document.addEventListener("DOMContentLoaded", function () { showAlert(); showSheet(); enhance(document); fitTiles(document); live(); openGroup(); });
 })();

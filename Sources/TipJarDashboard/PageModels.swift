@@ -73,7 +73,11 @@ struct StorePageModel: MustacheRenderable {
         data["transactions"] = .array(transactions.map(Self.transactionRow))
         data["productIDs"] = .array(productIDs.map(MustacheValue.string))
         if let installChoices, !installChoices.isEmpty { data["installPicker"] = ["choices": .array(installChoices)] }
-        data["fileNotes"] = .array(fileSettings.notes.map { ["line": .string($0.line), "applied": .bool($0.applied)] })
+        data["fileNotes"] = .array(fileSettings.notes.map {
+            ["key": .string(Catalog.escapedField($0.key)), "detail": .string(Catalog.escapedField($0.detail)), "applied": .bool($0.applied)]
+        })
+        data["groups"] = groupsData
+        data["scenarioCount"] = .int(scenarios.count)
         data["sheetTimeoutMinutes"] = .int(sheetTimeoutMinutes)
         return .object(data)
     }
@@ -119,6 +123,7 @@ struct CatalogPageModel: MustacheRenderable {
         })
         let sample = catalog.tips.first
         data["sampleTip"] = sample.map { .string(catalog.displayName(of: $0, locale: AppLocale.en.identifier)) } ?? .null
+        data["samplePrice"] = sample.map { .string("\($0.price)") } ?? .null
         data["allStorefronts"] = .array(Storefront.all.map { storefront in
             ["code": .string(storefront.countryCode), "name": .string(storefront.name), "currency": .string(storefront.currencyCode),
              "locale": .string(storefront.localeIdentifier), "price": .string(sample.map { storefront.displayPrice($0.price) } ?? "—"),

@@ -37,8 +37,9 @@ extension Routes {
             return .redirect(to: "/installs/\(id)?load=now\(Self.textSizeQuery(context))")
         }
         router.post("/store") { request, context in
-            try await service.updateStore(try Self.settings(fromForm: context.form))
-            return .redirect(to: StoreFlash(kind: .saved).location)
+            let group = try StoreFormGroup(form: context.form)
+            try await service.updateStore(try group?.settings(fromForm: context.form, current: service.store.settings) ?? Self.settings(fromForm: context.form))
+            return .redirect(to: StoreFlash(kind: group?.savedFlash ?? .saved).location)
         }
         router.post("/store/pending/:tid/approve") { request, context in
             let id = try context.transactionID()
@@ -141,25 +142,6 @@ extension Routes {
     /// a whole number in its range (empty is 0), a checkbox is ticked when it posts `1`.
     /// - Throws: `RequestError` naming the first bad field.
     static func settings(fromForm form: [String: String]) throws -> StoreSettings {
-        var settings = StoreSettings.normal
-        for declaration in StoreSettings.declarations {
-            let raw = form[declaration.formName]
-            switch declaration.kind {
-            case .choice(_, let optional):
-                let value: StoreSetting.Value? = optional && (raw ?? "").isEmpty ? .off : raw.map(StoreSetting.Value.text)
-                guard let value, declaration.set(value, in: &settings) else {
-                    throw RequestError(message: "\(declaration.formName) has a value that is not allowed.")
-                }
-            case .integer(let range, _):
-                guard let number = Int((raw ?? "").isEmpty ? "0" : raw ?? ""), declaration.set(.number(number), in: &settings) else {
-                    throw RequestError(message: "\(declaration.formName) must be a whole number from \(range.lowerBound) to \(range.upperBound).")
-                }
-            case .flag:
-                declaration.set(.flag(raw == "1"), in: &settings)
-            }
-        }
-        // "slow" with no latency would look exactly like "normal": the form fills in a visible default.
-        if settings.catalog == .slow && settings.latencyMs == 0 { settings.latencyMs = StoreSettings.slowDefaultLatencyMs }
-        return settings
+        try StoreFormGroup.read(form, StoreSettings.declarations, onto: .normal)
     }
 }

@@ -22,11 +22,15 @@ struct StoreFlash: Equatable {
 
     enum Kind: String {
         case saved, approved, declined, resolved, refunded, external, reset, cleared
+        /// One group's Apply (``StoreFormGroup``): only that group's settings changed.
+        case savedSettings = "saved-settings", savedFailures = "saved-failures", savedTraps = "saved-traps"
 
         /// The `id` of the section on `Templates/pages/store.mustache` that the action belongs to.
         var section: String {
             switch self {
-            case .saved: "settings"
+            case .saved, .savedSettings: "settings"
+            case .savedFailures: "failures"
+            case .savedTraps: "traps"
             case .approved, .declined: "pending"
             case .resolved: "interrupted"
             case .external: "external"
@@ -60,7 +64,7 @@ struct StoreFlash: Equatable {
         guard let kind = value("flash").flatMap(Kind.init(rawValue:)) else { return nil }
         self.kind = kind
         switch kind {
-        case .saved, .reset, .cleared: return
+        case .saved, .savedSettings, .savedFailures, .savedTraps, .reset, .cleared: return
         case .approved, .declined, .resolved, .refunded, .external: break
         }
         guard let transactionID = value("transaction").flatMap(UInt64.init),
@@ -96,6 +100,9 @@ struct StoreFlash: Equatable {
         }
         switch kind {
         case .saved: return "Store settings saved."
+        case .savedSettings: return "Outages and outcomes saved; the other groups kept their settings."
+        case .savedFailures: return "Failure injection saved; the other groups kept their settings."
+        case .savedTraps: return "Traps saved; the other groups kept their settings."
         case .reset: return "Reset: the store's settings are the file's again."
         case .cleared: return "Cleared: the store forgot every transaction; installs kept their hearts."
         case .declined: return "Declined: \(transaction) of \(install) was not charged; nothing was recorded."

@@ -56,6 +56,8 @@ return {scrollWidth: document.documentElement.scrollWidth, innerWidth: window.in
 
 def check_page_fits(driver, where):
     """What is wrong with the current page at phone width, as sentences."""
+    # Folded groups (/store's <details>) are opened first, so what they hold is checked too.
+    driver.execute_script("document.querySelectorAll('details').forEach(function (d) { d.open = true; });")
     found = driver.execute_script(PAGE_WIDTH_JS)
     problems = []
     if found["innerWidth"] != PHONE[0] or found["scrollWidth"] > found["innerWidth"]:

@@ -21,12 +21,14 @@ struct SessionAndHistoryPageTests {
         await server.send("GET", target, fields: [("Cookie", session.cookie)])
     }
 
-    @Test func storeShowsEveryNoteOfTheFileAndMarksWhatCameFromIt() async throws {
+    @Test func storeShowsEveryKeyOfTheFileInATableAndMarksWhatCameFromIt() async throws {
         try await withLiveServer(catalog: try LiveServer.fixtureCatalog("settings-ask-to-buy-pt-BR")) { server in
             let page = await server.send("GET", "/store")
-            #expect(page.body.contains("applied setting: _askToBuyEnabled (true"))
-            #expect(page.body.contains("ignored setting: _timeRate ("))
-            #expect(page.body.contains("applied setting: _disableDialogs (true: skipPurchaseSheet on"))
+            // One table row per key (key, applied or ignored, what it does), not the command line's report lines.
+            #expect(page.body.contains(#"<tr><td><code>_askToBuyEnabled</code></td><td><span class="badge badge-normal">applied</span></td><td>true"#))
+            #expect(page.body.contains(#"<tr class="muted"><td><code>_timeRate</code></td><td><span class="badge">ignored</span></td><td>"#))
+            #expect(page.body.contains(#"<tr><td><code>_disableDialogs</code></td><td><span class="badge badge-normal">applied</span></td><td>true: skipPurchaseSheet on"#))
+            #expect(!page.body.contains("applied setting:") && !page.body.contains("ignored setting:"))
             #expect(page.body.contains(#"name="skipPurchaseSheet" value="1" checked> Skip the purchase sheet (Xcode's Disable Dialogs): every purchase is confirmed at once <span class="badge">from the file</span>"#))
             #expect(page.body.contains(#"name="askToBuyEnabled" value="1" checked> Ask to Buy: every purchase waits for approval <span class="badge">from the file</span>"#))
             #expect(page.body.contains(#"App Store Sync <span class="badge">from the file</span>"#))

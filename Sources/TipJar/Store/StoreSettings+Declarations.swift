@@ -6,7 +6,8 @@ extension StoreSettings {
         .choice(\.catalog, key: "catalog", control: .radios, group: .catalog, label: "Answer",
                 summary: .line("Catalog", { settings in
                     [StoreSetting.SummaryPart(settings.catalog.rawValue, badge: settings.catalog.rawValue)]
-                        + (settings.catalog == .slow ? [StoreSetting.SummaryPart(" (\(settings.latencyMs) ms)")] : [])
+                        + (settings.catalog == .slow ? [StoreSetting.SummaryPart(" (\(settings.latencyMs) ms)")]
+                            : settings.latencyMs != 0 ? [StoreSetting.SummaryPart(" (\(settings.latencyMs) ms when slow)")] : [])
                 })),
         .integer(\.latencyMs, key: "latencyMs", range: 0...maximumLatencyMs, unit: "milliseconds",
                  control: .number(slowDefault: slowDefaultLatencyMs), group: .catalog,
@@ -14,7 +15,8 @@ extension StoreSettings {
         .choice(\.purchaseOutcome, key: "purchaseOutcome", control: .radios, group: .purchase, label: "Outcome",
                 summary: .line("Purchase outcome", { settings in
                     [StoreSetting.SummaryPart(settings.purchaseOutcome.rawValue
-                        + (settings.purchaseOutcome == .failed ? " (\(settings.purchaseError.rawValue))" : ""))]
+                        + (settings.purchaseOutcome == .failed ? " (\(settings.purchaseError.rawValue))"
+                            : settings.purchaseError != .networkError ? " (\(settings.purchaseError.rawValue) when failed)" : ""))]
                 })),
         .choice(\.purchaseError, key: "purchaseError", group: .purchase, label: "Error when failed",
                 name: { "\($0.typeName).\($0.rawValue)" }),
@@ -37,8 +39,10 @@ extension StoreSettings {
                         file: .storeKitErrors(api: "App Store Sync"),
                         summary: .badge(line: "Failures", { $0.failures.sync.map { "App Store Sync: \($0.rawValue)" } })),
         .integer(\.listenerReemits, key: "listenerReemits", range: 0...3, control: .select, group: .listenerTraps,
-                 label: "Re-emit each delivered transaction", name: { $0 == 0 ? "never" : "\($0) time\($0 == 1 ? "" : "s")" }),
-        .flag(\.crashBeforeFinish, key: "crashBeforeFinish", group: .listenerTraps, label: "The app crashes before finish()"),
+                 label: "Re-emit each delivered transaction", name: { $0 == 0 ? "never" : "\($0) time\($0 == 1 ? "" : "s")" },
+                 summary: .badge(line: "Listener traps", { $0.listenerReemits > 0 ? "re-emits \($0.listenerReemits)×" : nil })),
+        .flag(\.crashBeforeFinish, key: "crashBeforeFinish", group: .listenerTraps, label: "The app crashes before finish()",
+              summary: .badge(line: "Listener traps", { $0.crashBeforeFinish ? "crashes before finish()" : nil })),
         .flag(\.interruptedPurchases, key: "interruptedPurchases", group: .purchaseTraps, label: "Interrupted purchases",
               help: "purchase() answers pending until the issue is resolved below",
               summary: .badge(line: "Purchase traps", { $0.interruptedPurchases ? "interrupted purchases" : nil })),
@@ -53,7 +57,7 @@ extension StoreSettings {
               summary: .badge(line: "Purchase traps", { $0.syncReplaysFinished ? "Restore replays" : nil })),
         .integer(\.listenerReemitDelayMs, key: "listenerReemitDelayMs", range: 0...maximumLatencyMs, unit: "milliseconds",
                  group: .purchaseTraps, label: "Re-emit later", help: "delay of the re-emits above (ms; 0 = inside the purchase)",
-                 summary: .badge(line: "Purchase traps", { $0.listenerReemits > 0 && $0.listenerReemitDelayMs > 0 ? "re-emit later" : nil })),
+                 summary: .badge(line: "Purchase traps", { $0.listenerReemitDelayMs > 0 ? "re-emit later" : nil })),
         .flag(\.skipPurchaseSheet, key: "skipPurchaseSheet", group: .purchaseSheet, label: "Skip the purchase sheet (Xcode's Disable Dialogs)",
               help: "every purchase is confirmed at once",
               file: .flag(key: "_disableDialogs", whenTrue: "true: skipPurchaseSheet on: no purchase sheet; every purchase is confirmed at once",
