@@ -36,9 +36,13 @@ extension Routes {
     /// install's state line, its timeline and its transaction lives. Without `feedback` (a poll or live event), the feedback
     /// fragment holds the notice that is true now (``liveNotice(install:ledger:)``); `app.js` applies it
     /// only where it replaces a pending notice or brings one.
-    func liveHTML(install: Install, feedback: Feedback?) async throws -> String {
+    func liveHTML(install given: Install, feedback: Feedback?) async throws -> String {
+        // The hearts and the ledger from one snapshot: a delivery committed between two reads would show its
+        // ledger row (and the thank-you) beside the hearts from before it.
+        guard let (install, ledger) = try await storage.installWithLedger(id: given.id, limit: 200) else {
+            throw TipJarError.installNotFound(given.id)
+        }
         let strings = TipJarStrings.of(install.locale)
-        let ledger = try await storage.ledger(installID: install.id, limit: 200)
         var notice = feedback
         if notice == nil { notice = try await liveNotice(install: install, ledger: ledger) }
         let events = service.timeline.events(installID: install.id, limit: 30)
