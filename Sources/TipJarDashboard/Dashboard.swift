@@ -4,7 +4,7 @@ import Mustache
 import TipJar
 
 /// The web dashboard: every page, fragment and JSON endpoint, behind the security checks of the
-/// README's Security section (admin token, CSRF token bound to a session cookie, same-origin checks,
+/// Sources/HTTPServer/README.md, "Security" (admin token, CSRF token bound to a session cookie, same-origin checks,
 /// JSON content type) and with the security headers on every response.
 ///
 /// The `Host` allow-list (DNS rebinding) is enforced by `HTTPServer`'s parser before a request reaches
@@ -40,10 +40,11 @@ public final class Dashboard: HTTPResponder {
         self.pageCache = PageCache(timeline: service.timeline, isEnabled: !configuration.reloadTemplates)
         self.liveChannels = LiveChannels(timeline: service.timeline)
         var router = Router<DashboardContext>(fallback: StaticFiles(root: configuration.publicDirectory))
-        let routes = Routes(templates: templates, service: service, storage: storage, pageCache: pageCache,
+        var routes = Routes(templates: templates, service: service, storage: storage, pageCache: pageCache,
                             liveChannels: liveChannels, catalogName: configuration.catalogName,
                             scenarioDownloads: ScenarioDownload.list(in: configuration.publicDirectory),
                             ownServer: ownServer, adminToken: configuration.adminToken)
+        routes.apiReference = APIReference.load(in: configuration.publicDirectory)
         routes.register(in: &router)
         chain = Self.chain(router: router, pageCache: pageCache, adminToken: configuration.adminToken,
                            errorPages: ErrorPages(templates: templates, catalogName: configuration.catalogName), log: log)

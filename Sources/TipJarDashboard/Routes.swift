@@ -20,6 +20,8 @@ struct Routes: Sendable {
     let ownServer: OwnServer
     /// The admin token a scenario run sends as `Authorization: Bearer`, or `nil`.
     let adminToken: String?
+    /// `Public/api/openapi.json`, read once, for the `/api` page.
+    var apiReference = APIReference(problem: "not loaded")
 
     func register(in router: inout Router<DashboardContext>) {
         registerPages(in: &router)
@@ -31,6 +33,7 @@ struct Routes: Sendable {
         registerHistory(in: &router)
         registerDownloads(in: &router)
         registerScenarioRuns(in: &router)
+        registerAPIDocs(in: &router)
     }
 
     // MARK: Request helpers
