@@ -17,7 +17,7 @@ ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 
 OVERFLOW_JS = """
 return Array.from(document.querySelectorAll('main *')).filter(function (e) {
-  var r = e.getBoundingClientRect(); return r.right > innerWidth + 0.5 && !e.closest('.api-example');
+  var r = e.getBoundingClientRect(); return r.right > innerWidth + 0.5;
 }).map(function (e) { return e.tagName + ' ' + (e.textContent || '').slice(0, 60); }).slice(0, 5);"""
 
 
