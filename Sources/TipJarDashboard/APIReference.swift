@@ -73,6 +73,7 @@ struct APIReference: Sendable, Equatable {
         }
     }
 
+    /// An empty reference whose page says `problem`.
     init(problem: String) {
         self.init(title: "JSON API", version: "", description: "", groups: [], schemas: [], problem: problem)
     }
