@@ -25,24 +25,27 @@ let package = Package(
         .target(name: "CHTTPSystem"),
         .target(
             name: "TipJar",
-            exclude: ["StoreKitFidelity.md"],
+            exclude: ["StoreKitFidelity.md", "README.md"],
             resources: [.copy("Resources/TipProducts.storekit")]
         ),
-        .target(name: "TipJarSQLite", dependencies: ["TipJar", "CSQLite"]),
+        .target(name: "TipJarSQLite", dependencies: ["TipJar", "CSQLite"], exclude: ["README.md"]),
         .target(
             name: "HTTPServer",
             dependencies: [.target(name: "CHTTPSystem", condition: .when(platforms: [.linux])),
-                           .target(name: "CMalloc", condition: .when(platforms: [.linux]))]
+                           .target(name: "CMalloc", condition: .when(platforms: [.linux]))],
+            exclude: ["README.md"]
         ),
         .target(name: "Mustache"),
         .target(name: "TipJarScenario", dependencies: ["TipJar"]),
         .target(
             name: "TipJarDashboard",
-            dependencies: ["TipJar", "HTTPServer", "Mustache", "TipJarScenario"]
+            dependencies: ["TipJar", "HTTPServer", "Mustache", "TipJarScenario"],
+            exclude: ["README.md"]
         ),
         .executableTarget(
             name: "tipjar",
-            dependencies: ["TipJar", "TipJarSQLite", "TipJarDashboard", "HTTPServer", "CMalloc", "TipJarScenario"]
+            dependencies: ["TipJar", "TipJarSQLite", "TipJarDashboard", "HTTPServer", "CMalloc", "TipJarScenario"],
+            exclude: ["README.md"]
         ),
         // The domain rules every TipJarStorage keeps, run by TipJarTests (in memory) and TipJarSQLiteTests (a file).
         .target(name: "TipJarStorageRules", dependencies: ["TipJar"], path: "Tests/TipJarStorageRules"),

@@ -1,7 +1,7 @@
 import Foundation
 import TipJar
 
-/// The JSON API's bodies, with exactly the field names of the README's API section.
+/// The JSON API's bodies, with exactly the field names of Public/api/openapi.json.
 enum APIModels {
     /// An install: `{"id","label","locale","storefront","accountID","hearts","legacyHasTipped","isRunning"}`.
     struct InstallBody: Encodable {

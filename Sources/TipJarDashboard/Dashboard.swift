@@ -4,7 +4,7 @@ import Mustache
 import TipJar
 
 /// The web dashboard: every page, fragment and JSON endpoint, behind the security checks of the
-/// README's Security section (admin token, CSRF token bound to a session cookie, same-origin checks,
+/// Sources/HTTPServer/README.md, "Security" (admin token, CSRF token bound to a session cookie, same-origin checks,
 /// JSON content type) and with the security headers on every response. ``DashboardStack`` builds it.
 ///
 /// The `Host` allow-list (DNS rebinding) is enforced by `HTTPServer`'s parser before a request reaches

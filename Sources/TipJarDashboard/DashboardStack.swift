@@ -41,7 +41,8 @@ public struct DashboardStack: HTTPResponder {
         let routes = Routes(templates: templates, service: service, storage: storage, pageCache: pageCache,
                             liveChannels: liveChannels, catalogName: configuration.catalogName,
                             scenarioDownloads: ScenarioDownload.list(in: configuration.publicDirectory),
-                            scenarioRuns: ScenarioRuns(transport: InProcessTransport(responder: { slot.current }, bearerToken: configuration.adminToken)))
+                            scenarioRuns: ScenarioRuns(transport: InProcessTransport(responder: { slot.current }, bearerToken: configuration.adminToken)),
+                            apiReference: APIReference.load(in: configuration.publicDirectory))
         routes.register(in: &router)
         let chain = Dashboard.chain(router: router, adminToken: configuration.adminToken,
                                     errorPages: ErrorPages(templates: templates, catalogName: configuration.catalogName), log: environment.log)

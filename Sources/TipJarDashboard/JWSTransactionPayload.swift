@@ -5,7 +5,7 @@ extension APIModels {
     /// A transaction as the App Store signs it: the keys and JSON types of the App Store Server API's
     /// `JWSTransactionDecodedPayload` (https://developer.apple.com/documentation/appstoreserverapi/jwstransactiondecodedpayload),
     /// the payload of StoreKit's `VerificationResult.jwsRepresentation`, so that a server-side decoder written for
-    /// Apple's payload reads it. The JSON API nests it as a transaction's `jwsPayload` (README "JSON API").
+    /// Apple's payload reads it. The JSON API nests it as a transaction's `jwsPayload` (Public/api/openapi.json).
     ///
     /// Only the fields a consumable has are written; Apple omits a field without a value, and so does this (absent,
     /// never `null`): `revocationDate` and `revocationReason` until a refund, `appAccountToken` without the purchase

@@ -2,7 +2,7 @@ import Foundation
 import HTTPServer
 import TipJar
 
-/// The JSON API under `/api/` (README, "JSON API"): the same actions as the pages, for scripts and
+/// The JSON API under `/api/` (Public/api/openapi.json, shown at `/api`): the same actions as the pages, for scripts and
 /// the CI of an app under test. Errors are `{"error": "…"}` with a 4xx/5xx status.
 extension Routes {
     func registerAPI(in router: inout Router<DashboardContext>) {

@@ -2,8 +2,8 @@ import Foundation
 import HTTPServer
 import TipJar
 
-/// Downloads: the ledger, the installs list and the transactions as CSV or JSON (`?format=csv|json`, README "JSON
-/// API"), the recorded scenario of an install, and the OpenAPI description.
+/// Downloads: the ledger, the installs list and the transactions as CSV or JSON (`?format=csv|json`, Sources/TipJarDashboard/README.md,
+/// "Export"), the recorded scenario of an install, and the OpenAPI description.
 extension Routes {
     /// The export formats; `nil` (no `format`) keeps the plain JSON answer.
     enum ExportFormat: String {

@@ -18,6 +18,8 @@ struct Routes: Sendable {
     let scenarioDownloads: [ScenarioDownload]
     /// `/store`'s scenario runs, answered by this dashboard in process.
     let scenarioRuns: ScenarioRuns
+    /// `Public/api/openapi.json`, read once, for the `/api` page.
+    let apiReference: APIReference
 
     func register(in router: inout Router<DashboardContext>) {
         registerPages(in: &router)
@@ -30,6 +32,7 @@ struct Routes: Sendable {
         registerTransactionLife(in: &router)
         registerDownloads(in: &router)
         registerScenarioRuns(in: &router)
+        registerAPIDocs(in: &router)
     }
 
     // MARK: Request helpers

@@ -2,7 +2,7 @@ import Foundation
 import TipJar
 
 /// `PUT /api/store`: a JSON object whose present fields replace the current settings; absent
-/// fields keep their value, and `null` inside `failures` turns that failure off (README, API). The fields, their
+/// fields keep their value, and `null` inside `failures` turns that failure off (Public/api/openapi.json, `StorePatch`). The fields, their
 /// values and the messages come from ``StoreSettings/declarations``.
 enum StorePatch {
     /// The top-level fields a patch may name: each declaration's first ``StoreSetting/path`` segment.

@@ -2,7 +2,7 @@ import Foundation
 import TipJar
 
 /// A scenario file: a named list of steps against the dashboard's JSON API, each with the
-/// outcomes it expects (README, "Scenarios"; the format is `Public/scenarios/schema/scenario.schema.json`).
+/// outcomes it expects (Public/scenarios/README.md; the format is `Public/scenarios/schema/scenario.schema.json`).
 public struct Scenario: Sendable {
     /// A short title, shown in the run's output and as the JUnit test suite's name.
     public var name: String

@@ -18,7 +18,7 @@ final class ScenarioSession {
         self.accountSuffix = accountSuffix
     }
 
-    /// Every store setting at its default (README, "Store settings"), for `store` steps with `reset: true`: one field
+    /// Every store setting at its default (Sources/TipJar/README.md, "Store settings"), for `store` steps with `reset: true`: one field
     /// per ``StoreSettings/declarations`` entry, nested as `GET /api/store` answers.
     static let defaultStoreSettings: [String: JSONValue] = {
         func json(_ value: StoreSetting.Value) -> JSONValue {

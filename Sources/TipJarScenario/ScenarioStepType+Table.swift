@@ -1,7 +1,7 @@
 import Foundation
 
 extension ScenarioStepType {
-    /// Every step type, in the order the README documents them. Each entry is the whole
+    /// Every step type, in the order Public/scenarios/README.md documents them. Each entry is the whole
     /// definition of a step: adding an endpoint to scenarios is one entry here and one name in
     /// `Public/scenarios/schema/scenario.schema.json`.
     public static let all: [ScenarioStepType] = [

@@ -5,8 +5,8 @@ import TipJarDashboard
 import TipJarScenario
 import TipJarSQLite
 
-/// `tipjar scenario run FILE… [--junit OUT.xml] [--url URL]`: runs scenario files (README,
-/// "Scenarios"), each against a fresh dashboard on a temporary SQLite database and a loopback port
+/// `tipjar scenario run FILE… [--junit OUT.xml] [--url URL]`: runs scenario files
+/// (Public/scenarios/README.md), each against a fresh dashboard on a temporary SQLite database and a loopback port
 /// (or, with `--url`, against a running server). Exits 0 when every step held, 1 when one failed,
 /// 64 when a file is malformed (nothing runs then) or the command line is wrong.
 struct ScenarioCommand {

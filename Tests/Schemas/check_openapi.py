@@ -233,6 +233,18 @@ def exercise(api):
     api.call("POST", "/api/transactions/999999/refund", expect=404)
     api.call("GET", f"/api/transactions/{tid}", expect=200)
     exercise_history(api, iid, tid)
+    exercise_refused_targets(api)
+
+
+def exercise_refused_targets(api):
+    """Every operation with a path parameter, with that segment decoding to a control character: the HTTP
+    layer refuses the request-target (400, text/plain) before any route is matched."""
+    for template, item in api.spec["paths"].items():
+        if "{" not in template:
+            continue
+        target = re.sub(r"\{[^/]+\}", "%01", template, count=1)
+        for method in item:
+            api.call(method.upper(), target, expect=400)
 
 
 def exercise_history(api, iid, tid):

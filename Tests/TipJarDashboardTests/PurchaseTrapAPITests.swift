@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import TipJar
 
-/// The purchase traps through the JSON API (README, "Rehearse these StoreKit traps"): each set up with `PUT /api/store`
+/// The purchase traps through the JSON API (Public/scenarios/README.md, "Rehearse these StoreKit traps"): each set up with `PUT /api/store`
 /// as a script would, its outcome read back from the purchase answer, the ledger and the transaction list. Late
 /// deliveries wait at a ``DelayGate``.
 @Suite("Purchase traps, JSON API", .serialized)

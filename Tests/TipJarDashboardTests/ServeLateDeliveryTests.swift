@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// `tipjar serve` with late deliveries still waiting (README, "Rehearse these StoreKit traps"): a signal stops it
+/// `tipjar serve` with late deliveries still waiting (Public/scenarios/README.md, "Rehearse these StoreKit traps"): a signal stops it
 /// without waiting for them, and a charged transaction the stopped app never received reaches it at its first
 /// launch after the restart.
 @Suite("tipjar serve and late deliveries", .serialized)

@@ -5,7 +5,7 @@ import TipJar
 /// Every store setting is declared once (`StoreSettings.declarations`, Sources/TipJar/Store/StoreSettings+Declarations.swift)
 /// and the JSON API, the `/store` form and its rows, and `Public/api/openapi.json` all follow the declaration: each
 /// declared setting round-trips through `PUT /api/store` and the form, and a value outside its declaration is refused
-/// with the message the README's API section promises, changing nothing.
+/// with the message Public/api/openapi.json and Sources/TipJar/README.md promise, changing nothing.
 @Suite("Store settings, one declaration each", .serialized)
 struct StoreSettingDeclarationTests {
     let pages = PageTests()
@@ -98,7 +98,7 @@ struct StoreSettingDeclarationTests {
         }
     }
 
-    /// The messages as the README and scripts know them, written out.
+    /// The messages as the documents and scripts know them, written out.
     @Test(arguments: [
         (#"{"latencyMs":60001}"#, "latencyMs must be a whole number from 0 to 60000."),
         (#"{"listenerReemits":4}"#, "listenerReemits must be a whole number from 0 to 3."),

@@ -80,7 +80,7 @@ struct PurchaseOptionsAndErrorsTests {
         #expect(await world.service.isPurchaseOpen(installID: install.id) == false)
     }
 
-    /// The precedence rule (README, "Store settings"): the Purchase failure injection is thrown first.
+    /// The precedence rule (Sources/TipJar/README.md, "Which purchase setting wins"): the Purchase failure injection is thrown first.
     @Test func thePurchaseFailureInjectionWinsOverAFailedOutcomeAndOverABadQuantity() async throws {
         let world = try await TestWorld.make(settings: StoreSettings(purchaseOutcome: .failed, purchaseError: .networkError,
                                                                      failures: StoreSettings.Failures(purchase: PurchaseFailure(Product.PurchaseError.purchaseNotAllowed))))

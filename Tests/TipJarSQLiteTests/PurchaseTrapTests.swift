@@ -3,7 +3,7 @@ import Testing
 import TipJar
 @testable import TipJarSQLite
 
-/// The purchase traps of README's "Rehearse these StoreKit traps" (interrupted purchases, finish() ignored, charged
+/// The purchase traps of Public/scenarios/README.md's "Rehearse these StoreKit traps" (interrupted purchases, finish() ignored, charged
 /// despite an error, Restore replays, re-emit later), each a store setting, on a real SQLite file. Late deliveries
 /// wait at the world's `Gate`, so a test decides when their delay is over instead of sleeping.
 @Suite("Purchase traps")

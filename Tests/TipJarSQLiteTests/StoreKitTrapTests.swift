@@ -3,7 +3,7 @@ import Testing
 import TipJar
 @testable import TipJarSQLite
 
-/// The real-world StoreKit traps (README "Rehearse these StoreKit traps"), each reproduced as a scenario with injected clock and IDs.
+/// The real-world StoreKit traps (Public/scenarios/README.md, "Rehearse these StoreKit traps"), each reproduced as a scenario with injected clock and IDs.
 @Suite("StoreKit traps")
 struct StoreKitTrapTests {
     @Test func trap1SameTransactionFromPurchaseAndListenerCountsOnce() async throws {

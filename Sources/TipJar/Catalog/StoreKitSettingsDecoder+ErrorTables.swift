@@ -29,7 +29,7 @@ extension StoreKitSettingsDecoder {
     /// `networkError`, `systemError`, `notAvailableInStorefront`, `notEntitled`; iOS 17 SDK
     /// `StoreKit.swiftmodule/arm64-apple-ios.swiftinterface`), then `unsupported` (added in iOS 18.4,
     /// https://developer.apple.com/documentation/storekit/storekiterror). No Apple document states how Xcode
-    /// numbers `current.index`; this order is the dashboard's choice (README, "The file's settings").
+    /// numbers `current.index`; this order is the dashboard's choice (Sources/TipJar/README.md, "The file's settings").
     static let genericErrors: [StoreKitError] = [.unknown, .userCancelled, .networkError, .systemError,
                                                  .notAvailableInStorefront, .notEntitled, .unsupported]
 

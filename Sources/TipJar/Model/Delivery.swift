@@ -67,7 +67,7 @@ public struct Delivery: Sendable, Equatable {
     }
 }
 
-/// Why a ledger row looks the way it does when a store trap (README, "Rehearse these StoreKit traps") made it:
+/// Why a ledger row looks the way it does when a store trap (Public/scenarios/README.md, "Rehearse these StoreKit traps") made it:
 /// stored with the row, so the ledger explains itself after a restart too.
 public enum DeliveryNote: String, Sendable, Codable, CaseIterable {
     /// The store ignored the handler's `finish()`: the transaction stays unfinished and comes back.

@@ -1,6 +1,6 @@
 import Foundation
 
-/// A delivery the store makes later than the request that caused it (README, "Rehearse these StoreKit traps").
+/// A delivery the store makes later than the request that caused it (Public/scenarios/README.md, "Rehearse these StoreKit traps").
 enum LateDelivery: Sendable {
     /// `listenerReemits` re-emits of a delivered transaction, `listenerReemitDelayMs` after it.
     case reemits(Transaction, count: Int, installID: String)

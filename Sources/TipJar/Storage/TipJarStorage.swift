@@ -1,7 +1,7 @@
 import Foundation
 
-/// Persistence the core needs, implemented by `TipJarSQLite` (README "Layout of the code": "Persistence behind
-/// protocols"). Every method is one atomic unit of work: it either happens whole or throws.
+/// Persistence the core needs, implemented by `TipJarSQLite` (Sources/README.md, "Targets": "persistence behind
+/// `TipJarStorage`"). Every method is one atomic unit of work: it either happens whole or throws.
 ///
 /// A store that cannot work now throws ``StorageUnavailable`` or an error of its own that conforms to
 /// ``StorageFailure`` (the SQLite adapter's `DatabaseError` does); the dashboard answers those with a 503.

@@ -117,7 +117,7 @@ public actor SimulatedStore {
     /// `Product.purchase(options:)` for an install: waits `purchaseLatencyMs`, then answers with the set
     /// outcome. A `.pending` purchase is kept for Ask to Buy and has no transaction yet.
     ///
-    /// The order of the checks is the precedence rule (README, "Which purchase setting wins"): the Purchase
+    /// The order of the checks is the precedence rule (Sources/TipJar/README.md, "Which purchase setting wins"): the Purchase
     /// failure injection first (it throws before anything else and creates nothing; it wins over every outcome,
     /// `failed` included), then a product the store does not hold (`productUnavailable`), a quantity outside 1...10
     /// (`invalidQuantity`), then the purchase traps: `interruptedPurchases` keeps an interrupted transaction and

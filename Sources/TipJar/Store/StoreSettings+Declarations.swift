@@ -1,4 +1,4 @@
-/// Every store setting, declared once (README, "Where to add a store setting"). The order is the `/store` form's
+/// Every store setting, declared once (Sources/README.md, "A store setting"). The order is the `/store` form's
 /// (within each fieldset) and the summary's; `PUT /api/store` checks fields in it and reports the first bad one.
 extension StoreSettings {
     /// Every setting, in form order.

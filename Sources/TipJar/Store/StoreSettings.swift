@@ -80,7 +80,7 @@ public struct StoreSettings: Sendable, Equatable, Codable {
     /// answers `.pending` and waits for Approve or Decline, whatever `purchaseOutcome` says. The `.storekit`
     /// file's `_askToBuyEnabled` sets it.
     public var askToBuyEnabled: Bool
-    // The purchase traps (README, "Rehearse these StoreKit traps"); every one is off by default.
+    // The purchase traps (Public/scenarios/README.md, "Rehearse these StoreKit traps"); every one is off by default.
     /// Interrupted purchases, as `SKTestSession.interruptedPurchasesEnabled`
     /// (https://developer.apple.com/documentation/storekittest/sktestsession/interruptedpurchasesenabled): "causes
     /// all purchases to fail until you disable it"; each one keeps an interrupted transaction until
@@ -101,7 +101,7 @@ public struct StoreSettings: Sendable, Equatable, Codable {
     /// How long after the failed purchase answered a "charged despite an error" transaction reaches the listener.
     public static let lateDeliveryDelayMs = 3_000
 
-    // The purchase sheet (README, "The purchase sheet").
+    // The purchase sheet (Sources/TipJar/README.md, "The purchase sheet").
     /// "Skip the purchase sheet", as `SKTestSession.disableDialogs`
     /// (https://developer.apple.com/documentation/storekittest/sktestsession/disabledialogs): no App Store sheet
     /// is shown; every purchase is confirmed at once. The `.storekit` file's `_disableDialogs` sets it.

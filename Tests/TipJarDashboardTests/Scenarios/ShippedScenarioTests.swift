@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import TipJarScenario
 
-/// The scenarios shipped in `Public/scenarios/` (one per row of the README's "Rehearse these
+/// The scenarios shipped in `Public/scenarios/` (one per row of Public/scenarios/README.md's "Rehearse these
 /// StoreKit traps" table), run against a real dashboard, and the `tipjar scenario run` exit codes.
 @Suite("shipped scenarios")
 struct ShippedScenarioTests {
@@ -21,8 +21,8 @@ struct ShippedScenarioTests {
         }
     }
 
-    @Test func everyTrapOfTheREADMEHasAShippedScenario() throws {
-        let readme = try String(contentsOf: LiveServer.repositoryRoot.appendingPathComponent("README.md"), encoding: .utf8)
+    @Test func everyTrapOfTheScenariosREADMEHasAShippedScenario() throws {
+        let readme = try String(contentsOf: Self.folder.appendingPathComponent("README.md"), encoding: .utf8)
         let rows = readme.components(separatedBy: "\n").filter { $0.range(of: #"^\| (\d+)\. "#, options: .regularExpression) != nil }
         #expect(rows.count == 15)
         for number in 1...rows.count {
