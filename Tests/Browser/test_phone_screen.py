@@ -24,7 +24,7 @@ PHONE = (390, 844)
 COFFEE, SNACK, LUNCH = (f"com.example.tipjar.tip.{name}" for name in ("coffee", "snack", "lunch"))
 SEED_NAMES = {"en": ["Coffee", "Snack", "Lunch"], "pt-BR": ["Café", "Lanche", "Almoço completo"]}
 THANKS = {"en": "Thank you for supporting the app!", "pt-BR": "Obrigado por apoiar o app!"}
-SIZES = ("default", "large", "accessibility")
+SIZES = ("large", "xxLarge", "AX5")  # Dynamic Type: Large (the default), a bigger standard size, the largest
 
 
 def emulate_phone(driver, width=PHONE[0], height=PHONE[1]):
@@ -189,8 +189,8 @@ def test_large_and_accessibility_sizes_scale_every_text_of_the_screen(browser, s
         measured[size] = {name: with_notice[name] or with_alert[name] for name in SCREEN_TEXTS}
         assert None not in measured[size].values(), f"{size}: missing {measured[size]}"
     for name in SCREEN_TEXTS:
-        default, large, accessibility = (measured[size][name] for size in SIZES)
-        assert default < large < accessibility, f"{name} does not grow with the text size: {default}, {large}, {accessibility} px"
+        large, bigger, largest = (measured[size][name] for size in SIZES)
+        assert large < bigger < largest, f"{name} does not grow with the text size: {large}, {bigger}, {largest} px"
 
 
 NAME_FIT_JS = """
