@@ -185,6 +185,8 @@
           var sheet = document.getElementById("purchase-sheet");
           if (sheet) { sheet.remove(); }
         }
+        // A purchase another tab opened meanwhile (a 409 said so) keeps this tab's tiles disabled.
+        if (isPurchase || isSheet) { followOtherTabs(); }
         restoreFocus(isSheet ? sheetOpener : button);
       });
   }

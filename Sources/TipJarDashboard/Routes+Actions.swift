@@ -112,10 +112,10 @@ extension Routes {
         return .redirect(to: "/installs/\(installID)?load=now&\(feedback.query)\(Self.textSizeQuery(context))\(FeedbackOnce.marker())")
     }
 
-    /// `&textSize=…` when the form carried a known text size other than `default`, so a no-JavaScript user
-    /// keeps it across the redirect (``TextSize``: an earlier name is passed on as today's).
+    /// `&textSize=…` when the form carried a known text size other than the default (Large), so a no-JavaScript
+    /// user keeps it across the redirect (``TextSize``: an earlier name is passed on as today's).
     static func textSizeQuery(_ context: DashboardContext) -> String {
-        guard let value = context.form["textSize"], value != "default", let size = TextSize(value: value) else { return "" }
+        guard let size = TextSize(value: context.form["textSize"]), size != .default else { return "" }
         return "&textSize=\(size.rawValue)"
     }
 
