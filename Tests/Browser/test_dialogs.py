@@ -119,11 +119,11 @@ def test_the_purchase_sheet_shows_product_price_account_and_a_wide_confirm_insid
                     if not browser.find_element(By.ID, part).is_displayed():
                         problems.append(f"{label}: no {part}")
                 confirm = browser.execute_script(
-                    "var c = document.getElementById('sheet-confirm').getBoundingClientRect(),"
-                    " f = document.getElementById('sheet-confirm').form.getBoundingClientRect();"
-                    "return {confirm: c.width, form: f.width, bottom: c.bottom, height: innerHeight};")
-                if abs(confirm["confirm"] - confirm["form"]) > 1:
-                    problems.append(f"{label}: Confirm is {confirm['confirm']} px wide, its row {confirm['form']} px")
+                    "var sheet = document.getElementById('purchase-sheet'), style = getComputedStyle(sheet);"
+                    "return {confirm: document.getElementById('sheet-confirm').getBoundingClientRect().width,"
+                    " content: sheet.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight)};")
+                if abs(confirm["confirm"] - confirm["content"]) > 1:
+                    problems.append(f"{label}: Confirm is {confirm['confirm']} px wide in a {confirm['content']} px sheet")
                 browser.find_element(By.ID, "sheet-cancel").click()
                 wait(browser, lambda: sheet_is_gone(browser), message="Cancel did not close the sheet")
     assert not problems, "\n".join(problems)
