@@ -29,6 +29,18 @@
     showAlert();
     enhance(document);
     fitTiles(document);
+    followOtherTabs();
+  }
+
+  // A purchase (or its sheet) open in another tab, or through the API, disables this tab's tiles too: the live
+  // channel's #purchase-state says whether one is open on the install. This tab's own purchase and sheet manage
+  // the tiles themselves (setPurchaseOpen), so the state is applied only while this tab has neither.
+  var ownPurchase = false;
+  function followOtherTabs() {
+    var state = document.getElementById("purchase-state");
+    if (!state || ownPurchase || document.getElementById("purchase-sheet")) { return; }
+    var open = state.getAttribute("data-open") === "true";
+    tipButtons().forEach(function (button) { button.disabled = open; });
   }
 
   // The live channel's feedback fragment holds the notice that is true now. It replaces what the page
@@ -143,6 +155,7 @@
     var button = event.submitter || form.querySelector("button");
     if (isPurchase) {
       if (button.disabled) { return; }
+      ownPurchase = true;
       setPurchaseOpen(true);
       sheetOpener = button;
     }
@@ -164,6 +177,7 @@
     promise.then(function (result) { swap(result.text); })
       .catch(function () { showUnreachable(); })
       .then(function () {
+        if (isPurchase || isSheet) { ownPurchase = false; }
         // A tap that opened the sheet keeps the purchase open until Confirm or Cancel answers.
         if (isPurchase && showSheet()) { return; }
         if (isPurchase || isSheet) { setPurchaseOpen(false); }
@@ -171,6 +185,8 @@
           var sheet = document.getElementById("purchase-sheet");
           if (sheet) { sheet.remove(); }
         }
+        // A purchase another tab opened meanwhile (a 409 said so) keeps this tab's tiles disabled.
+        if (isPurchase || isSheet) { followOtherTabs(); }
         restoreFocus(isSheet ? sheetOpener : button);
       });
   }

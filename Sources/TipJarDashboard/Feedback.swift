@@ -35,7 +35,7 @@ struct Feedback: Equatable {
         case .purchased: strings.thankYou
         case .full: strings.thankYouMax
         case .pending: strings.pending
-        case .restored: count == 0 ? strings.restoredNone : String(format: strings.restoredSome, count)
+        case .restored: count == 0 ? strings.restoredNone : strings.restoredSome(count)
         case .cancelled, .unverified, .failed, .restoreFailed: nil
         }
     }

@@ -110,14 +110,14 @@ extension Routes {
         if context.wantsFragment {
             return try await liveFragments(install: try await service.install(installID), feedback: feedback)
         }
-        return .redirect(to: "/installs/\(installID)?load=now&\(feedback.query)\(Self.textSizeQuery(context))")
+        return .redirect(to: "/installs/\(installID)?load=now&\(feedback.query)\(Self.textSizeQuery(context))\(FeedbackOnce.marker())")
     }
 
-    /// `&textSize=…` when the form carried a known, non-default text size, so a no-JavaScript user
-    /// keeps it across the redirect.
+    /// `&textSize=…` when the form carried a known text size other than the default (Large), so a no-JavaScript
+    /// user keeps it across the redirect (``TextSize``: an earlier name is passed on as today's).
     static func textSizeQuery(_ context: DashboardContext) -> String {
-        guard let size = context.form["textSize"], size != "default", ViewModels.textSizes.contains(where: { $0.value == size }) else { return "" }
-        return "&textSize=\(size)"
+        guard let size = TextSize(value: context.form["textSize"]), size != .default else { return "" }
+        return "&textSize=\(size.rawValue)"
     }
 
     /// A checkbox of a form: a checked box sends its `value` (`on` when it has none,

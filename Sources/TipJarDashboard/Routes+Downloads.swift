@@ -13,7 +13,7 @@ extension Routes {
             let since = installEvents.first { $0.kind == "install.created" }?.at ?? .distantPast
             let store = service.timeline.storeWideEvents(since: since)
             guard store.isComplete else {
-                throw RequestError(status: .conflict, message: "The store changes since this install was created are no longer all on the timeline (it keeps the last events only), so its steps cannot be recorded.")
+                throw RequestError(status: .conflict, message: Self.storeChangesLeftTheTimeline)
             }
             let events = ScenarioRecorder.merge(store.events.filter { $0.kind == "store.settings" }, installEvents)
             let ledger = try await storage.ledger(installID: id, limit: 10_000)

@@ -33,7 +33,8 @@ extension Routes {
     }
 
     /// The fragments a purchase, restore, poll or live event swaps in: hearts, feedback, ledger, the
-    /// install's state line, its timeline and its transaction lives. Without `feedback` (a poll or live event), the feedback
+    /// install's state line, its timeline, its transaction lives, and whether a purchase (or its sheet) is open, which
+    /// disables the tiles of every other tab showing the install (`app.js`). Without `feedback` (a poll or live event), the feedback
     /// fragment holds the notice that is true now (``liveNotice(install:ledger:)``); `app.js` applies it
     /// only where it replaces a pending notice or brings one.
     func liveHTML(install given: Install, feedback: Feedback?) async throws -> String {
@@ -46,14 +47,16 @@ extension Routes {
         var notice = feedback
         if notice == nil { notice = try await liveNotice(install: install, ledger: ledger) }
         let events = service.timeline.events(installID: install.id, limit: 30)
+        let purchaseOpen = await service.isPurchaseOpen(installID: install.id)  // a sheet or purchase in any tab
         return [
             try templates.render("fragments/hearts", ["hearts": ViewModels.hearts(install.hearts, strings: strings)]),
             try templates.render("fragments/feedback", ["feedback": notice?.data ?? [:]]),
             try templates.render("fragments/ledger", ["ledger": ViewModels.ledgerRows(ledger)]),
             try templates.render("fragments/install-meta", ["install": ViewModels.install(install),
                                                             "accountPath": .string(ViewModels.urlComponent(install.accountID))]),
-            try templates.render("fragments/timeline", ["events": .array(events.map(ViewModels.event)), "hasEvents": .bool(!events.isEmpty)]),
+            try templates.render("fragments/timeline", ["events": try await eventRows(events), "hasEvents": .bool(!events.isEmpty)]),
             try templates.render("fragments/lives", ["lives": try await transactionLives(install: install, ledger: ledger)]),
+            try templates.render("fragments/purchase-state", ["purchaseOpen": .bool(purchaseOpen)]),
         ].joined(separator: "\n")
     }
 

@@ -76,7 +76,7 @@ extension Routes {
         data["overview"] = ["installs": .int(overview.installs), "tips": .int(overview.tips), "hearts": .int(overview.hearts),
                             "isEmpty": .bool(overview.installs == 0)]
         data["settings"] = ViewModels.settings(service.store.settings)
-        data["events"] = .array(service.timeline.events(installID: nil, limit: 20).map(ViewModels.event))
+        data["events"] = try await eventRows(service.timeline.events(installID: nil, limit: 20))
         return try html("pages/overview", data)
     }
 
@@ -127,14 +127,18 @@ extension Routes {
         async let found = storage.installWithLedger(id: installID, limit: 200)
         guard let (install, ledger) = try await found else { throw TipJarError.installNotFound(installID) }
         let state: TipJarState = load ? try await service.loadOffers(installID: installID) : .loading
+        let (feedback, shownCookie) = FeedbackOnce.feedback(request, installID: installID, locale: install.locale)
         var data = ViewModels.installPage(
             install: install, state: state, isPurchaseOpen: await service.isPurchaseOpen(installID: installID),
             ledger: ledger, events: service.timeline.events(installID: installID, limit: 30),
             csrfToken: csrfToken, catalogName: catalogName, textSize: request.queryValue("textSize"),
-            feedback: Feedback.fromQuery(request, locale: install.locale),
+            feedback: feedback,
             skipPurchaseSheet: service.store.settings.skipPurchaseSheet, sheet: await service.purchaseSheet(installID: installID))
         data["lives"] = try await transactionLives(install: install, ledger: ledger)
-        return try html("pages/install", data)
+        if let refusal = scenarioRefusal(installID: installID) { data["scenarioRefusal"] = .string(refusal) }
+        var response = try html("pages/install", data)
+        if let shownCookie { response.fields.append(name: "Set-Cookie", value: shownCookie) }
+        return response
     }
 
     /// What `fragments/tipjar` needs about the tip jar itself.

@@ -55,10 +55,10 @@ extension Routes {
 
     /// What the sheet's templates need: the sheet, the install, the token and the text size.
     func sheetData(_ request: HTTPRequest, _ context: DashboardContext, sheet: PurchaseSheet, install: Install, csrfToken: String, inDialog: Bool = true) -> TemplateData {
-        let size = context.form["textSize"] ?? request.queryValue("textSize") ?? "default"
+        let size = TextSize(value: context.form["textSize"] ?? request.queryValue("textSize")) ?? .default
         return ["sheet": ViewModels.purchaseSheet(sheet, strings: .of(install.locale), inDialog: inDialog), "install": ViewModels.install(install),
                 "csrfToken": .string(csrfToken),
-                "textSize": .string(ViewModels.textSizes.contains { $0.value == size } ? size : "default")]
+                "textSize": .string(size.rawValue), "textSizeClasses": .string(size.classes)]
     }
 
     /// The answer to a purchase that closed (a tile with the sheet skipped, Confirm, Cancel): the live fragments
@@ -66,7 +66,7 @@ extension Routes {
     func purchaseAnswered(_ context: DashboardContext, installID: String, report: PurchaseReport) async throws -> HTTPResponse {
         let feedback = Feedback.purchase(report, locale: report.locale)
         guard context.wantsFragment else {
-            return .redirect(to: "/installs/\(installID)?load=now&\(feedback.query)\(Self.textSizeQuery(context))")
+            return .redirect(to: "/installs/\(installID)?load=now&\(feedback.query)\(Self.textSizeQuery(context))\(FeedbackOnce.marker())")
         }
         var response = try await liveFragments(install: try await service.install(installID), feedback: feedback)
         response.body += Array("\n".utf8) + (try templates.renderUTF8("fragments/purchase-sheet", [:]))

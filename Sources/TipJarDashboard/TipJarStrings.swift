@@ -18,7 +18,9 @@ struct TipJarStrings: Sendable {
     let restoreFailedTitle: String
     let unverified: String
     let restoredNone: String
-    let restoredSome: String
+    /// "Restore finished: 1 unfinished purchase delivered.": the sentence for a count above zero, singular or plural by
+    /// the language's CLDR plural rule (``PluralCategory``).
+    let restoredSome: @Sendable (Int) -> String
     /// The line that stays under the hearts whenever there is at least one.
     let thanks: String
     /// The alert's button.
@@ -72,7 +74,12 @@ struct TipJarStrings: Sendable {
         restoreFailedTitle: "Restore failed",
         unverified: "The App Store couldn't verify this purchase, so it wasn't counted.",
         restoredNone: "Restore finished. Tips are consumable, so only purchases the app never finished come back; there were none.",
-        restoredSome: "Restore finished: %d unfinished purchase(s) delivered.",
+        restoredSome: { count in
+            switch PluralCategory(count, locale: .en) {
+            case .one: "Restore finished: \(count) unfinished purchase delivered."
+            case .other: "Restore finished: \(count) unfinished purchases delivered."
+            }
+        },
         thanks: "Thank you for supporting the app!",
         ok: "OK",
         unreachable: "The app couldn't reach the App Store. Check the dashboard is running and try again.",
@@ -116,7 +123,12 @@ struct TipJarStrings: Sendable {
         restoreFailedTitle: "A restauração falhou",
         unverified: "A App Store não conseguiu verificar esta compra, então ela não foi contada.",
         restoredNone: "Restauração concluída. Gorjetas são consumíveis: só voltam compras que o app não finalizou, e não havia nenhuma.",
-        restoredSome: "Restauração concluída: %d compra(s) não finalizada(s) entregue(s).",
+        restoredSome: { count in
+            switch PluralCategory(count, locale: .ptBR) {
+            case .one: "Restauração concluída: \(count) compra não finalizada entregue."
+            case .other: "Restauração concluída: \(count) compras não finalizadas entregues."
+            }
+        },
         thanks: "Obrigado por apoiar o app!",
         ok: "OK",
         unreachable: "O app não conseguiu falar com a App Store. Confira se o painel está rodando e tente de novo.",

@@ -80,13 +80,15 @@ enum ViewModels {
     /// keep oldest first).
     static func ledgerRows(_ ledger: [Delivery]) -> MustacheValue { .array(ledger.reversed().map(delivery)) }
 
-    static func event(_ event: InstallEvent) -> MustacheValue {
+    /// A timeline event; `installExists` says whether its install can be linked to (``Routes/eventRows(_:)``).
+    static func event(_ event: InstallEvent, installExists: Bool = true) -> MustacheValue {
         let at = UTCTimestamp(event.at)
         var data: TemplateData = ["at": .string(at.isoWithMilliseconds), "atShort": .string(at.short), "kind": .string(event.kind),
                                   "detail": .string(event.detail)]
         if let id = event.installID {
             data["installID"] = .string(id)
             data["installShort"] = .string(shortID(id))
+            data["installExists"] = .bool(installExists)
         }
         return .object(data)
     }
@@ -112,14 +114,16 @@ enum ViewModels {
         if let sheet { data["sheet"] = purchaseSheet(sheet, strings: .of(install.locale)) }
         data["catalogName"] = .string(catalogName)
         data["nav"] = ["installs": true]
-        let size = textSizes.map(\.value).contains(textSize ?? "") ? textSize! : "default"
-        data["textSize"] = .string(size)
-        data["textSizes"] = choices(textSizes, selected: size)
+        let size = TextSize(value: textSize) ?? .default
+        data["textSize"] = .string(size.rawValue)
+        data["textSizeClasses"] = .string(size.classes)
+        data["textSizes"] = choices(textSizes, selected: size.rawValue)
         data["feedback"] = feedback?.data ?? [:]
         data["ledger"] = ledgerRows(ledger)
-        data["events"] = .array(events.map(event))
+        data["events"] = .array(events.map { event($0) })
         data["hasEvents"] = .bool(!events.isEmpty)
         data["live"] = .string("/installs/\(install.id)/live")
+        data["purchaseOpen"] = .bool(isPurchaseOpen)
         data["accountPath"] = .string(urlComponent(install.accountID))
         return data
     }
@@ -139,8 +143,9 @@ enum ViewModels {
         ($0.countryCode, "\($0.countryCode) · \($0.name) (\($0.currencyCode))")
     }
 
-    /// The text sizes of the install page's switch; `accessibility` stacks the tiles (README "Domain rules" 10).
-    static let textSizes: [(value: String, name: String)] = [("default", "Default"), ("large", "Large"), ("accessibility", "Accessibility (AX5)")]
+    /// The text sizes of the install page's switch (``TextSize``); the accessibility sizes stack the tiles (README
+    /// "Domain rules" 10).
+    static let textSizes: [(value: String, name: String)] = TextSize.allCases.map { ($0.rawValue, $0.name) }
 }
 
 extension ViewModels {
