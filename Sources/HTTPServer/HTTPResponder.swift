@@ -26,3 +26,10 @@ public struct ClosureResponder: HTTPResponder {
     /// - Returns: the closure's response.
     public func respond(to request: HTTPRequest) async -> HTTPResponse { await handler(request) }
 }
+
+extension ClosureResponder: RouterFallback {
+    /// Calls the closure (it never throws).
+    /// - Parameter request: the request.
+    /// - Returns: the closure's response.
+    public func answer(_ request: HTTPRequest) async throws -> HTTPResponse { await handler(request) }
+}

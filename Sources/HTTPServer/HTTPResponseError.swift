@@ -74,3 +74,24 @@ public struct InternalServerError: HTTPResponseError, Sendable {
         self.message = message
     }
 }
+
+extension HTTPError {
+    /// 404: no route and no file has this path (RFC 9110 §15.5.5).
+    public static let notFound = HTTPError(.notFound, title: "Not found", message: "Nothing is at this address.")
+
+    /// 405 with `Allow` listing what the path takes (RFC 9110 §15.5.6: "The origin server MUST generate an Allow
+    /// header field in a 405 response containing a list of the target resource's currently supported methods").
+    /// - Parameters:
+    ///   - method: the method that was refused.
+    ///   - allow: the `Allow` value, e.g. `GET, HEAD, OPTIONS`.
+    public static func methodNotAllowed(_ method: String, allow: String) -> HTTPError {
+        HTTPError(.methodNotAllowed, title: "Method not allowed", message: "\(method) is not allowed here; this address takes \(allow).",
+                  fields: ["Allow": allow])
+    }
+
+    /// 501 for a method the server does not recognize (RFC 9110 §15.6.2).
+    /// - Parameter method: the method token.
+    public static func notImplemented(_ method: String) -> HTTPError {
+        HTTPError(.notImplemented, title: "Not implemented", message: "This server does not implement the method \(method).", isLogged: false)
+    }
+}

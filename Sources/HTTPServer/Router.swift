@@ -5,6 +5,9 @@
 /// (empty segments and a trailing slash are ignored). Rules:
 /// - no pattern matches the path → ``fallback`` (e.g. ``StaticFiles``), else 404;
 /// - a pattern matches but not the method → 405 with `Allow` (RFC 9110 §15.5.6);
+/// - its own 404, 405 and 501 (and the fallback's) are thrown (``HTTPError/notFound``,
+///   ``HTTPError/methodNotAllowed(_:allow:)``, ``HTTPError/notImplemented(_:)``), so the ``MiddlewareChain`` renders
+///   them like every other error, in the request's format;
 /// - `HEAD` is served by the `GET` handler (the server drops the body, RFC 9110 §9.3.2);
 /// - `OPTIONS` (and `OPTIONS *`) → 204 with `Allow` (RFC 9110 §9.3.7);
 /// - a method it does not recognize (``implements(method:)``, e.g. `BREW`, `get`) → 501 (RFC 9110 §9.1).
@@ -27,11 +30,11 @@ public struct Router<Context: RequestContext>: Sendable {
     var routes: [Route] = []
 
     /// Answers requests whose path matches no route (e.g. ``StaticFiles``); `nil` → 404.
-    public var fallback: (any HTTPResponder)?
+    public var fallback: (any RouterFallback)?
 
     /// Creates an empty router.
     /// - Parameter fallback: responder for unmatched paths (default none → 404).
-    public init(fallback: (any HTTPResponder)? = nil) { self.fallback = fallback }
+    public init(fallback: (any RouterFallback)? = nil) { self.fallback = fallback }
 
     /// Adds a route.
     /// - Parameters:
@@ -70,15 +73,16 @@ public struct Router<Context: RequestContext>: Sendable {
     /// - Parameters:
     ///   - request: the request.
     ///   - context: its context; the handler gets it with the captured parameters.
-    /// - Returns: the handler's response, 404, 405 with Allow, or 204 with Allow for OPTIONS.
-    /// - Throws: what the handler throws.
+    /// - Returns: the handler's response, the fallback's, or 204 with Allow for OPTIONS.
+    /// - Throws: what the handler or the fallback throws; ``HTTPError/notFound``, ``HTTPError/methodNotAllowed(_:allow:)``
+    ///   or ``HTTPError/notImplemented(_:)``.
     public func respond(to request: HTTPRequest, context: Context) async throws -> HTTPResponse {
         if request.path == "*" {
             var allowed = Set(routes.map(\.method))
             allowed.insert("OPTIONS")
             return Self.allowResponse(.noContent, methods: allowed)
         }
-        guard implements(method: request.method) else { return .status(.notImplemented) }
+        guard implements(method: request.method) else { throw HTTPError.notImplemented(request.method) }
         let parts = RouteSegment.parts(of: request.path)
         var methods = Set<String>()
         var getMatch: (Route, RouteParameters)?
@@ -89,14 +93,14 @@ public struct Router<Context: RequestContext>: Sendable {
             methods.insert(route.method)
         }
         if methods.isEmpty {
-            if let fallback { return await fallback.respond(to: request) }
-            return .status(.notFound)
+            if let fallback { return try await fallback.answer(request) }
+            throw HTTPError.notFound
         }
         if request.method == "HEAD", let (route, parameters) = getMatch {
             return try await Self.run(route, request, context, parameters)
         }
         if request.method == "OPTIONS" { return Self.allowResponse(.noContent, methods: methods) }
-        return Self.allowResponse(.methodNotAllowed, methods: methods)
+        throw HTTPError.methodNotAllowed(request.method, allow: Self.allowValue(methods))
     }
 
     private static func run(_ route: Route, _ request: HTTPRequest, _ context: Context, _ parameters: RouteParameters) async throws -> HTTPResponse {
@@ -131,12 +135,17 @@ public struct Router<Context: RequestContext>: Sendable {
 
     /// A response with an `Allow` field listing `methods` (plus HEAD when GET is present, and OPTIONS).
     static func allowResponse(_ status: HTTPStatus, methods: Set<String>) -> HTTPResponse {
+        var response = status == .noContent ? HTTPResponse(status: status) : HTTPResponse.status(status)
+        response.fields["Allow"] = allowValue(methods)
+        return response
+    }
+
+    /// The `Allow` value for `methods`: with HEAD when GET is there, and OPTIONS, sorted.
+    static func allowValue(_ methods: Set<String>) -> String {
         var all = methods
         if all.contains("GET") { all.insert("HEAD") }
         all.insert("OPTIONS")
-        var response = status == .noContent ? HTTPResponse(status: status) : HTTPResponse.status(status)
-        response.fields["Allow"] = all.sorted().joined(separator: ", ")
-        return response
+        return all.sorted().joined(separator: ", ")
     }
 }
 
@@ -148,6 +157,14 @@ extension Router: HTTPResponder where Context == BasicRequestContext {
     public func respond(to request: HTTPRequest) async -> HTTPResponse {
         await MiddlewareChain(router: self, makeContext: { _ in BasicRequestContext() }).respond(to: request)
     }
+}
+
+/// What a ``Router`` asks about a path no route matches (``StaticFiles`` is one): an answer, or a thrown error
+/// (``HTTPError/notFound``) that the ``MiddlewareChain`` renders in the request's format.
+public protocol RouterFallback: Sendable {
+    /// The answer for `request`.
+    /// - Throws: an ``HTTPResponseError`` when there is nothing to send (404, 405).
+    func answer(_ request: HTTPRequest) async throws -> HTTPResponse
 }
 
 /// ``Router/standardMethods``, stored once (a generic type cannot hold a static stored property).

@@ -15,7 +15,7 @@ import Glibc
 /// `If-None-Match` yields 304 (RFC 9110 §13.1.2, weak comparison). File bytes are cached in memory
 /// after the first read (up to 64 MiB in total), so changes on disk are not picked up until restart;
 /// every response shares the cached bytes (the server writes them without copying).
-public struct StaticFiles: HTTPResponder {
+public struct StaticFiles: HTTPResponder, RouterFallback {
     /// The root folder as given.
     public let root: URL
     /// The `Cache-Control` value sent with files. Default `public, max-age=3600`.
@@ -69,6 +69,14 @@ public struct StaticFiles: HTTPResponder {
         fields.append(name: "Content-Type", value: entry.contentType)
         var response = HTTPResponse(status: .ok, fields: fields, body: entry.body)
         if cached { response.markBodyShared() }
+        return response
+    }
+
+    /// ``RouterFallback/answer(_:)``: the file, or ``HTTPError/notFound`` / ``HTTPError/methodNotAllowed(_:allow:)``
+    /// thrown for the router's chain to render.
+    public func answer(_ request: HTTPRequest) async throws -> HTTPResponse {
+        guard let response = response(for: request) else { throw HTTPError.notFound }
+        if response.status == .methodNotAllowed { throw HTTPError.methodNotAllowed(request.method, allow: response.fields["Allow"] ?? "GET, HEAD, OPTIONS") }
         return response
     }
 

@@ -57,7 +57,7 @@ struct KnownMethods: RouterMiddleware {
 
     func handle(_ request: HTTPRequest, context: DashboardContext,
                 next: (HTTPRequest, DashboardContext) async -> HTTPResponse) async throws -> HTTPResponse {
-        guard router.implements(method: request.method) else { return .status(.notImplemented) }
+        guard router.implements(method: request.method) else { throw HTTPError.notImplemented(request.method) }
         return await next(request, context)
     }
 }
