@@ -22,6 +22,8 @@ public final class Dashboard: HTTPResponder {
     let liveChannels: LiveChannels
     let log: @Sendable (_ message: String, _ metadata: [String: String]) -> Void
     private let chain: MiddlewareChain<DashboardContext>
+    /// The answers given on the server's I/O thread, from the same declarations as ``chain`` (``ImmediateAnswers``).
+    let immediateAnswers: ImmediateAnswers
 
     /// Builds the dashboard and parses every template once.
     /// - Parameters:
@@ -39,14 +41,17 @@ public final class Dashboard: HTTPResponder {
         self.templates = try TemplateSource(directory: configuration.templatesDirectory, reload: configuration.reloadTemplates)
         self.pageCache = PageCache(timeline: service.timeline, isEnabled: !configuration.reloadTemplates)
         self.liveChannels = LiveChannels(timeline: service.timeline)
-        var router = Router<DashboardContext>(fallback: StaticFiles(root: configuration.publicDirectory))
+        let staticFiles = StaticFiles(root: configuration.publicDirectory)
+        var router = Router<DashboardContext>(fallback: staticFiles)
         let routes = Routes(templates: templates, service: service, storage: storage, pageCache: pageCache,
                             liveChannels: liveChannels, catalogName: configuration.catalogName,
                             scenarioDownloads: ScenarioDownload.list(in: configuration.publicDirectory),
                             ownServer: ownServer, adminToken: configuration.adminToken)
         routes.register(in: &router)
-        chain = Self.chain(router: router, pageCache: pageCache, adminToken: configuration.adminToken,
-                           errorPages: ErrorPages(templates: templates, catalogName: configuration.catalogName), log: log)
+        let errorPages = ErrorPages(templates: templates, catalogName: configuration.catalogName)
+        chain = Self.chain(router: router, pageCache: pageCache, adminToken: configuration.adminToken, errorPages: errorPages, log: log)
+        immediateAnswers = ImmediateAnswers(staticFiles: staticFiles, router: router, pageCache: pageCache, adminToken: configuration.adminToken,
+                                            chain: chain, errorPages: errorPages, rendersInMemory: !configuration.reloadTemplates)
     }
 
     /// The middlewares, in order, in front of the routes; the one place they are composed:

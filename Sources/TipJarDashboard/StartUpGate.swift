@@ -7,7 +7,7 @@ import Synchronization
 /// under `/api/`, `{"error": …}`) that says what is happening. Nothing is read or written for a request before
 /// ``open(_:)``; from then on every request goes to the dashboard.
 public final class StartUpGate: HTTPResponder {
-    private let responder = Mutex<(any HTTPResponder)?>(nil)
+    let responder = Mutex<(any HTTPResponder)?>(nil)
     private let reason: String
 
     /// The seconds `Retry-After` asks a client to wait.
