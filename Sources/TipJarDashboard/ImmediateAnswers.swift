@@ -47,9 +47,11 @@ final class ImmediateAnswers: Sendable {
     /// Whether error pages render without reading templates from disk (not with `--reload-templates`).
     let rendersInMemory: Bool
     private let files = Mutex<[String: FileAnswers]>([:])
-    private let pages = Mutex<[String: PageAnswer]>([:])
-    /// Most prepared pages kept (stale ones are dropped all at once beyond it).
-    private let pageLimit = 4_096
+    /// Prepared pages by key, and the body bytes they hold beyond the page cache's own.
+    private let pages = Mutex<(map: [String: PageAnswer], bytes: Int)>(([:], 0))
+    /// Most prepared pages kept, and most bytes of bodies of their own: beyond either, all are dropped at once
+    /// (the stale ones with them), so this never holds more than the page cache's own 8 MiB again.
+    private let pageLimit = 2_000, pageByteLimit = 8 << 20
 
     init(staticFiles: StaticFiles, router: Router<DashboardContext>, pageCache: PageCache, adminToken: String?,
          chain: MiddlewareChain<DashboardContext>, errorPages: ErrorPages, rendersInMemory: Bool) {
@@ -93,15 +95,17 @@ final class ImmediateAnswers: Sendable {
             entry.hasSessionToken ? session != nil : (session == nil || entry.segments.count == 1)
         }) else { return nil }
         let token = entry.hasSessionToken ? Array((session ?? "").utf8) : []
-        if let kept = pages.withLock({ $0[key] }), kept.serial == entry.serial {
+        if let kept = pages.withLock({ $0.map[key] }), kept.serial == entry.serial {
             return entry.hasSessionToken ? kept.prepared.replacingBody(PageCache.join(entry.segments, token)) : kept.prepared
         }
         var response = HTTPResponse(status: .ok, fields: entry.fields, body: PageCache.join(entry.segments, token))
         SecurityHeaders.apply(to: &response)
         guard let prepared = PreparedResponse(response, bodyIsShared: !entry.hasSessionToken) else { return nil }
+        let ownBytes = entry.segments.count == 1 && !entry.hasSessionToken ? 0 : prepared.body.count  // one segment is the cache's array
         pages.withLock { pages in
-            if pages.count >= pageLimit { pages.removeAll(keepingCapacity: true) }
-            pages[key] = PageAnswer(serial: entry.serial, prepared: prepared)
+            if pages.map.count >= pageLimit || pages.bytes + ownBytes > pageByteLimit { pages = ([:], 0) }
+            pages.bytes += ownBytes
+            pages.map[key] = PageAnswer(serial: entry.serial, prepared: prepared)
         }
         return prepared
     }

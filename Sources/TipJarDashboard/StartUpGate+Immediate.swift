@@ -8,7 +8,7 @@ extension StartUpGate: ImmediateResponder {
     /// - Returns: the prepared answer, or `nil` for the normal path.
     public func immediateResponse(to request: HTTPRequest) -> PreparedResponse? {
         guard request.method == "GET" || request.method == "HEAD" else { return nil }
-        guard let dashboard = responder.withLock({ $0 }) else { return PreparedResponse(unavailable(request)) }
-        return (dashboard as? any ImmediateResponder)?.immediateResponse(to: request)
+        guard responder.withLock({ $0 != nil }) else { return PreparedResponse(unavailable(request)) }
+        return immediate.withLock({ $0 })?.immediateResponse(to: request)
     }
 }

@@ -159,6 +159,18 @@ struct ImmediateAnswerTests {
         }
         #expect(Self.fast(gate, Self.request("POST", "/api/installs")) == nil)
     }
+
+    @Test func anOpenGateAnswersAtOnceWhatTheDashboardAnswersAtOnce() async throws {
+        try await withLiveServer { server in
+            let gate = StartUpGate()
+            gate.open(server.dashboard)
+            _ = await gate.respond(to: Self.request("/app.css"))
+            let immediate = try #require(Self.fast(gate, Self.request("/app.css")))
+            #expect(immediate == (await Self.slow(gate, Self.request("/app.css"))))
+            #expect(immediate.hasPrefix("HTTP/1.1 200 OK\r\n"))
+            #expect(Self.fast(gate, Self.request("/no-such-file.css")) == nil)
+        }
+    }
 }
 
 extension HTTPFields {
