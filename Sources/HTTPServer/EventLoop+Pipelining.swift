@@ -14,9 +14,16 @@ extension EventLoop {
         dispatchPipelined()
     }
 
-    /// Hands queued connections their turn, oldest first, while there is room.
+    /// Hands queued connections their turn, oldest first, while there is room: those queued when it starts.
+    /// A connection that queues again during its turn (its answer was given on this thread, ``answersImmediately(_:_:)``,
+    /// and more of its pipelined requests wait) is served in the loop's next turn, after `epoll` was asked
+    /// what else is ready, so no connection keeps the thread (or the stack) to itself.
     func dispatchPipelined() {
-        while pipelinedInFlight < Self.pipelinedLimit && pipelineHead < pipelineQueue.count {
+        guard !isDispatchingPipelined else { return }
+        isDispatchingPipelined = true
+        defer { isDispatchingPipelined = false }
+        let end = pipelineQueue.count
+        while pipelinedInFlight < Self.pipelinedLimit && pipelineHead < end {
             let connection = pipelineQueue[pipelineHead]
             pipelineHead += 1
             guard !isClosed(connection), connection.queued else { continue }

@@ -4,13 +4,16 @@ import Glibc
 
 /// The epoll loop: one dedicated thread owns the listening socket and every connection.
 /// Sockets are non-blocking and edge-triggered; complete requests go to the responder in a `Task`,
-/// whose response comes back through the ``Inbox`` and is written by this thread.
+/// whose response comes back through the ``Inbox`` and is written by this thread, unless the responder
+/// answers them at once on this thread (``ImmediateResponder``, `EventLoop+Immediate.swift`).
 ///
 /// `@unchecked Sendable`: the instance is handed to its thread once; all mutable state is touched
 /// only on that thread, except ``inbox`` (a `Mutex`-protected, `Sendable` queue).
 final class EventLoop: @unchecked Sendable {
     let configuration: HTTPServerConfiguration
     let responder: any HTTPResponder
+    /// The responder, when it can also answer on this thread (``ImmediateResponder``).
+    let immediate: (any ImmediateResponder)?
     let accessLog: (@Sendable (AccessLogEntry) -> Void)?
     let inbox = Inbox()
     let epfd: Int32
@@ -38,6 +41,8 @@ final class EventLoop: @unchecked Sendable {
     var pipelineHead = 0
     /// Pipelined requests with the responder now (at most ``pipelinedLimit``).
     var pipelinedInFlight = 0
+    /// Whether ``dispatchPipelined()`` is running (it does not run inside itself).
+    var isDispatchingPipelined = false
     var serial: UInt64 = 0
     var requestCounter: UInt64 = 0
     var date = HTTPDate()
@@ -56,6 +61,7 @@ final class EventLoop: @unchecked Sendable {
          onStop: @escaping @Sendable () -> Void) {
         self.configuration = configuration
         self.responder = responder
+        immediate = responder as? any ImmediateResponder
         self.accessLog = accessLog
         self.listenFD = listenFD
         self.onStop = onStop
@@ -74,7 +80,7 @@ final class EventLoop: @unchecked Sendable {
     func run() {
         let events = SystemCalls.EpollEvents(capacity: 512)
         while true {
-            let n = events.wait(epfd, timeoutMilliseconds: 100)
+            let n = events.wait(epfd, timeoutMilliseconds: hasPipelinedTurns ? 0 : 100)
             now = Socket.now()
             if n > 0 {
                 for i in 0..<Int(n) {
@@ -212,6 +218,7 @@ final class EventLoop: @unchecked Sendable {
             method: request.method, target: request.target, requestID: request.requestID,
             isHead: request.method == "HEAD", http10: request.version == .http1_0,
             keepAlive: parsed.keepAlive, started: now)
+        if answersImmediately(connection, request) { return }
         if pipelined { pipelinedInFlight += 1 }
         let fd = connection.fd, serial = connection.serial
         let responder = self.responder, inbox = self.inbox

@@ -34,14 +34,55 @@ enum ResponseSerializer {
         let code = response.status.code
         let bodyAllowed = !(code < 200 || code == 204 || code == 304)
         let sendBody = bodyAllowed && !isHead
+        let status = statusLine(response.status)
+        let fields = fieldLines(response)
         var out: [UInt8] = []
-        out.reserveCapacity(160 + response.fields.count * 40)
-        out.append(contentsOf: "HTTP/1.1 ".utf8)
-        out.append(contentsOf: String(code).utf8)
-        out.append(0x20)
-        out.append(contentsOf: sanitized(response.status.reasonPhrase).utf8)
-        out.append(contentsOf: "\r\n".utf8)
+        out.reserveCapacity(status.count + dateLine.count + fields.count + 26)
+        out.append(contentsOf: status)
         out.append(contentsOf: dateLine)
+        out.append(contentsOf: fields)
+        appendConnection(to: &out, keepAlive: keepAlive, http10: http10)
+        guard sendBody, !response.body.isEmpty else { return Output(head: out, body: [], bodyIsShared: false) }
+        return Output(head: out, body: response.body, bodyIsShared: response.bodyIsShared)
+    }
+
+    /// Builds the bytes for a ``PreparedResponse``: its status line, `dateLine`, its stored field lines, the
+    /// `Connection` field this request needs and the empty line, then its body (shared, not copied) unless
+    /// `isHead`. The bytes equal ``serialize(_:isHead:keepAlive:http10:dateLine:)`` of the response it was made from.
+    /// - Parameters: as ``serialize(_:isHead:keepAlive:http10:dateLine:)``, with `prepared` for the response.
+    /// - Returns: the head bytes and the body to send after them.
+    static func serialize(_ prepared: PreparedResponse, isHead: Bool, keepAlive: Bool, http10: Bool,
+                          dateLine: [UInt8]) -> Output {
+        var out: [UInt8] = []
+        out.reserveCapacity(prepared.statusLine.count + dateLine.count + prepared.fieldLines.count + 26)
+        out.append(contentsOf: prepared.statusLine)
+        out.append(contentsOf: dateLine)
+        out.append(contentsOf: prepared.fieldLines)
+        appendConnection(to: &out, keepAlive: keepAlive, http10: http10)
+        guard !isHead, !prepared.body.isEmpty else { return Output(head: out, body: [], bodyIsShared: false) }
+        return Output(head: out, body: prepared.body, bodyIsShared: prepared.bodyIsShared)
+    }
+
+    /// `HTTP/1.1 <code> <reason>\r\n` (RFC 9112 §4); a reason with control characters becomes `Unknown`.
+    static func statusLine(_ status: HTTPStatus) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(48)
+        out.append(contentsOf: "HTTP/1.1 ".utf8)
+        out.append(contentsOf: String(status.code).utf8)
+        out.append(0x20)
+        out.append(contentsOf: sanitized(status.reasonPhrase).utf8)
+        out.append(contentsOf: "\r\n".utf8)
+        return out
+    }
+
+    /// The field lines of `response` after the `Date` line: its own fields (without the four the server
+    /// owns, and without any that would inject a header), then `Content-Length` where a body is allowed
+    /// (RFC 9110 §8.6); neither `Connection` nor the empty line.
+    static func fieldLines(_ response: HTTPResponse) -> [UInt8] {
+        let code = response.status.code
+        let bodyAllowed = !(code < 200 || code == 204 || code == 304)
+        var out: [UInt8] = []
+        out.reserveCapacity(response.fields.count * 40 + 24)
         for field in response.fields {
             if asciiCaseInsensitiveEquals(field.name, "content-length") || asciiCaseInsensitiveEquals(field.name, "date")
                 || asciiCaseInsensitiveEquals(field.name, "connection") || asciiCaseInsensitiveEquals(field.name, "transfer-encoding") {
@@ -60,14 +101,18 @@ enum ResponseSerializer {
             out.append(contentsOf: String(response.body.count).utf8)
             out.append(contentsOf: "\r\n".utf8)
         }
+        return out
+    }
+
+    /// `Connection: close` when the connection closes after this answer, `Connection: keep-alive` for an
+    /// HTTP/1.0 request that stays open (RFC 9112 §9.3), then the empty line that ends the head.
+    static func appendConnection(to out: inout [UInt8], keepAlive: Bool, http10: Bool) {
         if !keepAlive {
             out.append(contentsOf: "Connection: close\r\n".utf8)
         } else if http10 {
             out.append(contentsOf: "Connection: keep-alive\r\n".utf8)
         }
         out.append(contentsOf: "\r\n".utf8)
-        guard sendBody, !response.body.isEmpty else { return Output(head: out, body: [], bodyIsShared: false) }
-        return Output(head: out, body: response.body, bodyIsShared: response.bodyIsShared)
     }
 
     private static func sanitized(_ reason: String) -> String {

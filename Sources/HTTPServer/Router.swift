@@ -133,6 +133,15 @@ public struct Router<Context: RequestContext>: Sendable {
         return routes.contains { $0.method == method && RouteSegment.matches($0.segments, parts) }
     }
 
+    /// Whether any route, of any method, matches the path: when none does, ``respond(to:context:)`` hands the
+    /// request to ``fallback`` (or answers 404).
+    /// - Parameter path: the request path.
+    /// - Returns: `true` when the router itself answers (a handler, 405 or OPTIONS).
+    public func hasRoute(forPath path: String) -> Bool {
+        let parts = RouteSegment.parts(of: path)
+        return routes.contains { RouteSegment.matches($0.segments, parts) }
+    }
+
     /// A response with an `Allow` field listing `methods` (plus HEAD when GET is present, and OPTIONS).
     static func allowResponse(_ status: HTTPStatus, methods: Set<String>) -> HTTPResponse {
         var response = status == .noContent ? HTTPResponse(status: status) : HTTPResponse.status(status)

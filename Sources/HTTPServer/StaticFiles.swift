@@ -87,6 +87,25 @@ public struct StaticFiles: HTTPResponder, RouterFallback {
         response(for: request) ?? .status(.notFound)
     }
 
+    /// The strong `ETag` of the file at `path` if its bytes are in memory already; never reads the disk, so it
+    /// may be asked on the I/O thread (``ImmediateResponder``). While it answers, ``response(for:)`` for that path
+    /// reads nothing from disk either.
+    /// - Parameter path: the decoded request path.
+    /// - Returns: the quoted entity tag, or `nil` when the file was not read yet (or is not servable).
+    public func cachedETag(forPath path: String) -> String? {
+        cache.lookup(path)?.etag
+    }
+
+    /// Whether an `If-None-Match` field value matches `etag` (RFC 9110 §13.1.2, weak comparison): the test
+    /// ``response(for:)`` makes before answering `304 Not Modified`.
+    /// - Parameters:
+    ///   - ifNoneMatch: the field value (`*` or a list of entity tags).
+    ///   - etag: the quoted entity tag of the file.
+    /// - Returns: `true` when the answer is 304.
+    public static func ifNoneMatch(_ ifNoneMatch: String, matches etag: String) -> Bool {
+        matches(ifNoneMatch: ifNoneMatch, etag: etag)
+    }
+
     /// The file's entry, and whether it is in the cache (so its bytes are shared by every response).
     func entry(for path: String) -> (StaticFileCache.Entry, cached: Bool)? {
         if let cached = cache.lookup(path) { return (cached, true) }

@@ -44,11 +44,14 @@ struct AdminTokenCheck: RouterMiddleware {
             response.fields.append(name: "Set-Cookie", value: cookie)
             return response
         case .refused:
-            throw HTTPError(.unauthorized, title: "Sign-in required",
-                            message: "This dashboard needs its admin token: open the link printed at start-up, or send Authorization: Bearer.",
-                            fields: ["WWW-Authenticate": Self.challenge])
+            throw Self.refusal
         }
     }
+
+    /// What a request without the token is refused with: 401 and the Bearer challenge.
+    static let refusal = HTTPError(.unauthorized, title: "Sign-in required",
+                                   message: "This dashboard needs its admin token: open the link printed at start-up, or send Authorization: Bearer.",
+                                   fields: ["WWW-Authenticate": challenge])
 
     /// The `WWW-Authenticate` challenge of a 401 (RFC 9110 §11.6.1, §15.5.2: a 401 must carry one), for the
     /// Bearer scheme (RFC 6750 §3).

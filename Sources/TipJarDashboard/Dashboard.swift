@@ -16,11 +16,14 @@ public final class Dashboard: HTTPResponder {
     /// The install pages' live channels (``LiveChannels``).
     let liveChannels: LiveChannels
     private let chain: MiddlewareChain<DashboardContext>
+    /// The answers given on the server's I/O thread, from the same declarations as ``chain`` (``ImmediateAnswers``).
+    let immediateAnswers: ImmediateAnswers
 
-    init(chain: MiddlewareChain<DashboardContext>, pageCache: PageCache, liveChannels: LiveChannels) {
+    init(chain: MiddlewareChain<DashboardContext>, pageCache: PageCache, liveChannels: LiveChannels, immediateAnswers: ImmediateAnswers) {
         self.chain = chain
         self.pageCache = pageCache
         self.liveChannels = liveChannels
+        self.immediateAnswers = immediateAnswers
     }
 
     /// The middlewares, in order, in front of the routes; the one place they are composed:

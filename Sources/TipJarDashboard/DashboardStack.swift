@@ -37,16 +37,19 @@ public struct DashboardStack: HTTPResponder {
         let pageCache = PageCache(timeline: service.timeline, commits: storage.commits, isEnabled: !configuration.reloadTemplates)
         let liveChannels = LiveChannels(timeline: service.timeline, commits: storage.commits)
         let slot = ResponderSlot()
-        var router = Router<DashboardContext>(fallback: StaticFiles(root: configuration.publicDirectory))
+        let staticFiles = StaticFiles(root: configuration.publicDirectory)
+        var router = Router<DashboardContext>(fallback: staticFiles)
         let routes = Routes(templates: templates, service: service, storage: storage, pageCache: pageCache,
                             liveChannels: liveChannels, catalogName: configuration.catalogName,
                             scenarioDownloads: ScenarioDownload.list(in: configuration.publicDirectory),
                             scenarioRuns: ScenarioRuns(transport: InProcessTransport(responder: { slot.current }, bearerToken: configuration.adminToken)),
                             apiReference: APIReference.load(in: configuration.publicDirectory))
         routes.register(in: &router)
-        let chain = Dashboard.chain(router: router, adminToken: configuration.adminToken,
-                                    errorPages: ErrorPages(templates: templates, catalogName: configuration.catalogName), log: environment.log)
-        dashboard = Dashboard(chain: chain, pageCache: pageCache, liveChannels: liveChannels)
+        let errorPages = ErrorPages(templates: templates, catalogName: configuration.catalogName)
+        let chain = Dashboard.chain(router: router, adminToken: configuration.adminToken, errorPages: errorPages, log: environment.log)
+        let immediateAnswers = ImmediateAnswers(staticFiles: staticFiles, router: router, pageCache: pageCache, adminToken: configuration.adminToken,
+                                                chain: chain, errorPages: errorPages, rendersInMemory: !configuration.reloadTemplates)
+        dashboard = Dashboard(chain: chain, pageCache: pageCache, liveChannels: liveChannels, immediateAnswers: immediateAnswers)
         slot.set(dashboard)
         self.service = service
         self.storage = storage

@@ -24,12 +24,17 @@ final class PageCache: Sendable {
         var timeline: UInt64
     }
 
-    private struct Entry {
+    /// A stored page.
+    struct Entry {
         var version: Version
         var fields: HTTPFields
         /// The body split at every placeholder.
         var segments: [[UInt8]]
         var size: Int
+        /// Whether it was rendered for a session's token (else for none: `csrfToken` was empty).
+        var hasSessionToken = false
+        /// Tells this entry from any other stored under the same key (``PageCache+Immediate.swift``).
+        var serial: UInt64 = 0
     }
 
     private struct State {
@@ -37,6 +42,7 @@ final class PageCache: Sendable {
         var order: [String] = []
         var bytes = 0
         var hits = 0
+        var serials: UInt64 = 0
     }
 
     /// Stands for the CSRF token in a stored page: 64 random hex digits, the length of a real token.
@@ -87,26 +93,47 @@ final class PageCache: Sendable {
     func page(_ request: HTTPRequest, csrfToken: String, isStorable: () async -> Bool = { true },
               render: (_ csrfToken: String) async throws -> HTTPResponse) async throws -> HTTPResponse {
         guard enabled.load(ordering: .relaxed) else { return try await render(csrfToken) }
-        let key = (request.fields["X-Fragment"] == "1" ? "F " : "P ") + request.target
+        let key = Self.key(for: request)
         let before = version
-        let stored: Entry? = state.withLock { state in
-            guard let entry = state.entries[key], entry.version == before else { return nil }
-            state.hits += 1
-            return entry
-        }
+        let stored = freshEntry(forKey: key, at: before)
         let token = Array(csrfToken.utf8)
         if let stored { return HTTPResponse(status: .ok, fields: stored.fields, body: Self.join(stored.segments, token)) }
         var response = try await render(placeholder)
         let segments = Self.split(response.body, at: placeholderBytes)
         response.body = Self.join(segments, token)
         if response.status == .ok, response.stream == nil, !response.fields.contains("Set-Cookie"), await isStorable(), version == before {
-            store(Entry(version: before, fields: response.fields, segments: segments, size: response.body.count), key: key)
+            store(Entry(version: before, fields: response.fields, segments: segments, size: response.body.count,
+                        hasSessionToken: !csrfToken.isEmpty), key: key)
         }
         return response
     }
 
+    /// The key a request's page is stored under: whether it asks for a fragment, and its request-target.
+    static func key(for request: HTTPRequest) -> String {
+        (request.fields["X-Fragment"] == "1" ? "F " : "P ") + request.target
+    }
+
+    /// The freshness check, in one place: the page stored under `key` if it was rendered from the data as it is at
+    /// `version` (counted as a hit), else `nil`; always `nil` while the cache is off.
+    /// - Parameters:
+    ///   - key: ``key(for:)`` of the request.
+    ///   - version: the version read before answering (default: ``version`` now).
+    ///   - isUsable: whether the caller can answer with the entry (else it is not counted and `nil` is returned).
+    func freshEntry(forKey key: String, at version: Version? = nil, where isUsable: (Entry) -> Bool = { _ in true }) -> Entry? {
+        guard enabled.load(ordering: .relaxed) else { return nil }
+        let now = version ?? self.version
+        return state.withLock { state in
+            guard let entry = state.entries[key], entry.version == now, isUsable(entry) else { return nil }
+            state.hits += 1
+            return entry
+        }
+    }
+
     private func store(_ entry: Entry, key: String) {
+        var entry = entry
         state.withLock { state in
+            state.serials += 1
+            entry.serial = state.serials
             if let old = state.entries.updateValue(entry, forKey: key) {
                 state.bytes -= old.size
             } else {

@@ -7,7 +7,9 @@ import Synchronization
 /// under `/api/`, `{"error": …}`) that says what is happening. Nothing is read or written for a request before
 /// ``open(_:)``; from then on every request goes to the dashboard.
 public final class StartUpGate: HTTPResponder {
-    private let responder = Mutex<(any HTTPResponder)?>(nil)
+    let responder = Mutex<(any HTTPResponder)?>(nil)
+    /// The dashboard as an ``HTTPServer/ImmediateResponder`` (cast once, in ``open(_:)``), set before ``responder``.
+    let immediate = Mutex<(any ImmediateResponder)?>(nil)
     private let reason: String
 
     /// The seconds `Retry-After` asks a client to wait.
@@ -21,6 +23,7 @@ public final class StartUpGate: HTTPResponder {
 
     /// Sends every request from now on to `dashboard`.
     public func open(_ dashboard: any HTTPResponder) {
+        immediate.withLock { $0 = dashboard as? any ImmediateResponder }
         responder.withLock { $0 = dashboard }
     }
 

@@ -1,0 +1,39 @@
+/// Answers given on the I/O thread for ``EventLoop``: a request the responder can answer at once
+/// (``ImmediateResponder``) is written from here, without a task, a hop to the concurrency pool and back
+/// through the ``Inbox``, or a head serialized field by field.
+extension EventLoop {
+    /// Writes the immediate answer to `request` when the responder has one (``ImmediateResponder``).
+    /// - Parameters:
+    ///   - connection: the connection, in ``Connection/State/responding`` with its ``Connection/inFlight`` set.
+    ///   - request: the request as the responder would get it.
+    /// - Returns: whether it was answered (else it goes to the responder the normal way).
+    func answersImmediately(_ connection: Connection, _ request: HTTPRequest) -> Bool {
+        guard let immediate, let inFlight = connection.inFlight,
+              let prepared = immediate.immediateResponse(to: request) else { return false }
+        respond(connection, inFlight, prepared)
+        return true
+    }
+
+    /// Writes `prepared` as ``respond(_:_:_:close:)`` writes a response: the same head (its stored bytes,
+    /// this second's `Date`, the `Connection` field), the same access log line, the same close decision.
+    func respond(_ connection: Connection, _ inFlight: Connection.InFlight, _ prepared: PreparedResponse) {
+        let keepAlive = inFlight.keepAlive && !draining
+        let output = ResponseSerializer.serialize(
+            prepared, isHead: inFlight.isHead, keepAlive: keepAlive, http10: inFlight.http10, dateLine: date.fieldLine())
+        connection.inFlight = nil
+        if let accessLog {
+            accessLog(AccessLogEntry(
+                method: inFlight.method, target: inFlight.target, status: prepared.status.code, bytes: output.bodyBytes,
+                durationMilliseconds: Double(now &- inFlight.started) / 1_000_000, requestID: inFlight.requestID,
+                remoteAddress: connection.remoteAddress))
+        }
+        startWrite(connection, output, close: !keepAlive)
+    }
+
+    /// Whether queued pipelined connections can take their turn now, so the loop should not sleep in
+    /// `epoll_wait`: an answer given on this thread frees its slot at once, and the connections it let
+    /// queue up wait for the loop's next turn rather than being served inside the one that queued them.
+    var hasPipelinedTurns: Bool {
+        pipelineHead < pipelineQueue.count && pipelinedInFlight < Self.pipelinedLimit
+    }
+}

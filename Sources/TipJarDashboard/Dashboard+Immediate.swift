@@ -1,0 +1,11 @@
+import HTTPServer
+
+extension Dashboard: ImmediateResponder {
+    /// The answer given at once, on the server's I/O thread, when it needs no handler (``ImmediateAnswers``): the same
+    /// bytes ``respond(to:)`` would give (but `Date`), or `nil` for the normal path.
+    /// - Parameter request: the complete request.
+    /// - Returns: the prepared answer, or `nil`.
+    public func immediateResponse(to request: HTTPRequest) -> PreparedResponse? {
+        immediateAnswers.response(to: request)
+    }
+}

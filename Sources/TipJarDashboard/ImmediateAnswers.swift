@@ -1,0 +1,137 @@
+import HTTPServer
+import Synchronization
+
+/// The dashboard's answers that need no handler, given on the server's I/O thread (``HTTPServer/ImmediateResponder``):
+/// files of `Public/` already in memory (200 or `304 Not Modified`), pages and JSON the ``PageCache`` holds for the
+/// data as it is now, and the admin token's 401. Everything else (`nil`) goes through the middlewares and routes.
+///
+/// Derived from the declarations the middleware chain uses (``Dashboard/chain(router:pageCache:adminToken:errorPages:log:)``),
+/// not a second copy of them, step by step:
+/// 1. only `GET` and `HEAD` without a body: every unsafe method, and OPTIONS, take the chain (its origin and CSRF checks,
+///    its write accounting);
+/// 2. ``FieldSizeCheck/oversizedField(in:form:)`` finds nothing, or the chain answers (400);
+/// 3. ``AdminTokenCheck/check(_:)``: allowed goes on, refused is ``AdminTokenCheck/refusal`` rendered by the same
+///    `MiddlewareChain.answer(_:to:context:)`, a `?token=` link (redirect and cookie) takes the chain;
+/// 4. the answer: a stored page when ``PageCache/freshEntry(forKey:at:where:)`` finds one this request would get with the
+///    token the route would splice in (below), else a file when no route matches the path and the file is in memory
+///    (``StaticFiles/cachedETag(forPath:)``);
+/// 5. ``SecurityHeaders/apply(to:)``, as the outermost middleware does.
+///
+/// A stored page rendered with a session's token (``PageCache/Entry/hasSessionToken``) is answered only to a request with a
+/// session cookie (``CSRFCookie/token(fromCookie:)``), with its token spliced in: without one, the route hands out a new
+/// session (`Set-Cookie`, ``Routes/withFormSession(_:_:)``), so such a request takes the chain. A page rendered without a
+/// token is answered to a request without a session, and to one with a session only when the page holds no token at all.
+///
+/// Heads are serialized once (``HTTPServer/PreparedResponse``): per file, and per stored page (kept while its entry is the
+/// one stored); the body is the cache's own array, copied only to splice a session's token in.
+final class ImmediateAnswers: Sendable {
+    /// A file's two answers.
+    struct FileAnswers: Sendable {
+        let etag: String
+        let ok: PreparedResponse
+        let notModified: PreparedResponse
+    }
+
+    /// A stored page's answer, with the serial of the entry it was made from.
+    struct PageAnswer: Sendable {
+        let serial: UInt64
+        let prepared: PreparedResponse
+    }
+
+    let staticFiles: StaticFiles
+    let router: Router<DashboardContext>
+    let pageCache: PageCache
+    let adminToken: AdminTokenCheck?
+    let chain: MiddlewareChain<DashboardContext>
+    let errorPages: ErrorPages
+    /// Whether error pages render without reading templates from disk (not with `--reload-templates`).
+    let rendersInMemory: Bool
+    private let files = Mutex<[String: FileAnswers]>([:])
+    /// Prepared pages by key, and the body bytes they hold beyond the page cache's own.
+    private let pages = Mutex<(map: [String: PageAnswer], bytes: Int)>(([:], 0))
+    /// Most prepared pages kept, and most bytes of bodies of their own: beyond either, all are dropped at once
+    /// (the stale ones with them), so this never holds more than the page cache's own 8 MiB again.
+    private let pageLimit = 2_000, pageByteLimit = 8 << 20
+
+    init(staticFiles: StaticFiles, router: Router<DashboardContext>, pageCache: PageCache, adminToken: String?,
+         chain: MiddlewareChain<DashboardContext>, errorPages: ErrorPages, rendersInMemory: Bool) {
+        self.staticFiles = staticFiles
+        self.router = router
+        self.pageCache = pageCache
+        self.adminToken = adminToken.map { AdminTokenCheck(token: $0) }
+        self.chain = chain
+        self.errorPages = errorPages
+        self.rendersInMemory = rendersInMemory
+    }
+
+    /// The answer to `request` if it needs no handler, else `nil` (see the type).
+    func response(to request: HTTPRequest) -> PreparedResponse? {
+        guard request.method == "GET" || request.method == "HEAD", request.body.isEmpty,
+              FieldSizeCheck.oversizedField(in: request, form: [:]) == nil else { return nil }
+        if let adminToken {
+            switch adminToken.check(request) {
+            case .allowed: break
+            case .redirect: return nil
+            case .refused: return rendersInMemory ? refusal(request) : nil
+            }
+        }
+        if let file = files.withLock({ $0[request.path] }) { return file.answer(to: request) }
+        if let page = storedPage(request) { return page }
+        return file(request)?.answer(to: request)
+    }
+
+    /// The 401 the chain gives a request without the admin token.
+    func refusal(_ request: HTTPRequest) -> PreparedResponse? {
+        var response = chain.answer(AdminTokenCheck.refusal, to: request, context: DashboardContext(request: request, errorPages: errorPages))
+        SecurityHeaders.apply(to: &response)
+        return PreparedResponse(response)
+    }
+
+    /// The stored page this request would get from its route, when the page cache holds one for the data as it is.
+    func storedPage(_ request: HTTPRequest) -> PreparedResponse? {
+        let session = CSRFCookie.token(fromCookie: request.fields["Cookie"])
+        let key = PageCache.key(for: request)
+        guard let entry = pageCache.freshEntry(forKey: key, where: { entry in
+            entry.hasSessionToken ? session != nil : (session == nil || entry.segments.count == 1)
+        }) else { return nil }
+        let token = entry.hasSessionToken ? Array((session ?? "").utf8) : []
+        if let kept = pages.withLock({ $0.map[key] }), kept.serial == entry.serial {
+            return entry.hasSessionToken ? kept.prepared.replacingBody(PageCache.join(entry.segments, token)) : kept.prepared
+        }
+        var response = HTTPResponse(status: .ok, fields: entry.fields, body: PageCache.join(entry.segments, token))
+        SecurityHeaders.apply(to: &response)
+        guard let prepared = PreparedResponse(response, bodyIsShared: !entry.hasSessionToken) else { return nil }
+        let ownBytes = entry.segments.count == 1 && !entry.hasSessionToken ? 0 : prepared.body.count  // one segment is the cache's array
+        pages.withLock { pages in
+            if pages.map.count >= pageLimit || pages.bytes + ownBytes > pageByteLimit { pages = ([:], 0) }
+            pages.bytes += ownBytes
+            pages.map[key] = PageAnswer(serial: entry.serial, prepared: prepared)
+        }
+        return prepared
+    }
+
+    /// The answers for a file no route claims, once its bytes are in memory; kept for good (the files are read once).
+    func file(_ request: HTTPRequest) -> FileAnswers? {
+        let path = request.path
+        guard !router.hasRoute(forPath: path), let etag = staticFiles.cachedETag(forPath: path) else { return nil }
+        let plain = HTTPRequest(method: "GET", target: path, path: path, query: "")
+        var conditional = plain
+        conditional.fields["If-None-Match"] = etag
+        guard var ok = staticFiles.response(for: plain), var notModified = staticFiles.response(for: conditional),
+              ok.status == .ok, notModified.status == .notModified else { return nil }
+        SecurityHeaders.apply(to: &ok)
+        SecurityHeaders.apply(to: &notModified)
+        guard let okPrepared = PreparedResponse(ok), let notModifiedPrepared = PreparedResponse(notModified) else { return nil }
+        let answers = FileAnswers(etag: etag, ok: okPrepared, notModified: notModifiedPrepared)
+        files.withLock { $0[path] = answers }
+        return answers
+    }
+}
+
+extension ImmediateAnswers.FileAnswers {
+    /// 304 when the request's `If-None-Match` matches (``StaticFiles/ifNoneMatch(_:matches:)``), else 200.
+    func answer(to request: HTTPRequest) -> PreparedResponse {
+        if let condition = request.fields["If-None-Match"], StaticFiles.ifNoneMatch(condition, matches: etag) { return notModified }
+        return ok
+    }
+}

@@ -1,0 +1,14 @@
+import HTTPServer
+
+extension StartUpGate: ImmediateResponder {
+    /// The answer the gate gives at once, on the server's I/O thread, for a `GET` or `HEAD`: the 503 while it is
+    /// closed (``unavailable(_:)``, which reads and writes nothing), then whatever the dashboard answers at once
+    /// (`Dashboard+Immediate.swift`); `nil` for every other request, which takes ``respond(to:)``.
+    /// - Parameter request: the complete request.
+    /// - Returns: the prepared answer, or `nil` for the normal path.
+    public func immediateResponse(to request: HTTPRequest) -> PreparedResponse? {
+        guard request.method == "GET" || request.method == "HEAD" else { return nil }
+        guard responder.withLock({ $0 != nil }) else { return PreparedResponse(unavailable(request)) }
+        return immediate.withLock({ $0 })?.immediateResponse(to: request)
+    }
+}

@@ -1,0 +1,183 @@
+import Foundation
+@testable import HTTPServer
+import Testing
+import TipJar
+@testable import TipJarDashboard
+
+/// What the I/O thread answers by itself (`ImmediateAnswers`, `StartUpGate+Immediate.swift`) is, byte for byte but
+/// `Date`, what the middlewares and routes answer (`Dashboard.chain(router:pageCache:adminToken:errorPages:log:)`): every
+/// security header, the admin token's refusal, the start-up gate's 503, static files, 304, HEAD and stored pages; and
+/// what it must not answer (an unsafe method, a page that would hand out a session, a sign-in link…) it leaves to them.
+@Suite("Immediate answers equal the middleware chain's", .serialized)
+struct ImmediateAnswerTests {
+    static let date = Array("Date: Sun, 06 Nov 1994 08:49:37 GMT\r\n".utf8)
+    static let session = "tipjar_session=" + String(repeating: "ab", count: 32)
+    static let otherSession = "tipjar_session=" + String(repeating: "cd", count: 32)
+
+    static func request(_ target: String, _ fields: HTTPFields = HTTPFields(), body: [UInt8] = []) -> HTTPRequest {
+        request("GET", target, fields, body: body)
+    }
+
+    static func request(_ method: String, _ target: String, _ fields: HTTPFields = HTTPFields(), body: [UInt8] = []) -> HTTPRequest {
+        var all: HTTPFields = ["Host": "127.0.0.1"]
+        for field in fields { all.append(name: field.name, value: field.value) }
+        return HTTPRequest(method: method, target: target, fields: all, body: body, remoteAddress: "127.0.0.1:5", requestID: "1-\(target.count)")
+    }
+
+    /// The wire bytes of the normal path's answer, as the server writes them.
+    static func slow(_ responder: some HTTPResponder, _ request: HTTPRequest) async -> String {
+        let response = await responder.respond(to: request)
+        let output = ResponseSerializer.serialize(response, isHead: request.method == "HEAD", keepAlive: true, http10: false, dateLine: date)
+        return String(decoding: output.bytes, as: UTF8.self)
+    }
+
+    /// The wire bytes of the immediate answer, or `nil` when there is none.
+    static func fast(_ responder: some ImmediateResponder, _ request: HTTPRequest) -> String? {
+        guard let prepared = responder.immediateResponse(to: request) else { return nil }
+        let output = ResponseSerializer.serialize(prepared, isHead: request.method == "HEAD", keepAlive: true, http10: false, dateLine: date)
+        return String(decoding: output.bytes, as: UTF8.self)
+    }
+
+    /// The immediate answer exists and is the normal path's bytes.
+    static func expectSame(_ dashboard: Dashboard, _ request: HTTPRequest, sourceLocation: SourceLocation = #_sourceLocation) async throws -> String {
+        let immediate = try #require(fast(dashboard, request), "\(request.method) \(request.target) was not answered at once",
+                                     sourceLocation: sourceLocation)
+        let normal = await slow(dashboard, request)
+        #expect(immediate == normal, "\(request.method) \(request.target)", sourceLocation: sourceLocation)
+        return immediate
+    }
+
+    @Test func aStaticFileItsHEADAndIts304AreTheChainsBytes() async throws {
+        try await withLiveServer { server in
+            let dashboard = server.dashboard
+            #expect(Self.fast(dashboard, Self.request("/app.css")) == nil, "a file not read yet would read the disk on the I/O thread")
+            let first = await dashboard.respond(to: Self.request("/app.css"))
+            let etag = try #require(first.fields["ETag"])
+            let ok = try await Self.expectSame(dashboard, Self.request("/app.css"))
+            for header in ["Content-Security-Policy: ", "X-Content-Type-Options: nosniff", "X-Frame-Options: DENY", "Referrer-Policy: no-referrer",
+                           "Cache-Control: public, max-age=3600", "ETag: \(etag)", "Content-Type: text/css"] {
+                #expect(ok.contains("\r\n" + header), "missing \(header)")
+            }
+            _ = try await Self.expectSame(dashboard, Self.request("HEAD", "/app.css"))
+            let notModified = try await Self.expectSame(dashboard, Self.request("/app.css", ["If-None-Match": etag]))
+            #expect(notModified.hasPrefix("HTTP/1.1 304 Not Modified\r\n"))
+            _ = try await Self.expectSame(dashboard, Self.request("/app.css", ["If-None-Match": "W/\(etag), \"other\""]))
+            _ = try await Self.expectSame(dashboard, Self.request("/app.css", ["If-None-Match": "\"other\""]))
+        }
+    }
+
+    @Test func storedPagesAndJSONAreTheChainsBytesWithTheAskingSessionsToken() async throws {
+        try await withLiveServer { server in
+            let dashboard = server.dashboard
+            let created = await server.json("POST", "/api/installs", #"{"locale":"en","storefront":"USA","launch":true}"#)
+            let id = try #require(created.object["id"] as? String)
+            let session: HTTPFields = ["Cookie": Self.session], other: HTTPFields = ["Cookie": Self.otherSession]
+            let cases: [(HTTPRequest, HTTPRequest)] = [
+                (Self.request("/"), Self.request("/")),
+                (Self.request("/catalog", session), Self.request("/catalog", other)),
+                (Self.request("/installs/\(id)", session), Self.request("/installs/\(id)", other)),
+                (Self.request("/installs/\(id)"), Self.request("/installs/\(id)", other)),  // stored with a new session's token
+                (Self.request("/installs/\(id)/offers", session + ["X-Fragment": "1"]), Self.request("/installs/\(id)/offers", other + ["X-Fragment": "1"])),
+                (Self.request("/store", session), Self.request("HEAD", "/store", other)),
+                (Self.request("/api/installs/\(id)"), Self.request("/api/installs/\(id)")),
+                (Self.request("/api/installs/\(id)"), Self.request("/api/installs/\(id)", other)),
+                (Self.request("/api/installs/\(id)/offers"), Self.request("/api/installs/\(id)/offers")),
+                (Self.request("/api/installs/\(id)/ledger"), Self.request("HEAD", "/api/installs/\(id)/ledger")),
+            ]
+            for (storing, asking) in cases {
+                _ = await dashboard.respond(to: storing)
+                _ = await dashboard.respond(to: storing)  // a first load changes what the page shows: the second view is stored
+                let hits = dashboard.pageCache.hits
+                let answer = try await Self.expectSame(dashboard, asking)
+                #expect(dashboard.pageCache.hits == hits + 2, "\(asking.target): the immediate answer and the chain's each count one hit")
+                #expect(!answer.contains("Set-Cookie"))
+                #expect(answer.contains("\r\nCache-Control: no-store\r\n") && answer.contains("\r\nContent-Security-Policy: "))
+            }
+            // A write makes every stored page out of date: the next view takes the routes.
+            #expect(await server.json("POST", "/api/installs/\(id)/purchases", #"{"productID":"com.example.tipjar.tip.coffee"}"#).status == 200)
+            #expect(Self.fast(dashboard, Self.request("/installs/\(id)", session)) == nil)
+            #expect(Self.fast(dashboard, Self.request("/api/installs/\(id)")) == nil)
+        }
+    }
+
+    @Test func aRequestTheChainMustAnswerIsLeftToIt() async throws {
+        try await withLiveServer { server in
+            let dashboard = server.dashboard
+            let created = await server.json("POST", "/api/installs", #"{"locale":"en","storefront":"USA","launch":true}"#)
+            let id = try #require(created.object["id"] as? String)
+            _ = await dashboard.respond(to: Self.request("/app.css"))
+            _ = await dashboard.respond(to: Self.request("/installs/\(id)", ["Cookie": Self.session]))
+            _ = await dashboard.respond(to: Self.request("/"))
+            #expect(Self.fast(dashboard, Self.request("/app.css")) != nil)
+            #expect(Self.fast(dashboard, Self.request("/installs/\(id)", ["Cookie": Self.session])) != nil)
+            let declined: [HTTPRequest] = [
+                Self.request("POST", "/api/installs", ["Content-Type": "application/json"], body: Array("{}".utf8)),
+                Self.request("PUT", "/app.css"), Self.request("DELETE", "/installs/\(id)"), Self.request("OPTIONS", "/app.css"),
+                Self.request("/app.css", body: [0x61]),
+                // Without a session the install page hands one out (Set-Cookie): only the routes do that.
+                Self.request("/installs/\(id)"), Self.request("/installs/\(id)", ["Cookie": "tipjar_session=short"]),
+                // The overview stored without a session holds the placeholder of a token: with a session, the routes splice it in.
+                Self.request("/", ["Cookie": Self.session]),
+                Self.request("/installs/\(id)?textSize=large", ["Cookie": Self.session]),  // not stored yet
+                Self.request("/app.css?q=" + String(repeating: "x", count: FieldSizeCheck.maximumBytes + 1)),
+                Self.request("/no-such-file.css"), Self.request("/installs/\(id)/live"),
+            ]
+            for request in declined {
+                #expect(Self.fast(dashboard, request) == nil, "\(request.method) \(request.target) was answered at once")
+            }
+            #expect(await dashboard.respond(to: Self.request("/installs/\(id)")).fields["Set-Cookie"] != nil)
+        }
+    }
+
+    @Test func theAdminTokensRefusalIsTheChainsAndASignedInRequestIsAnsweredAtOnce() async throws {
+        let token = String(repeating: "7", count: 40)
+        try await withLiveServer(adminToken: token) { server in
+            let dashboard = server.dashboard
+            for target in ["/app.css", "/", "/api/installs", "/no-such-page"] {
+                let refusal = try await Self.expectSame(dashboard, Self.request(target))
+                #expect(refusal.hasPrefix("HTTP/1.1 401 Unauthorized\r\n"))
+                #expect(refusal.contains("\r\nWWW-Authenticate: Bearer realm=\"tipjar\"\r\n") && refusal.contains("\r\nX-Frame-Options: DENY\r\n"))
+                _ = try await Self.expectSame(dashboard, Self.request(target, ["Authorization": "Bearer wrong"]))
+            }
+            _ = await dashboard.respond(to: Self.request("/app.css", ["Authorization": "Bearer \(token)"]))
+            _ = try await Self.expectSame(dashboard, Self.request("/app.css", ["Authorization": "Bearer \(token)"]))
+            _ = try await Self.expectSame(dashboard, Self.request("/app.css", ["Cookie": "tipjar_admin=\(token)"]))
+            // The sign-in link sets a cookie and redirects: the chain's own answer.
+            #expect(Self.fast(dashboard, Self.request("/app.css?token=\(token)")) == nil)
+        }
+    }
+
+    @Test func theStartUpGates503IsTheSameAtOnceAndOnlyForReads() async throws {
+        let gate = StartUpGate(reason: "Checking the database <file>.")
+        for target in ["/", "/installs/x", "/api/installs", "/app.css"] {
+            for method in ["GET", "HEAD"] {
+                let request = Self.request(method, target)
+                let immediate = try #require(Self.fast(gate, request))
+                #expect(immediate == (await Self.slow(gate, request)))
+                #expect(immediate.hasPrefix("HTTP/1.1 503 Service Unavailable\r\n") && immediate.contains("\r\nRetry-After: 2\r\n"))
+            }
+        }
+        #expect(Self.fast(gate, Self.request("POST", "/api/installs")) == nil)
+    }
+
+    @Test func anOpenGateAnswersAtOnceWhatTheDashboardAnswersAtOnce() async throws {
+        try await withLiveServer { server in
+            let gate = StartUpGate()
+            gate.open(server.dashboard)
+            _ = await gate.respond(to: Self.request("/app.css"))
+            let immediate = try #require(Self.fast(gate, Self.request("/app.css")))
+            #expect(immediate == (await Self.slow(gate, Self.request("/app.css"))))
+            #expect(immediate.hasPrefix("HTTP/1.1 200 OK\r\n"))
+            #expect(Self.fast(gate, Self.request("/no-such-file.css")) == nil)
+        }
+    }
+}
+
+extension HTTPFields {
+    /// Both field lists, `lhs` first.
+    static func + (lhs: HTTPFields, rhs: HTTPFields) -> HTTPFields {
+        var all = lhs
+        for field in rhs { all.append(name: field.name, value: field.value) }
+        return all
+    }
+}
