@@ -8,31 +8,31 @@ extension Routes {
     func registerActions(in router: inout Router<DashboardContext>) {
         router.post("/installs") { _, context in try await createInstall(context) }
         router.post("/installs/:id/purchases") { request, context in
-            let id = try context.parameters.require("id")
+            let id = try context.installID()
             return try await onScreen(context, installID: id) { try await purchase(context, installID: id) }
         }
         router.post("/installs/:id/restore") { request, context in
-            let id = try context.parameters.require("id")
+            let id = try context.installID()
             return try await onScreen(context, installID: id) { try await restore(context, installID: id) }
         }
         router.post("/installs/:id/launch") { request, context in
-            let id = try context.parameters.require("id")
+            let id = try context.installID()
             _ = try await service.stop(installID: id)
             _ = try await service.launch(installID: id)
             return .redirect(to: "/installs/\(id)?load=now\(Self.textSizeQuery(context))")
         }
         router.post("/installs/:id/stop") { request, context in
-            let id = try context.parameters.require("id")
+            let id = try context.installID()
             _ = try await service.stop(installID: id)
             return .redirect(to: "/installs/\(id)?load=now\(Self.textSizeQuery(context))")
         }
         router.post("/installs/:id/label") { request, context in
-            let id = try context.parameters.require("id")
+            let id = try context.installID()
             _ = try await service.setLabel(context.form["label"] ?? "", installID: id)
             return .redirect(to: "/installs/\(id)?load=now\(Self.textSizeQuery(context))")
         }
         router.post("/installs/:id/storefront") { request, context in
-            let id = try context.parameters.require("id")
+            let id = try context.installID()
             _ = try await service.setStorefront(context.form["storefront"] ?? "", installID: id)
             return .redirect(to: "/installs/\(id)?load=now\(Self.textSizeQuery(context))")
         }
@@ -130,11 +130,6 @@ extension Routes {
             throw RequestError(message: "\(name) must be on, true or 1 when checked, and absent when not.")
         }
         return true
-    }
-
-    static func transactionID(_ text: String?) throws -> UInt64 {
-        guard let text, let id = UInt64(text) else { throw RequestError(status: .notFound, message: "No transaction has that ID.") }
-        return id
     }
 
     /// Reads the `/store` form into settings, one field per ``StoreSettings/declarations`` entry (its

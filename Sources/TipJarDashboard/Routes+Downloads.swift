@@ -7,7 +7,7 @@ extension Routes {
     /// (``ScenarioRecorder``), as a download; `409` when the timeline no longer explains them.
     func registerDownloads(in router: inout Router<DashboardContext>) {
         router.get("/api/installs/:id/scenario") { request, context in
-            let id = try context.parameters.require("id")
+            let id = try context.installID()
             let install = try await service.install(id)
             let installEvents = Array(service.timeline.events(installID: id, limit: Int.max).reversed())
             let since = installEvents.first { $0.kind == "install.created" }?.at ?? .distantPast

@@ -11,11 +11,11 @@ import TipJar
 extension Routes {
     func registerPurchaseSheet(in router: inout Router<DashboardContext>) {
         router.post("/installs/:id/purchase-sheet") { request, context in
-            let id = try context.parameters.require("id")
+            let id = try context.installID()
             return try await onScreen(context, installID: id) { try await openSheet(request, context, installID: id) }
         }
         router.get("/installs/:id/purchase-sheet") { request, context in
-            let id = try context.parameters.require("id")
+            let id = try context.installID()
             let install = try await service.install(id)
             guard let sheet = await service.purchaseSheet(installID: id) else {
                 return .redirect(to: "/installs/\(id)?load=now\(Self.textSizeQuery(context))")
@@ -28,13 +28,13 @@ extension Routes {
             }
         }
         router.post("/installs/:id/purchase-sheet/confirm") { request, context in
-            let id = try context.parameters.require("id")
+            let id = try context.installID()
             return try await onScreen(context, installID: id) {
                 try await purchaseAnswered(context, installID: id, report: try await service.confirmPurchaseSheet(installID: id))
             }
         }
         router.post("/installs/:id/purchase-sheet/cancel") { request, context in
-            let id = try context.parameters.require("id")
+            let id = try context.installID()
             return try await onScreen(context, installID: id) {
                 try await purchaseAnswered(context, installID: id, report: try await service.cancelPurchaseSheet(installID: id))
             }

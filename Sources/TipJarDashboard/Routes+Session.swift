@@ -20,7 +20,7 @@ extension Routes {
             return HTTPResponse(status: .noContent)
         }
         router.delete("/api/installs/:id") { request, context in
-            try await service.deleteInstall(try context.parameters.require("id"))
+            try await service.deleteInstall(try context.installID())
             return HTTPResponse(status: .noContent)
         }
 
@@ -42,7 +42,7 @@ extension Routes {
                                          action: "/store/transactions/\(id)/delete", button: "Delete the transaction", cancel: "/transactions")
         }
         router.get("/confirm/installs/:id/delete") { request, context in
-            let install = try await service.install(try context.parameters.require("id"))
+            let install = try await service.install(try context.installID())
             return try await confirmPage(context, title: "Delete install \(ViewModels.shortID(install.id))?",
                                          message: "The app is deleted from the device: its \(install.hearts) heart\(install.hearts == 1 ? "" : "s") and its ledger go. Its account's transactions stay with the store, so a new install on account \(install.accountID) receives the unfinished ones at launch.",
                                          action: "/installs/\(install.id)/delete", button: "Delete the install", cancel: "/installs/\(install.id)")
@@ -61,7 +61,7 @@ extension Routes {
             return .redirect(to: "/transactions?flash=deleted")
         }
         router.post("/installs/:id/delete") { request, context in
-            try await service.deleteInstall(try context.parameters.require("id"))
+            try await service.deleteInstall(try context.installID())
             return .redirect(to: "/installs?flash=deleted")
         }
     }

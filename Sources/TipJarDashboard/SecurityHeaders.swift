@@ -25,14 +25,11 @@ public enum SecurityHeaders {
         }
     }
 
-    /// Adds the security headers to `response`; `Cache-Control: no-store` unless it already has a
-    /// cache policy (static files do).
+    /// Adds the security headers (``fields``, the one list) to `response`; `Cache-Control: no-store` unless it
+    /// already has a cache policy (static files do).
     static func apply(to response: inout HTTPResponse) {
-        response.fields["Content-Security-Policy"] = contentSecurityPolicy
-        response.fields["X-Content-Type-Options"] = "nosniff"
-        response.fields["X-Frame-Options"] = "DENY"
-        response.fields["Referrer-Policy"] = "no-referrer"
-        if response.fields["Cache-Control"] == nil { response.fields["Cache-Control"] = "no-store" }
+        let hasCachePolicy = response.fields["Cache-Control"] != nil
+        for (name, value) in fields where !(hasCachePolicy && name == "Cache-Control") { response.fields[name] = value }
         if response.fields["Content-Type"] == nil, !response.body.isEmpty {
             response.fields["Content-Type"] = "text/plain; charset=utf-8"
         }
