@@ -39,7 +39,7 @@ public struct DashboardStack: HTTPResponder {
         let slot = ResponderSlot()
         let staticFiles = StaticFiles(root: configuration.publicDirectory)
         var router = Router<DashboardContext>(fallback: staticFiles)
-        let routes = Routes(templates: templates, service: service, storage: storage, pageCache: pageCache,
+        let routes = Routes(templates: templates, service: service, pageCache: pageCache,
                             liveChannels: liveChannels, catalogName: configuration.catalogName,
                             scenarioDownloads: ScenarioDownload.list(in: configuration.publicDirectory),
                             scenarioRuns: ScenarioRuns(transport: InProcessTransport(responder: { slot.current }, bearerToken: configuration.adminToken)),

@@ -25,7 +25,7 @@ extension Routes {
             if let format = try ExportFormat(request) {
                 return try await installsExport(search: query.search, hearts: query.hearts, format: format)
             }
-            let page = try await storage.installs(matching: query)
+            let page = try await service.records.installs(matching: query)
             struct Page: Encodable { var installs: [APIModels.InstallBody]; var hasMore: Bool }
             return JSONBody.response(Page(installs: page.installs.map(APIModels.InstallBody.init), hasMore: page.hasMore))
         }
@@ -103,7 +103,7 @@ extension Routes {
             let format = try ExportFormat(request)
             return try await pageCache.page(request, csrfToken: "") { _ in
                 _ = try await service.install(id)
-                let rows = try await storage.ledger(installID: id, limit: 10_000)
+                let rows = try await service.records.ledger(installID: id, limit: 10_000)
                 if let format { return ledgerExport(rows, installID: id, format: format) }
                 return JSONBody.response(rows.map(APIModels.DeliveryBody.init))
             }
@@ -117,7 +117,7 @@ extension Routes {
             return JSONBody.response(APIModels.StoreBody(updated))
         }
         router.get("/api/store/pending") { request, context in
-            JSONBody.response(try await storage.pendingTransactions().map {
+            JSONBody.response(try await service.records.pendingTransactions().map {
                 APIModels.PendingBody(transactionID: $0.transaction.id, installID: $0.installID, productID: $0.transaction.productID)
             })
         }
@@ -148,7 +148,7 @@ extension Routes {
     }
 
     func transactionResponse(_ id: UInt64, delivery: Delivery?) async throws -> HTTPResponse {
-        guard let stored = try await storage.transaction(withID: id) else { throw TipJarError.transactionNotFound(id) }
+        guard let stored = try await service.records.transaction(withID: id) else { throw TipJarError.transactionNotFound(id) }
         return JSONBody.response(APIModels.TransactionBody(stored, delivery: delivery))
     }
 }

@@ -74,7 +74,7 @@ extension Routes {
     /// the flash states which, with the outcome and the hearts after it.
     func delivered(_ kind: StoreFlash.Kind, transactionID: UInt64, delivery: Delivery?, installID: String? = nil) async throws -> HTTPResponse {
         var installID = delivery?.installID ?? installID
-        if installID == nil { installID = try await storage.transaction(withID: transactionID)?.installID }
+        if installID == nil { installID = try await service.records.transaction(withID: transactionID)?.installID }
         guard let installID else { return .redirect(to: StoreFlash(kind: kind).location) }
         let hearts = try await service.install(installID).hearts
         return .redirect(to: StoreFlash.delivered(kind, transactionID: transactionID, installID: installID, delivery: delivery, hearts: hearts).location)

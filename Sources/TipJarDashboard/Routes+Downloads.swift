@@ -16,10 +16,10 @@ extension Routes {
                 throw RequestError(status: .conflict, message: Self.storeChangesLeftTheTimeline)
             }
             let events = ScenarioRecorder.merge(store.events.filter { $0.kind == "store.settings" }, installEvents)
-            let ledger = try await storage.ledger(installID: id, limit: 10_000)
+            let ledger = try await service.records.ledger(installID: id, limit: 10_000)
             var foreign: Set<UInt64> = []
             for transactionID in Set(ledger.map(\.transactionID)) {
-                if let stored = try await storage.transaction(withID: transactionID), stored.installID != id { foreign.insert(transactionID) }
+                if let stored = try await service.records.transaction(withID: transactionID), stored.installID != id { foreign.insert(transactionID) }
             }
             let recorder = ScenarioRecorder(install: install, events: events, ledger: ledger,
                                             currentSettings: service.store.settings, foreignTransactions: foreign)

@@ -7,7 +7,7 @@ extension Routes {
     /// each install the events name once.
     func eventRows(_ events: [InstallEvent]) async throws -> MustacheValue {
         var existing: Set<String> = []
-        for id in Set(events.compactMap(\.installID)) where try await storage.install(withID: id) != nil {
+        for id in Set(events.compactMap(\.installID)) where try await service.records.install(withID: id) != nil {
             existing.insert(id)
         }
         return .array(events.map { ViewModels.event($0, installExists: $0.installID.map(existing.contains) ?? false) })

@@ -42,7 +42,7 @@ extension Routes {
         var installs: [Install] = []
         var page = 1
         while true {
-            let result = try await storage.installs(matching: InstallQuery(search: search, hearts: hearts, page: page, pageSize: 200))
+            let result = try await service.records.installs(matching: InstallQuery(search: search, hearts: hearts, page: page, pageSize: 200))
             installs += result.installs
             guard result.hasMore, page < InstallQuery.maximumPage else { break }
             page += 1
@@ -66,7 +66,7 @@ extension Routes {
         filter.pageSize = 200
         filter.page = 1
         while true {
-            let result = try await storage.transactions(matching: filter)
+            let result = try await service.records.transactions(matching: filter)
             stored += result.transactions
             guard result.hasMore, filter.page < InstallQuery.maximumPage else { break }
             filter.page += 1

@@ -11,7 +11,7 @@ extension Routes {
         router.get("/api/transactions") { request, context in
             let query = try Self.transactionQuery(request)
             if let format = try ExportFormat(request) { return try await transactionsExport(query, format: format) }
-            let page = try await storage.transactions(matching: query)
+            let page = try await service.records.transactions(matching: query)
             struct Page: Encodable { var transactions: [APIModels.TransactionBody]; var hasMore: Bool }
             return JSONBody.response(Page(transactions: page.transactions.map { APIModels.TransactionBody($0, delivery: nil) },
                                           hasMore: page.hasMore))
@@ -81,7 +81,7 @@ extension Routes {
     func transactionsPage(_ request: HTTPRequest, _ context: DashboardContext) async throws -> HTTPResponse {
         var data = pageData(context, nav: "transactions")
         let query = try Self.transactionQuery(request)
-        let result = try await storage.transactions(matching: query)
+        let result = try await service.records.transactions(matching: query)
         data["transactions"] = .array(result.transactions.map(transactionRow))
         data["filters"] = ["accountID": .string(query.accountID ?? ""), "installID": .string(query.installID ?? ""),
                            "productID": .string(query.productID ?? ""), "page": .int(query.page), "pageSize": .int(query.pageSize)]
@@ -109,8 +109,8 @@ extension Routes {
 
     func accountPage(_ context: DashboardContext, accountID: String) async throws -> HTTPResponse {
         var data = pageData(context, nav: "")
-        async let installs = storage.installs(matching: InstallQuery(pageSize: 200, accountID: accountID))
-        let stored = try await storage.transactions(accountID: accountID, limit: 100_000)
+        async let installs = service.records.installs(matching: InstallQuery(pageSize: 200, accountID: accountID))
+        let stored = try await service.records.transactions(accountID: accountID, limit: 100_000)
         let catalog = service.catalog
         let includesConsumables = service.store.settings.includeConsumableInAppPurchaseHistory
         data["includesFinishedConsumables"] = .bool(includesConsumables)

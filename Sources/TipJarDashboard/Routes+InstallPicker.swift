@@ -25,11 +25,11 @@ extension Routes {
             throw RequestError(message: "installID: choose an install (its label, or at least \(Self.shortestIDPrefix) characters of its ID).")
         }
         let lowered = wanted.lowercased()
-        if let install = try await storage.install(withID: lowered) { return install.id }
+        if let install = try await service.records.install(withID: lowered) { return install.id }
         var matches: [Install] = []
         let looksLikeID = lowered.allSatisfy { $0.isHexDigit || $0 == "-" }
         if looksLikeID, lowered.count >= Self.shortestIDPrefix {
-            matches = try await storage.installs(matching: InstallQuery(search: lowered, pageSize: 200)).installs
+            matches = try await service.records.installs(matching: InstallQuery(search: lowered, pageSize: 200)).installs
                 .filter { $0.id.hasPrefix(lowered) }
         }
         if matches.isEmpty { matches = try await installs(labelled: wanted, scanning: looksLikeID) }
@@ -54,11 +54,11 @@ extension Routes {
     private func installs(labelled label: String, scanning: Bool) async throws -> [Install] {
         func same(_ install: Install) -> Bool { install.label.caseInsensitiveCompare(label) == .orderedSame }
         guard scanning else {
-            return try await storage.installs(matching: InstallQuery(search: label, pageSize: 200)).installs.filter(same)
+            return try await service.records.installs(matching: InstallQuery(search: label, pageSize: 200)).installs.filter(same)
         }
         var found: [Install] = []
         for page in 1...50 {
-            let result = try await storage.installs(matching: InstallQuery(page: page, pageSize: 200))
+            let result = try await service.records.installs(matching: InstallQuery(page: page, pageSize: 200))
             found += result.installs.filter(same)
             if !result.hasMore { break }
         }
@@ -68,7 +68,7 @@ extension Routes {
     /// The `/store` install picker: every install (label · short ID), newest first, when there are at most
     /// ``installPickerLimit``; `nil` when there are more (the form then takes typed text, Templates/partials/install-picker.mustache).
     func installChoices() async throws -> [MustacheValue]? {
-        let page = try await storage.installs(matching: InstallQuery(pageSize: Self.installPickerLimit))
+        let page = try await service.records.installs(matching: InstallQuery(pageSize: Self.installPickerLimit))
         guard !page.hasMore else { return nil }
         return page.installs.map { install in
             ["value": .string(install.id), "name": .string((install.label.isEmpty ? "no label" : install.label) + " · " + ViewModels.shortID(install.id))]

@@ -40,7 +40,7 @@ extension Routes {
     func liveHTML(install given: Install, feedback: Feedback?) async throws -> String {
         // The hearts and the ledger from one snapshot: a delivery committed between two reads would show its
         // ledger row (and the thank-you) beside the hearts from before it.
-        guard let (install, ledger) = try await storage.installWithLedger(id: given.id, limit: 200) else {
+        guard let (install, ledger) = try await service.records.installWithLedger(id: given.id, limit: 200) else {
             throw TipJarError.installNotFound(given.id)
         }
         let strings = TipJarStrings.of(install.locale)
@@ -71,7 +71,7 @@ extension Routes {
     /// Developer Forums thread 685183). So the screen shows only what the app can know; the store's side (`/store`,
     /// the transactions, the timeline) shows the decline.
     func liveNotice(install: Install, ledger: [Delivery]) async throws -> Feedback? {
-        if try await storage.pendingTransactions().contains(where: { $0.installID == install.id }) {
+        if try await service.records.pendingTransactions().contains(where: { $0.installID == install.id }) {
             return Feedback(kind: .pending, locale: install.locale)
         }
         let events = service.timeline.events(installID: install.id, limit: 50)

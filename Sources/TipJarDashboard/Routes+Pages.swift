@@ -72,7 +72,7 @@ extension Routes {
 
     func overviewPage(_ context: DashboardContext, csrfToken: String) async throws -> HTTPResponse {
         var data = pageData(context, nav: "overview", csrfToken: csrfToken)
-        let overview = try await storage.overview()
+        let overview = try await service.records.overview()
         data["overview"] = ["installs": .int(overview.installs), "tips": .int(overview.tips), "hearts": .int(overview.hearts),
                             "isEmpty": .bool(overview.installs == 0)]
         data["settings"] = ViewModels.settings(service.store.settings)
@@ -86,7 +86,7 @@ extension Routes {
         let page = max(1, min(1_000_000, request.queryValue("page").flatMap { Int($0) } ?? 1))
         let search = String((request.queryValue("q") ?? "").prefix(100))
         let query = InstallQuery(search: search, hearts: heartsFilter, page: page)
-        let result = try await storage.installs(matching: query)
+        let result = try await service.records.installs(matching: query)
         data["installs"] = .array(result.installs.map(ViewModels.install))
         data["query"] = ["search": .string(search), "page": .int(page)]
         if request.queryValue("flash") == "deleted" { data["flash"] = "Deleted: the app, its hearts and its ledger are gone; its transactions stay with the store." }
@@ -124,7 +124,7 @@ extension Routes {
     /// offers fragment; with `load` (no-JavaScript path), the offers are loaded before rendering.
     func installPage(_ request: HTTPRequest, installID: String, load: Bool, csrfToken: String) async throws -> HTTPResponse {
         // The install and its ledger come from one snapshot, so hearts and ledger always agree.
-        async let found = storage.installWithLedger(id: installID, limit: 200)
+        async let found = service.records.installWithLedger(id: installID, limit: 200)
         guard let (install, ledger) = try await found else { throw TipJarError.installNotFound(installID) }
         let state: TipJarState = load ? try await service.loadOffers(installID: installID) : .loading
         let (feedback, shownCookie) = FeedbackOnce.feedback(request, installID: installID, locale: install.locale)
@@ -160,8 +160,8 @@ extension Routes {
         let page = StorePageModel(
             chrome: chrome(context, nav: "store", csrfToken: csrfToken), settings: settings, fileSettings: service.catalog.fileSettings,
             flash: StoreFlash(query: request.queryValue), scenarios: scenarioDownloads, mismatch: mismatch,
-            pending: try await storage.pendingTransactions(), interrupted: try await store.interruptedTransactions(),
-            transactions: try await storage.recentTransactions(limit: 50), productIDs: service.catalog.products.map(\.productID),
+            pending: try await service.records.pendingTransactions(), interrupted: try await store.interruptedTransactions(),
+            transactions: try await service.records.recentTransactions(limit: 50), productIDs: service.catalog.products.map(\.productID),
             installChoices: try await installChoices(), sheetTimeoutMinutes: Int(service.purchaseSheetTimeout / 60))
         return try html("pages/store", page: page)
     }

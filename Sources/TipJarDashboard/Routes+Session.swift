@@ -36,7 +36,7 @@ extension Routes {
         }
         router.get("/confirm/transactions/:tid/delete") { request, context in
             let id = try context.transactionID()
-            guard try await storage.transaction(withID: id) != nil else { throw TipJarError.transactionNotFound(id) }
+            guard try await service.records.transaction(withID: id) != nil else { throw TipJarError.transactionNotFound(id) }
             return try await confirmPage(context, title: "Delete transaction \(id)?",
                                          message: "The store forgets this one transaction (SKTestSession.deleteTransaction(identifier:)). The install keeps its hearts and ledger.",
                                          action: "/store/transactions/\(id)/delete", button: "Delete the transaction", cancel: "/transactions")

@@ -20,14 +20,14 @@ extension Routes {
     /// `/transactions/{id}`: the store's facts about the transaction and its life on every install of its account
     /// that it reached (the install it was bought on first).
     func transactionPage(_ context: DashboardContext, transactionID: UInt64) async throws -> HTTPResponse {
-        guard let stored = try await storage.transaction(withID: transactionID) else { throw TipJarError.transactionNotFound(transactionID) }
+        guard let stored = try await service.records.transaction(withID: transactionID) else { throw TipJarError.transactionNotFound(transactionID) }
         var data = pageData(context, nav: "transactions")
         data["transaction"] = transactionRow(stored)
-        let installs = try await storage.installs(matching: InstallQuery(pageSize: 200, accountID: stored.accountID)).installs
+        let installs = try await service.records.installs(matching: InstallQuery(pageSize: 200, accountID: stored.accountID)).installs
             .sorted { ($0.id == stored.installID ? 0 : 1) < ($1.id == stored.installID ? 0 : 1) }
         var lives: [MustacheValue] = []
         for install in installs {
-            let ledger = try await storage.ledger(installID: install.id, limit: 200)
+            let ledger = try await service.records.ledger(installID: install.id, limit: 200)
             guard install.id == stored.installID || ledger.contains(where: { $0.transactionID == transactionID }) else { continue }
             lives.append(Self.life(of: transactionID, stored: stored, install: install, ledger: ledger,
                                    events: Array(service.timeline.events(installID: install.id, limit: .max).reversed()),
@@ -42,7 +42,7 @@ extension Routes {
     /// transactions bought from it that have no ledger row yet, such as a pending Ask to Buy), newest first.
     /// - Parameter ledger: the install's ledger, oldest first, as the page shows it.
     func transactionLives(install: Install, ledger: [Delivery]) async throws -> MustacheValue {
-        let bought = try await storage.transactions(matching: TransactionQuery(installID: install.id, pageSize: Self.livesPerInstallPage)).transactions
+        let bought = try await service.records.transactions(matching: TransactionQuery(installID: install.id, pageSize: Self.livesPerInstallPage)).transactions
         var latest: [UInt64: Date] = [:]
         for stored in bought { latest[stored.transaction.id] = stored.transaction.purchaseDate }
         for delivery in ledger { latest[delivery.transactionID] = max(latest[delivery.transactionID] ?? .distantPast, delivery.at) }
@@ -51,7 +51,7 @@ extension Routes {
         var lives: [MustacheValue] = []
         for transactionID in chosen {
             var stored = bought.first { $0.transaction.id == transactionID }
-            if stored == nil { stored = try await storage.transaction(withID: transactionID) }
+            if stored == nil { stored = try await service.records.transaction(withID: transactionID) }
             lives.append(Self.life(of: transactionID, stored: stored, install: install, ledger: ledger, events: events,
                                    id: "life-\(transactionID)"))
         }

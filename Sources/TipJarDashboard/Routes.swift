@@ -4,11 +4,11 @@ import Mustache
 import TipJar
 
 /// The dashboard's routes: pages and fragments (`Routes+Pages`, `Routes+Actions`) and the JSON API
-/// (`Routes+API`). Handlers throw; `Dashboard.chain(router:adminToken:errorPages:log:)` turns errors into answers.
+/// (`Routes+API`). They reach the core through the service alone: its actions, and ``TipJarService/records`` to read
+/// what is stored. Handlers throw; `Dashboard.chain(router:adminToken:errorPages:log:)` turns errors into answers.
 struct Routes: Sendable {
     let templates: TemplateSource
     let service: TipJarService
-    let storage: any TipJarStorage
     /// Rendered pages by request and data version; see ``PageCache``.
     let pageCache: PageCache
     /// One live event channel per watched install, shared by its streams; see ``LiveChannels``.

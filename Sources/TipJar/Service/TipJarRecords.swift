@@ -1,0 +1,39 @@
+/// What the storage holds, read-only: the listings, ledgers and transactions pages show, through the service
+/// (``TipJarService/records``), so a caller outside the core reads what it needs and can change nothing except
+/// through the service's own actions, which keep the domain rules (README "Domain rules").
+public struct TipJarRecords: Sendable {
+    let storage: any TipJarStorage
+
+    /// The storage's commit counter: whatever keeps what it read keys on it (``CommitCounter``).
+    public var commits: CommitCounter { storage.commits }
+
+    /// ``TipJarStorage/install(withID:)``.
+    public func install(withID id: String) async throws -> Install? { try await storage.install(withID: id) }
+    /// ``TipJarStorage/installs(matching:)``.
+    public func installs(matching query: InstallQuery) async throws -> InstallPage { try await storage.installs(matching: query) }
+    /// ``TipJarStorage/installWithLedger(id:limit:)``: the hearts and the ledger from one snapshot.
+    public func installWithLedger(id: String, limit: Int) async throws -> (install: Install, ledger: [Delivery])? {
+        try await storage.installWithLedger(id: id, limit: limit)
+    }
+    /// ``TipJarStorage/ledger(installID:limit:)``.
+    public func ledger(installID: String, limit: Int) async throws -> [Delivery] { try await storage.ledger(installID: installID, limit: limit) }
+    /// ``TipJarStorage/overview()``.
+    public func overview() async throws -> Overview { try await storage.overview() }
+    /// ``TipJarStorage/pendingTransactions()``: Ask to Buy purchases waiting for a decision, oldest first.
+    public func pendingTransactions() async throws -> [StoredTransaction] { try await storage.pendingTransactions() }
+    /// ``TipJarStorage/recentTransactions(limit:)``.
+    public func recentTransactions(limit: Int) async throws -> [StoredTransaction] { try await storage.recentTransactions(limit: limit) }
+    /// ``TipJarStorage/transaction(withID:)``.
+    public func transaction(withID id: UInt64) async throws -> StoredTransaction? { try await storage.transaction(withID: id) }
+    /// ``TipJarStorage/transactions(matching:)``.
+    public func transactions(matching query: TransactionQuery) async throws -> TransactionPage { try await storage.transactions(matching: query) }
+    /// ``TipJarStorage/transactions(accountID:limit:)``.
+    public func transactions(accountID: String, limit: Int) async throws -> [StoredTransaction] {
+        try await storage.transactions(accountID: accountID, limit: limit)
+    }
+}
+
+extension TipJarService {
+    /// The storage's contents, read-only (``TipJarRecords``): the web layer's one road to what is stored.
+    public nonisolated var records: TipJarRecords { TipJarRecords(storage: storage) }
+}
