@@ -32,7 +32,7 @@ extension SQLiteTipJarStorage {
 
     /// `TipJarStorage.insert(_:)` for a transaction: one `INSERT INTO transactions`. - Throws: `DatabaseError` (e.g. a duplicate ID).
     public nonisolated(nonsending) func insert(_ stored: StoredTransaction) async throws {
-        try await queue.write { db in try db.execute(sql: Self.insertTransactionSQL, arguments: Self.insertArguments(stored)) }
+        try await pool.write { db in try db.execute(sql: Self.insertTransactionSQL, arguments: Self.insertArguments(stored)) }
     }
 
     static let insertTransactionSQL = "INSERT INTO transactions (\(transactionColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
@@ -54,7 +54,7 @@ extension SQLiteTipJarStorage {
 
     /// `TipJarStorage.transaction(withID:)`: by primary key, a point read on the caller's thread.
     public nonisolated(nonsending) func transaction(withID id: UInt64) async throws -> StoredTransaction? {
-        try queue.pointRead { db in
+        try pool.pointRead { db in
             try db.cachedStatement(sql: "SELECT \(Self.transactionColumns) FROM transactions WHERE id = ?")
                 .fetchOne(arguments: [Int64(bitPattern: id)], Self.storedTransaction)
         }
@@ -64,7 +64,7 @@ extension SQLiteTipJarStorage {
     /// `WHERE` names the state it expects (status, purchase issue, revocation); the changed-row count says who won.
     public nonisolated(nonsending) func update(_ stored: StoredTransaction, from expected: StoredTransaction) async throws -> Bool {
         let t = stored.transaction
-        return try await queue.write { db in
+        return try await pool.write { db in
             try db.execute(sql: """
                 UPDATE transactions SET purchase_date_ms = ?, status = ?, is_finished = ?, revocation_date_ms = ?, revocation_reason = ?,
                 signed_date_ms = ?, has_purchase_issue = ?
@@ -80,7 +80,7 @@ extension SQLiteTipJarStorage {
     /// `TipJarStorage.pendingTransactions()`: through the partial index on `status = 'pending'`, without the
     /// interrupted ones (`has_purchase_issue = 1`), which are not Ask to Buy's.
     public nonisolated(nonsending) func pendingTransactions() async throws -> [StoredTransaction] {
-        try await queue.read { db in
+        try await pool.read { db in
             try db.cachedStatement(sql: """
                 SELECT \(Self.transactionColumns) FROM transactions WHERE status = 'pending' AND has_purchase_issue = 0 ORDER BY id
                 """).fetchAll(Self.storedTransaction)
@@ -89,7 +89,7 @@ extension SQLiteTipJarStorage {
 
     /// `TipJarStorage.unfinishedTransactions(accountID:)`: through the partial index of unfinished purchases.
     public nonisolated(nonsending) func unfinishedTransactions(accountID: String) async throws -> [StoredTransaction] {
-        try await queue.read { db in
+        try await pool.read { db in
             try db.cachedStatement(sql: """
                 SELECT \(Self.transactionColumns) FROM transactions
                 WHERE account_id = ? AND status = 'purchased' AND is_finished = 0 ORDER BY id
@@ -99,7 +99,7 @@ extension SQLiteTipJarStorage {
 
     /// `TipJarStorage.recentTransactions(limit:)`: newest first.
     public nonisolated(nonsending) func recentTransactions(limit: Int) async throws -> [StoredTransaction] {
-        try await queue.read { db in
+        try await pool.read { db in
             try db.cachedStatement(sql: "SELECT \(Self.transactionColumns) FROM transactions ORDER BY id DESC LIMIT ?")
                 .fetchAll(arguments: [limit], Self.storedTransaction)
         }
@@ -108,7 +108,7 @@ extension SQLiteTipJarStorage {
     /// `TipJarStorage.largestTransactionID()`: the larger of `max(id)` of the store's transactions and of the
     /// counted keys installs keep after the store forgets a transaction (both primary-key lookups); 0 when empty.
     public nonisolated(nonsending) func largestTransactionID() async throws -> UInt64 {
-        try await queue.read { db in
+        try await pool.read { db in
             let value = try db.cachedStatement(sql: """
                 SELECT max(coalesce((SELECT max(id) FROM transactions), 0), coalesce((SELECT max(transaction_id) FROM counted_transactions), 0))
                 """).fetchOne { try $0.value(at: 0, as: Int64?.self) }
@@ -124,7 +124,7 @@ extension SQLiteTipJarStorage {
     /// finished. A heart already at five is left alone (no page written). Returns after `COMMIT`.
     /// - Throws: `DatabaseError` (busy, full, read-only). Nothing is kept then.
     public nonisolated(nonsending) func record(_ delivery: Delivery) async throws -> (outcome: RecordOutcome, hearts: Int) {
-        try await queue.write { db in try Self.record(delivery, in: db) }
+        try await pool.write { db in try Self.record(delivery, in: db) }
     }
 
     /// `TipJarStorage.issue(_:thenRecord:)`: one write, so one wait for the disk. In a SAVEPOINT
@@ -142,7 +142,7 @@ extension SQLiteTipJarStorage {
         var recordedRow = stored
         recordedRow.isFinished = stored.isFinished || (delivery.finished && delivery.transactionID == stored.transaction.id)
         let (asRecorded, finishedOnInsert) = (Self.insertArguments(recordedRow), recordedRow.isFinished)
-        let recorded = try await queue.write(savepoint: false) { db -> Result<(outcome: RecordOutcome, hearts: Int), any Error> in
+        let recorded = try await pool.write(savepoint: false) { db -> Result<(outcome: RecordOutcome, hearts: Int), any Error> in
             do {
                 return .success(try db.inSavepoint { () throws -> (outcome: RecordOutcome, hearts: Int) in
                     try db.execute(sql: Self.insertTransactionSQL, arguments: asRecorded)
@@ -188,12 +188,12 @@ extension SQLiteTipJarStorage {
 
     /// `TipJarStorage.ledger(installID:limit:)`: the last `limit` rows, oldest first.
     public nonisolated(nonsending) func ledger(installID: String, limit: Int) async throws -> [Delivery] {
-        try await queue.read { db in try Self.ledger(db, installID: installID, limit: limit) }
+        try await pool.read { db in try Self.ledger(db, installID: installID, limit: limit) }
     }
 
     /// `TipJarStorage.installWithLedger(id:limit:)`: both queries in one read transaction.
     public nonisolated(nonsending) func installWithLedger(id: String, limit: Int) async throws -> (install: Install, ledger: [Delivery])? {
-        try await queue.read { db in
+        try await pool.read { db in
             guard let install = try db.cachedStatement(sql: "SELECT \(Self.installColumns) FROM \(Self.installsWithAccounts) WHERE installs.id = ?")
                 .fetchOne(arguments: [id], Self.install) else { return nil }
             return (install, try Self.ledger(db, installID: id, limit: limit))
@@ -220,7 +220,7 @@ extension SQLiteTipJarStorage {
 
     /// `TipJarStorage.overview()`: counts of installs and counted tips, and the sum of hearts.
     public nonisolated(nonsending) func overview() async throws -> Overview {
-        try await queue.read { db in
+        try await pool.read { db in
             try db.cachedStatement(sql: """
                 SELECT (SELECT count(*) FROM installs), (SELECT count(*) FROM counted_transactions),
                        (SELECT coalesce(sum(hearts), 0) FROM installs)

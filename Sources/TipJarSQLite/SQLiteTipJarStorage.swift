@@ -1,13 +1,13 @@
 import Foundation
 import TipJar
 
-/// The core's `TipJarStorage` on an SQLite file: every method is one serialized unit of work on
-/// the `DatabaseQueue`, and `record(_:)` does the duplicate check atomically in SQL
+/// The core's `TipJarStorage` on an SQLite file: every method is one unit of work on the
+/// `DatabasePool` (a write on its serialized writer, a read on its readers), and `record(_:)` does the duplicate check atomically in SQL
 /// (`INSERT … ON CONFLICT DO NOTHING`, then `sqlite3_changes()`), committing the ledger row, the
 /// heart and the finished flag together before it returns.
 public final class SQLiteTipJarStorage: TipJarStorage {
-    /// The serialized connection.
-    public let queue: DatabaseQueue
+    /// The connections: one serialized writer and the readers.
+    public let pool: DatabasePool
     /// Bumped after every `COMMIT` of the writer (``DatabaseConfiguration/onCommit``), migrations included.
     public let commits: CommitCounter
 
@@ -25,8 +25,8 @@ public final class SQLiteTipJarStorage: TipJarStorage {
             onCommit?()
         }
         self.commits = commits
-        queue = try DatabaseQueue(path: path, configuration: configuration)
-        try Self.migrator.migrate(queue)
+        pool = try DatabasePool(path: path, configuration: configuration)
+        try Self.migrator.migrate(pool)
     }
 
     /// The migrator with every schema step of `TipJarSchema`.
@@ -63,7 +63,7 @@ public final class SQLiteTipJarStorage: TipJarStorage {
     /// with the account's storefront. - Throws: `DatabaseError` (constraint on a duplicate ID; nothing kept).
     @discardableResult
     public nonisolated(nonsending) func insert(_ install: Install) async throws -> Install {
-        try await queue.write { db in
+        try await pool.write { db in
             try db.execute(sql: "INSERT INTO accounts (account_id, storefront) VALUES (?, ?) ON CONFLICT (account_id) DO NOTHING",
                            arguments: [install.accountID, install.storefront])
             try db.execute(sql: """
@@ -80,7 +80,7 @@ public final class SQLiteTipJarStorage: TipJarStorage {
 
     /// `TipJarStorage.install(withID:)`: by primary key, a point read on the caller's thread.
     public nonisolated(nonsending) func install(withID id: String) async throws -> Install? {
-        try queue.pointRead { db in
+        try pool.pointRead { db in
             try db.cachedStatement(sql: "SELECT \(Self.installColumns) FROM \(Self.installsWithAccounts) WHERE installs.id = ?")
                 .fetchOne(arguments: [id], Self.install)
         }
@@ -117,7 +117,7 @@ public final class SQLiteTipJarStorage: TipJarStorage {
             """
         arguments += [query.pageSize + 1, (query.page - 1) * query.pageSize]
         let values = arguments.map(\.databaseValue)
-        let rows = try await queue.read { db in
+        let rows = try await pool.read { db in
             try db.cachedStatement(sql: sql).fetchAll(arguments: StatementArguments(values), Self.install)
         }
         return InstallPage(installs: Array(rows.prefix(query.pageSize)), hasMore: rows.count > query.pageSize)
@@ -125,14 +125,14 @@ public final class SQLiteTipJarStorage: TipJarStorage {
 
     /// `TipJarStorage.setRunning(_:installID:)`.
     public nonisolated(nonsending) func setRunning(_ isRunning: Bool, installID: String) async throws {
-        try await queue.write { db in
+        try await pool.write { db in
             try db.execute(sql: "UPDATE installs SET is_running = ? WHERE id = ?", arguments: [isRunning, installID])
         }
     }
 
     /// `TipJarStorage.setLabel(_:installID:)`: the label is a bound parameter, never SQL.
     public nonisolated(nonsending) func setLabel(_ label: String, installID: String) async throws {
-        try await queue.write { db in
+        try await pool.write { db in
             try db.execute(sql: "UPDATE installs SET label = ? WHERE id = ?", arguments: [label, installID])
         }
     }
@@ -140,7 +140,7 @@ public final class SQLiteTipJarStorage: TipJarStorage {
     /// `TipJarStorage.setStorefront(_:accountID:)`: the account's row is read and changed in one write transaction
     /// (writes are serialized, so no other change comes between), with bound parameters.
     public nonisolated(nonsending) func setStorefront(_ countryCode: String, accountID: String) async throws -> String? {
-        try await queue.write { db in
+        try await pool.write { db in
             let before: String? = try db.cachedStatement(sql: "SELECT storefront FROM accounts WHERE account_id = ?")
                 .fetchOne(arguments: [accountID]) { try $0.value(at: 0) }
             guard let before, before != countryCode else { return nil }
@@ -152,7 +152,7 @@ public final class SQLiteTipJarStorage: TipJarStorage {
     /// `TipJarStorage.migrateLegacyFlag(installID:)`: one conditional `UPDATE`; `sqlite3_changes()` says
     /// whether it ran, so it can never run twice.
     public nonisolated(nonsending) func migrateLegacyFlag(installID: String) async throws -> Bool {
-        try await queue.write { db in
+        try await pool.write { db in
             try db.execute(sql: """
                 UPDATE installs SET hearts = CASE WHEN hearts = 0 THEN 1 ELSE hearts END, legacy_has_tipped = 0
                 WHERE id = ? AND legacy_has_tipped = 1
@@ -165,7 +165,7 @@ public final class SQLiteTipJarStorage: TipJarStorage {
 
     /// `TipJarStorage.storeSettings()`: the JSON row of `store_settings`, decoded. - Throws: `DecodingError` on a damaged row.
     public nonisolated(nonsending) func storeSettings() async throws -> StoreSettings? {
-        let json: String? = try await queue.read { db in
+        let json: String? = try await pool.read { db in
             try db.cachedStatement(sql: "SELECT json FROM store_settings WHERE id = 1").fetchOne { try $0.value(at: 0) }
         }
         guard let json else { return nil }
@@ -175,7 +175,7 @@ public final class SQLiteTipJarStorage: TipJarStorage {
     /// `TipJarStorage.save(_:)`: an upsert of the single `store_settings` row.
     public nonisolated(nonsending) func save(_ settings: StoreSettings) async throws {
         let json = String(decoding: try JSONEncoder().encode(settings), as: UTF8.self)
-        try await queue.write { db in
+        try await pool.write { db in
             try db.execute(sql: "INSERT INTO store_settings (id, json) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET json = excluded.json",
                            arguments: [json])
         }
