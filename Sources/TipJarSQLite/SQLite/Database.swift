@@ -178,9 +178,6 @@ public final class Database {
     /// Rows changed by the most recent INSERT/UPDATE/DELETE (`sqlite3_changes64`).
     public var changes: Int { handle.map { Int(sqlite3_changes64($0)) } ?? 0 }
 
-    /// Rows changed since the connection opened (`sqlite3_total_changes64`).
-    public var totalChanges: Int { handle.map { Int(sqlite3_total_changes64($0)) } ?? 0 }
-
     /// The rowid of the most recent successful INSERT (`sqlite3_last_insert_rowid`).
     public var lastInsertedRowID: Int64 { handle.map { sqlite3_last_insert_rowid($0) } ?? 0 }
 
