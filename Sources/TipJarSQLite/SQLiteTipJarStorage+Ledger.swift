@@ -5,29 +5,33 @@ import TipJar
 extension SQLiteTipJarStorage {
     // MARK: Transactions
 
+    /// The `transactions` columns ``storedTransaction(_:)`` reads by name (their order is free) and
+    /// ``insertTransactionSQL`` writes, in the order of ``insertArguments(_:)``.
     static let transactionColumns = """
         id, product_id, purchase_date_ms, storefront, account_id, install_id, status, is_finished, is_external,
         revocation_date_ms, revocation_reason, purchased_quantity, app_account_token, price, currency, product_type,
         app_bundle_id, signed_date_ms, has_purchase_issue
         """
 
+    /// A stored transaction from a row of ``transactionColumns``, read by column name.
     static func storedTransaction(_ row: Row) throws -> StoredTransaction {
-        var transaction = Transaction(id: UInt64(bitPattern: try row.value(at: 0)), productID: try row.value(at: 1),
-                                      purchaseDate: date(try row.value(at: 2)), storefront: try row.value(at: 3))
-        let revocationMs: Int64? = try row.value(at: 9)
-        transaction.revocationDate = revocationMs.map(date)
-        let reason: String? = try row.value(at: 10)
-        transaction.revocationReason = reason.flatMap(Transaction.RevocationReason.init(rawValue:))
-        transaction.purchasedQuantity = try row.value(at: 11)
-        transaction.appAccountToken = (try row.value(at: 12, as: String?.self)).flatMap(UUID.init(uuidString:))
-        transaction.price = (try row.value(at: 13, as: String?.self)).flatMap { Decimal(string: $0, locale: Locale(identifier: "en_US_POSIX")) }
-        transaction.currency = try row.value(at: 14)
-        transaction.productType = (try row.value(at: 15, as: String?.self)).flatMap(ProductType.init(rawValue:))
-        transaction.appBundleID = try row.value(at: 16)
-        transaction.signedDate = (try row.value(at: 17, as: Int64?.self)).map(date) ?? transaction.purchaseDate
-        return StoredTransaction(transaction: transaction, accountID: try row.value(at: 4), installID: try row.value(at: 5),
-                                 status: try row.value(at: 18, as: Bool.self) ? .interrupted : StoredTransaction.Status(rawValue: try row.value(at: 6)) ?? .declined,
-                                 isFinished: try row.value(at: 7), isExternal: try row.value(at: 8))
+        var transaction = Transaction(id: UInt64(bitPattern: try row.value(named: "id")), productID: try row.value(named: "product_id"),
+                                      purchaseDate: date(try row.value(named: "purchase_date_ms")), storefront: try row.value(named: "storefront"))
+        transaction.revocationDate = (try row.value(named: "revocation_date_ms", as: Int64?.self)).map(date)
+        transaction.revocationReason = (try row.value(named: "revocation_reason", as: String?.self)).flatMap(Transaction.RevocationReason.init(rawValue:))
+        transaction.purchasedQuantity = try row.value(named: "purchased_quantity")
+        transaction.appAccountToken = (try row.value(named: "app_account_token", as: String?.self)).flatMap(UUID.init(uuidString:))
+        transaction.price = (try row.value(named: "price", as: String?.self)).flatMap { Decimal(string: $0, locale: Locale(identifier: "en_US_POSIX")) }
+        transaction.currency = try row.value(named: "currency")
+        transaction.productType = (try row.value(named: "product_type", as: String?.self)).flatMap(ProductType.init(rawValue:))
+        transaction.appBundleID = try row.value(named: "app_bundle_id")
+        transaction.signedDate = (try row.value(named: "signed_date_ms", as: Int64?.self)).map(date) ?? transaction.purchaseDate
+        // Both read on every row, so every row reads the same names in the same order (see `ColumnIndexes`).
+        let status = StoredTransaction.Status(rawValue: try row.value(named: "status")) ?? .declined
+        let hasPurchaseIssue: Bool = try row.value(named: "has_purchase_issue")
+        return StoredTransaction(transaction: transaction, accountID: try row.value(named: "account_id"),
+                                 installID: try row.value(named: "install_id"), status: hasPurchaseIssue ? .interrupted : status,
+                                 isFinished: try row.value(named: "is_finished"), isExternal: try row.value(named: "is_external"))
     }
 
     /// `TipJarStorage.insert(_:)` for a transaction: one `INSERT INTO transactions`. - Throws: `DatabaseError` (e.g. a duplicate ID).
@@ -200,6 +204,8 @@ extension SQLiteTipJarStorage {
         }
     }
 
+    /// The last `limit` deliveries of an install, oldest first, each with its transaction's quantity and token,
+    /// read by column name.
     static func ledger(_ db: Database, installID: String, limit: Int) throws -> [Delivery] {
         try db.cachedStatement(sql: """
             SELECT d.install_id, d.transaction_id, d.product_id, d.path, d.outcome, d.finished, d.at_ms,
@@ -207,13 +213,15 @@ extension SQLiteTipJarStorage {
             (SELECT * FROM deliveries WHERE install_id = ? ORDER BY id DESC LIMIT ?) AS d
             LEFT JOIN transactions AS t ON t.id = d.transaction_id ORDER BY d.id
             """).fetchAll(arguments: [installID, limit]) { row in
-            var delivery = Delivery(installID: try row.value(at: 0), transactionID: UInt64(bitPattern: try row.value(at: 1)),
-                                    productID: try row.value(at: 2), path: DeliveryPath(rawValue: try row.value(at: 3)) ?? .listener,
-                                    outcome: RecordOutcome(rawValue: try row.value(at: 4)) ?? .unverified,
-                                    finished: try row.value(at: 5), at: Self.date(try row.value(at: 6)),
-                                    note: (try row.value(at: 9) as String?).flatMap(DeliveryNote.init(rawValue:)))
-            delivery.purchasedQuantity = try row.value(at: 7, as: Int?.self) ?? 1
-            delivery.appAccountToken = (try row.value(at: 8, as: String?.self)).flatMap(UUID.init(uuidString:))
+            var delivery = Delivery(installID: try row.value(named: "install_id"),
+                                    transactionID: UInt64(bitPattern: try row.value(named: "transaction_id")),
+                                    productID: try row.value(named: "product_id"),
+                                    path: DeliveryPath(rawValue: try row.value(named: "path")) ?? .listener,
+                                    outcome: RecordOutcome(rawValue: try row.value(named: "outcome")) ?? .unverified,
+                                    finished: try row.value(named: "finished"), at: Self.date(try row.value(named: "at_ms")),
+                                    note: (try row.value(named: "note", as: String?.self)).flatMap(DeliveryNote.init(rawValue:)))
+            delivery.purchasedQuantity = try row.value(named: "purchased_quantity", as: Int?.self) ?? 1
+            delivery.appAccountToken = (try row.value(named: "app_account_token", as: String?.self)).flatMap(UUID.init(uuidString:))
             return delivery
         }
     }
@@ -222,10 +230,10 @@ extension SQLiteTipJarStorage {
     public nonisolated(nonsending) func overview() async throws -> Overview {
         try await pool.read { db in
             try db.cachedStatement(sql: """
-                SELECT (SELECT count(*) FROM installs), (SELECT count(*) FROM counted_transactions),
-                       (SELECT coalesce(sum(hearts), 0) FROM installs)
+                SELECT (SELECT count(*) FROM installs) AS installs, (SELECT count(*) FROM counted_transactions) AS tips,
+                       (SELECT coalesce(sum(hearts), 0) FROM installs) AS hearts
                 """).fetchOne { row in
-                Overview(installs: try row.value(at: 0), tips: try row.value(at: 1), hearts: try row.value(at: 2))
+                Overview(installs: try row.value(named: "installs"), tips: try row.value(named: "tips"), hearts: try row.value(named: "hearts"))
             } ?? Overview(installs: 0, tips: 0, hearts: 0)
         }
     }

@@ -40,8 +40,8 @@ public final class SQLiteTipJarStorage: TipJarStorage {
 
     // MARK: Installs
 
-    /// The install columns ``install(_:)`` reads, from `installs` and its account's row (`v7-account-storefronts`);
-    /// follow it with ``installsWithAccounts`` as the `FROM` clause.
+    /// The install columns ``install(_:)`` reads by name, from `installs` and its account's row
+    /// (`v7-account-storefronts`); follow it with ``installsWithAccounts`` as the `FROM` clause. Their order is free.
     static let installColumns = """
         installs.id, installs.label, installs.locale, accounts.storefront, installs.account_id, installs.hearts,
         installs.legacy_has_tipped, installs.is_running, installs.created_at_ms
@@ -51,11 +51,13 @@ public final class SQLiteTipJarStorage: TipJarStorage {
     /// keeps the plan it had on `installs` alone (by ID, by account, by creation time, by hearts).
     static let installsWithAccounts = "installs CROSS JOIN accounts ON accounts.account_id = installs.account_id"
 
+    /// An install from a row of ``installColumns``, read by column name.
     static func install(_ row: Row) throws -> Install {
-        Install(id: try row.value(at: 0), label: try row.value(at: 1),
-                locale: AppLocale(rawValue: try row.value(at: 2)) ?? .en, storefront: try row.value(at: 3),
-                accountID: try row.value(at: 4), hearts: try row.value(at: 5), legacyHasTipped: try row.value(at: 6),
-                isRunning: try row.value(at: 7), createdAt: date(try row.value(at: 8)))
+        Install(id: try row.value(named: "id"), label: try row.value(named: "label"),
+                locale: AppLocale(rawValue: try row.value(named: "locale")) ?? .en, storefront: try row.value(named: "storefront"),
+                accountID: try row.value(named: "account_id"), hearts: try row.value(named: "hearts"),
+                legacyHasTipped: try row.value(named: "legacy_has_tipped"), isRunning: try row.value(named: "is_running"),
+                createdAt: date(try row.value(named: "created_at_ms")))
     }
 
     /// `TipJarStorage.insert(_:)` for an install: the account's row is created with `install.storefront` unless it
