@@ -12,9 +12,6 @@ struct MustachePath: Sendable {
             components = name.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
         }
     }
-
-    /// True for `{{.}}`.
-    var isImplicit: Bool { components.isEmpty }
 }
 
 /// A `{{$name}}` block: an overridable parameter of a template.

@@ -156,7 +156,7 @@ extension Routes {
         let store = service.store
         let settings = store.settings
         var mismatch: (asked: [String], held: [String])?
-        if settings.catalog == .mismatch { mismatch = (service.catalog.tips.map(\.productID), await store.storeProductIDs) }
+        if settings.catalog == .mismatch { mismatch = (service.catalog.tips.map(\.productID), store.storeProductIDs) }
         let page = StorePageModel(
             chrome: chrome(context, nav: "store", csrfToken: csrfToken), settings: settings, fileSettings: service.catalog.fileSettings,
             flash: StoreFlash(query: request.queryValue), scenarios: scenarioDownloads, mismatch: mismatch,

@@ -24,7 +24,7 @@ extension SQLiteTipJarStorage {
         let sql = "SELECT \(Self.transactionColumns) FROM transactions \(whereClause) ORDER BY id DESC LIMIT ? OFFSET ?"
         arguments += [query.pageSize + 1, (query.page - 1) * query.pageSize]
         let values = arguments.map(\.databaseValue)
-        let rows = try await queue.read { db in
+        let rows = try await pool.read { db in
             try db.cachedStatement(sql: sql).fetchAll(arguments: StatementArguments(values), Self.storedTransaction)
         }
         return TransactionPage(transactions: Array(rows.prefix(query.pageSize)), hasMore: rows.count > query.pageSize)
@@ -32,7 +32,7 @@ extension SQLiteTipJarStorage {
 
     /// `TipJarStorage.transactions(accountID:limit:)`: through the by-account index, newest first.
     public nonisolated(nonsending) func transactions(accountID: String, limit: Int) async throws -> [StoredTransaction] {
-        try await queue.read { db in
+        try await pool.read { db in
             try db.cachedStatement(sql: "SELECT \(Self.transactionColumns) FROM transactions WHERE account_id = ? ORDER BY id DESC LIMIT ?")
                 .fetchAll(arguments: [accountID, limit], Self.storedTransaction)
         }
@@ -40,7 +40,7 @@ extension SQLiteTipJarStorage {
 
     /// `TipJarStorage.deleteAllTransactions()`: one `DELETE`; the counted keys, hearts and ledgers stay.
     public nonisolated(nonsending) func deleteAllTransactions() async throws -> Int {
-        try await queue.write { db in
+        try await pool.write { db in
             try db.execute(sql: "DELETE FROM transactions")
             return db.changes
         }
@@ -48,7 +48,7 @@ extension SQLiteTipJarStorage {
 
     /// `TipJarStorage.deleteTransaction(withID:)`: one `DELETE` by primary key.
     public nonisolated(nonsending) func deleteTransaction(withID id: UInt64) async throws -> Bool {
-        try await queue.write { db in
+        try await pool.write { db in
             try db.execute(sql: "DELETE FROM transactions WHERE id = ?", arguments: [Int64(bitPattern: id)])
             return db.changes == 1
         }
@@ -57,7 +57,7 @@ extension SQLiteTipJarStorage {
     /// `TipJarStorage.deleteInstall(withID:)`: the ledger rows, the counted keys and the install row in one
     /// write transaction (children first, as `foreign_keys=ON` requires); `transactions` is left alone.
     public nonisolated(nonsending) func deleteInstall(withID id: String) async throws -> Bool {
-        try await queue.write { db in
+        try await pool.write { db in
             try db.execute(sql: "DELETE FROM deliveries WHERE install_id = ?", arguments: [id])
             try db.execute(sql: "DELETE FROM counted_transactions WHERE install_id = ?", arguments: [id])
             try db.execute(sql: "DELETE FROM installs WHERE id = ?", arguments: [id])

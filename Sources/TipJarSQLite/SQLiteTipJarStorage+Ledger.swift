@@ -5,34 +5,38 @@ import TipJar
 extension SQLiteTipJarStorage {
     // MARK: Transactions
 
+    /// The `transactions` columns ``storedTransaction(_:)`` reads by name (their order is free) and
+    /// ``insertTransactionSQL`` writes, in the order of ``insertArguments(_:)``.
     static let transactionColumns = """
         id, product_id, purchase_date_ms, storefront, account_id, install_id, status, is_finished, is_external,
         revocation_date_ms, revocation_reason, purchased_quantity, app_account_token, price, currency, product_type,
         app_bundle_id, signed_date_ms, has_purchase_issue
         """
 
+    /// A stored transaction from a row of ``transactionColumns``, read by column name.
     static func storedTransaction(_ row: Row) throws -> StoredTransaction {
-        var transaction = Transaction(id: UInt64(bitPattern: try row.value(at: 0)), productID: try row.value(at: 1),
-                                      purchaseDate: date(try row.value(at: 2)), storefront: try row.value(at: 3))
-        let revocationMs: Int64? = try row.value(at: 9)
-        transaction.revocationDate = revocationMs.map(date)
-        let reason: String? = try row.value(at: 10)
-        transaction.revocationReason = reason.flatMap(Transaction.RevocationReason.init(rawValue:))
-        transaction.purchasedQuantity = try row.value(at: 11)
-        transaction.appAccountToken = (try row.value(at: 12, as: String?.self)).flatMap(UUID.init(uuidString:))
-        transaction.price = (try row.value(at: 13, as: String?.self)).flatMap { Decimal(string: $0, locale: Locale(identifier: "en_US_POSIX")) }
-        transaction.currency = try row.value(at: 14)
-        transaction.productType = (try row.value(at: 15, as: String?.self)).flatMap(ProductType.init(rawValue:))
-        transaction.appBundleID = try row.value(at: 16)
-        transaction.signedDate = (try row.value(at: 17, as: Int64?.self)).map(date) ?? transaction.purchaseDate
-        return StoredTransaction(transaction: transaction, accountID: try row.value(at: 4), installID: try row.value(at: 5),
-                                 status: try row.value(at: 18, as: Bool.self) ? .interrupted : StoredTransaction.Status(rawValue: try row.value(at: 6)) ?? .declined,
-                                 isFinished: try row.value(at: 7), isExternal: try row.value(at: 8))
+        var transaction = Transaction(id: UInt64(bitPattern: try row.value(named: "id")), productID: try row.value(named: "product_id"),
+                                      purchaseDate: date(try row.value(named: "purchase_date_ms")), storefront: try row.value(named: "storefront"))
+        transaction.revocationDate = (try row.value(named: "revocation_date_ms", as: Int64?.self)).map(date)
+        transaction.revocationReason = (try row.value(named: "revocation_reason", as: String?.self)).flatMap(Transaction.RevocationReason.init(rawValue:))
+        transaction.purchasedQuantity = try row.value(named: "purchased_quantity")
+        transaction.appAccountToken = (try row.value(named: "app_account_token", as: String?.self)).flatMap(UUID.init(uuidString:))
+        transaction.price = (try row.value(named: "price", as: String?.self)).flatMap { Decimal(string: $0, locale: Locale(identifier: "en_US_POSIX")) }
+        transaction.currency = try row.value(named: "currency")
+        transaction.productType = (try row.value(named: "product_type", as: String?.self)).flatMap(ProductType.init(rawValue:))
+        transaction.appBundleID = try row.value(named: "app_bundle_id")
+        transaction.signedDate = (try row.value(named: "signed_date_ms", as: Int64?.self)).map(date) ?? transaction.purchaseDate
+        // Both read on every row, so every row reads the same names in the same order (see `ColumnIndexes`).
+        let status = StoredTransaction.Status(rawValue: try row.value(named: "status")) ?? .declined
+        let hasPurchaseIssue: Bool = try row.value(named: "has_purchase_issue")
+        return StoredTransaction(transaction: transaction, accountID: try row.value(named: "account_id"),
+                                 installID: try row.value(named: "install_id"), status: hasPurchaseIssue ? .interrupted : status,
+                                 isFinished: try row.value(named: "is_finished"), isExternal: try row.value(named: "is_external"))
     }
 
     /// `TipJarStorage.insert(_:)` for a transaction: one `INSERT INTO transactions`. - Throws: `DatabaseError` (e.g. a duplicate ID).
     public nonisolated(nonsending) func insert(_ stored: StoredTransaction) async throws {
-        try await queue.write { db in try db.execute(sql: Self.insertTransactionSQL, arguments: Self.insertArguments(stored)) }
+        try await pool.write { db in try db.execute(sql: Self.insertTransactionSQL, arguments: Self.insertArguments(stored)) }
     }
 
     static let insertTransactionSQL = "INSERT INTO transactions (\(transactionColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
@@ -54,7 +58,7 @@ extension SQLiteTipJarStorage {
 
     /// `TipJarStorage.transaction(withID:)`: by primary key, a point read on the caller's thread.
     public nonisolated(nonsending) func transaction(withID id: UInt64) async throws -> StoredTransaction? {
-        try queue.pointRead { db in
+        try pool.pointRead { db in
             try db.cachedStatement(sql: "SELECT \(Self.transactionColumns) FROM transactions WHERE id = ?")
                 .fetchOne(arguments: [Int64(bitPattern: id)], Self.storedTransaction)
         }
@@ -64,7 +68,7 @@ extension SQLiteTipJarStorage {
     /// `WHERE` names the state it expects (status, purchase issue, revocation); the changed-row count says who won.
     public nonisolated(nonsending) func update(_ stored: StoredTransaction, from expected: StoredTransaction) async throws -> Bool {
         let t = stored.transaction
-        return try await queue.write { db in
+        return try await pool.write { db in
             try db.execute(sql: """
                 UPDATE transactions SET purchase_date_ms = ?, status = ?, is_finished = ?, revocation_date_ms = ?, revocation_reason = ?,
                 signed_date_ms = ?, has_purchase_issue = ?
@@ -80,7 +84,7 @@ extension SQLiteTipJarStorage {
     /// `TipJarStorage.pendingTransactions()`: through the partial index on `status = 'pending'`, without the
     /// interrupted ones (`has_purchase_issue = 1`), which are not Ask to Buy's.
     public nonisolated(nonsending) func pendingTransactions() async throws -> [StoredTransaction] {
-        try await queue.read { db in
+        try await pool.read { db in
             try db.cachedStatement(sql: """
                 SELECT \(Self.transactionColumns) FROM transactions WHERE status = 'pending' AND has_purchase_issue = 0 ORDER BY id
                 """).fetchAll(Self.storedTransaction)
@@ -89,7 +93,7 @@ extension SQLiteTipJarStorage {
 
     /// `TipJarStorage.unfinishedTransactions(accountID:)`: through the partial index of unfinished purchases.
     public nonisolated(nonsending) func unfinishedTransactions(accountID: String) async throws -> [StoredTransaction] {
-        try await queue.read { db in
+        try await pool.read { db in
             try db.cachedStatement(sql: """
                 SELECT \(Self.transactionColumns) FROM transactions
                 WHERE account_id = ? AND status = 'purchased' AND is_finished = 0 ORDER BY id
@@ -99,7 +103,7 @@ extension SQLiteTipJarStorage {
 
     /// `TipJarStorage.recentTransactions(limit:)`: newest first.
     public nonisolated(nonsending) func recentTransactions(limit: Int) async throws -> [StoredTransaction] {
-        try await queue.read { db in
+        try await pool.read { db in
             try db.cachedStatement(sql: "SELECT \(Self.transactionColumns) FROM transactions ORDER BY id DESC LIMIT ?")
                 .fetchAll(arguments: [limit], Self.storedTransaction)
         }
@@ -108,7 +112,7 @@ extension SQLiteTipJarStorage {
     /// `TipJarStorage.largestTransactionID()`: the larger of `max(id)` of the store's transactions and of the
     /// counted keys installs keep after the store forgets a transaction (both primary-key lookups); 0 when empty.
     public nonisolated(nonsending) func largestTransactionID() async throws -> UInt64 {
-        try await queue.read { db in
+        try await pool.read { db in
             let value = try db.cachedStatement(sql: """
                 SELECT max(coalesce((SELECT max(id) FROM transactions), 0), coalesce((SELECT max(transaction_id) FROM counted_transactions), 0))
                 """).fetchOne { try $0.value(at: 0, as: Int64?.self) }
@@ -124,7 +128,7 @@ extension SQLiteTipJarStorage {
     /// finished. A heart already at five is left alone (no page written). Returns after `COMMIT`.
     /// - Throws: `DatabaseError` (busy, full, read-only). Nothing is kept then.
     public nonisolated(nonsending) func record(_ delivery: Delivery) async throws -> (outcome: RecordOutcome, hearts: Int) {
-        try await queue.write { db in try Self.record(delivery, in: db) }
+        try await pool.write { db in try Self.record(delivery, in: db) }
     }
 
     /// `TipJarStorage.issue(_:thenRecord:)`: one write, so one wait for the disk. In a SAVEPOINT
@@ -142,7 +146,7 @@ extension SQLiteTipJarStorage {
         var recordedRow = stored
         recordedRow.isFinished = stored.isFinished || (delivery.finished && delivery.transactionID == stored.transaction.id)
         let (asRecorded, finishedOnInsert) = (Self.insertArguments(recordedRow), recordedRow.isFinished)
-        let recorded = try await queue.write(savepoint: false) { db -> Result<(outcome: RecordOutcome, hearts: Int), any Error> in
+        let recorded = try await pool.write(savepoint: false) { db -> Result<(outcome: RecordOutcome, hearts: Int), any Error> in
             do {
                 return .success(try db.inSavepoint { () throws -> (outcome: RecordOutcome, hearts: Int) in
                     try db.execute(sql: Self.insertTransactionSQL, arguments: asRecorded)
@@ -188,18 +192,20 @@ extension SQLiteTipJarStorage {
 
     /// `TipJarStorage.ledger(installID:limit:)`: the last `limit` rows, oldest first.
     public nonisolated(nonsending) func ledger(installID: String, limit: Int) async throws -> [Delivery] {
-        try await queue.read { db in try Self.ledger(db, installID: installID, limit: limit) }
+        try await pool.read { db in try Self.ledger(db, installID: installID, limit: limit) }
     }
 
     /// `TipJarStorage.installWithLedger(id:limit:)`: both queries in one read transaction.
     public nonisolated(nonsending) func installWithLedger(id: String, limit: Int) async throws -> (install: Install, ledger: [Delivery])? {
-        try await queue.read { db in
+        try await pool.read { db in
             guard let install = try db.cachedStatement(sql: "SELECT \(Self.installColumns) FROM \(Self.installsWithAccounts) WHERE installs.id = ?")
                 .fetchOne(arguments: [id], Self.install) else { return nil }
             return (install, try Self.ledger(db, installID: id, limit: limit))
         }
     }
 
+    /// The last `limit` deliveries of an install, oldest first, each with its transaction's quantity and token,
+    /// read by column name.
     static func ledger(_ db: Database, installID: String, limit: Int) throws -> [Delivery] {
         try db.cachedStatement(sql: """
             SELECT d.install_id, d.transaction_id, d.product_id, d.path, d.outcome, d.finished, d.at_ms,
@@ -207,25 +213,27 @@ extension SQLiteTipJarStorage {
             (SELECT * FROM deliveries WHERE install_id = ? ORDER BY id DESC LIMIT ?) AS d
             LEFT JOIN transactions AS t ON t.id = d.transaction_id ORDER BY d.id
             """).fetchAll(arguments: [installID, limit]) { row in
-            var delivery = Delivery(installID: try row.value(at: 0), transactionID: UInt64(bitPattern: try row.value(at: 1)),
-                                    productID: try row.value(at: 2), path: DeliveryPath(rawValue: try row.value(at: 3)) ?? .listener,
-                                    outcome: RecordOutcome(rawValue: try row.value(at: 4)) ?? .unverified,
-                                    finished: try row.value(at: 5), at: Self.date(try row.value(at: 6)),
-                                    note: (try row.value(at: 9) as String?).flatMap(DeliveryNote.init(rawValue:)))
-            delivery.purchasedQuantity = try row.value(at: 7, as: Int?.self) ?? 1
-            delivery.appAccountToken = (try row.value(at: 8, as: String?.self)).flatMap(UUID.init(uuidString:))
+            var delivery = Delivery(installID: try row.value(named: "install_id"),
+                                    transactionID: UInt64(bitPattern: try row.value(named: "transaction_id")),
+                                    productID: try row.value(named: "product_id"),
+                                    path: DeliveryPath(rawValue: try row.value(named: "path")) ?? .listener,
+                                    outcome: RecordOutcome(rawValue: try row.value(named: "outcome")) ?? .unverified,
+                                    finished: try row.value(named: "finished"), at: Self.date(try row.value(named: "at_ms")),
+                                    note: (try row.value(named: "note", as: String?.self)).flatMap(DeliveryNote.init(rawValue:)))
+            delivery.purchasedQuantity = try row.value(named: "purchased_quantity", as: Int?.self) ?? 1
+            delivery.appAccountToken = (try row.value(named: "app_account_token", as: String?.self)).flatMap(UUID.init(uuidString:))
             return delivery
         }
     }
 
     /// `TipJarStorage.overview()`: counts of installs and counted tips, and the sum of hearts.
     public nonisolated(nonsending) func overview() async throws -> Overview {
-        try await queue.read { db in
+        try await pool.read { db in
             try db.cachedStatement(sql: """
-                SELECT (SELECT count(*) FROM installs), (SELECT count(*) FROM counted_transactions),
-                       (SELECT coalesce(sum(hearts), 0) FROM installs)
+                SELECT (SELECT count(*) FROM installs) AS installs, (SELECT count(*) FROM counted_transactions) AS tips,
+                       (SELECT coalesce(sum(hearts), 0) FROM installs) AS hearts
                 """).fetchOne { row in
-                Overview(installs: try row.value(at: 0), tips: try row.value(at: 1), hearts: try row.value(at: 2))
+                Overview(installs: try row.value(named: "installs"), tips: try row.value(named: "tips"), hearts: try row.value(named: "hearts"))
             } ?? Overview(installs: 0, tips: 0, hearts: 0)
         }
     }

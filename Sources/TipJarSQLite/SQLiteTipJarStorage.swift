@@ -1,13 +1,13 @@
 import Foundation
 import TipJar
 
-/// The core's `TipJarStorage` on an SQLite file: every method is one serialized unit of work on
-/// the `DatabaseQueue`, and `record(_:)` does the duplicate check atomically in SQL
+/// The core's `TipJarStorage` on an SQLite file: every method is one unit of work on the
+/// `DatabasePool` (a write on its serialized writer, a read on its readers), and `record(_:)` does the duplicate check atomically in SQL
 /// (`INSERT … ON CONFLICT DO NOTHING`, then `sqlite3_changes()`), committing the ledger row, the
 /// heart and the finished flag together before it returns.
 public final class SQLiteTipJarStorage: TipJarStorage {
-    /// The serialized connection.
-    public let queue: DatabaseQueue
+    /// The connections: one serialized writer and the readers.
+    public let pool: DatabasePool
     /// Bumped after every `COMMIT` of the writer (``DatabaseConfiguration/onCommit``), migrations included.
     public let commits: CommitCounter
 
@@ -25,8 +25,8 @@ public final class SQLiteTipJarStorage: TipJarStorage {
             onCommit?()
         }
         self.commits = commits
-        queue = try DatabaseQueue(path: path, configuration: configuration)
-        try Self.migrator.migrate(queue)
+        pool = try DatabasePool(path: path, configuration: configuration)
+        try Self.migrator.migrate(pool)
     }
 
     /// The migrator with every schema step of `TipJarSchema`.
@@ -40,8 +40,8 @@ public final class SQLiteTipJarStorage: TipJarStorage {
 
     // MARK: Installs
 
-    /// The install columns ``install(_:)`` reads, from `installs` and its account's row (`v7-account-storefronts`);
-    /// follow it with ``installsWithAccounts`` as the `FROM` clause.
+    /// The install columns ``install(_:)`` reads by name, from `installs` and its account's row
+    /// (`v7-account-storefronts`); follow it with ``installsWithAccounts`` as the `FROM` clause. Their order is free.
     static let installColumns = """
         installs.id, installs.label, installs.locale, accounts.storefront, installs.account_id, installs.hearts,
         installs.legacy_has_tipped, installs.is_running, installs.created_at_ms
@@ -51,11 +51,13 @@ public final class SQLiteTipJarStorage: TipJarStorage {
     /// keeps the plan it had on `installs` alone (by ID, by account, by creation time, by hearts).
     static let installsWithAccounts = "installs CROSS JOIN accounts ON accounts.account_id = installs.account_id"
 
+    /// An install from a row of ``installColumns``, read by column name.
     static func install(_ row: Row) throws -> Install {
-        Install(id: try row.value(at: 0), label: try row.value(at: 1),
-                locale: AppLocale(rawValue: try row.value(at: 2)) ?? .en, storefront: try row.value(at: 3),
-                accountID: try row.value(at: 4), hearts: try row.value(at: 5), legacyHasTipped: try row.value(at: 6),
-                isRunning: try row.value(at: 7), createdAt: date(try row.value(at: 8)))
+        Install(id: try row.value(named: "id"), label: try row.value(named: "label"),
+                locale: AppLocale(rawValue: try row.value(named: "locale")) ?? .en, storefront: try row.value(named: "storefront"),
+                accountID: try row.value(named: "account_id"), hearts: try row.value(named: "hearts"),
+                legacyHasTipped: try row.value(named: "legacy_has_tipped"), isRunning: try row.value(named: "is_running"),
+                createdAt: date(try row.value(named: "created_at_ms")))
     }
 
     /// `TipJarStorage.insert(_:)` for an install: the account's row is created with `install.storefront` unless it
@@ -63,7 +65,7 @@ public final class SQLiteTipJarStorage: TipJarStorage {
     /// with the account's storefront. - Throws: `DatabaseError` (constraint on a duplicate ID; nothing kept).
     @discardableResult
     public nonisolated(nonsending) func insert(_ install: Install) async throws -> Install {
-        try await queue.write { db in
+        try await pool.write { db in
             try db.execute(sql: "INSERT INTO accounts (account_id, storefront) VALUES (?, ?) ON CONFLICT (account_id) DO NOTHING",
                            arguments: [install.accountID, install.storefront])
             try db.execute(sql: """
@@ -80,7 +82,7 @@ public final class SQLiteTipJarStorage: TipJarStorage {
 
     /// `TipJarStorage.install(withID:)`: by primary key, a point read on the caller's thread.
     public nonisolated(nonsending) func install(withID id: String) async throws -> Install? {
-        try queue.pointRead { db in
+        try pool.pointRead { db in
             try db.cachedStatement(sql: "SELECT \(Self.installColumns) FROM \(Self.installsWithAccounts) WHERE installs.id = ?")
                 .fetchOne(arguments: [id], Self.install)
         }
@@ -117,7 +119,7 @@ public final class SQLiteTipJarStorage: TipJarStorage {
             """
         arguments += [query.pageSize + 1, (query.page - 1) * query.pageSize]
         let values = arguments.map(\.databaseValue)
-        let rows = try await queue.read { db in
+        let rows = try await pool.read { db in
             try db.cachedStatement(sql: sql).fetchAll(arguments: StatementArguments(values), Self.install)
         }
         return InstallPage(installs: Array(rows.prefix(query.pageSize)), hasMore: rows.count > query.pageSize)
@@ -125,14 +127,14 @@ public final class SQLiteTipJarStorage: TipJarStorage {
 
     /// `TipJarStorage.setRunning(_:installID:)`.
     public nonisolated(nonsending) func setRunning(_ isRunning: Bool, installID: String) async throws {
-        try await queue.write { db in
+        try await pool.write { db in
             try db.execute(sql: "UPDATE installs SET is_running = ? WHERE id = ?", arguments: [isRunning, installID])
         }
     }
 
     /// `TipJarStorage.setLabel(_:installID:)`: the label is a bound parameter, never SQL.
     public nonisolated(nonsending) func setLabel(_ label: String, installID: String) async throws {
-        try await queue.write { db in
+        try await pool.write { db in
             try db.execute(sql: "UPDATE installs SET label = ? WHERE id = ?", arguments: [label, installID])
         }
     }
@@ -140,7 +142,7 @@ public final class SQLiteTipJarStorage: TipJarStorage {
     /// `TipJarStorage.setStorefront(_:accountID:)`: the account's row is read and changed in one write transaction
     /// (writes are serialized, so no other change comes between), with bound parameters.
     public nonisolated(nonsending) func setStorefront(_ countryCode: String, accountID: String) async throws -> String? {
-        try await queue.write { db in
+        try await pool.write { db in
             let before: String? = try db.cachedStatement(sql: "SELECT storefront FROM accounts WHERE account_id = ?")
                 .fetchOne(arguments: [accountID]) { try $0.value(at: 0) }
             guard let before, before != countryCode else { return nil }
@@ -152,7 +154,7 @@ public final class SQLiteTipJarStorage: TipJarStorage {
     /// `TipJarStorage.migrateLegacyFlag(installID:)`: one conditional `UPDATE`; `sqlite3_changes()` says
     /// whether it ran, so it can never run twice.
     public nonisolated(nonsending) func migrateLegacyFlag(installID: String) async throws -> Bool {
-        try await queue.write { db in
+        try await pool.write { db in
             try db.execute(sql: """
                 UPDATE installs SET hearts = CASE WHEN hearts = 0 THEN 1 ELSE hearts END, legacy_has_tipped = 0
                 WHERE id = ? AND legacy_has_tipped = 1
@@ -165,7 +167,7 @@ public final class SQLiteTipJarStorage: TipJarStorage {
 
     /// `TipJarStorage.storeSettings()`: the JSON row of `store_settings`, decoded. - Throws: `DecodingError` on a damaged row.
     public nonisolated(nonsending) func storeSettings() async throws -> StoreSettings? {
-        let json: String? = try await queue.read { db in
+        let json: String? = try await pool.read { db in
             try db.cachedStatement(sql: "SELECT json FROM store_settings WHERE id = 1").fetchOne { try $0.value(at: 0) }
         }
         guard let json else { return nil }
@@ -175,7 +177,7 @@ public final class SQLiteTipJarStorage: TipJarStorage {
     /// `TipJarStorage.save(_:)`: an upsert of the single `store_settings` row.
     public nonisolated(nonsending) func save(_ settings: StoreSettings) async throws {
         let json = String(decoding: try JSONEncoder().encode(settings), as: UTF8.self)
-        try await queue.write { db in
+        try await pool.write { db in
             try db.execute(sql: "INSERT INTO store_settings (id, json) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET json = excluded.json",
                            arguments: [json])
         }

@@ -29,7 +29,7 @@ struct CheckDatabaseCommand {
     func run() -> Int32 {
         let problems: [String]
         do {
-            problems = try DatabaseQueue.integrityProblems(path: file)
+            problems = try DatabasePool.integrityProblems(path: file)
         } catch let error as DatabaseError {
             printError("\(file): \(error.message)")
             return 1

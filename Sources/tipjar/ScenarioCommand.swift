@@ -105,7 +105,7 @@ struct ScenarioCommand {
         defer { try? FileManager.default.removeItem(at: folder) }
         let storage = try SQLiteTipJarStorage(path: folder.appendingPathComponent("tipjar.sqlite3").path,
                                               configuration: DatabaseConfiguration(durability: .normal, groupCommit: true))
-        defer { try? storage.queue.close() }
+        defer { try? storage.pool.close() }
         let environment = TipJarEnvironment(now: { Date() }, sleep: { try await Task.sleep(for: $0) },
                                             makeInstallID: { UUID().uuidString.lowercased() }, log: { _, _ in })
         let root = ServeCommand.packageRoot

@@ -223,7 +223,7 @@ struct ServeCommand {
                                    isListening: listening, stopping: stopping, accessLog: accessLog)
         } catch {
             if listening { await server.shutdown(timeout: .seconds(1)) }
-            try? storage.queue.close()
+            try? storage.pool.close()
             if !databaseExisted { Self.removeDatabaseFiles(database) }
             throw error
         }
@@ -240,7 +240,7 @@ struct ServeCommand {
         }
     }
 
-    /// `PRAGMA integrity_check` on `path`, read-only (``DatabaseQueue/integrityProblems(path:)``), on a thread of its
+    /// `PRAGMA integrity_check` on `path`, read-only (``DatabasePool/integrityProblems(path:)``), on a thread of its
     /// own, printing a line every 5 s while it runs.
     /// - Returns: the seconds it took, or the message that refuses the file.
     static func checkIntegrity(of path: String) async -> Result<Double, StartUpRefusal> {
@@ -255,7 +255,7 @@ struct ServeCommand {
             }
         }
         let result: Result<[String], any Error> = await withCheckedContinuation { continuation in
-            Thread.detachNewThread { continuation.resume(returning: Result { try DatabaseQueue.integrityProblems(path: path) }) }
+            Thread.detachNewThread { continuation.resume(returning: Result { try DatabasePool.integrityProblems(path: path) }) }
         }
         done.store(true, ordering: .sequentiallyConsistent)
         progress.cancel()
@@ -289,7 +289,7 @@ struct ServeCommand {
                                              environment: environment, appBundleID: bundleID)
         gate.open(stack)
         if stopping.isRequested {
-            try? storage.queue.close()
+            try? storage.pool.close()
             accessLog.write(line: "tipjar: stopped cleanly")
             _ = accessLog.flush()
             return 0
@@ -313,7 +313,7 @@ struct ServeCommand {
         await server.waitUntilStopped()
         // Late deliveries still waiting are dropped, never awaited; a charged transaction stays unfinished for the next launch.
         await stack.service.cancelScheduledDeliveries()
-        try? storage.queue.close()
+        try? storage.pool.close()
         accessLog.write(line: "tipjar: stopped cleanly")
         accessLog.flush()
         return 0

@@ -88,7 +88,7 @@ struct CommandLineInputTests {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let database = directory.appendingPathComponent("kept.sqlite3").path
         let storage = try SQLiteTipJarStorage(path: database, configuration: DatabaseConfiguration())
-        try storage.queue.close()
+        try storage.pool.close()
         let before = try Data(contentsOf: URL(fileURLWithPath: database))
         let run = try await Self.run(["serve", "--port", "\(port)", "--database", database])
         #expect(run.status == 1)

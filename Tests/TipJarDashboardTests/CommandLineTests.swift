@@ -220,7 +220,7 @@ struct CommandLineTests {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let good = directory.appendingPathComponent("good.sqlite3").path
-        try SQLiteTipJarStorage(path: good).queue.close()
+        try SQLiteTipJarStorage(path: good).pool.close()
         let sound = try await Self.run(["check-database", good])
         #expect(sound.status == 0, "\(sound.error)")
         #expect(sound.output == "\(good): ok\n")

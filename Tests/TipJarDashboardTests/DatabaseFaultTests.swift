@@ -53,11 +53,11 @@ struct DatabaseFaultTests {
             var other: OpaquePointer?
             #expect(sqlite3_open(server.databasePath, &other) == SQLITE_OK)
             #expect(sqlite3_exec(other, "BEGIN EXCLUSIVE", nil, nil, nil) == SQLITE_OK)
-            let waitsBefore = server.storage.queue.busyTimeoutCount
+            let waitsBefore = server.storage.pool.busyTimeoutCount
             // The store's insert and the handler's record are one storage operation; the purchase waits once.
             let locked = await server.json("POST", "/api/installs/\(id)/purchases", Self.coffee)
             #expect(locked.status == 503)
-            #expect(server.storage.queue.busyTimeoutCount - waitsBefore == 1)
+            #expect(server.storage.pool.busyTimeoutCount - waitsBefore == 1)
             #expect(sqlite3_exec(other, "ROLLBACK", nil, nil, nil) == SQLITE_OK)
             sqlite3_close(other)
             #expect(await server.json("POST", "/api/installs/\(id)/purchases", Self.coffee).status == 200)
@@ -82,7 +82,7 @@ struct DatabaseFaultTests {
             try FileManager.default.copyItem(atPath: server.databasePath, toPath: copy)
             let reopened = try SQLiteTipJarStorage(path: copy)
             #expect(try await reopened.install(withID: id)?.hearts == 1)
-            try reopened.queue.close()
+            try reopened.pool.close()
         }
     }
 
@@ -92,8 +92,8 @@ struct DatabaseFaultTests {
             #expect(await server.json("POST", "/api/installs/\(id)/purchases", Self.coffee).status == 200)
             let before = await snapshot(server, id)
 
-            let pages = try server.storage.queue.writeSync { db in try db.fetchValue(sql: "PRAGMA page_count", as: Int64.self) ?? 0 }
-            _ = try server.storage.queue.writeSync { db in try db.fetchValue(sql: "PRAGMA max_page_count = \(pages)", as: Int64.self) }
+            let pages = try server.storage.pool.writeSync { db in try db.fetchValue(sql: "PRAGMA page_count", as: Int64.self) ?? 0 }
+            _ = try server.storage.pool.writeSync { db in try db.fetchValue(sql: "PRAGMA max_page_count = \(pages)", as: Int64.self) }
             var full: HTTPReply?
             for _ in 0..<200 {
                 let reply = await server.json("POST", "/api/installs/\(id)/purchases", Self.coffee)
@@ -108,7 +108,7 @@ struct DatabaseFaultTests {
             #expect(hearts == min(5, counted), "hearts and ledger stay consistent")
             #expect((before.hearts ?? 0) <= (hearts ?? 0))
 
-            _ = try server.storage.queue.writeSync { db in try db.fetchValue(sql: "PRAGMA max_page_count = 1073741823", as: Int64.self) }
+            _ = try server.storage.pool.writeSync { db in try db.fetchValue(sql: "PRAGMA max_page_count = 1073741823", as: Int64.self) }
             let next = await server.json("POST", "/api/installs/\(id)/purchases", Self.coffee)
             #expect(next.status == 200)
             #expect(next.object["outcome"] as? String == "purchased")

@@ -19,7 +19,7 @@ struct AccountStorefrontMigrationTests {
         for (identifier, sql) in TipJarSchema.migrations[...throughV6] {
             migrator.registerMigration(identifier) { db in try db.execute(sql: sql) }
         }
-        let old = try DatabaseQueue(path: path)
+        let old = try DatabasePool(path: path)
         try migrator.migrate(old)
         try old.writeSync { db in try db.execute(sql: rows) }
         try old.close()
@@ -42,8 +42,8 @@ struct AccountStorefrontMigrationTests {
         let path = try Self.databaseThroughV6(Self.disagreeingInstalls)
         defer { try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent) }
         let storage = try SQLiteTipJarStorage(path: path)
-        defer { try? storage.queue.close() }
-        #expect(try storage.queue.readSync { try SQLiteTipJarStorage.migrator.appliedIdentifiers($0) }.last == "v7-account-storefronts")
+        defer { try? storage.pool.close() }
+        #expect(try storage.pool.readSync { try SQLiteTipJarStorage.migrator.appliedIdentifiers($0) }.last == "v7-account-storefronts")
         for id in ["ana-old", "ana-mid", "ana-new"] {
             #expect(try await storage.install(withID: id)?.storefront == "GBR", "\(id) reports its account's storefront")
         }
@@ -52,7 +52,7 @@ struct AccountStorefrontMigrationTests {
         let kept = try #require(try await storage.install(withID: "ana-old"))
         #expect(kept.hearts == 1 && kept.isRunning && kept.accountID == "ana", "the other columns are kept")
         #expect(try await storage.transaction(withID: 1)?.transaction.storefront == "USA", "a transaction keeps its storefront")
-        let columns = try storage.queue.readSync { db in
+        let columns = try storage.pool.readSync { db in
             try db.fetchAll(sql: "SELECT name FROM pragma_table_info('installs')") { try $0.value(at: 0, as: String.self) }
         }
         #expect(!columns.contains("storefront"), "one copy of the storefront, the account's")
@@ -67,9 +67,9 @@ struct AccountStorefrontMigrationTests {
         let path = try Self.databaseThroughV6(Self.disagreeingInstalls + "CREATE INDEX local_installs_by_storefront ON installs (storefront);")
         defer { try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent) }
         func snapshot() throws -> [String] {
-            let queue = try DatabaseQueue(path: path)
-            defer { try? queue.close() }
-            return try queue.readSync { db in
+            let pool = try DatabasePool(path: path)
+            defer { try? pool.close() }
+            return try pool.readSync { db in
                 try db.fetchAll(sql: "SELECT type || ' ' || name || ' ' || coalesce(sql, '') FROM sqlite_schema ORDER BY name") {
                     try $0.value(at: 0, as: String.self)
                 } + db.fetchAll(sql: "SELECT id || ' ' || storefront || ' ' || account_id FROM installs ORDER BY id") {
@@ -83,7 +83,7 @@ struct AccountStorefrontMigrationTests {
         #expect(before.last == "v6-purchase-issues")
         do {
             let storage = try SQLiteTipJarStorage(path: path)
-            try? storage.queue.close()
+            try? storage.pool.close()
             Issue.record("the migration should have been refused")
         } catch let error as DatabaseError {
             #expect(error.message.contains("v7-account-storefronts"), "the error names the migration: \(error.message)")

@@ -80,7 +80,7 @@ struct PurchaseOutcomeTests {
         let world = try await TestWorld.make(database: DatabaseConfiguration(groupCommit: groupCommit))
         let install = try await world.runningInstall()
         // The fault: the record's ledger insert fails, after the store's insert ran in the same operation.
-        try world.storage.queue.writeSync { db in
+        try world.storage.pool.writeSync { db in
             try db.execute(sql: "CREATE TEMP TRIGGER fault BEFORE INSERT ON deliveries BEGIN SELECT RAISE(ABORT, 'injected fault'); END")
         }
         let error = await #expect(throws: DatabaseError.self) {
@@ -94,7 +94,7 @@ struct PurchaseOutcomeTests {
         #expect(try await world.hearts(install.id) == 0)
         #expect(await world.service.isPurchaseOpen(installID: install.id) == false)
 
-        try world.storage.queue.writeSync { db in try db.execute(sql: "DROP TRIGGER fault") }
+        try world.storage.pool.writeSync { db in try db.execute(sql: "DROP TRIGGER fault") }
         _ = try await world.service.stop(installID: install.id)
         let launch = try await world.service.launch(installID: install.id)
         #expect(launch.deliveries.map(\.transactionID) == [1])

@@ -37,7 +37,7 @@ struct PurchaseTrapTests {
         #expect(try await world.storage.transactions(matching: TransactionQuery(status: .pending)).transactions.isEmpty)
         #expect(try await world.service.launch(installID: install.id).deliveries.isEmpty, "nothing to deliver before it is resolved")
         // TipJarSchema.v6: kept as a pending row with the purchase-issue flag, so the status CHECK is unchanged.
-        let row = try world.storage.queue.readSync { db in
+        let row = try world.storage.pool.readSync { db in
             try db.fetchValue(sql: "SELECT status || ':' || has_purchase_issue FROM transactions WHERE id = 1", as: String.self)
         }
         #expect(row == "pending:1")
@@ -247,7 +247,7 @@ struct PurchaseTrapTests {
     func aReemitDelayOutsideZeroToSixtySecondsIsRefusedAndChangesNothing(_ delay: Int) async throws {
         let world = try await TestWorld.make()
         await #expect(throws: TipJarError.self) { try await world.setSettings { $0.listenerReemitDelayMs = delay } }
-        #expect(await world.store.settings == .normal)
+        #expect(world.store.settings == .normal)
     }
 
     @Test func settingsSavedBeforeTheTrapsExistedDecodeWithEveryTrapOff() throws {

@@ -18,10 +18,10 @@ struct SQLiteStorageRuleTests {
         do {
             try await rule.check(on: storage)
         } catch {
-            _ = await Self.onThread { try storage.queue.close() }
+            _ = await Self.onThread { try storage.pool.close() }
             throw error
         }
-        try await Self.onThread { try storage.queue.close() }.get()
+        try await Self.onThread { try storage.pool.close() }.get()
     }
 
     /// Runs `body`, which blocks (file I/O, `fsync`), on a thread of its own.

@@ -14,7 +14,7 @@ struct SchemaUpgradeTests {
         try FileManager.default.copyItem(at: fixture, to: copy)
 
         let storage = try SQLiteTipJarStorage(path: copy.path)
-        let applied = try storage.queue.readSync { try SQLiteTipJarStorage.migrator.appliedIdentifiers($0) }
+        let applied = try storage.pool.readSync { try SQLiteTipJarStorage.migrator.appliedIdentifiers($0) }
         #expect(applied == TipJarSchema.migrations.map(\.identifier))
         let tipped = try #require(try await storage.install(withID: "0a1b2c3d-0000-4000-8000-000000000001"))
         #expect(tipped.hearts == 2)
@@ -30,7 +30,7 @@ struct SchemaUpgradeTests {
                              outcome: .counted, finished: true, at: Date(timeIntervalSince1970: 1_757_462_400))
         #expect(try await storage.record(again).outcome == .duplicate)
         #expect(try await storage.install(withID: tipped.id)?.hearts == 2)
-        let table = try storage.queue.readSync { db in
+        let table = try storage.pool.readSync { db in
             try db.fetchValue(sql: "SELECT sql FROM sqlite_schema WHERE name = 'counted_transactions'", as: String.self)
         }
         #expect(table?.contains("PRIMARY KEY (transaction_id, install_id)") == true)
@@ -57,7 +57,7 @@ struct SchemaUpgradeTests {
         #expect(legacy.legacyHasTipped)
         #expect(try await storage.migrateLegacyFlag(installID: legacy.id))
         #expect(try await storage.install(withID: legacy.id)?.hearts == 1)
-        try storage.queue.close()
+        try storage.pool.close()
     }
 
     /// A database that ran every migration up to `v5-transaction-fields` (and no later one) gains `v6-purchase-issues`
@@ -75,7 +75,7 @@ struct SchemaUpgradeTests {
         }
         let install = "0a1b2c3d-0000-4000-8000-0000000000a5"
         let token = "5e0f1a2b-3c4d-4e5f-8a9b-0c1d2e3f4a5b"
-        let old = try DatabaseQueue(path: path)
+        let old = try DatabasePool(path: path)
         try migrator.migrate(old)
         try old.writeSync { db in
             try db.execute(sql: """
@@ -95,8 +95,8 @@ struct SchemaUpgradeTests {
         try old.close()
 
         let storage = try SQLiteTipJarStorage(path: path)
-        defer { try? storage.queue.close() }
-        #expect(try storage.queue.readSync { try SQLiteTipJarStorage.migrator.appliedIdentifiers($0) } == TipJarSchema.migrations.map(\.identifier))
+        defer { try? storage.pool.close() }
+        #expect(try storage.pool.readSync { try SQLiteTipJarStorage.migrator.appliedIdentifiers($0) } == TipJarSchema.migrations.map(\.identifier))
         let coffee = try #require(try await storage.transaction(withID: 7))
         #expect(coffee.status == .purchased && coffee.isFinished)
         #expect(coffee.transaction.purchasedQuantity == 3)
@@ -121,7 +121,7 @@ struct SchemaUpgradeTests {
 
     @Test func theFixtureItselfIsNeverModified() throws {
         let fixture = try #require(Bundle.module.url(forResource: "Fixtures/v1", withExtension: "sqlite3"))
-        let queue = try DatabaseQueue(path: fixture.path, configuration: DatabaseConfiguration(readOnly: true))
+        let queue = try DatabasePool(path: fixture.path, configuration: DatabaseConfiguration(readOnly: true))
         let applied = try queue.readSync { try SQLiteTipJarStorage.migrator.appliedIdentifiers($0) }
         #expect(applied == ["v1-core"])
         try queue.close()

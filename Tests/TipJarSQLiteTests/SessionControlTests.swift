@@ -17,7 +17,7 @@ struct SessionControlTests {
 
     @Test func askToBuyFromTheFileMakesEveryPurchasePendingUntilApproved() async throws {
         let world = try await TestWorld.make(catalog: try Self.catalog("settings-ask-to-buy-pt-BR"))
-        #expect(await world.store.settings.askToBuyEnabled)
+        #expect(world.store.settings.askToBuyEnabled)
         let install = try await world.runningInstall(storefront: "BRA")
         let report = try await world.service.purchase(productID: TestWorld.coffee, installID: install.id)
         #expect(report.outcome == .pending)
@@ -40,11 +40,11 @@ struct SessionControlTests {
     @Test func theFilesSettingsWinAtEveryStartAndResetRestoresThem() async throws {
         let world = try await TestWorld.make(catalog: try Self.catalog("settings-load-products-fails"))
         let fromFile = StoreSettings.Failures(loadProducts: .networkError, verification: .invalidSignature)
-        #expect(await world.store.settings.failures == fromFile)
+        #expect(world.store.settings.failures == fromFile)
         try await world.setSettings { $0.failures = StoreSettings.Failures(); $0.purchaseLatencyMs = 250 }
         let restarted = try await world.reopened()
-        #expect(await restarted.store.settings.failures == fromFile, "the file's fields are applied over the saved ones")
-        #expect(await restarted.store.settings.purchaseLatencyMs == 250, "the others keep what was saved")
+        #expect(restarted.store.settings.failures == fromFile, "the file's fields are applied over the saved ones")
+        #expect(restarted.store.settings.purchaseLatencyMs == 250, "the others keep what was saved")
         let reset = try await restarted.store.resetToFileSettings()
         #expect(reset == StoreSettings(failures: fromFile))
         #expect(try await restarted.storage.storeSettings() == reset, "the reset is saved")

@@ -46,8 +46,8 @@ struct StorageUnavailableMappingTests {
     @Test("A database at its size limit throws what the core calls a full disk")
     func fullDatabaseIsDiskFull() async throws {
         let world = try await TestWorld.make()
-        let pages = try world.storage.queue.readSync { try $0.fetchValue(sql: "PRAGMA page_count", as: Int64.self) } ?? 0
-        try world.storage.queue.writeSync { db in try db.execute(sql: "PRAGMA max_page_count = \(pages)") }
+        let pages = try world.storage.pool.readSync { try $0.fetchValue(sql: "PRAGMA page_count", as: Int64.self) } ?? 0
+        try world.storage.pool.writeSync { db in try db.execute(sql: "PRAGMA max_page_count = \(pages)") }
         let label = String(repeating: "x", count: 100)
         do {
             for _ in 0..<10_000 { _ = try await world.service.createInstall(locale: .en, storefront: nil, label: label) }

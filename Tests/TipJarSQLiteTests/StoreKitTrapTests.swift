@@ -158,7 +158,7 @@ struct StoreKitTrapTests {
         for _ in 0..<3 {
             #expect(try await world.service.loadOffers(installID: install.id) == .unavailable(.empty))
         }
-        let held = await world.store.storeProductIDs
+        let held = world.store.storeProductIDs
         #expect(!held.isEmpty)
         #expect(Set(held).isDisjoint(with: world.service.catalog.tips.map(\.productID)))
     }

@@ -61,7 +61,7 @@ public struct RuleWorld: Sendable {
 
     /// Changes the store's settings.
     public func setSettings(_ change: (inout StoreSettings) -> Void) async throws {
-        var settings = await store.settings
+        var settings = store.settings
         change(&settings)
         try await store.update(settings)
     }

@@ -15,9 +15,6 @@ struct StoreKitJSONNode {
         CatalogError(file: file, location: path, problem: problem)
     }
 
-    /// Whether the value is JSON `null`.
-    var isNull: Bool { value is NSNull }
-
     /// The path of a member of this object.
     func path(forKey key: String) -> String { path == "$" ? key : "\(path).\(key)" }
 

@@ -13,7 +13,4 @@ public struct DeliveryReport: Sendable, Equatable {
         self.migratedLegacyFlag = migratedLegacyFlag
         self.hearts = hearts
     }
-
-    /// How many deliveries added a heart.
-    public var countedCount: Int { deliveries.filter { $0.outcome == .counted }.count }
 }

@@ -50,8 +50,8 @@ extension SimulatedStore {
     ///   - catalog: the products' types (a product the catalog does not hold counts as a consumable).
     ///   - includeConsumableInAppPurchaseHistory: the app's `SKIncludeConsumableInAppPurchaseHistory`: when true,
     ///     finished consumables are in ``TransactionHistoryView/all`` and ``TransactionHistoryView/latest``.
-    public nonisolated static func history(_ stored: [StoredTransaction], view: TransactionHistoryView, catalog: Catalog,
-                                           includeConsumableInAppPurchaseHistory: Bool) -> [StoredTransaction] {
+    public static func history(_ stored: [StoredTransaction], view: TransactionHistoryView, catalog: Catalog,
+                               includeConsumableInAppPurchaseHistory: Bool) -> [StoredTransaction] {
         func type(_ entry: StoredTransaction) -> ProductType? { catalog.product(withID: entry.transaction.productID)?.type }
         func inHistory(_ entry: StoredTransaction) -> Bool {
             guard entry.status == .purchased else { return false }

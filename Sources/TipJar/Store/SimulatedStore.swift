@@ -7,22 +7,26 @@ import Synchronization
 ///
 /// Transactions it issues go back to the app through `TipJarService`, which routes them into the
 /// install's one transaction handler (README "Domain rules" 5).
-public actor SimulatedStore {
+///
+/// A `Sendable` class, not an actor: its own state (the settings in force, the last transaction ID) is in
+/// `Mutex`es, and what must be atomic about its transactions is the storage's (`TipJarStorage.update(_:from:)`
+/// names the state it expects), so no call waits for another's turn.
+public final class SimulatedStore: Sendable {
     /// The loaded `.storekit` catalog.
-    public nonisolated let catalog: Catalog
+    public let catalog: Catalog
     /// Every product and tile of the catalog per storefront and locale, each computed once and kept.
-    public nonisolated let offers: CatalogOffers
+    public let offers: CatalogOffers
     let storage: any TipJarStorage
     private let environment: TipJarEnvironment
-    /// The current outage and outcome settings, read without waiting for the actor (a purchase reads
-    /// them once, on the caller's executor).
-    public nonisolated var settings: StoreSettings { current.withLock { $0 } }
+    /// The current outage and outcome settings, read under their lock (a purchase reads them once, on
+    /// the caller's executor).
+    public var settings: StoreSettings { current.withLock { $0 } }
     /// The settings in force; written only by ``update(_:)``.
     private let current: Mutex<StoreSettings>
     /// The last transaction ID issued.
     private let lastTransactionID: Mutex<UInt64>
     /// The bundle ID every transaction it issues carries (`Transaction.appBundleID`).
-    public nonisolated let appBundleID: String
+    public let appBundleID: String
 
     /// The bundle ID of the shipped app when `serve --bundle-id` gives none: the shipped catalog's product IDs
     /// (`com.example.tipjar.tip.coffee`, …) start with it, following Apple's advice to prefix product IDs with
@@ -110,7 +114,7 @@ public actor SimulatedStore {
     }
 
     /// The StoreKit `Product` for a catalog entry in one storefront and locale (from ``offers``).
-    public nonisolated func product(for entry: CatalogProduct, storefront: Storefront, locale: AppLocale) -> Product {
+    public func product(for entry: CatalogProduct, storefront: Storefront, locale: AppLocale) -> Product {
         offers.product(for: entry, storefront: storefront, locale: locale)
     }
 
@@ -144,8 +148,8 @@ public actor SimulatedStore {
     /// (https://developer.apple.com/documentation/storekit/product/purchaseresult/pending), which is exactly how
     /// the resolved purchase arrives here.
     ///
-    /// It runs on the caller's executor (`nonisolated(nonsending)`, SE-0461), so a purchase does not wait
-    /// for the store's actor.
+    /// It runs on the caller's executor (`nonisolated(nonsending)`, SE-0461), so a purchase does not hop
+    /// to another executor.
     /// - Parameter settings: the store's settings as the caller read them for this purchase (``settings``
     ///   when `nil`); read again after `purchaseLatencyMs`, when they may have changed.
     /// - Returns: the answer, the settings it used and, for a `.success` with a new transaction, that transaction
@@ -203,12 +207,12 @@ public actor SimulatedStore {
     }
 
     /// Checks a transaction's signature the way StoreKit would, honouring the Verification failure.
-    public nonisolated func verify(_ transaction: Transaction) -> VerificationResult<Transaction> {
+    public func verify(_ transaction: Transaction) -> VerificationResult<Transaction> {
         verify(transaction, settings)
     }
 
     /// ``verify(_:)`` under the given settings.
-    nonisolated func verify(_ transaction: Transaction, _ settings: StoreSettings) -> VerificationResult<Transaction> {
+    func verify(_ transaction: Transaction, _ settings: StoreSettings) -> VerificationResult<Transaction> {
         if let error = settings.failures.verification { return .unverified(transaction, error) }
         return .verified(transaction)
     }
@@ -342,7 +346,7 @@ public actor SimulatedStore {
     }
 
     /// Issues a transaction with the next ID, not saved yet.
-    private nonisolated func newTransaction(productID: String, for install: Install, status: StoredTransaction.Status,
+    private func newTransaction(productID: String, for install: Install, status: StoredTransaction.Status,
                                 options: Product.PurchaseOptions = Product.PurchaseOptions(),
                                 isExternal: Bool = false) -> StoredTransaction {
         let id = lastTransactionID.withLock { last in

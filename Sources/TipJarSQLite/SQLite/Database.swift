@@ -2,7 +2,7 @@ import CSQLite
 
 /// One SQLite connection (`sqlite3*`), modelled on GRDB's `Database`.
 ///
-/// A `Database` is **not** `Sendable`: it is created by ``DatabaseQueue`` and owned by a ``DatabaseWriter`` or a ``DatabaseReaderPool``, and only
+/// A `Database` is **not** `Sendable`: it is created by ``DatabasePool`` and owned by a ``DatabaseWriter`` or a ``DatabaseReaderPool``, and only
 /// used under that owner's serialization of it (a serial queue, or a lock for the point reader),
 /// which hands it to `read`/`pointRead`/`write` closures. Do not let it (or its statements)
 /// escape those closures.
@@ -19,7 +19,7 @@ public final class Database {
 
     /// Opens a connection (`sqlite3_open_v2` with `SQLITE_OPEN_EXRESCODE` and
     /// `SQLITE_OPEN_NOMUTEX`, since the owner serializes all access).
-    /// No pragma is run here: configuration happens in ``DatabaseQueue``, after validation.
+    /// No pragma is run here: configuration happens in ``DatabasePool``, after validation.
     /// - Throws: ``DatabaseError`` (e.g. `SQLITE_CANTOPEN`) naming `path`.
     init(path: String, flags: Int32) throws {
         self.path = path
@@ -73,7 +73,7 @@ public final class Database {
 
     /// Returns the statement cached for this exact SQL text, compiling it on first use
     /// (`SQLITE_PREPARE_PERSISTENT`). The returned statement is reset and its bindings
-    /// cleared. Cached statements live until ``DatabaseQueue/close()``.
+    /// cleared. Cached statements live until ``DatabasePool/close()``.
     /// - Parameter sql: Exactly one statement.
     /// - Returns: The cached statement.
     /// - Throws: Same as ``prepare(sql:)``.
@@ -177,9 +177,6 @@ public final class Database {
 
     /// Rows changed by the most recent INSERT/UPDATE/DELETE (`sqlite3_changes64`).
     public var changes: Int { handle.map { Int(sqlite3_changes64($0)) } ?? 0 }
-
-    /// Rows changed since the connection opened (`sqlite3_total_changes64`).
-    public var totalChanges: Int { handle.map { Int(sqlite3_total_changes64($0)) } ?? 0 }
 
     /// The rowid of the most recent successful INSERT (`sqlite3_last_insert_rowid`).
     public var lastInsertedRowID: Int64 { handle.map { sqlite3_last_insert_rowid($0) } ?? 0 }

@@ -1,6 +1,6 @@
-/// How a ``DatabaseQueue`` opens and configures its connection.
+/// How a ``DatabasePool`` opens and configures its connection.
 ///
-/// Applied on open, after the file passed validation (see ``DatabaseQueue/init(path:configuration:)``):
+/// Applied on open, after the file passed validation (see ``DatabasePool/init(path:configuration:)``):
 /// `PRAGMA journal_mode=WAL` (<https://www.sqlite.org/wal.html>), `PRAGMA foreign_keys=ON`,
 /// `sqlite3_busy_timeout`, and `PRAGMA synchronous` (<https://www.sqlite.org/pragma.html#pragma_synchronous>).
 public struct DatabaseConfiguration: Sendable {
@@ -45,9 +45,9 @@ public struct DatabaseConfiguration: Sendable {
     public var checkpointPages: Int32 = 1_000
     /// Whether opening runs `PRAGMA integrity_check` (<https://www.sqlite.org/pragma.html#pragma_integrity_check>),
     /// which reads every page and compares every index with its table: about 10 s on a 430 MB database. `false`
-    /// keeps every other check of the file (see ``DatabaseQueue/init(path:configuration:)``) and adds one that
+    /// keeps every other check of the file (see ``DatabasePool/init(path:configuration:)``) and adds one that
     /// costs nothing: the file holds every page its header counts, so a truncated file is still refused. For a
-    /// database closed cleanly, or checked already (``DatabaseQueue/integrityProblems(path:)``). Default `true`.
+    /// database closed cleanly, or checked already (``DatabasePool/integrityProblems(path:)``). Default `true`.
     public var checksIntegrity = true
     /// Called on the writer's queue after every `COMMIT` that succeeded (a group-committed batch calls it once),
     /// before any caller of the transaction is answered. Default `nil`.

@@ -23,7 +23,7 @@ import Foundation
 ///    The database size is the header's page count, so bytes after the last page are ignored and
 ///    a truncated file fails here (`SQLITE_CORRUPT`).
 /// 5. The database identity stamp (a random non-zero `PRAGMA user_version` written when
-///    the database is created, see ``DatabaseQueue``) read through the WAL equals the one
+///    the database is created, see ``DatabasePool``) read through the WAL equals the one
 ///    in the file header. SQLite itself has no way to tell that a well-formed WAL belongs to
 ///    another database: it silently replays it (verified with SQLite 3.40) and would
 ///    checkpoint foreign pages into this file. A foreign WAL that never touched page 1

@@ -13,7 +13,7 @@ import Foundation
 ///     migrator.registerMigration("v1-create-installs") { db in
 ///         try db.execute(sql: "CREATE TABLE installs(id INTEGER PRIMARY KEY)")
 ///     }
-///     try migrator.migrate(queue)
+///     try migrator.migrate(pool)
 public struct DatabaseMigrator: Sendable {
     /// The table recording applied migrations.
     public static let tableName = "tipjar_migrations"
@@ -55,18 +55,18 @@ public struct DatabaseMigrator: Sendable {
     /// First checks (read-only) that the database knows no identifier this binary lacks;
     /// the check is repeated inside each migration's transaction in case another process
     /// migrated meanwhile.
-    /// - Parameter queue: The database.
+    /// - Parameter pool: The database.
     /// - Throws: ``DatabaseError`` `SQLITE_ERROR` naming the unknown identifiers and the file
     ///   when the database comes from a newer version (nothing is modified); or what a
     ///   migration throws (that migration is rolled back, earlier ones stay applied); a ``DatabaseError`` from a
     ///   migration's SQL comes back with its code, its message prefixed by the migration's identifier, and the file.
-    public func migrate(_ queue: DatabaseQueue) throws {
-        let applied = try queue.readSync { try appliedIdentifiers($0) }
-        try refuseUnknown(applied, path: queue.path)
+    public func migrate(_ pool: DatabasePool) throws {
+        let applied = try pool.readSync { try appliedIdentifiers($0) }
+        try refuseUnknown(applied, path: pool.path)
         for migration in migrations where !applied.contains(migration.identifier) {
-            try queue.writeSync { db in
+            try pool.writeSync { db in
                 let appliedNow = try appliedIdentifiers(db)
-                try refuseUnknown(appliedNow, path: queue.path)
+                try refuseUnknown(appliedNow, path: pool.path)
                 guard !appliedNow.contains(migration.identifier) else { return }
                 try db.execute(sql: "CREATE TABLE IF NOT EXISTS \(Self.tableName) (identifier TEXT PRIMARY KEY, applied_at TEXT)")
                 do {
@@ -76,7 +76,7 @@ public struct DatabaseMigrator: Sendable {
                     throw DatabaseError(extendedResultCode: error.extendedResultCode,
                                         message: "migration \(migration.identifier) could not run and was rolled back, "
                                             + "leaving the database as it was: \(error.message)",
-                                        sql: error.sql, path: error.path ?? queue.path)
+                                        sql: error.sql, path: error.path ?? pool.path)
                 }
                 try db.execute(
                     sql: "INSERT INTO \(Self.tableName) (identifier, applied_at) VALUES (?, ?)",
@@ -87,8 +87,8 @@ public struct DatabaseMigrator: Sendable {
 
     /// `true` when every registered migration is applied and no unknown one is recorded.
     /// - Throws: ``DatabaseError`` from the queries.
-    public func isUpToDate(_ queue: DatabaseQueue) throws -> Bool {
-        let applied = try queue.readSync { try appliedIdentifiers($0) }
+    public func isUpToDate(_ pool: DatabasePool) throws -> Bool {
+        let applied = try pool.readSync { try appliedIdentifiers($0) }
         return Set(applied) == Set(identifiers)
     }
 

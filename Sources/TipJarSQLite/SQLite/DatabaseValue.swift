@@ -16,9 +16,6 @@ public enum DatabaseValue: Sendable, Hashable {
     case text(String)
     /// A blob of bytes (possibly empty).
     case blob([UInt8])
-
-    /// `true` for `.null`.
-    public var isNull: Bool { if case .null = self { return true } else { return false } }
 }
 
 /// A Swift type that converts to and from ``DatabaseValue``.

@@ -20,11 +20,8 @@ public final class Statement {
     public let columnCount: Int
     let handle: OpaquePointer
     private var isFinalized = false
-    private lazy var columnIndexes: [String: Int] = {
-        var indexes: [String: Int] = [:]
-        for (index, name) in columnNames.enumerated().reversed() { indexes[name.lowercased()] = index }
-        return indexes
-    }()
+    /// The columns by name, built on the first read by name and kept for the statement's life.
+    private var columnIndexes: ColumnIndexes?
 
     init(handle: OpaquePointer, sql: String) {
         self.handle = handle
@@ -141,7 +138,9 @@ public final class Statement {
         try checkUsable()
         let code = sqlite3_step(handle)
         switch code {
-        case SQLITE_ROW: return true
+        case SQLITE_ROW:
+            columnIndexes?.rowBegins()
+            return true
         case SQLITE_DONE: return false
         default: throw error(code)
         }
@@ -215,8 +214,13 @@ public final class Statement {
         }
     }
 
-    /// The 0-based index of the leftmost column named `name` (case-insensitive), if any.
-    public func columnIndex(named name: String) -> Int? { columnIndexes[name.lowercased()] }
+    /// The 0-based index of the leftmost column named `name` (case-insensitive), if any. The names are
+    /// mapped once per statement (see `ColumnIndexes`): a decoder that reads the same names on every row
+    /// neither hashes nor allocates from its second row on.
+    public func columnIndex(named name: String) -> Int? {
+        if columnIndexes == nil { columnIndexes = ColumnIndexes(names: columnNames) }
+        return columnIndexes!.index(of: name)
+    }
 
     /// Reads column `index` of the current row as `T`.
     /// - Parameters:
@@ -237,11 +241,17 @@ public final class Statement {
     }
 
     /// Reads the column named `name` (case-insensitive) of the current row as `T`.
-    /// - Throws: ``DatabaseError`` `SQLITE_RANGE` for an unknown column, `SQLITE_MISMATCH`
-    ///   when the stored value does not convert.
+    /// - Parameters:
+    ///   - name: The result column's name: its `AS` alias, or the column's own name for a column reference.
+    ///   - type: The Swift type (use an `Optional` type to accept NULL).
+    /// - Returns: The converted value.
+    /// - Throws: ``DatabaseError`` `SQLITE_RANGE` for an unknown column, naming it and the result's columns;
+    ///   `SQLITE_MISMATCH` when the stored value does not convert.
     public func value<T: DatabaseValueConvertible>(named name: String, as type: T.Type = T.self) throws -> T {
         guard let index = columnIndex(named: name) else {
-            throw DatabaseError(extendedResultCode: SQLITE_RANGE, message: "no column named \(name)", sql: sql)
+            throw DatabaseError(extendedResultCode: SQLITE_RANGE,
+                                message: "no result column named \"\(name)\" (the columns are \(columnNames.joined(separator: ", ")))",
+                                sql: sql)
         }
         return try value(at: index, as: type)
     }
@@ -282,5 +292,5 @@ public struct Row {
     }
 }
 
-@available(*, unavailable, message: "Row is only valid during iteration on the database queue")
+@available(*, unavailable, message: "Row is only valid during iteration, under its statement's connection serialization")
 extension Row: Sendable {}

@@ -79,7 +79,7 @@ final class LiveServer: Sendable {
     func stop() async {
         await server?.shutdown(timeout: .seconds(2))
         await service.cancelScheduledDeliveries()
-        try? storage.queue.close()
+        try? storage.pool.close()
     }
 
     var databasePath: String { directory.appendingPathComponent("tipjar.sqlite3").path }

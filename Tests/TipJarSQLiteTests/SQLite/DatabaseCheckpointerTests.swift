@@ -17,18 +17,18 @@ struct DatabaseCheckpointerTests {
         return max(0, size - 32) / (Self.pageSize + 24)
     }
 
-    func makeQueue(_ path: String, checkpointPages: Int32) throws -> DatabaseQueue {
+    func makePool(_ path: String, checkpointPages: Int32) throws -> DatabasePool {
         var configuration = DatabaseConfiguration(durability: .normal)
         configuration.checkpointPages = checkpointPages
-        let queue = try DatabaseQueue(path: path, configuration: configuration)
-        try queue.writeSync { db in try db.execute(sql: "CREATE TABLE t(id INTEGER PRIMARY KEY, payload BLOB NOT NULL)") }
-        return queue
+        let pool = try DatabasePool(path: path, configuration: configuration)
+        try pool.writeSync { db in try db.execute(sql: "CREATE TABLE t(id INTEGER PRIMARY KEY, payload BLOB NOT NULL)") }
+        return pool
     }
 
     /// Commits one row of about a page, `count` times, each in its own transaction.
-    func commitRows(_ queue: DatabaseQueue, count: Int) throws {
+    func commitRows(_ pool: DatabasePool, count: Int) throws {
         for _ in 0..<count {
-            try queue.writeSync { db in try db.execute(sql: "INSERT INTO t(payload) VALUES (?)", arguments: [[UInt8](repeating: 7, count: 3_000)]) }
+            try pool.writeSync { db in try db.execute(sql: "INSERT INTO t(payload) VALUES (?)", arguments: [[UInt8](repeating: 7, count: 3_000)]) }
         }
     }
 
@@ -36,38 +36,38 @@ struct DatabaseCheckpointerTests {
     func commitsDoNotCheckpoint() throws {
         let folder = try SQLiteTemporaryFolder()
         let path = folder.path("db.sqlite")
-        let queue = try makeQueue(path, checkpointPages: 100_000)
+        let pool = try makePool(path, checkpointPages: 100_000)
         // SQLite's automatic checkpoint would have copied and restarted the WAL at 1,000 pages.
-        try commitRows(queue, count: 1_500)
+        try commitRows(pool, count: 1_500)
         #expect(walFrames(path) >= 1_500)
-        #expect(queue.writer.checkpointer?.checkpointCount == 0)
-        try queue.close()
+        #expect(pool.writer.checkpointer?.checkpointCount == 0)
+        try pool.close()
     }
 
     @Test("Past the threshold the checkpointer copies the WAL and the WAL restarts, so under steady commits it stays bounded")
     func walStaysBoundedUnderSteadyCommits() throws {
         let folder = try SQLiteTemporaryFolder()
         let path = folder.path("db.sqlite")
-        let queue = try makeQueue(path, checkpointPages: 50)
-        try commitRows(queue, count: 6_000)
-        waitUntil { (queue.writer.checkpointer?.checkpointCount ?? 0) > 0 }
+        let pool = try makePool(path, checkpointPages: 50)
+        try commitRows(pool, count: 6_000)
+        waitUntil { (pool.writer.checkpointer?.checkpointCount ?? 0) > 0 }
         // Without checkpoints the WAL would hold over 6,000 frames (a page or more a row). With them it restarts,
         // at the latest when it reaches four times the threshold (200 frames), however fast the commits come.
         #expect(walFrames(path) <= 220)
-        try queue.close()
+        try pool.close()
     }
 
     @Test("Every commit survives the checkpoints: readers and a reopened file see all rows, and closing leaves no -wal")
     func checkpointsKeepEveryCommit() async throws {
         let folder = try SQLiteTemporaryFolder()
         let path = folder.path("db.sqlite")
-        let queue = try makeQueue(path, checkpointPages: 50)
-        try commitRows(queue, count: 1_000)
-        waitUntil { (queue.writer.checkpointer?.checkpointCount ?? 0) > 0 }
-        #expect(try await queue.read { try $0.fetchValue(sql: "SELECT count(*) FROM t", as: Int64.self) } == 1_000)
-        try queue.close()
+        let pool = try makePool(path, checkpointPages: 50)
+        try commitRows(pool, count: 1_000)
+        waitUntil { (pool.writer.checkpointer?.checkpointCount ?? 0) > 0 }
+        #expect(try await pool.read { try $0.fetchValue(sql: "SELECT count(*) FROM t", as: Int64.self) } == 1_000)
+        try pool.close()
         #expect(!FileManager.default.fileExists(atPath: path + "-wal"))
-        let reopened = try DatabaseQueue(path: path)
+        let reopened = try DatabasePool(path: path)
         #expect(try reopened.readSync { try $0.fetchValue(sql: "SELECT count(*) FROM t", as: Int64.self) } == 1_000)
         #expect(try reopened.readSync { try $0.fetchValue(sql: "PRAGMA integrity_check", as: String.self) } == "ok")
         try reopened.close()
@@ -78,8 +78,8 @@ struct DatabaseCheckpointerTests {
         let folder = try SQLiteTemporaryFolder()
         let path = folder.path("db.sqlite")
         try makeSQLiteTestDatabase(at: path, rows: 3)
-        let queue = try DatabaseQueue(path: path, configuration: DatabaseConfiguration(readOnly: true))
-        #expect(queue.writer.checkpointer == nil)
-        try queue.close()
+        let pool = try DatabasePool(path: path, configuration: DatabaseConfiguration(readOnly: true))
+        #expect(pool.writer.checkpointer == nil)
+        try pool.close()
     }
 }

@@ -11,7 +11,7 @@ struct DatabaseFileGuardTests {
     func expectRefusal(_ path: String, naming named: String, configuration: DatabaseConfiguration = .init(),
                        sourceLocation: SourceLocation = #_sourceLocation) -> DatabaseError? {
         let before = (sqliteFileBytes(path), sqliteFileBytes(path + "-wal"))
-        let error = expectSQLiteError({ _ = try DatabaseQueue(path: path, configuration: configuration) }, sourceLocation: sourceLocation)
+        let error = expectSQLiteError({ _ = try DatabasePool(path: path, configuration: configuration) }, sourceLocation: sourceLocation)
         #expect(error?.description.contains(named) == true, "\(String(describing: error))", sourceLocation: sourceLocation)
         #expect(sqliteFileBytes(path) == before.0, "database bytes changed", sourceLocation: sourceLocation)
         #expect(sqliteFileBytes(path + "-wal") == before.1, "-wal bytes changed", sourceLocation: sourceLocation)
@@ -43,14 +43,14 @@ struct DatabaseFileGuardTests {
 
     /// Leaves `path` + `-wal` as a crash would: copies both while the connection is open.
     func crashSnapshot(of source: String, to destination: String, rows: Int) throws {
-        let queue = try DatabaseQueue(path: source)
-        try queue.writeSync { db throws in
+        let pool = try DatabasePool(path: source)
+        try pool.writeSync { db throws in
             try db.execute(sql: "CREATE TABLE t(id INTEGER PRIMARY KEY, payload BLOB)")
             for _ in 0..<rows { try db.execute(sql: "INSERT INTO t(payload) VALUES (zeroblob(500))") }
         }
         try FileManager.default.copyItem(atPath: source, toPath: destination)
         try FileManager.default.copyItem(atPath: source + "-wal", toPath: destination + "-wal")
-        try queue.close()
+        try pool.close()
     }
 
     @Test("A crash-left WAL of the same database is accepted and its commits recovered")
@@ -58,9 +58,9 @@ struct DatabaseFileGuardTests {
         let folder = try SQLiteTemporaryFolder()
         let path = folder.path("crashed.sqlite")
         try crashSnapshot(of: folder.path("live.sqlite"), to: path, rows: 20)
-        let queue = try DatabaseQueue(path: path)
-        #expect(try queue.readSync { try $0.fetchValue(sql: "SELECT COUNT(*) FROM t", as: Int64.self) } == 20)
-        try queue.close()
+        let pool = try DatabasePool(path: path)
+        #expect(try pool.readSync { try $0.fetchValue(sql: "SELECT COUNT(*) FROM t", as: Int64.self) } == 20)
+        try pool.close()
     }
 
     @Test("A WAL from another database is refused, naming the -wal file")
@@ -115,11 +115,11 @@ struct DatabaseFileGuardTests {
             try database.write(to: URL(fileURLWithPath: path))
             try wal.write(to: URL(fileURLWithPath: path + "-wal"))
             do {
-                let queue = try DatabaseQueue(path: path)
-                #expect(try queue.readSync { try $0.fetchValue(sql: "SELECT COUNT(*) FROM t", as: Int64.self) } == 20, "\(label)")
-                try queue.writeSync { try $0.execute(sql: "INSERT INTO t(payload) VALUES (zeroblob(10))") }
-                #expect(try queue.readSync { try $0.fetchValue(sql: "PRAGMA integrity_check", as: String.self) } == "ok", "\(label)")
-                try queue.close()
+                let pool = try DatabasePool(path: path)
+                #expect(try pool.readSync { try $0.fetchValue(sql: "SELECT COUNT(*) FROM t", as: Int64.self) } == 20, "\(label)")
+                try pool.writeSync { try $0.execute(sql: "INSERT INTO t(payload) VALUES (zeroblob(10))") }
+                #expect(try pool.readSync { try $0.fetchValue(sql: "PRAGMA integrity_check", as: String.self) } == "ok", "\(label)")
+                try pool.close()
             } catch {
                 Issue.record("\(label): refused: \(error)")
             }
@@ -136,9 +136,9 @@ struct DatabaseFileGuardTests {
             let path = folder.path("ignored-\(index).sqlite")
             try database.write(to: URL(fileURLWithPath: path))
             try wal.write(to: URL(fileURLWithPath: path + "-wal"))
-            let queue = try DatabaseQueue(path: path)
-            #expect(try queue.readSync { try $0.fetchValue(sql: "SELECT COUNT(*) FROM t", as: Int64.self) } == 7)
-            try queue.close()
+            let pool = try DatabasePool(path: path)
+            #expect(try pool.readSync { try $0.fetchValue(sql: "SELECT COUNT(*) FROM t", as: Int64.self) } == 7)
+            try pool.close()
         }
     }
 
@@ -151,9 +151,9 @@ struct DatabaseFileGuardTests {
         try handle.seekToEnd()
         try handle.write(contentsOf: Data((0..<5000).map { _ in UInt8.random(in: 0...255) }))
         try handle.close()
-        let queue = try DatabaseQueue(path: path)
-        #expect(try queue.readSync { try $0.fetchValue(sql: "SELECT COUNT(*) FROM t", as: Int64.self) } == 30)
-        try queue.close()
+        let pool = try DatabasePool(path: path)
+        #expect(try pool.readSync { try $0.fetchValue(sql: "SELECT COUNT(*) FROM t", as: Int64.self) } == 30)
+        try pool.close()
     }
 
     @Test("An index that no longer matches its table is refused (quick_check misses it, integrity_check does not)")
@@ -169,7 +169,7 @@ struct DatabaseFileGuardTests {
         #expect(error?.message.contains("integrity_check") == true, "\(String(describing: error))")
         #expect(error?.message.contains("by_key") == true, "\(String(describing: error))")
         #expect(rootPage > 2, "the index has a page of its own")
-        let problems = try DatabaseQueue.integrityProblems(path: path)
+        let problems = try DatabasePool.integrityProblems(path: path)
         #expect(problems.contains { $0.contains("missing from index by_key") }, "\(problems)")
     }
 
@@ -180,7 +180,7 @@ struct DatabaseFileGuardTests {
         configuration.checksIntegrity = false
         let damaged = folder.path("index.sqlite")
         _ = try makeDatabaseWithDamagedIndex(at: damaged)
-        try DatabaseQueue(path: damaged, configuration: configuration).close()
+        try DatabasePool(path: damaged, configuration: configuration).close()
         let cut = folder.path("cut.sqlite")
         try makeSQLiteTestDatabase(at: cut, rows: 400, payloadSize: 300)
         let bytes = try #require(sqliteFileBytes(cut))
@@ -214,7 +214,7 @@ struct DatabaseFileGuardTests {
         #expect(error?.isReadOnly == true)
         #expect(error?.message.contains("is read-only") == true)
         // Read-only configuration is the supported way to open it.
-        let reader = try DatabaseQueue(path: path, configuration: .init(readOnly: true))
+        let reader = try DatabasePool(path: path, configuration: .init(readOnly: true))
         #expect(try reader.readSync { try $0.fetchValue(sql: "SELECT COUNT(*) FROM t", as: Int64.self) } == 3)
         #expect(expectSQLiteError { try reader.writeSync { try $0.execute(sql: "DELETE FROM t") } }?.isReadOnly == true)
         try reader.close()

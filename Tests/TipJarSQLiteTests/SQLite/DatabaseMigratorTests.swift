@@ -17,43 +17,43 @@ struct DatabaseMigratorTests {
     @Test("Migrations apply once, in order, each recorded in tipjar_migrations")
     func appliesOnceInOrder() throws {
         let folder = try SQLiteTemporaryFolder()
-        let queue = try DatabaseQueue(path: folder.path("db.sqlite"))
-        try Self.migrator(["v1-create-installs"]).migrate(queue)
+        let pool = try DatabasePool(path: folder.path("db.sqlite"))
+        try Self.migrator(["v1-create-installs"]).migrate(pool)
         let migrator = Self.migrator(["v1-create-installs", "v2-create-tips"])
-        try migrator.migrate(queue)
-        try migrator.migrate(queue)
-        #expect(try queue.readSync { try migrator.appliedIdentifiers($0) } == ["v1-create-installs", "v2-create-tips"])
-        #expect(try migrator.isUpToDate(queue))
-        let appliedAt = try queue.readSync { try $0.fetchValue(sql: "SELECT applied_at FROM tipjar_migrations", as: String.self) }
+        try migrator.migrate(pool)
+        try migrator.migrate(pool)
+        #expect(try pool.readSync { try migrator.appliedIdentifiers($0) } == ["v1-create-installs", "v2-create-tips"])
+        #expect(try migrator.isUpToDate(pool))
+        let appliedAt = try pool.readSync { try $0.fetchValue(sql: "SELECT applied_at FROM tipjar_migrations", as: String.self) }
         #expect(appliedAt?.isEmpty == false)
     }
 
     @Test("A failing migration rolls back with its record; earlier migrations stay applied")
     func failingMigrationRollsBack() throws {
         let folder = try SQLiteTemporaryFolder()
-        let queue = try DatabaseQueue(path: folder.path("db.sqlite"))
+        let pool = try DatabasePool(path: folder.path("db.sqlite"))
         var migrator = Self.migrator(["v1"])
         migrator.registerMigration("v2-broken") { db throws in
             try db.execute(sql: "CREATE TABLE half(id INTEGER)")
             try db.execute(sql: "INSERT INTO missing VALUES (1)")
         }
-        #expect(throws: DatabaseError.self) { try migrator.migrate(queue) }
-        #expect(try queue.readSync { try migrator.appliedIdentifiers($0) } == ["v1"])
-        #expect(try queue.readSync { try $0.fetchValue(sql: "SELECT 1 FROM sqlite_master WHERE name = 'half'", as: Int64.self) } == nil)
+        #expect(throws: DatabaseError.self) { try migrator.migrate(pool) }
+        #expect(try pool.readSync { try migrator.appliedIdentifiers($0) } == ["v1"])
+        #expect(try pool.readSync { try $0.fetchValue(sql: "SELECT 1 FROM sqlite_master WHERE name = 'half'", as: Int64.self) } == nil)
     }
 
     @Test("A database migrated by a newer version is refused with a clear message and not modified")
     func newerDatabaseIsRefused() throws {
         let folder = try SQLiteTemporaryFolder()
         let path = folder.path("db.sqlite")
-        let newer = try DatabaseQueue(path: path)
+        let newer = try DatabasePool(path: path)
         try Self.migrator(["v1", "v2", "v3-from-the-future"]).migrate(newer)
         try newer.close()
         let before = sqliteFileBytes(path)
 
-        let queue = try DatabaseQueue(path: path)
-        let error = expectSQLiteError { try Self.migrator(["v1", "v2", "v4-local"]).migrate(queue) }
-        try queue.close()
+        let pool = try DatabasePool(path: path)
+        let error = expectSQLiteError { try Self.migrator(["v1", "v2", "v4-local"]).migrate(pool) }
+        try pool.close()
         #expect(error?.message.contains("v3-from-the-future") == true)
         #expect(error?.message.contains(path) == true)
         #expect(error?.message.contains("newer version") == true)

@@ -5,12 +5,12 @@ import Testing
 @Suite("Database and Statement")
 struct DatabaseTests {
     let folder: SQLiteTemporaryFolder
-    let queue: DatabaseQueue
+    let pool: DatabasePool
 
     init() throws {
         folder = try SQLiteTemporaryFolder()
-        queue = try DatabaseQueue(path: folder.path("db.sqlite"))
-        try queue.writeSync { db throws in
+        pool = try DatabasePool(path: folder.path("db.sqlite"))
+        try pool.writeSync { db throws in
             try db.execute(sql: """
                 CREATE TABLE v(id INTEGER PRIMARY KEY, i INTEGER, s TEXT, d REAL, b INTEGER, bytes BLOB, data BLOB);
                 CREATE TABLE u(name TEXT NOT NULL UNIQUE)
@@ -20,7 +20,7 @@ struct DatabaseTests {
 
     @Test("Every supported Swift type round-trips through bind and column reads, 64-bit intact")
     func typesRoundTrip() throws {
-        try queue.writeSync { db throws in
+        try pool.writeSync { db throws in
             try db.execute(sql: "INSERT INTO v(i, s, d, b, bytes, data) VALUES (?, ?, ?, ?, ?, ?)",
                            arguments: [Int64.max, "pourboire ☕️", 2.5, true, [UInt8]([0, 1, 255]), Data([9, 8]) as Data?])
             #expect(db.lastInsertedRowID == 1)
@@ -28,7 +28,7 @@ struct DatabaseTests {
             try db.execute(sql: "INSERT INTO v(i, s, data, bytes) VALUES (:i, :s, :data, :bytes)",
                            arguments: ["i": Int.min, "s": nil, "data": nil as Data?, "bytes": [UInt8]()])
         }
-        try queue.readSync { db throws in
+        try pool.readSync { db throws in
             let statement = try db.cachedStatement(sql: "SELECT i, s, d, b, bytes, data FROM v ORDER BY id")
             var rows = 0
             try statement.forEachRow { row throws in
@@ -54,8 +54,8 @@ struct DatabaseTests {
 
     @Test("Typed reads refuse mismatches instead of converting silently")
     func typedReadsAreStrict() throws {
-        try queue.writeSync { db in try db.execute(sql: "INSERT INTO v(s) VALUES ('12')") }
-        try queue.readSync { db throws in
+        try pool.writeSync { db in try db.execute(sql: "INSERT INTO v(s) VALUES ('12')") }
+        try pool.readSync { db throws in
             let error = expectSQLiteError { _ = try db.fetchValue(sql: "SELECT s FROM v", as: Int64.self) }
             #expect(error?.resultCode == 20) // SQLITE_MISMATCH
             let missing = expectSQLiteError { _ = try db.fetchOne(sql: "SELECT s FROM v") { try $0.value(named: "nope", as: String.self) } }
@@ -65,7 +65,7 @@ struct DatabaseTests {
 
     @Test("Cached statements are reused per SQL text and reset with cleared bindings")
     func statementCacheResets() throws {
-        try queue.writeSync { db throws in
+        try pool.writeSync { db throws in
             let first = try db.cachedStatement(sql: "SELECT ?")
             try first.bind([Int64(42)])
             #expect(try first.step())
@@ -79,7 +79,7 @@ struct DatabaseTests {
 
     @Test("Wrong argument counts and multiple statements in prepare are refused")
     func argumentValidation() throws {
-        try queue.writeSync { db throws in
+        try pool.writeSync { db throws in
             #expect(expectSQLiteError { try db.execute(sql: "INSERT INTO v(i) VALUES (?)", arguments: [1, 2]) }?.resultCode == 25)
             #expect(expectSQLiteError { try db.execute(sql: "INSERT INTO v(i) VALUES (?)") }?.resultCode == 25)
             #expect(expectSQLiteError { try db.execute(sql: "INSERT INTO v(i) VALUES (:i)", arguments: ["j": 1]) }?.resultCode == 25)
@@ -92,7 +92,7 @@ struct DatabaseTests {
     func errorDescriptionOmitsValues() throws {
         let secret = "receipt-SECRET-123"
         let error = expectSQLiteError {
-            try queue.writeSync { db throws in
+            try pool.writeSync { db throws in
                 try db.execute(sql: "INSERT INTO u(name) VALUES (?)", arguments: [secret])
                 try db.execute(sql: "INSERT INTO u(name) VALUES (?)", arguments: [secret])
             }
@@ -104,28 +104,28 @@ struct DatabaseTests {
         #expect(unwrapped.description.contains("SQLITE_CONSTRAINT"))
         #expect(unwrapped.description.contains("INSERT INTO u(name) VALUES (?)"))
         #expect(!unwrapped.description.contains(secret))
-        #expect(try queue.readSync { try $0.fetchValue(sql: "SELECT COUNT(*) FROM u", as: Int64.self) } == 0)
+        #expect(try pool.readSync { try $0.fetchValue(sql: "SELECT COUNT(*) FROM u", as: Int64.self) } == 0)
     }
 
     @Test("inTransaction nests as a savepoint: an inner failure undoes only the inner work")
     func nestedTransactionIsSavepoint() throws {
-        try queue.writeSync { db throws in
+        try pool.writeSync { db throws in
             try db.execute(sql: "INSERT INTO u(name) VALUES ('outer')")
             _ = try? db.inTransaction {
                 try db.execute(sql: "INSERT INTO u(name) VALUES ('inner')")
                 throw DatabaseError(extendedResultCode: 1, message: "boom")
             }
         }
-        let names = try queue.readSync { try $0.fetchAll(sql: "SELECT name FROM u") { try $0.value(at: 0, as: String.self) } }
+        let names = try pool.readSync { try $0.fetchAll(sql: "SELECT name FROM u") { try $0.value(at: 0, as: String.self) } }
         #expect(names == ["outer"])
     }
 
     @Test("Statements held past close fail with SQLITE_MISUSE instead of crashing")
     func statementAfterClose() throws {
-        let statement = try queue.readSync { try $0.cachedStatement(sql: "SELECT 1") }
-        try queue.close()
+        let statement = try pool.readSync { try $0.cachedStatement(sql: "SELECT 1") }
+        try pool.close()
         #expect(expectSQLiteError { _ = try statement.step() }?.resultCode == 21)
-        #expect(expectSQLiteError { try queue.readSync { _ in } }?.resultCode == 21)
-        try queue.close() // idempotent
+        #expect(expectSQLiteError { try pool.readSync { _ in } }?.resultCode == 21)
+        try pool.close() // idempotent
     }
 }

@@ -36,14 +36,14 @@ func sqliteFileBytes(_ path: String) -> Data? { FileManager.default.contents(atP
 /// Creates a database with a table `t` holding `rows` rows, then closes it cleanly
 /// (checkpointed, no -wal left).
 func makeSQLiteTestDatabase(at path: String, rows: Int, payloadSize: Int = 100) throws {
-    let queue = try DatabaseQueue(path: path)
-    try queue.writeSync { db throws in
+    let pool = try DatabasePool(path: path)
+    try pool.writeSync { db throws in
         try db.execute(sql: "CREATE TABLE t(id INTEGER PRIMARY KEY, payload BLOB NOT NULL)")
         for _ in 0..<rows {
             try db.execute(sql: "INSERT INTO t(payload) VALUES (?)", arguments: [[UInt8](repeating: 7, count: payloadSize)])
         }
     }
-    try queue.close()
+    try pool.close()
 }
 
 /// Creates a database whose index `by_key` no longer matches its table `t`, as one damaged
@@ -52,15 +52,15 @@ func makeSQLiteTestDatabase(at path: String, rows: Int, payloadSize: Int = 100) 
 /// - Returns: The index's root page, the page that was changed.
 @discardableResult
 func makeDatabaseWithDamagedIndex(at path: String) throws -> Int {
-    let queue = try DatabaseQueue(path: path)
-    let (rootPage, pageSize) = try queue.writeSync { db throws in
+    let pool = try DatabasePool(path: path)
+    let (rootPage, pageSize) = try pool.writeSync { db throws in
         try db.execute(sql: "CREATE TABLE t(id INTEGER PRIMARY KEY, key TEXT NOT NULL)")
         try db.execute(sql: "CREATE INDEX by_key ON t(key)")
         for id in 1...50 { try db.execute(sql: "INSERT INTO t(id, key) VALUES (?, ?)", arguments: [id, "key-\(String(format: "%05d", id * 10))"]) }
         return (try db.fetchValue(sql: "SELECT rootpage FROM sqlite_master WHERE name = 'by_key'", as: Int64.self) ?? 0,
                 try db.fetchValue(sql: "PRAGMA page_size", as: Int64.self) ?? 0)
     }
-    try queue.close()
+    try pool.close()
     var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
     let page = Int(rootPage - 1) * Int(pageSize)
     let key = Array("key-00420".utf8)

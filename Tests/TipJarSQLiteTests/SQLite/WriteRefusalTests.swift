@@ -21,7 +21,7 @@ struct WriteRefusalTests {
     func oneLockWaitPerCaller() async throws {
         let folder = try SQLiteTemporaryFolder()
         let path = folder.path("db.sqlite")
-        let queue = try DatabaseQueue(path: path, configuration: .init(busyTimeout: .seconds(1), groupCommit: true))
+        let queue = try DatabasePool(path: path, configuration: .init(busyTimeout: .seconds(1), groupCommit: true))
         try queue.writeSync { db in try db.execute(sql: "CREATE TABLE t(x INTEGER)") }
         let blocker = try Database(path: path, flags: SQLITE_OPEN_READWRITE)
         try blocker.execute(sql: "BEGIN EXCLUSIVE")
@@ -56,7 +56,7 @@ struct WriteRefusalTests {
         let blocker = try Database(path: world.path, flags: SQLITE_OPEN_READWRITE)
         try blocker.execute(sql: "BEGIN EXCLUSIVE")
         let transaction = Transaction(id: 9_001, productID: TestWorld.coffee, purchaseDate: TestWorld.epoch, storefront: "USA")
-        let waits = world.storage.queue.busyTimeoutCount
+        let waits = world.storage.pool.busyTimeoutCount
         let delivery = Delivery(installID: install.id, transactionID: 9_001, productID: TestWorld.coffee, path: .purchase,
                                 outcome: .counted, finished: true, at: TestWorld.epoch)
         let error = await #expect(throws: DatabaseError.self) {
@@ -64,7 +64,7 @@ struct WriteRefusalTests {
                                                             status: .purchased), thenRecord: delivery)
         }
         #expect(error?.isBusy == true)
-        #expect(world.storage.queue.busyTimeoutCount - waits == 1, "the record did not wait for the lock again")
+        #expect(world.storage.pool.busyTimeoutCount - waits == 1, "the record did not wait for the lock again")
         try blocker.execute(sql: "ROLLBACK")
         try blocker.close()
         #expect(try await world.storage.transaction(withID: 9_001) == nil)
@@ -75,7 +75,7 @@ struct WriteRefusalTests {
         let folder = try SQLiteTemporaryFolder()
         let path = folder.path("db.sqlite")
         let log = FaultLog()
-        let queue = try DatabaseQueue(path: path, configuration: log.configuration)
+        let queue = try DatabasePool(path: path, configuration: log.configuration)
         try await queue.write { db in try db.execute(sql: "CREATE TABLE t(x INTEGER)") }
         for x in 1...10 { try await queue.write { db in try db.execute(sql: "INSERT INTO t VALUES (?)", arguments: [x]) } }
         #expect(unlink(path + "-wal") == 0)
@@ -96,7 +96,7 @@ struct WriteRefusalTests {
         // A crash now leaves only the database file: it holds every acknowledged write.
         let crashed = folder.path("after-crash.sqlite")
         try FileManager.default.copyItem(atPath: path, toPath: crashed)
-        let reopened = try DatabaseQueue(path: crashed)
+        let reopened = try DatabasePool(path: crashed)
         #expect(try reopened.readSync { try $0.fetchValue(sql: "SELECT COUNT(*) FROM t", as: Int64.self) } == 10)
         try reopened.close()
         try queue.close()
@@ -107,7 +107,7 @@ struct WriteRefusalTests {
         let folder = try SQLiteTemporaryFolder()
         let path = folder.path("db.sqlite")
         let log = FaultLog()
-        let queue = try DatabaseQueue(path: path, configuration: log.configuration)
+        let queue = try DatabasePool(path: path, configuration: log.configuration)
         try await queue.write { db in try db.execute(sql: "CREATE TABLE t(x INTEGER)") }
         try makeSQLiteTestDatabase(at: folder.path("other.sqlite"), rows: 1)
         #expect(rename(folder.path("other.sqlite"), path) == 0)

@@ -43,7 +43,7 @@ struct TestWorld {
 
     /// Reopens the same file with a fresh service, as a restart of the server would.
     func reopened() async throws -> TestWorld {
-        try storage.queue.close()
+        try storage.pool.close()
         let storage = try SQLiteTipJarStorage(path: path)
         let environment = TestWorld.environment(gate: nil, log: logged)
         let store = try await SimulatedStore(catalog: store.catalog, storage: storage, environment: environment)

@@ -3,13 +3,13 @@ import Foundation
 
 /// One SQLite database file, opened after its file checks: a serialized writer (``DatabaseWriter``)
 /// and a pool of read-only connections (``DatabaseReaderPool``), so that reads never wait behind a
-/// commit's `fsync` (WAL lets readers and the writer work at once; GRDB's `DatabasePool` shape, split
-/// into its `DatabaseWriter` and `DatabaseReader` roles).
+/// commit's `fsync` (WAL lets readers and the writer work at once). Named after GRDB's `DatabasePool`,
+/// which has this shape, split here into its `DatabaseWriter` and `DatabaseReader` roles.
 ///
 /// It owns opening, configuring and closing the connections; ``write(savepoint:_:)`` and
 /// ``writeSync(_:)`` go to the writer, ``read(_:)``, ``pointRead(_:)`` and ``readSync(_:)`` to the
 /// readers.
-public final class DatabaseQueue: Sendable {
+public final class DatabasePool: Sendable {
     /// The database file path.
     public let path: String
     /// The configuration used on open.

@@ -4,42 +4,42 @@ import Synchronization
 import Testing
 @testable import TipJarSQLite
 
-@Suite("DatabaseQueue")
-struct DatabaseQueueTests {
+@Suite("DatabasePool")
+struct DatabasePoolTests {
     @Test("Opening applies WAL, foreign keys, busy timeout and the configured durability")
     func openingConfiguresConnection() throws {
         let folder = try SQLiteTemporaryFolder()
         for (durability, expected) in [(DatabaseConfiguration.Durability.full, Int64(2)), (.normal, 1)] {
-            let queue = try DatabaseQueue(path: folder.path("\(expected).sqlite"), configuration: .init(durability: durability))
-            try queue.readSync { db throws in
+            let pool = try DatabasePool(path: folder.path("\(expected).sqlite"), configuration: .init(durability: durability))
+            try pool.readSync { db throws in
                 #expect(try db.fetchValue(sql: "PRAGMA journal_mode", as: String.self) == "wal")
                 #expect(try db.fetchValue(sql: "PRAGMA synchronous", as: Int64.self) == expected)
                 #expect(try db.fetchValue(sql: "PRAGMA foreign_keys", as: Int64.self) == 1)
                 #expect(try db.fetchValue(sql: "PRAGMA busy_timeout", as: Int64.self) == 5000)
                 #expect(try db.fetchValue(sql: "PRAGMA user_version", as: Int64.self) != 0) // identity stamp
             }
-            try queue.close()
+            try pool.close()
         }
     }
 
     @Test("write commits before returning; a throwing write rolls back everything it did")
     func writeCommitsOrRollsBack() async throws {
         let folder = try SQLiteTemporaryFolder()
-        let queue = try DatabaseQueue(path: folder.path("db.sqlite"))
-        try await queue.write { db in try db.execute(sql: "CREATE TABLE tips(cents INTEGER NOT NULL)") }
-        let id = try await queue.write { db throws in
+        let pool = try DatabasePool(path: folder.path("db.sqlite"))
+        try await pool.write { db in try db.execute(sql: "CREATE TABLE tips(cents INTEGER NOT NULL)") }
+        let id = try await pool.write { db throws in
             try db.execute(sql: "INSERT INTO tips(cents) VALUES (?)", arguments: [299])
             return db.lastInsertedRowID
         }
         #expect(id == 1)
         await #expect(throws: DatabaseError.self) {
-            try await queue.write { db throws in
+            try await pool.write { db throws in
                 try db.execute(sql: "INSERT INTO tips(cents) VALUES (?)", arguments: [499])
                 try db.execute(sql: "INSERT INTO tips(cents) VALUES (?)", arguments: [nil])
             }
         }
         // A second connection sees the committed row only.
-        let other = try DatabaseQueue(path: folder.path("db.sqlite"))
+        let other = try DatabasePool(path: folder.path("db.sqlite"))
         #expect(try await other.read { try $0.fetchAll(sql: "SELECT cents FROM tips") { try $0.value(at: 0, as: Int64.self) } } == [299])
         #expect(throws: DatabaseError.self) { try other.readSync { try $0.execute(sql: "DELETE FROM tips") } } // query_only
     }
@@ -47,44 +47,44 @@ struct DatabaseQueueTests {
     @Test("Disk full (max_page_count) throws isFull, rolls back, and the next write succeeds once space is back")
     func diskFullRollsBack() throws {
         let folder = try SQLiteTemporaryFolder()
-        let queue = try DatabaseQueue(path: folder.path("db.sqlite"))
-        try queue.writeSync { db in try db.execute(sql: "CREATE TABLE t(payload BLOB)") }
-        try queue.writeSync { db throws in
+        let pool = try DatabasePool(path: folder.path("db.sqlite"))
+        try pool.writeSync { db in try db.execute(sql: "CREATE TABLE t(payload BLOB)") }
+        try pool.writeSync { db throws in
             let pages = try db.fetchValue(sql: "PRAGMA page_count", as: Int64.self) ?? 0
             _ = try db.fetchValue(sql: "PRAGMA max_page_count = \(pages)", as: Int64.self)
         }
         let error = expectSQLiteError {
-            try queue.writeSync { db throws in
+            try pool.writeSync { db throws in
                 try db.execute(sql: "INSERT INTO t VALUES (?)", arguments: [[UInt8](repeating: 1, count: 10)])
                 try db.execute(sql: "INSERT INTO t VALUES (?)", arguments: [[UInt8](repeating: 1, count: 200_000)])
             }
         }
         #expect(error?.isFull == true)
-        #expect(try queue.readSync { try $0.fetchValue(sql: "SELECT COUNT(*) FROM t", as: Int64.self) } == 0)
-        try queue.writeSync { db throws in
+        #expect(try pool.readSync { try $0.fetchValue(sql: "SELECT COUNT(*) FROM t", as: Int64.self) } == 0)
+        try pool.writeSync { db throws in
             _ = try db.fetchValue(sql: "PRAGMA max_page_count = 1000000", as: Int64.self)
             try db.execute(sql: "INSERT INTO t VALUES (?)", arguments: [[UInt8](repeating: 1, count: 200_000)])
         }
-        #expect(try queue.readSync { try $0.fetchValue(sql: "SELECT COUNT(*) FROM t", as: Int64.self) } == 1)
+        #expect(try pool.readSync { try $0.fetchValue(sql: "SELECT COUNT(*) FROM t", as: Int64.self) } == 1)
     }
 
     @Test("A lock held past the busy timeout throws isBusy, writes nothing, and the write succeeds after release")
     func lockedDatabaseIsBusy() throws {
         let folder = try SQLiteTemporaryFolder()
         let path = folder.path("db.sqlite")
-        let queue = try DatabaseQueue(path: path, configuration: .init(busyTimeout: .milliseconds(100)))
-        try queue.writeSync { db in try db.execute(sql: "CREATE TABLE t(x INTEGER)") }
+        let pool = try DatabasePool(path: path, configuration: .init(busyTimeout: .milliseconds(100)))
+        try pool.writeSync { db in try db.execute(sql: "CREATE TABLE t(x INTEGER)") }
         let blocker = try Database(path: path, flags: SQLITE_OPEN_READWRITE)
         try blocker.execute(sql: "BEGIN EXCLUSIVE")
         let started = ContinuousClock.now
         let error = expectSQLiteError {
-            try queue.writeSync { db in try db.execute(sql: "INSERT INTO t VALUES (1)") }
+            try pool.writeSync { db in try db.execute(sql: "INSERT INTO t VALUES (1)") }
         }
         #expect(error?.isBusy == true)
         #expect(ContinuousClock.now - started >= .milliseconds(90))
         try blocker.execute(sql: "ROLLBACK")
-        #expect(try queue.readSync { try $0.fetchValue(sql: "SELECT COUNT(*) FROM t", as: Int64.self) } == 0)
-        try queue.writeSync { db in try db.execute(sql: "INSERT INTO t VALUES (1)") }
+        #expect(try pool.readSync { try $0.fetchValue(sql: "SELECT COUNT(*) FROM t", as: Int64.self) } == 0)
+        try pool.writeSync { db in try db.execute(sql: "INSERT INTO t VALUES (1)") }
         #expect(try blocker.fetchValue(sql: "SELECT COUNT(*) FROM t", as: Int64.self) == 1)
         try blocker.close()
     }
@@ -92,13 +92,13 @@ struct DatabaseQueueTests {
     @Test("Group commit: concurrent writes all commit; a failing write undoes only its own work")
     func groupCommitIsolatesFailures() async throws {
         let folder = try SQLiteTemporaryFolder()
-        let queue = try DatabaseQueue(path: folder.path("db.sqlite"), configuration: .init(groupCommit: true))
-        try await queue.write { db in try db.execute(sql: "CREATE TABLE t(x INTEGER NOT NULL)") }
+        let pool = try DatabasePool(path: folder.path("db.sqlite"), configuration: .init(groupCommit: true))
+        try await pool.write { db in try db.execute(sql: "CREATE TABLE t(x INTEGER NOT NULL)") }
         let outcomes = await withTaskGroup(of: (Int, Bool).self) { group in
             for i in 0..<200 {
                 group.addTask {
                     do {
-                        try await queue.write { db throws in
+                        try await pool.write { db throws in
                             try db.execute(sql: "INSERT INTO t VALUES (?)", arguments: [i])
                             if i % 10 == 3 { try db.execute(sql: "INSERT INTO t VALUES (NULL)") } // fails
                         }
@@ -112,16 +112,16 @@ struct DatabaseQueueTests {
             for await (i, ok) in group { all[i] = ok }
             return all
         }
-        let stored = try await queue.read { db in try db.fetchAll(sql: "SELECT x FROM t ORDER BY x") { try $0.value(at: 0, as: Int.self) } }
+        let stored = try await pool.read { db in try db.fetchAll(sql: "SELECT x FROM t ORDER BY x") { try $0.value(at: 0, as: Int.self) } }
         let expected = (0..<200).filter { $0 % 10 != 3 }
         #expect(stored == expected)
         #expect(outcomes.filter { $0.value }.keys.sorted() == expected)
     }
 
     /// Hands one statement to the writer without waiting for it (`DatabaseWriter.submit`); `onFailure` gets its error.
-    func submit(_ queue: DatabaseQueue, sql: String, arguments: StatementArguments, savepoint: Bool = false,
+    func submit(_ pool: DatabasePool, sql: String, arguments: StatementArguments, savepoint: Bool = false,
                 onFailure: @escaping @Sendable (any Error) -> Void) {
-        queue.writer.submit(savepoint: savepoint, { db in try db.execute(sql: sql, arguments: arguments) }) { result in
+        pool.writer.submit(savepoint: savepoint, { db in try db.execute(sql: sql, arguments: arguments) }) { result in
             if case .failure(let error) = result { onFailure(error) }
         }
     }
@@ -130,15 +130,15 @@ struct DatabaseQueueTests {
           arguments: [false, true])
     func submittedWriteCommitsBeforeTheNextAwaitedWrite(groupCommit: Bool) async throws {
         let folder = try SQLiteTemporaryFolder()
-        let queue = try DatabaseQueue(path: folder.path("db.sqlite"), configuration: .init(groupCommit: groupCommit))
-        try await queue.write { db in try db.execute(sql: "CREATE TABLE t(x INTEGER NOT NULL)") }
+        let pool = try DatabasePool(path: folder.path("db.sqlite"), configuration: .init(groupCommit: groupCommit))
+        try await pool.write { db in try db.execute(sql: "CREATE TABLE t(x INTEGER NOT NULL)") }
         for i in 0..<50 {
-            submit(queue, sql: "INSERT INTO t VALUES (?)", arguments: [i],
+            submit(pool, sql: "INSERT INTO t VALUES (?)", arguments: [i],
                    onFailure: { error in Issue.record("submitted write \(i) failed: \(error)") })
             // The awaited write sees the submitted row: it ran first, and both are committed on return.
-            let seen = try await queue.write { db in try db.fetchValue(sql: "SELECT count(*) FROM t WHERE x = ?", arguments: [i], as: Int64.self) }
+            let seen = try await pool.write { db in try db.fetchValue(sql: "SELECT count(*) FROM t WHERE x = ?", arguments: [i], as: Int64.self) }
             #expect(seen == 1)
-            #expect(try queue.readSync { try $0.fetchValue(sql: "SELECT count(*) FROM t", as: Int64.self) } == Int64(i + 1))
+            #expect(try pool.readSync { try $0.fetchValue(sql: "SELECT count(*) FROM t", as: Int64.self) } == Int64(i + 1))
         }
     }
 
@@ -146,33 +146,33 @@ struct DatabaseQueueTests {
           arguments: [false, true])
     func failingSubmittedWriteIsReportedBeforeTheNextWrite(groupCommit: Bool) async throws {
         let folder = try SQLiteTemporaryFolder()
-        let queue = try DatabaseQueue(path: folder.path("db.sqlite"), configuration: .init(groupCommit: groupCommit))
-        try await queue.write { db in try db.execute(sql: "CREATE TABLE t(x INTEGER NOT NULL)") }
+        let pool = try DatabasePool(path: folder.path("db.sqlite"), configuration: .init(groupCommit: groupCommit))
+        try await pool.write { db in try db.execute(sql: "CREATE TABLE t(x INTEGER NOT NULL)") }
         let reported = Mutex<[Int32]>([])
-        submit(queue, sql: "INSERT INTO t VALUES (1)", arguments: [], onFailure: { error in Issue.record("\(error)") })
+        submit(pool, sql: "INSERT INTO t VALUES (1)", arguments: [], onFailure: { error in Issue.record("\(error)") })
         // The second row violates NOT NULL: the whole statement is backed out, and only it.
-        submit(queue, sql: "INSERT INTO t VALUES (2), (NULL)", arguments: [],
+        submit(pool, sql: "INSERT INTO t VALUES (2), (NULL)", arguments: [],
                onFailure: { error in reported.withLock { $0.append((error as? DatabaseError)?.extendedResultCode ?? -1) } })
-        let seenByNextWrite = try await queue.write { db in
+        let seenByNextWrite = try await pool.write { db in
             try db.execute(sql: "INSERT INTO t VALUES (3)")
             return reported.withLock { $0 }
         }
         #expect(seenByNextWrite == [SQLITE_CONSTRAINT | (5 << 8)]) // SQLITE_CONSTRAINT_NOTNULL
-        #expect(try queue.readSync { try $0.fetchAll(sql: "SELECT x FROM t ORDER BY x") { try $0.value(at: 0, as: Int64.self) } } == [1, 3])
+        #expect(try pool.readSync { try $0.fetchAll(sql: "SELECT x FROM t ORDER BY x") { try $0.value(at: 0, as: Int64.self) } } == [1, 3])
     }
 
     @Test("Queued reads and point reads do not wait while a write holds the writer")
     func readsDoNotWaitForTheWriter() async throws {
         let folder = try SQLiteTemporaryFolder()
-        let queue = try DatabaseQueue(path: folder.path("db.sqlite"), configuration: .init(groupCommit: true))
-        try await queue.write { db in
+        let pool = try DatabasePool(path: folder.path("db.sqlite"), configuration: .init(groupCommit: true))
+        try await pool.write { db in
             try db.execute(sql: "CREATE TABLE t(x INTEGER NOT NULL)")
             try db.execute(sql: "INSERT INTO t VALUES (1)")
         }
         let release = DispatchSemaphore(value: 0)
         let writing = DispatchSemaphore(value: 0)
         let slowWrite = Task {
-            try await queue.write { db in
+            try await pool.write { db in
                 try db.execute(sql: "INSERT INTO t VALUES (2)")
                 writing.signal()
                 release.wait() // the writer is busy inside its transaction
@@ -180,25 +180,25 @@ struct DatabaseQueueTests {
         }
         writing.wait()
         // Neither read queues behind the writer: each sees the last commit at once.
-        #expect(try await queue.read { try $0.fetchValue(sql: "SELECT count(*) FROM t", as: Int64.self) } == 1)
-        #expect(try queue.pointRead { try $0.fetchValue(sql: "SELECT count(*) FROM t", as: Int64.self) } == 1)
+        #expect(try await pool.read { try $0.fetchValue(sql: "SELECT count(*) FROM t", as: Int64.self) } == 1)
+        #expect(try pool.pointRead { try $0.fetchValue(sql: "SELECT count(*) FROM t", as: Int64.self) } == 1)
         release.signal()
         try await slowWrite.value
-        #expect(try await queue.read { try $0.fetchValue(sql: "SELECT count(*) FROM t", as: Int64.self) } == 2)
+        #expect(try await pool.read { try $0.fetchValue(sql: "SELECT count(*) FROM t", as: Int64.self) } == 2)
     }
 
     @Test("Closing finalizes statements and later access is refused")
     func closeIsClean() async throws {
         let folder = try SQLiteTemporaryFolder()
         let path = folder.path("db.sqlite")
-        let queue = try DatabaseQueue(path: path)
-        try await queue.write { db throws in
+        let pool = try DatabasePool(path: path)
+        try await pool.write { db throws in
             try db.execute(sql: "CREATE TABLE t(x)")
             try db.execute(sql: "INSERT INTO t VALUES (?)", arguments: [1])
         }
-        try queue.close()
+        try pool.close()
         #expect(!FileManager.default.fileExists(atPath: path + "-wal")) // clean close checkpoints and removes the WAL
-        await #expect(throws: DatabaseError.self) { try await queue.read { _ in 1 } }
+        await #expect(throws: DatabaseError.self) { try await pool.read { _ in 1 } }
     }
 }
 
