@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import Testing
 @testable import HTTPServer
+import TestSupport
 
 /// Streamed responses (``HTTPBodyStream``) over real sockets: server-sent events as the WHATWG HTML
 /// standard describes them (https://html.spec.whatwg.org/multipage/server-sent-events.html), framed by
@@ -62,7 +63,7 @@ struct EventStreamTests {
 
     /// Waits (deadline 10 s) until the producer's stream has been ended `count` times.
     static func waitTerminated(_ producer: Producer, count: Int = 1) async -> Bool {
-        await DeadlineWait.until { producer.terminated.withLock { $0 } >= count }
+        await eventually { producer.terminated.withLock { $0 } >= count }
     }
 
     @Test func theHeadIsAnEventStreamWithoutLengthAndEachEventIsWrittenAsItComes() async throws {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import HTTPServer
+import TestSupport
 
 /// What open event streams may cost the server, over real sockets: a budget of their own per address
 /// and in total (HTTPServerConfiguration.maxStreams, .maxStreamsPerAddress) answered with 503 and
@@ -78,7 +79,7 @@ struct StreamResourceTests {
         // the next event behind it puts what the server holds for this client over the cap.
         producer.send("live", String(repeating: "x", count: 1024 * 1024))
         producer.send("live", "next")
-        #expect(await DeadlineWait.until { await server.statistics()?.counters.resetStreamOverBacklog == 1 })
+        #expect(await eventually { await server.statistics()?.counters.resetStreamOverBacklog == 1 })
         #expect(await EventStreamTests.waitTerminated(producer), "the reset ends the producer")
         let stats = await server.statistics()
         #expect(stats?.openStreams == 0)
@@ -95,7 +96,7 @@ struct StreamResourceTests {
         #expect(first.head.hasPrefix("HTTP/1.1 200") && second.head.hasPrefix("HTTP/1.1 200"))
         // Each stream alone is under its own 256 KiB cap (one event being written); together they are not.
         producer.send("live", String(repeating: "y", count: 200 * 1024))
-        #expect(await DeadlineWait.until { await server.statistics()?.counters.resetForOutputMemory == 1 })
+        #expect(await eventually { await server.statistics()?.counters.resetForOutputMemory == 1 })
         let stats = await server.statistics()
         #expect(stats?.openStreams == 1)
         #expect((stats?.unsentOutputBytes ?? .max) <= cap)

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TipJar
+import TestSupport
 
 /// The JSON API over a real socket.
 @Suite("JSON API", .serialized)
@@ -67,10 +68,10 @@ struct JSONAPITests {
             let id = try await createInstall(server)
             async let first = server.json("POST", "/api/installs/\(id)/purchases", #"{"productID":"\#(Self.coffee)"}"#)
             await gate.untilSomeoneWaits()
-            #expect(await gate.requested == [.milliseconds(700)])
+            #expect(gate.requested == [.milliseconds(700)])
             let second = await server.json("POST", "/api/installs/\(id)/purchases", #"{"productID":"\#(Self.coffee)"}"#)
             #expect(second.status == 409)
-            await gate.open()
+            gate.open()
             #expect(await first.status == 200)
             #expect(await server.json("GET", "/api/installs/\(id)").object["hearts"] as? Int == 1)
         }

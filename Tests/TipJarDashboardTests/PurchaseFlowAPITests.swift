@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TipJar
+import TestSupport
 
 /// `POST /api/installs/{id}/purchases` with `userAction`, `quantity` and `appAccountToken`, every purchase error
 /// through `PUT /api/store`, Restore's own messages, and Apple's `Transaction` field names on

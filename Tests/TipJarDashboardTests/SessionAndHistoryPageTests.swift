@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TipJar
+import TestSupport
 
 /// The pages of the session controls and the history, without JavaScript: confirmation pages whose forms
 /// post with the CSRF token, the Transactions page and the account page.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TipJar
+import TestSupport
 
 /// `/store` without JavaScript: each form post answers 303 to `/store?flash=…#section`, and the section acted
 /// on says exactly what happened: delivered now (with the outcome and the hearts), or waiting for the next

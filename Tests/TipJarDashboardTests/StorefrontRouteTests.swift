@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TipJar
+import TestSupport
 
 /// Every storefront through the JSON API and the forms, the storefront change of a running install
 /// (`PUT /api/installs/{id}/storefront`, `POST /installs/{id}/storefront`), and `/catalog`'s storefront list

@@ -3,6 +3,7 @@ import Foundation
 import Testing
 import TipJar
 @testable import TipJarSQLite
+import TestSupport
 
 /// README "Domain rules" 4: every purchase outcome, and the purchase lock.
 @Suite("Purchase outcomes")
@@ -171,7 +172,7 @@ struct PurchaseOutcomeTests {
     }
 
     @Test func secondConcurrentPurchaseForTheSameInstallIsRefused() async throws {
-        let gate = Gate()
+        let gate = DelayGate()
         let world = try await TestWorld.make(settings: StoreSettings(purchaseLatencyMs: 1500), gate: gate)
         let install = try await world.runningInstall()
         let other = try await world.runningInstall()
@@ -182,7 +183,7 @@ struct PurchaseOutcomeTests {
             try await world.service.purchase(productID: TestWorld.lunch, installID: install.id)
         }
         let otherPurchase = Task { try await world.service.purchase(productID: TestWorld.lunch, installID: other.id) }
-        await gate.open()
+        gate.open()
         #expect(try await first.value.outcome == .purchased)
         #expect(try await otherPurchase.value.outcome == .purchased, "another install is not blocked")
         #expect(try await world.hearts(install.id) == 1)
