@@ -23,7 +23,7 @@ struct PurchaseOutcomeTests {
     @Test("If the store's enqueued insert fails, the handler records nothing and the purchase throws that error",
           arguments: [false, true])
     func failedStoreInsertFailsThePurchaseAndRecordsNothing(groupCommit: Bool) async throws {
-        let world = try await TestWorld.make(database: DatabaseConfiguration(groupCommit: groupCommit))
+        let world = try await TestWorld.make(database: DatabaseConfiguration(durability: .normal, groupCommit: groupCommit))
         let install = try await world.runningInstall()
         // A row already holds the ID the store issues next, so the store's INSERT fails (primary key).
         let squatter = StoredTransaction(transaction: Transaction(id: 1, productID: TestWorld.coffee, purchaseDate: TestWorld.epoch,
@@ -47,7 +47,7 @@ struct PurchaseOutcomeTests {
     @Test("A store insert that failed while another process held the lock is never recorded, and nothing is left behind",
           arguments: [false, true])
     func insertFailedUnderALockIsNeverRecorded(groupCommit: Bool) async throws {
-        let world = try await TestWorld.make(database: DatabaseConfiguration(busyTimeout: .zero, groupCommit: groupCommit))
+        let world = try await TestWorld.make(database: DatabaseConfiguration(durability: .normal, busyTimeout: .zero, groupCommit: groupCommit))
         let install = try await world.runningInstall()
         var other: OpaquePointer?
         #expect(sqlite3_open(world.path, &other) == SQLITE_OK)
@@ -78,7 +78,7 @@ struct PurchaseOutcomeTests {
     @Test("A fault between the store's issue and the handler's record leaves the transaction charged, unfinished and unrecorded; the next launch delivers it",
           arguments: [false, true])
     func faultBetweenIssueAndRecordLeavesAChargedUnfinishedTransaction(groupCommit: Bool) async throws {
-        let world = try await TestWorld.make(database: DatabaseConfiguration(groupCommit: groupCommit))
+        let world = try await TestWorld.make(database: DatabaseConfiguration(durability: .normal, groupCommit: groupCommit))
         let install = try await world.runningInstall()
         // The fault: the record's ledger insert fails, after the store's insert ran in the same operation.
         try world.storage.queue.writeSync { db in

@@ -9,13 +9,13 @@ import TestSupport
 /// core's tests run the same rules on `InMemoryTipJarStorage`. Each file is created and migrated, and closed, on a
 /// thread of its own (`onThread`): its synchronous writes stay off the two-thread cooperative pool that the live-server
 /// tests running beside need. None of the rules is about durability, so the file is at `synchronous=NORMAL`.
-@Suite("Domain rules, on SQLite", .serialized)
+@Suite("Domain rules, on SQLite")
 struct SQLiteStorageRuleTests {
     @Test(arguments: StorageRule.all)
     func holds(_ rule: StorageRule) async throws {
         let folder = try SQLiteTemporaryFolder()
         let path = folder.path("tipjar.sqlite3")
-        let storage = try await Self.blocking { try SQLiteTipJarStorage(path: path) }.get()
+        let storage = try await Self.blocking { try SQLiteTipJarStorage(path: path, configuration: TestWorld.testDatabase) }.get()
         do {
             try await rule.check(on: storage)
         } catch {

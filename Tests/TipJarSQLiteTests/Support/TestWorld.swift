@@ -23,7 +23,7 @@ struct TestWorld {
     static let epoch = Date(timeIntervalSince1970: 1_757_462_400)
 
     static func make(catalog: Catalog? = nil, settings: StoreSettings = .normal, gate: DelayGate? = nil,
-                     directory: URL? = nil, database: DatabaseConfiguration = DatabaseConfiguration()) async throws -> TestWorld {
+                     directory: URL? = nil, database: DatabaseConfiguration = TestWorld.testDatabase) async throws -> TestWorld {
         let directory = directory ?? FileManager.default.temporaryDirectory.appendingPathComponent("tipjar-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let path = directory.appendingPathComponent("tipjar.sqlite3").path
@@ -49,7 +49,7 @@ struct TestWorld {
     /// Reopens the same file with a fresh service, as a restart of the server would.
     func reopened() async throws -> TestWorld {
         try storage.queue.close()
-        let storage = try SQLiteTipJarStorage(path: path)
+        let storage = try SQLiteTipJarStorage(path: path, configuration: TestWorld.testDatabase)
         let environment = TestWorld.environment(gate: nil, log: logged)
         let store = try await SimulatedStore(catalog: store.catalog, storage: storage, environment: environment)
         return TestWorld(directory: directory, path: path, storage: storage, store: store,
