@@ -8,7 +8,7 @@ import TestSupport
 /// standard describes them (https://html.spec.whatwg.org/multipage/server-sent-events.html), framed by
 /// the connection's close (RFC 9112 §6.3), kept alive past the idle timeout, ended by shutdown, and
 /// counted in the connection caps.
-@Suite("Event streams over real sockets", .serialized)
+@Suite("Event streams over real sockets")
 struct EventStreamTests {
     /// The producer side of the route's stream, and whether the server has ended it.
     final class Producer: Sendable {

@@ -4,6 +4,7 @@ import Testing
 @testable import HTTPServer
 import TestSupport
 
+// Serialized: its tests share `slowRequestsStarted`, a process-wide count of `/slow` requests that reached the handler.
 @Suite("Server over real sockets", .serialized)
 struct ServerIntegrationTests {
     /// How many `/slow` requests reached their handler, so a test can wait for one to be in flight.

@@ -7,7 +7,7 @@ import TestSupport
 /// or percent-encoded (RFC 3986 §2.1) once or twice, in upper or lower case, whatever comes right
 /// before it (`%`, `%2`, `%25`: an escape that decodes together with its first digit), in a path
 /// segment, a query name or value, or between `+`s (a space in a form value).
-@Suite("Admin token in every encoding", .serialized)
+@Suite("Admin token in every encoding")
 struct AdminTokenEncodingTests {
     /// Tokens starting with a letter and with a digit: `%2` merges with either.
     static let tokens = ["0123456789abcdef0123456789abcdef", "fedcba9876543210fedcba9876543210"]

@@ -4,7 +4,7 @@ import TipJar
 import TestSupport
 
 /// The JSON API over a real socket.
-@Suite("JSON API", .serialized)
+@Suite("JSON API")
 struct JSONAPITests {
     static let coffee = "com.example.tipjar.tip.coffee"
 
@@ -193,7 +193,7 @@ struct JSONAPITests {
 }
 
 /// Found by a fresh-eyes review: numbers a client sends never reach unchecked arithmetic.
-@Suite("Hostile query values", .serialized)
+@Suite("Hostile query values")
 struct HostileQueryTests {
     @Test(arguments: ["9223372036854775807", "-9223372036854775808", "99999999999999999999", "1e99", "-1", "0", "abc"])
     func anyPageNumberIsAnsweredAndTheServerKeepsServing(_ page: String) async throws {

@@ -7,7 +7,7 @@ import TestSupport
 
 /// Pages, fragments and form posts over a real socket, as a browser (with and without
 /// JavaScript) uses them.
-@Suite("Pages and fragments", .serialized)
+@Suite("Pages and fragments")
 struct PageTests {
     /// A browser session: the cookie and CSRF token from a first page view.
     struct Session {

@@ -6,7 +6,7 @@ import TestSupport
 /// The purchase traps through the JSON API (Public/scenarios/README.md, "Rehearse these StoreKit traps"): each set up with `PUT /api/store`
 /// as a script would, its outcome read back from the purchase answer, the ledger and the transaction list. Late
 /// deliveries wait at a ``DelayGate``.
-@Suite("Purchase traps, JSON API", .serialized)
+@Suite("Purchase traps, JSON API")
 struct PurchaseTrapAPITests {
     static let coffee = "com.example.tipjar.tip.coffee"
 

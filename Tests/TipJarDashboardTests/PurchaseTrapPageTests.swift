@@ -6,7 +6,7 @@ import TestSupport
 /// The purchase traps through the pages, as a browser without JavaScript uses them: the `/store` form sets them, tip
 /// buttons and Restore post, the Resolve button posts with the CSRF token, and the install page (and the `live`
 /// fragments it polls every 3 s) shows each ledger row's reason.
-@Suite("Purchase traps, pages", .serialized)
+@Suite("Purchase traps, pages")
 struct PurchaseTrapPageTests {
     let pages = PageTests()
     static let coffeeForm = "productID=com.example.tipjar.tip.coffee"

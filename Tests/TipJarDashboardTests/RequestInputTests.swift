@@ -8,7 +8,7 @@ import TestSupport
 /// Input the dashboard used to accept silently or answer wrongly, over a real socket: every bad value is a
 /// 4xx naming it, an install is found by what a person can read off a page, input quoted back is escaped,
 /// and admin-token refusals follow HTTP's authentication rules.
-@Suite("Request input", .serialized)
+@Suite("Request input")
 struct RequestInputTests {
     static let token = "0123456789abcdef0123456789abcdef"
     let pages = PageTests()

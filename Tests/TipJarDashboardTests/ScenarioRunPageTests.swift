@@ -6,7 +6,7 @@ import TestSupport
 /// `/store`'s "Run" next to each shipped scenario: a form that posts with the CSRF token, runs the file
 /// against this server through its JSON API, answers a page with every step's result, and puts the
 /// store settings from before the run back.
-@Suite("Scenario runs from /store", .serialized)
+@Suite("Scenario runs from /store")
 struct ScenarioRunPageTests {
     static let trap1 = "trap-01-purchase-and-listener-report-the-same-transaction.json"
 

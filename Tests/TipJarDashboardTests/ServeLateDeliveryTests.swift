@@ -5,7 +5,7 @@ import TestSupport
 /// `tipjar serve` with late deliveries still waiting (Public/scenarios/README.md, "Rehearse these StoreKit traps"): a signal stops it
 /// without waiting for them, and a charged transaction the stopped app never received reaches it at its first
 /// launch after the restart.
-@Suite("tipjar serve and late deliveries", .serialized)
+@Suite("tipjar serve and late deliveries")
 struct ServeLateDeliveryTests {
     /// A running `tipjar serve` on a free port. The blocking waits (its banner, its exit) run on threads of their own,
     /// so the tests beside this one keep the cooperative pool (two threads on a two-core machine).
