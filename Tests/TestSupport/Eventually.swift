@@ -34,7 +34,8 @@ public func eventuallyBlocking(timeout: Duration = .seconds(10), _ condition: ()
     let deadline = ContinuousClock.now + timeout
     while ContinuousClock.now < deadline {
         if try condition() { return true }
-        Thread.sleep(forTimeInterval: Double(eventuallyPollInterval.components.attoseconds) / 1e18)
+        let (seconds, attoseconds) = eventuallyPollInterval.components
+        Thread.sleep(forTimeInterval: Double(seconds) + Double(attoseconds) / 1e18)
     }
     return try condition()
 }
