@@ -2,12 +2,16 @@ import Foundation
 import Synchronization
 import Testing
 @testable import HTTPServer
+import TestSupport
 
 /// What one connection may cost the server, over real sockets: a client's half-close (RFC 9293
 /// §3.6) ends the connection as soon as its complete requests are answered, a client that does
 /// not read is not read either and holds little memory, and one address cannot take every slot.
 /// Server timeouts are set far beyond the client's receive timeout, so a test that passes saw the
 /// event itself (a read returning 0) and not a timeout.
+// Serialized: each test opens dozens of sockets against caps the server fits to the process's descriptor limit
+// (Sources/HTTPServer/DescriptorLimit.swift, getrlimit(2) RLIMIT_NOFILE), one limit for the whole test process, and
+// reads the server's statistics as its conditions; run side by side, the tests' sockets and threads are shared.
 @Suite("Connection resources over real sockets", .serialized)
 struct ConnectionResourceTests {
     static let host = "Host: 127.0.0.1"
@@ -28,7 +32,7 @@ struct ConnectionResourceTests {
     /// Polls the server's statistics until `condition` holds or 10 s pass; returns the last snapshot.
     static func statistics(of server: HTTPServer, until condition: (ConnectionStatistics) -> Bool) async -> ConnectionStatistics? {
         var last: ConnectionStatistics?
-        _ = await DeadlineWait.until {
+        _ = await eventually {
             last = await server.statistics()
             return last.map(condition) ?? false
         }
@@ -163,39 +167,11 @@ struct ConnectionResourceTests {
         await server.shutdown(timeout: .seconds(1))
     }
 
-    /// Holds requests until opened; counts how many are held at once.
-    final class Gate: Sendable {
-        let state = Mutex<(open: Bool, held: Int, waiters: [CheckedContinuation<Void, Never>])>((false, 0, []))
-
-        func pass() async {
-            await withCheckedContinuation { continuation in
-                let now = state.withLock { s -> Bool in
-                    if s.open { return true }
-                    s.held += 1
-                    s.waiters.append(continuation)
-                    return false
-                }
-                if now { continuation.resume() }
-            }
-        }
-
-        var held: Int { state.withLock { $0.held } }
-
-        func open() {
-            let waiters = state.withLock { s -> [CheckedContinuation<Void, Never>] in
-                s.open = true
-                defer { s.waiters = [] }
-                return s.waiters
-            }
-            waiters.forEach { $0.resume() }
-        }
-    }
-
     @Test func pipelinedRequestsWaitForAFewSlotsAndNeverDelayAFreshRequest() async throws {
-        let gate = Gate()
+        let gate = DelayGate()
         let (server, port) = try Self.makeServer(routes: {
             $0.get("/hold") { _, _ in
-                await gate.pass()
+                await gate.wait()
                 return .text("held")
             }
         })

@@ -2,12 +2,13 @@ import Foundation
 import Synchronization
 import Testing
 @testable import HTTPServer
+import TestSupport
 
 /// Streamed responses (``HTTPBodyStream``) over real sockets: server-sent events as the WHATWG HTML
 /// standard describes them (https://html.spec.whatwg.org/multipage/server-sent-events.html), framed by
 /// the connection's close (RFC 9112 §6.3), kept alive past the idle timeout, ended by shutdown, and
 /// counted in the connection caps.
-@Suite("Event streams over real sockets", .serialized)
+@Suite("Event streams over real sockets")
 struct EventStreamTests {
     /// The producer side of the route's stream, and whether the server has ended it.
     final class Producer: Sendable {
@@ -62,7 +63,7 @@ struct EventStreamTests {
 
     /// Waits (deadline 10 s) until the producer's stream has been ended `count` times.
     static func waitTerminated(_ producer: Producer, count: Int = 1) async -> Bool {
-        await DeadlineWait.until { producer.terminated.withLock { $0 } >= count }
+        await eventually { producer.terminated.withLock { $0 } >= count }
     }
 
     @Test func theHeadIsAnEventStreamWithoutLengthAndEachEventIsWrittenAsItComes() async throws {

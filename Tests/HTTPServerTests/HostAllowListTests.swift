@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import HTTPServer
+import TestSupport
 
 /// The `Host` allow-list (RFC 9110 §7.2, §15.5.20 421 Misdirected Request), the defence against
 /// DNS rebinding: a wildcard bind accepts the machine's own names and addresses plus the

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import HTTPServer
+import TestSupport
 
 /// The access log's writer, on a real pipe: a reader that stops reading costs lines (counted and
 /// reported once it reads again), never a blocked caller; a reader that went away (EPIPE,
@@ -60,7 +61,7 @@ struct LogWriterTests {
         let writer = LogWriter(fileDescriptor: ends.write, capacity: 4096, name: "test")
         for number in 0..<100 { writer.write(line: "line \(number)") }
         #expect(writer.flush(timeout: .seconds(10)))
-        #expect(await DeadlineWait.until { writer.droppedLineCount == 100 })
+        #expect(await eventually { writer.droppedLineCount == 100 })
     }
 
     @Test func flushWritesEverythingQueuedForAReader() {

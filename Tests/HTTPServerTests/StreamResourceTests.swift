@@ -1,12 +1,16 @@
 import Foundation
 import Testing
 @testable import HTTPServer
+import TestSupport
 
 /// What open event streams may cost the server, over real sockets: a budget of their own per address
 /// and in total (HTTPServerConfiguration.maxStreams, .maxStreamsPerAddress) answered with 503 and
 /// `Retry-After` (RFC 9110 §15.6.4, §10.2.3) so that ordinary requests keep their slots; a cap on
 /// what the server holds for a client that does not read, per stream and, with every other unsent
 /// response, in total; and a request sent with the client's FIN (RFC 9293 §3.6) gets no stream.
+// Serialized: each test opens dozens of sockets against caps the server fits to the process's descriptor limit
+// (Sources/HTTPServer/DescriptorLimit.swift, getrlimit(2) RLIMIT_NOFILE), one limit for the whole test process, and
+// reads the server's statistics as its conditions; run side by side, the tests' sockets and threads are shared.
 @Suite("Event stream resources over real sockets", .serialized)
 struct StreamResourceTests {
     /// Opens a stream from `source` and returns its socket (left open) with the head it got.
@@ -78,7 +82,7 @@ struct StreamResourceTests {
         // the next event behind it puts what the server holds for this client over the cap.
         producer.send("live", String(repeating: "x", count: 1024 * 1024))
         producer.send("live", "next")
-        #expect(await DeadlineWait.until { await server.statistics()?.counters.resetStreamOverBacklog == 1 })
+        #expect(await eventually { await server.statistics()?.counters.resetStreamOverBacklog == 1 })
         #expect(await EventStreamTests.waitTerminated(producer), "the reset ends the producer")
         let stats = await server.statistics()
         #expect(stats?.openStreams == 0)
@@ -95,7 +99,7 @@ struct StreamResourceTests {
         #expect(first.head.hasPrefix("HTTP/1.1 200") && second.head.hasPrefix("HTTP/1.1 200"))
         // Each stream alone is under its own 256 KiB cap (one event being written); together they are not.
         producer.send("live", String(repeating: "y", count: 200 * 1024))
-        #expect(await DeadlineWait.until { await server.statistics()?.counters.resetForOutputMemory == 1 })
+        #expect(await eventually { await server.statistics()?.counters.resetForOutputMemory == 1 })
         let stats = await server.statistics()
         #expect(stats?.openStreams == 1)
         #expect((stats?.unsentOutputBytes ?? .max) <= cap)

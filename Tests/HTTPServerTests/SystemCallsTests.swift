@@ -2,6 +2,7 @@
 import Glibc
 import Testing
 @testable import HTTPServer
+import TestSupport
 
 /// The Linux calls of `SystemCalls` against the real kernel: epoll reports each registered
 /// descriptor with its readiness (https://man7.org/linux/man-pages/man7/epoll.7.html), and the

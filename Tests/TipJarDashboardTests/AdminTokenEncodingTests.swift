@@ -1,12 +1,13 @@
 import HTTPServer
 import Testing
 @testable import TipJarDashboard
+import TestSupport
 
 /// The admin token never reaches the access log in any encoding: each of its characters as itself
 /// or percent-encoded (RFC 3986 §2.1) once or twice, in upper or lower case, whatever comes right
 /// before it (`%`, `%2`, `%25`: an escape that decodes together with its first digit), in a path
 /// segment, a query name or value, or between `+`s (a space in a form value).
-@Suite("Admin token in every encoding", .serialized)
+@Suite("Admin token in every encoding")
 struct AdminTokenEncodingTests {
     /// Tokens starting with a letter and with a digit: `%2` merges with either.
     static let tokens = ["0123456789abcdef0123456789abcdef", "fedcba9876543210fedcba9876543210"]
@@ -91,7 +92,7 @@ struct AdminTokenEncodingTests {
     func noEightCharactersOfTheTokenReachTheLogInAnyEncodingOrPlace(_ token: String) async {
         // Seconds of CPU: on a thread of its own, so the tests beside it that answer over sockets keep the
         // cooperative pool (two threads on a two-core machine).
-        let (tried, leaks) = await LiveServer.onThread { Self.leaks(of: token) }
+        let (tried, leaks) = await onThread { Self.leaks(of: token) }
         #expect(tried > 5_000)
         #expect(leaks.isEmpty, "\(leaks.count) of \(tried) lines show the token, e.g. \(leaks.prefix(3))")
     }

@@ -2,6 +2,7 @@ import Foundation
 import HTTPServer
 import Testing
 @testable import TipJarDashboard
+import TestSupport
 
 /// Admin-token mode: the token never reaches the access log, and the `?token=` sign-in link
 /// redirects only within this origin.
@@ -57,7 +58,7 @@ struct AdminTokenModeTests {
             for target in ["//evil.example/", "/\\evil.example", "/%2F%2Fevil", "http://127.0.0.1:\(server.port)//evil.example/",
                            "http://evil.example/", "//evil.example/%2e%2e/"] {
                 let raw = "GET \(target)?token=\(Self.token) HTTP/1.1\r\n\(host)\r\nConnection: close\r\n\r\n"
-                let reply = HTTPReply(parsing: await LiveServer.exchange(port: server.port, raw))
+                let reply = await TestClient.reply(port: server.port, raw)
                 #expect(reply.status != 0, "\(target) answered")
                 if reply.status == 303 {
                     let location = try #require(reply["Location"])

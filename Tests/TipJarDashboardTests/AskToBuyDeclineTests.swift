@@ -5,7 +5,7 @@ import TipJar
 /// A declined Ask to Buy is invisible to the app: StoreKit delivers a pending purchase's transaction only "if a
 /// pending purchase succeeds" (https://developer.apple.com/documentation/storekit/product/purchaseresult/pending), so
 /// the simulated screen keeps its pending notice until the app's next launch, while the store's side shows the decline.
-@Suite("A declined Ask to Buy", .serialized)
+@Suite("A declined Ask to Buy")
 struct AskToBuyDeclineTests {
     static let pendingNotice = "Your purchase is waiting for approval. The heart appears once it&#39;s approved."
 

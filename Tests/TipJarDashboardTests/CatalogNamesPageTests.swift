@@ -5,7 +5,7 @@ import TipJar
 /// `/catalog` shows both names a tip has, StoreKit's `Product.displayName` (the file's `_locale`) and the tile's, and
 /// warns about an empty `displayName` ("an empty string until you add a localization",
 /// https://developer.apple.com/documentation/storekit/product/displayname).
-@Suite("Catalog page names", .serialized)
+@Suite("Catalog page names")
 struct CatalogNamesPageTests {
     @Test func theCatalogPageShowsStoreKitsNameBesideTheTilesAndWarnsAboutAnEmptyOne() async throws {
         try await withLiveServer(catalog: try LiveServer.fixtureCatalog("v4-empty-display-names")) { server in

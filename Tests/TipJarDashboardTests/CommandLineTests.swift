@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TipJarSQLite
+import TestSupport
 
 /// The `tipjar` executable as a person runs it: help texts, `check-storekit` on every fixture,
 /// `check-database`, usage errors, and start-up refusals.
@@ -23,7 +24,7 @@ struct CommandLineTests {
     /// Runs the binary on a thread of its own (a blocked pool thread would starve the live servers
     /// that other suites run meanwhile: the pool has two threads on a two-core machine).
     static func run(_ arguments: [String], timeout: Duration = .seconds(20)) async throws -> Run {
-        let result: Result<Run, any Error> = await LiveServer.onThread { Result { try runBlocking(arguments, timeout: timeout) } }
+        let result: Result<Run, any Error> = await onThread { Result { try runBlocking(arguments, timeout: timeout) } }
         return try result.get()
     }
 
@@ -250,10 +251,10 @@ struct CommandLineTests {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let database = directory.appendingPathComponent("tipjar.sqlite3").path
         let process = try ChildProcess(Self.binary, arguments: ["serve", "--port", "0", "--database", database])
-        #expect(await LiveServer.onThread { Self.banner(process.standardOutput) }.contains("serving TipProducts.storekit on http://127.0.0.1:"))
+        #expect(await onThread { Self.banner(process.standardOutput) }.contains("serving TipProducts.storekit on http://127.0.0.1:"))
         #expect(FileManager.default.fileExists(atPath: database + "-wal"))
         kill(process.processIdentifier, signal)
-        if await !LiveServer.onThread({ process.waitForExit(seconds: 10) }) {
+        if await !onThread({ process.waitForExit(seconds: 10) }) {
             kill(process.processIdentifier, SIGKILL)
             Issue.record("tipjar serve ignored signal \(signal) for 10 s")
         }

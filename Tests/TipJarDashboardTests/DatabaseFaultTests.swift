@@ -4,11 +4,12 @@ import Synchronization
 import Testing
 import TipJar
 import TipJarSQLite
+import TestSupport
 
 /// Database faults at the HTTP level: a locked database and a full disk answer 503 with nothing
 /// half-written, and the server recovers when the lock or the space comes back; a request waits for
 /// a lock once; a deleted `-wal` stops every acknowledgement, naming the file, and loses nothing.
-@Suite("Database faults over HTTP", .serialized)
+@Suite("Database faults over HTTP")
 struct DatabaseFaultTests {
     static let coffee = #"{"productID":"com.example.tipjar.tip.coffee"}"#
 
@@ -22,7 +23,7 @@ struct DatabaseFaultTests {
     }
 
     @Test func lockedLongerThanTheBusyTimeoutIs503ThenRecovers() async throws {
-        try await withLiveServer(database: DatabaseConfiguration(busyTimeout: .milliseconds(200), groupCommit: true)) { server in
+        try await withLiveServer(database: DatabaseConfiguration(durability: .normal, busyTimeout: .milliseconds(200), groupCommit: true)) { server in
             let id = try await install(server)
             #expect(await server.json("POST", "/api/installs/\(id)/purchases", Self.coffee).status == 200)
             let before = await snapshot(server, id)
@@ -48,7 +49,7 @@ struct DatabaseFaultTests {
     }
 
     @Test func aPurchaseOnALockedDatabaseWaitsForTheLockOnce() async throws {
-        try await withLiveServer(database: DatabaseConfiguration(busyTimeout: .milliseconds(300), groupCommit: true)) { server in
+        try await withLiveServer(database: DatabaseConfiguration(durability: .normal, busyTimeout: .milliseconds(300), groupCommit: true)) { server in
             let id = try await install(server)
             var other: OpaquePointer?
             #expect(sqlite3_open(server.databasePath, &other) == SQLITE_OK)

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TipJar
+import TestSupport
 
 /// Whole pages, byte for byte, against the files in `Tests/TipJarDashboardTests/Golden/`: the install page and the
 /// store page, each rendered by a live server after the same steps, with the values that change from run to run

@@ -6,7 +6,7 @@ import TipJar
 /// Every text input is bounded in bytes before any work, and values that only look valid are refused: the
 /// bounds of `FieldSizeCheck`, `TipJarService.checkSize(_:field:characters:slack:)` and the JSON API's
 /// `quantity` and `appAccountToken`.
-@Suite("Input bounds", .serialized)
+@Suite("Input bounds")
 struct InputBoundTests {
     static let coffee = "com.example.tipjar.tip.coffee"
     let pages = PageTests()

@@ -5,7 +5,7 @@ import TipJar
 /// Small rules of the install page and the overview, through a live server: the no-JavaScript feedback is shown
 /// once, deleted installs are text, "Save as scenario" says why it cannot record, the live channel says whether a
 /// purchase is open, and the ledger is one landmark.
-@Suite("Install page: small things", .serialized)
+@Suite("Install page: small things")
 struct InstallPageSmallThingsTests {
     let pages = PageTests()
     static let coffee = "com.example.tipjar.tip.coffee"

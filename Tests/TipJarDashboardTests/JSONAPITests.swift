@@ -1,9 +1,10 @@
 import Foundation
 import Testing
 import TipJar
+import TestSupport
 
 /// The JSON API over a real socket.
-@Suite("JSON API", .serialized)
+@Suite("JSON API")
 struct JSONAPITests {
     static let coffee = "com.example.tipjar.tip.coffee"
 
@@ -67,10 +68,10 @@ struct JSONAPITests {
             let id = try await createInstall(server)
             async let first = server.json("POST", "/api/installs/\(id)/purchases", #"{"productID":"\#(Self.coffee)"}"#)
             await gate.untilSomeoneWaits()
-            #expect(await gate.requested == [.milliseconds(700)])
+            #expect(gate.requested == [.milliseconds(700)])
             let second = await server.json("POST", "/api/installs/\(id)/purchases", #"{"productID":"\#(Self.coffee)"}"#)
             #expect(second.status == 409)
-            await gate.open()
+            gate.open()
             #expect(await first.status == 200)
             #expect(await server.json("GET", "/api/installs/\(id)").object["hearts"] as? Int == 1)
         }
@@ -192,7 +193,7 @@ struct JSONAPITests {
 }
 
 /// Found by a fresh-eyes review: numbers a client sends never reach unchecked arithmetic.
-@Suite("Hostile query values", .serialized)
+@Suite("Hostile query values")
 struct HostileQueryTests {
     @Test(arguments: ["9223372036854775807", "-9223372036854775808", "99999999999999999999", "1e99", "-1", "0", "abc"])
     func anyPageNumberIsAnsweredAndTheServerKeepsServing(_ page: String) async throws {

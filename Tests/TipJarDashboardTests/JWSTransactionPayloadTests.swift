@@ -52,7 +52,7 @@ struct AppleJWSTransactionDecodedPayload: Decodable {
 
 /// A transaction's `jwsPayload` (`GET /api/transactions/{id}`) and the raw values and precision of its dashboard
 /// fields: Apple's names, types and values, milliseconds kept.
-@Suite("Apple's JWS transaction payload", .serialized)
+@Suite("Apple's JWS transaction payload")
 struct JWSTransactionPayloadTests {
     static let coffee = "com.example.tipjar.tip.coffee"
 

@@ -3,6 +3,7 @@ import Synchronization
 import Testing
 import TipJar
 @testable import TipJarDashboard
+import TestSupport
 
 /// ``LiveChannels`` without a server: one render per change per install, its bytes handed to every
 /// stream of the install, changes during a render collapsed, and nothing left once the streams go.
@@ -65,7 +66,7 @@ struct LiveChannelTests {
         }
         var events = channels.subscribe(installID: "install-a", render: render).makeAsyncIterator()
         #expect(Self.text(await events.next()) == "hearts=0")
-        #expect(await DelayGate.eventually { commits.watcherCount == 1 })
+        #expect(await eventually { commits.watcherCount == 1 })
 
         // A commit nobody signalled (a late delivery, a sheet's timeout): the channel renders and sends the change.
         shown.withLock { $0 = "hearts=1" }
@@ -75,7 +76,7 @@ struct LiveChannelTests {
         // A commit that changed nothing this install shows: rendered, not sent; the next real change is.
         let before = renders.load(ordering: .relaxed)
         commits.committed()
-        #expect(await DelayGate.eventually { renders.load(ordering: .relaxed) > before })
+        #expect(await eventually { renders.load(ordering: .relaxed) > before })
         shown.withLock { $0 = "hearts=2" }
         commits.committed()
         #expect(Self.text(await events.next()) == "hearts=2", "the unchanged render was not handed to the stream")
@@ -90,7 +91,7 @@ struct LiveChannelTests {
 
         counting.isHeld.store(true, ordering: .relaxed)
         timeline.noteChange(installID: "install-a")
-        #expect(await DelayGate.eventually { channels.renderCount == 2 })
+        #expect(await eventually { channels.renderCount == 2 })
         for _ in 0..<10 { timeline.noteChange(installID: "install-a") }
         counting.isHeld.store(false, ordering: .relaxed)
         counting.release()
@@ -109,11 +110,11 @@ struct LiveChannelTests {
             let stream = channels.subscribe(installID: "install-a", render: counting.render)
             return Task { for await _ in stream {} }
         }
-        #expect(await DelayGate.eventually { timeline.watcherCount == 1 && channels.openCounts == (1, 3) })
+        #expect(await eventually { timeline.watcherCount == 1 && channels.openCounts == (1, 3) })
         readers[0].cancel()
-        #expect(await DelayGate.eventually { channels.openCounts == (1, 2) })
+        #expect(await eventually { channels.openCounts == (1, 2) })
         for reader in readers { reader.cancel() }
-        #expect(await DelayGate.eventually { channels.openCounts == (0, 0) && timeline.watcherCount == 0 })
+        #expect(await eventually { channels.openCounts == (0, 0) && timeline.watcherCount == 0 })
     }
 
     @Test func aRenderThatFindsNoInstallEndsEveryStreamOfItsChannel() async throws {
@@ -126,6 +127,6 @@ struct LiveChannelTests {
         counting.installExists.store(false, ordering: .relaxed)
         timeline.noteChange(installID: "install-a")
         for index in iterators.indices { #expect(await iterators[index].next() == nil) }
-        #expect(await DelayGate.eventually { channels.openCounts == (0, 0) && timeline.watcherCount == 0 })
+        #expect(await eventually { channels.openCounts == (0, 0) && timeline.watcherCount == 0 })
     }
 }

@@ -5,6 +5,7 @@ import Glibc
 import Testing
 import TipJar
 @testable import TipJarDashboard
+import TestSupport
 
 /// The install page's live channel, `GET /installs/{id}/events` (server-sent events,
 /// https://html.spec.whatwg.org/multipage/server-sent-events.html), over a real socket: the current
@@ -18,7 +19,7 @@ extension PageTests {
         var consumed = 0
 
         init(port: Int, path: String) {
-            let fd = LiveServer.connectedSocket(port: port).fd
+            let fd = TestClient.connect(port: port)
             var request = Array("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nAccept: text/event-stream\r\n\r\n".utf8)
             _ = request.withUnsafeMutableBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
             self.fd = fd
@@ -29,7 +30,7 @@ extension PageTests {
         /// The next complete block (up to an empty line: the head, or an event) that holds `needle`,
         /// skipping earlier ones; `nil` when the stream closes or 10 s pass without one.
         func next(containing needle: String) async -> String? {
-            await LiveServer.onThread { [self] in
+            await onThread { [self] in
                 var buffer = [UInt8](repeating: 0, count: 65_536)
                 while true {
                     var index = consumed
@@ -100,7 +101,7 @@ extension PageTests {
             #expect(events.count == 1, "every stream got the same bytes")
 
             streams = []  // each reader closes its socket
-            #expect(await DelayGate.eventually { channels.openCounts == (0, 0) }, "the channel left with its last stream")
+            #expect(await eventually { channels.openCounts == (0, 0) }, "the channel left with its last stream")
         }
     }
 

@@ -4,6 +4,7 @@ import Testing
 import TipJar
 @testable import TipJarDashboard
 @testable import TipJarSQLite
+import TestSupport
 
 /// A page view is a read, and a repeated one sends stored bytes (`PageCache`): over a real socket, a GET writes
 /// nothing to the SQLite file or the timeline; a stored page is sent again only while nothing it shows has changed,

@@ -3,10 +3,11 @@ import Testing
 import TipJar
 import HTTPServer
 @testable import TipJarDashboard
+import TestSupport
 
 /// Pages, fragments and form posts over a real socket, as a browser (with and without
 /// JavaScript) uses them.
-@Suite("Pages and fragments", .serialized)
+@Suite("Pages and fragments")
 struct PageTests {
     /// A browser session: the cookie and CSRF token from a first page view.
     struct Session {
@@ -64,7 +65,7 @@ struct PageTests {
                       "GET /\u{0}x HTTP/1.1\r\nHost: H\r\n\r\n", "GET / HTTP/3.0\r\nHost: H\r\n\r\n"])
     func framingErrorsCarryTheSecurityHeaders(_ raw: String) async throws {
         try await withLiveServer(transport: .live) { server in
-            let reply = HTTPReply(parsing: await LiveServer.exchange(port: server.port, raw.replacingOccurrences(of: "Host: H", with: "Host: 127.0.0.1:\(server.port)")))
+            let reply = await TestClient.reply(port: server.port, raw.replacingOccurrences(of: "Host: H", with: "Host: 127.0.0.1:\(server.port)"))
             #expect((400...505).contains(reply.status))
             #expect(reply["Content-Security-Policy"] != nil)
             #expect(reply["X-Frame-Options"] == "DENY")
@@ -215,12 +216,12 @@ struct PageTests {
     func foreignHostIsRefusedBeforeRouting(_ host: String) async throws {
         try await withLiveServer(transport: .live) { server in
             let raw = "GET /installs HTTP/1.1\r\nHost: \(host)\r\nConnection: close\r\n\r\n"
-            let reply = HTTPReply(parsing: await LiveServer.exchange(port: server.port, raw))
+            let reply = await TestClient.reply(port: server.port, raw)
             #expect(reply.status == 421)
             #expect(reply["Content-Security-Policy"] == SecurityHeaders.contentSecurityPolicy, "errors the server writes itself carry the headers too")
             #expect(reply["X-Content-Type-Options"] == "nosniff")
             let absolute = "GET http://\(host)/installs HTTP/1.1\r\nHost: 127.0.0.1:\(server.port)\r\nConnection: close\r\n\r\n"
-            #expect(HTTPReply(parsing: await LiveServer.exchange(port: server.port, absolute)).status == 421)
+            #expect(await TestClient.reply(port: server.port, absolute).status == 421)
         }
     }
 

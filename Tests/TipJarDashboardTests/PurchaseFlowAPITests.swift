@@ -1,11 +1,12 @@
 import Foundation
 import Testing
 import TipJar
+import TestSupport
 
 /// `POST /api/installs/{id}/purchases` with `userAction`, `quantity` and `appAccountToken`, every purchase error
 /// through `PUT /api/store`, Restore's own messages, and Apple's `Transaction` field names on
 /// `GET /api/transactions/{id}` (https://developer.apple.com/documentation/storekit/transaction).
-@Suite("Purchase flow through the JSON API", .serialized)
+@Suite("Purchase flow through the JSON API")
 struct PurchaseFlowAPITests {
     static let coffee = "com.example.tipjar.tip.coffee"
 

@@ -5,7 +5,7 @@ import TipJar
 /// The purchase sheet on the pages, without JavaScript (a page of its own, two POST forms) and with it (the
 /// `<dialog>` fragment `app.js` opens), Cancel's silence, `skipPurchaseSheet`, the ledger's options, Restore's alert
 /// and the precedence rule on `/store`.
-@Suite("The purchase sheet on the pages", .serialized)
+@Suite("The purchase sheet on the pages")
 struct PurchaseSheetPageTests {
     let pages = PageTests()
     static let coffee = "com.example.tipjar.tip.coffee"

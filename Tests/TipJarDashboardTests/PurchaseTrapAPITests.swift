@@ -1,11 +1,12 @@
 import Foundation
 import Testing
 import TipJar
+import TestSupport
 
 /// The purchase traps through the JSON API (Public/scenarios/README.md, "Rehearse these StoreKit traps"): each set up with `PUT /api/store`
 /// as a script would, its outcome read back from the purchase answer, the ledger and the transaction list. Late
 /// deliveries wait at a ``DelayGate``.
-@Suite("Purchase traps, JSON API", .serialized)
+@Suite("Purchase traps, JSON API")
 struct PurchaseTrapAPITests {
     static let coffee = "com.example.tipjar.tip.coffee"
 
@@ -129,9 +130,9 @@ struct PurchaseTrapAPITests {
             #expect(listed.map { $0["isFinished"] as? Bool } == [false])
             #expect(await ledger(server, id).isEmpty)
             await gate.untilSomeoneWaits()
-            #expect(await gate.requested == [.milliseconds(StoreSettings.lateDeliveryDelayMs)])
-            await gate.open()
-            #expect(await DelayGate.eventually { await ledger(server, id).count == 1 })
+            #expect(gate.requested == [.milliseconds(StoreSettings.lateDeliveryDelayMs)])
+            gate.open()
+            #expect(await eventually { await ledger(server, id).count == 1 })
             let rows = await ledger(server, id)
             #expect(rows.map { $0["path"] as? String } == ["listener"])
             #expect(rows.map { $0["outcome"] as? String } == ["counted"])
@@ -167,9 +168,9 @@ struct PurchaseTrapAPITests {
             #expect(purchase.object["recordOutcome"] as? String == "counted")
             #expect(await ledger(server, id).count == 1, "the purchase answered before the re-emits")
             await gate.untilSomeoneWaits()
-            #expect(await gate.requested == [.milliseconds(2500)])
-            await gate.open()
-            #expect(await DelayGate.eventually { await ledger(server, id).count == 3 })
+            #expect(gate.requested == [.milliseconds(2500)])
+            gate.open()
+            #expect(await eventually { await ledger(server, id).count == 3 })
             let rows = await ledger(server, id)
             #expect(rows.map { $0["outcome"] as? String } == ["counted", "duplicate", "duplicate"])
             #expect(rows.map { $0["reason"] as? String } == [nil, "re-emitted after the purchase answered", "re-emitted after the purchase answered"])

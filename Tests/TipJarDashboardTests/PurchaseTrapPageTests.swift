@@ -1,11 +1,12 @@
 import Foundation
 import Testing
 import TipJar
+import TestSupport
 
 /// The purchase traps through the pages, as a browser without JavaScript uses them: the `/store` form sets them, tip
 /// buttons and Restore post, the Resolve button posts with the CSRF token, and the install page (and the `live`
 /// fragments it polls every 3 s) shows each ledger row's reason.
-@Suite("Purchase traps, pages", .serialized)
+@Suite("Purchase traps, pages")
 struct PurchaseTrapPageTests {
     let pages = PageTests()
     static let coffeeForm = "productID=com.example.tipjar.tip.coffee"
@@ -115,8 +116,8 @@ struct PurchaseTrapPageTests {
             #expect(tap["Location"]?.contains("feedback=failed") == true)
             #expect(!(await installPage(server, id, session)).contains("charged although purchase() threw"))
             await gate.untilSomeoneWaits()
-            await gate.open()
-            let polled = await DelayGate.eventually {
+            gate.open()
+            let polled = await eventually {
                 await server.send("GET", "/installs/\(id)/live", fields: [("Cookie", session.cookie), ("X-Fragment", "1")])
                     .body.contains("charged although purchase() threw")
             }
@@ -146,8 +147,8 @@ struct PurchaseTrapPageTests {
             #expect(tap.status == 200)
             #expect(!tap.body.contains("re-emitted after the purchase answered"), "the purchase answered first")
             await gate.untilSomeoneWaits()
-            await gate.open()
-            let polled = await DelayGate.eventually {
+            gate.open()
+            let polled = await eventually {
                 await server.send("GET", "/installs/\(id)/live", fields: [("Cookie", session.cookie), ("X-Fragment", "1")])
                     .body.contains("re-emitted after the purchase answered")
             }

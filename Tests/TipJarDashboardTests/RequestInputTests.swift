@@ -3,11 +3,12 @@ import HTTPServer
 import Testing
 import TipJar
 @testable import TipJarDashboard
+import TestSupport
 
 /// Input the dashboard used to accept silently or answer wrongly, over a real socket: every bad value is a
 /// 4xx naming it, an install is found by what a person can read off a page, input quoted back is escaped,
 /// and admin-token refusals follow HTTP's authentication rules.
-@Suite("Request input", .serialized)
+@Suite("Request input")
 struct RequestInputTests {
     static let token = "0123456789abcdef0123456789abcdef"
     let pages = PageTests()
@@ -169,9 +170,9 @@ struct RequestInputTests {
     @Test func anUnknownMethodIs501BeforeTheAdminTokenAndATokenInTheMethodIsNotLogged() async throws {
         try await withLiveServer(transport: .live, adminToken: Self.token) { server in
             let raw = "\(Self.token.uppercased()) / HTTP/1.1\r\nHost: 127.0.0.1:\(server.port)\r\nConnection: close\r\n\r\n"
-            #expect(HTTPReply(parsing: await LiveServer.exchange(port: server.port, raw)).status == 501)
+            #expect(await TestClient.reply(port: server.port, raw).status == 501)
             let brew = "BREW /api/store HTTP/1.1\r\nHost: 127.0.0.1:\(server.port)\r\nConnection: close\r\n\r\n"
-            #expect(HTTPReply(parsing: await LiveServer.exchange(port: server.port, brew)).status == 501)
+            #expect(await TestClient.reply(port: server.port, brew).status == 501)
             #expect(await server.send("DELETE", "/api/store").status == 401, "a standard method still needs the token")
             for method in [Self.token, Self.token.uppercased(), "X\(Self.token)"] {
                 let entry = AccessLogEntry(method: method, target: "/", status: 501, bytes: 0, durationMilliseconds: 1, requestID: "1-1",

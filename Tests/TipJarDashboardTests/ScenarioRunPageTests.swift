@@ -1,11 +1,12 @@
 import Foundation
 import Testing
 import TipJar
+import TestSupport
 
 /// `/store`'s "Run" next to each shipped scenario: a form that posts with the CSRF token, runs the file
 /// against this server through its JSON API, answers a page with every step's result, and puts the
 /// store settings from before the run back.
-@Suite("Scenario runs from /store", .serialized)
+@Suite("Scenario runs from /store")
 struct ScenarioRunPageTests {
     static let trap1 = "trap-01-purchase-and-listener-report-the-same-transaction.json"
 
@@ -67,8 +68,7 @@ struct ScenarioRunPageTests {
             let session = try await PageTests().session(server)
             let first = Task { await post(server, "/store/scenarios/trap-05-double-click-or-two-tabs.json/run", session) }
             // The first run's store step sets a 1.5 s purchase latency before its taps: it is running then.
-            let deadline = Date().addingTimeInterval(10)
-            while Date() < deadline, await server.send("GET", "/api/store").object["purchaseLatencyMs"] as? Int != 1500 { await Task.yield() }
+            #expect(await eventually { await server.send("GET", "/api/store").object["purchaseLatencyMs"] as? Int == 1500 })
             let second = await post(server, "/store/scenarios/\(Self.trap1)/run", session)
             #expect(second.status == 409)
             #expect(second.body.contains("Another scenario is running on this server"))

@@ -1,6 +1,7 @@
 import Foundation
 import Mustache
 import Testing
+import TestSupport
 import TipJar
 @testable import TipJarDashboard
 
@@ -46,10 +47,7 @@ extension PageTests {
             let session = try await session(server)
             let id = try await createInstall(server, session, locale: "pt-BR", storefront: "BRA")
             async let first = post(server, "/installs/\(id)/purchases", session, form: "productID=com.example.tipjar.tip.coffee", fragment: true)
-            let deadline = Date().addingTimeInterval(10)
-            while Date() < deadline, !(await server.send("GET", "/installs/\(id)").body.contains("purchase.open")) {
-                await Task.yield()
-            }
+            #expect(await eventually { await server.send("GET", "/installs/\(id)").body.contains("purchase.open") })
             let second = await post(server, "/installs/\(id)/purchases", session, form: "productID=com.example.tipjar.tip.snack", fragment: true)
             #expect(second.status == 409)
             #expect(second.body.contains(#"<h2 id="alert-title">Compra em andamento</h2>"#))

@@ -1,10 +1,11 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// `tipjar serve` with late deliveries still waiting (Public/scenarios/README.md, "Rehearse these StoreKit traps"): a signal stops it
 /// without waiting for them, and a charged transaction the stopped app never received reaches it at its first
 /// launch after the restart.
-@Suite("tipjar serve and late deliveries", .serialized)
+@Suite("tipjar serve and late deliveries")
 struct ServeLateDeliveryTests {
     /// A running `tipjar serve` on a free port. The blocking waits (its banner, its exit) run on threads of their own,
     /// so the tests beside this one keep the cooperative pool (two threads on a two-core machine).
@@ -14,7 +15,7 @@ struct ServeLateDeliveryTests {
 
         static func start(database: String) async throws -> Serve {
             let process = try ChildProcess(CommandLineTests.binary, arguments: ["serve", "--port", "0", "--database", database])
-            let banner = await LiveServer.onThread { CommandLineTests.banner(process.standardOutput) }
+            let banner = await onThread { CommandLineTests.banner(process.standardOutput) }
             let address = try #require(banner.range(of: "http://127.0.0.1:"))
             return Serve(process: process, port: try #require(Int(banner[address.upperBound...].prefix { $0.isNumber })))
         }
@@ -23,12 +24,12 @@ struct ServeLateDeliveryTests {
             var head = "\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n"
             if !body.isEmpty { head += "Content-Type: application/json\r\n" }
             head += "Content-Length: \(body.utf8.count)\r\n\r\n"
-            return HTTPReply(parsing: await LiveServer.exchange(port: port, head + body))
+            return await TestClient.reply(port: port, head + body)
         }
 
         /// Sends SIGTERM and answers whether it exited cleanly within ten seconds (it is killed otherwise).
         func terminate() async -> Bool {
-            await LiveServer.onThread { [self] in
+            await onThread { [self] in
                 kill(process.processIdentifier, SIGTERM)
                 if !process.waitForExit(seconds: 10) { kill(process.processIdentifier, SIGKILL) }
                 process.waitUntilExit()

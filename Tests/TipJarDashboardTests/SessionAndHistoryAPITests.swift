@@ -3,7 +3,7 @@ import Testing
 import TipJar
 
 /// Session controls and transaction history over the JSON API, on a real socket and a real SQLite file.
-@Suite("Session controls and history: JSON API", .serialized)
+@Suite("Session controls and history: JSON API")
 struct SessionAndHistoryAPITests {
     static let coffee = "com.example.tipjar.tip.coffee"
 

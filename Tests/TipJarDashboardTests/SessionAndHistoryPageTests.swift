@@ -1,10 +1,11 @@
 import Foundation
 import Testing
 import TipJar
+import TestSupport
 
 /// The pages of the session controls and the history, without JavaScript: confirmation pages whose forms
 /// post with the CSRF token, the Transactions page and the account page.
-@Suite("Session controls and history: pages", .serialized)
+@Suite("Session controls and history: pages")
 struct SessionAndHistoryPageTests {
     typealias Session = PageTests.Session
 

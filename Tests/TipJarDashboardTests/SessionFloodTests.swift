@@ -7,7 +7,7 @@ import TipJar
 /// Another site can make a browser send any number of cookie-less requests (`<img src>`: a
 /// `SameSite=Strict` cookie is never sent cross-site, RFC 6265bis §5.6.7.1). None of them may make a
 /// browser's next form post fail: the CSRF token lives in the browser's cookie (`CSRFCookie`), not in a table.
-@Suite("CSRF tokens under a flood", .serialized)
+@Suite("CSRF tokens under a flood")
 struct SessionFloodTests {
     /// A request made in process (`Dashboard.respond(to:)`): the flood needs no socket.
     static func request(_ target: String, cookie: String? = nil) -> HTTPRequest {

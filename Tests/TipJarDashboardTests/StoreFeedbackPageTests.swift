@@ -1,11 +1,12 @@
 import Foundation
 import Testing
 import TipJar
+import TestSupport
 
 /// `/store` without JavaScript: each form post answers 303 to `/store?flash=…#section`, and the section acted
 /// on says exactly what happened: delivered now (with the outcome and the hearts), or waiting for the next
 /// launch of the install. Plus the timeline rule: a page view that finds the same tip jar state records nothing.
-@Suite("Store feedback and state events: pages", .serialized)
+@Suite("Store feedback and state events: pages")
 struct StoreFeedbackPageTests {
     let pages = PageTests()
     static let coffee = "com.example.tipjar.tip.coffee"

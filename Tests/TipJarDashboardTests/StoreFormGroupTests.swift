@@ -7,7 +7,7 @@ import TipJar
 /// its own fields and `group=…` (`StoreFormGroup`), and applying it changes that group's settings and no other, even
 /// though an unticked checkbox of another group is absent from the body. Without JavaScript, as a plain form POST.
 /// And the "Now" summary of `/store` and `/` names every setting that is not at its default.
-@Suite("Store page groups", .serialized)
+@Suite("Store page groups")
 struct StoreFormGroupTests {
     let pages = PageTests()
 

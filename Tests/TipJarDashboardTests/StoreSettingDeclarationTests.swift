@@ -6,7 +6,7 @@ import TipJar
 /// and the JSON API, the `/store` form and its rows, and `Public/api/openapi.json` all follow the declaration: each
 /// declared setting round-trips through `PUT /api/store` and the form, and a value outside its declaration is refused
 /// with the message Public/api/openapi.json and Sources/TipJar/README.md promise, changing nothing.
-@Suite("Store settings, one declaration each", .serialized)
+@Suite("Store settings, one declaration each")
 struct StoreSettingDeclarationTests {
     let pages = PageTests()
 

@@ -1,11 +1,12 @@
 import Foundation
 import Testing
 import TipJar
+import TestSupport
 
 /// Every storefront through the JSON API and the forms, the storefront change of a running install
 /// (`PUT /api/installs/{id}/storefront`, `POST /installs/{id}/storefront`), and `/catalog`'s storefront list
 /// and locale fallback marks, over a real socket.
-@Suite("Storefront routes and the catalog page", .serialized)
+@Suite("Storefront routes and the catalog page")
 struct StorefrontRouteTests {
     static let fixtures = LiveServer.repositoryRoot.appendingPathComponent("Tests/TipJarTests/Fixtures/storekit")
 

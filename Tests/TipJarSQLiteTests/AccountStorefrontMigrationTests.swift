@@ -41,7 +41,7 @@ struct AccountStorefrontMigrationTests {
     @Test func anAccountWhoseInstallsDisagreeKeepsItsNewestInstallsStorefront() async throws {
         let path = try Self.databaseThroughV6(Self.disagreeingInstalls)
         defer { try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent) }
-        let storage = try SQLiteTipJarStorage(path: path)
+        let storage = try SQLiteTipJarStorage(path: path, configuration: TestWorld.testDatabase)
         defer { try? storage.pool.close() }
         #expect(try storage.pool.readSync { try SQLiteTipJarStorage.migrator.appliedIdentifiers($0) }.last == "v7-account-storefronts")
         for id in ["ana-old", "ana-mid", "ana-new"] {
@@ -82,7 +82,7 @@ struct AccountStorefrontMigrationTests {
         let before = try snapshot()
         #expect(before.last == "v6-purchase-issues")
         do {
-            let storage = try SQLiteTipJarStorage(path: path)
+            let storage = try SQLiteTipJarStorage(path: path, configuration: TestWorld.testDatabase)
             try? storage.pool.close()
             Issue.record("the migration should have been refused")
         } catch let error as DatabaseError {

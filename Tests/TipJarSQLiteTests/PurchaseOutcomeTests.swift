@@ -3,6 +3,7 @@ import Foundation
 import Testing
 import TipJar
 @testable import TipJarSQLite
+import TestSupport
 
 /// README "Domain rules" 4: every purchase outcome, and the purchase lock.
 @Suite("Purchase outcomes")
@@ -22,7 +23,7 @@ struct PurchaseOutcomeTests {
     @Test("If the store's enqueued insert fails, the handler records nothing and the purchase throws that error",
           arguments: [false, true])
     func failedStoreInsertFailsThePurchaseAndRecordsNothing(groupCommit: Bool) async throws {
-        let world = try await TestWorld.make(database: DatabaseConfiguration(groupCommit: groupCommit))
+        let world = try await TestWorld.make(database: DatabaseConfiguration(durability: .normal, groupCommit: groupCommit))
         let install = try await world.runningInstall()
         // A row already holds the ID the store issues next, so the store's INSERT fails (primary key).
         let squatter = StoredTransaction(transaction: Transaction(id: 1, productID: TestWorld.coffee, purchaseDate: TestWorld.epoch,
@@ -46,7 +47,7 @@ struct PurchaseOutcomeTests {
     @Test("A store insert that failed while another process held the lock is never recorded, and nothing is left behind",
           arguments: [false, true])
     func insertFailedUnderALockIsNeverRecorded(groupCommit: Bool) async throws {
-        let world = try await TestWorld.make(database: DatabaseConfiguration(busyTimeout: .zero, groupCommit: groupCommit))
+        let world = try await TestWorld.make(database: DatabaseConfiguration(durability: .normal, busyTimeout: .zero, groupCommit: groupCommit))
         let install = try await world.runningInstall()
         var other: OpaquePointer?
         #expect(sqlite3_open(world.path, &other) == SQLITE_OK)
@@ -77,7 +78,7 @@ struct PurchaseOutcomeTests {
     @Test("A fault between the store's issue and the handler's record leaves the transaction charged, unfinished and unrecorded; the next launch delivers it",
           arguments: [false, true])
     func faultBetweenIssueAndRecordLeavesAChargedUnfinishedTransaction(groupCommit: Bool) async throws {
-        let world = try await TestWorld.make(database: DatabaseConfiguration(groupCommit: groupCommit))
+        let world = try await TestWorld.make(database: DatabaseConfiguration(durability: .normal, groupCommit: groupCommit))
         let install = try await world.runningInstall()
         // The fault: the record's ledger insert fails, after the store's insert ran in the same operation.
         try world.storage.pool.writeSync { db in
@@ -171,7 +172,7 @@ struct PurchaseOutcomeTests {
     }
 
     @Test func secondConcurrentPurchaseForTheSameInstallIsRefused() async throws {
-        let gate = Gate()
+        let gate = DelayGate()
         let world = try await TestWorld.make(settings: StoreSettings(purchaseLatencyMs: 1500), gate: gate)
         let install = try await world.runningInstall()
         let other = try await world.runningInstall()
@@ -182,7 +183,7 @@ struct PurchaseOutcomeTests {
             try await world.service.purchase(productID: TestWorld.lunch, installID: install.id)
         }
         let otherPurchase = Task { try await world.service.purchase(productID: TestWorld.lunch, installID: other.id) }
-        await gate.open()
+        gate.open()
         #expect(try await first.value.outcome == .purchased)
         #expect(try await otherPurchase.value.outcome == .purchased, "another install is not blocked")
         #expect(try await world.hearts(install.id) == 1)

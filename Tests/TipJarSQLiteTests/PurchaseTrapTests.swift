@@ -2,22 +2,13 @@ import Foundation
 import Testing
 import TipJar
 @testable import TipJarSQLite
+import TestSupport
 
 /// The purchase traps of Public/scenarios/README.md's "Rehearse these StoreKit traps" (interrupted purchases, finish() ignored, charged
 /// despite an error, Restore replays, re-emit later), each a store setting, on a real SQLite file. Late deliveries
-/// wait at the world's `Gate`, so a test decides when their delay is over instead of sleeping.
+/// wait at the world's `DelayGate`, so a test decides when their delay is over instead of sleeping.
 @Suite("Purchase traps")
 struct PurchaseTrapTests {
-    /// Checks `condition` until it holds or ten seconds pass (10 ms apart, so it does not spin beside other tests).
-    func eventually(_ condition: () async throws -> Bool) async throws -> Bool {
-        let deadline = Date().addingTimeInterval(10)
-        while Date() < deadline {
-            if try await condition() { return true }
-            try? await Task.sleep(for: .milliseconds(10))
-        }
-        return try await condition()
-    }
-
     // MARK: Interrupted purchases
 
     @Test func interruptedPurchaseAnswersPendingAndKeepsItsTransactionOutOfTheAskToBuyQueue() async throws {
@@ -143,7 +134,7 @@ struct PurchaseTrapTests {
     // MARK: Charged despite an error
 
     @Test func chargedDespiteAnErrorThrowsThenTheListenerCountsTheTransactionOnce() async throws {
-        let gate = Gate()
+        let gate = DelayGate()
         let world = try await TestWorld.make(settings: StoreSettings(purchaseError: .networkError, chargedDespiteError: true), gate: gate)
         let install = try await world.runningInstall()
         let report = try await world.service.purchase(productID: TestWorld.coffee, installID: install.id)
@@ -154,7 +145,7 @@ struct PurchaseTrapTests {
         #expect(charged.status == .purchased)
         #expect(charged.isFinished == false)
         #expect(try await world.storage.ledger(installID: install.id, limit: 10).isEmpty, "nothing before the delay")
-        await gate.open()
+        gate.open()
         #expect(try await eventually { try await world.storage.ledger(installID: install.id, limit: 10).count == 1 })
         let ledger = try await world.storage.ledger(installID: install.id, limit: 10)
         #expect(ledger.map(\.path) == [.listener])
@@ -168,12 +159,12 @@ struct PurchaseTrapTests {
     }
 
     @Test func aChargedTransactionDueWhileTheAppIsStoppedArrivesAtTheNextLaunchOnly() async throws {
-        let gate = Gate()
+        let gate = DelayGate()
         let world = try await TestWorld.make(settings: StoreSettings(chargedDespiteError: true), gate: gate)
         let install = try await world.runningInstall()
         _ = try await world.service.purchase(productID: TestWorld.lunch, installID: install.id)
         _ = try await world.service.stop(installID: install.id)
-        await gate.open()
+        gate.open()
         #expect(try await eventually { await world.service.scheduledDeliveryCount == 0 })
         #expect(try await world.storage.ledger(installID: install.id, limit: 10).isEmpty)
         let launch = try await world.service.launch(installID: install.id)
@@ -182,7 +173,7 @@ struct PurchaseTrapTests {
     }
 
     @Test func aChargedTransactionSurvivesARestartBeforeItsDelay() async throws {
-        let world = try await TestWorld.make(settings: StoreSettings(chargedDespiteError: true), gate: Gate())
+        let world = try await TestWorld.make(settings: StoreSettings(chargedDespiteError: true), gate: DelayGate())
         let install = try await world.runningInstall()
         _ = try await world.service.purchase(productID: TestWorld.snack, installID: install.id)
         await world.service.cancelScheduledDeliveries()
@@ -213,13 +204,13 @@ struct PurchaseTrapTests {
     // MARK: Re-emit later
 
     @Test func delayedReemitsArriveAfterThePurchaseAnsweredAndAddNoHeart() async throws {
-        let gate = Gate()
+        let gate = DelayGate()
         let world = try await TestWorld.make(settings: StoreSettings(listenerReemits: 2, listenerReemitDelayMs: 5_000), gate: gate)
         let install = try await world.runningInstall()
         let report = try await world.service.purchase(productID: TestWorld.coffee, installID: install.id)
         #expect(report.recordOutcome == .counted)
         #expect(try await world.ledgerOutcomes(install.id) == [.counted], "the purchase answered before any re-emit")
-        await gate.open()
+        gate.open()
         #expect(try await eventually { try await world.ledgerOutcomes(install.id).count == 3 })
         let ledger = try await world.storage.ledger(installID: install.id, limit: 10)
         #expect(ledger.map(\.outcome) == [.counted, .duplicate, .duplicate])
@@ -229,12 +220,12 @@ struct PurchaseTrapTests {
     }
 
     @Test func aDelayedReemitDueWhileTheAppIsStoppedWaitsForItsLaunch() async throws {
-        let gate = Gate()
+        let gate = DelayGate()
         let world = try await TestWorld.make(settings: StoreSettings(listenerReemits: 1, listenerReemitDelayMs: 1_000), gate: gate)
         let install = try await world.runningInstall()
         _ = try await world.service.purchase(productID: TestWorld.coffee, installID: install.id)
         _ = try await world.service.stop(installID: install.id)
-        await gate.open()
+        gate.open()
         #expect(try await eventually { await world.service.scheduledDeliveryCount == 0 })
         #expect(try await world.ledgerOutcomes(install.id) == [.counted])
         let launch = try await world.service.launch(installID: install.id)

@@ -13,7 +13,7 @@ struct SchemaUpgradeTests {
         let copy = directory.appendingPathComponent("tipjar.sqlite3")
         try FileManager.default.copyItem(at: fixture, to: copy)
 
-        let storage = try SQLiteTipJarStorage(path: copy.path)
+        let storage = try SQLiteTipJarStorage(path: copy.path, configuration: TestWorld.testDatabase)
         let applied = try storage.pool.readSync { try SQLiteTipJarStorage.migrator.appliedIdentifiers($0) }
         #expect(applied == TipJarSchema.migrations.map(\.identifier))
         let tipped = try #require(try await storage.install(withID: "0a1b2c3d-0000-4000-8000-000000000001"))
@@ -94,7 +94,7 @@ struct SchemaUpgradeTests {
         #expect(try old.readSync { try migrator.appliedIdentifiers($0) }.last == "v5-transaction-fields")
         try old.close()
 
-        let storage = try SQLiteTipJarStorage(path: path)
+        let storage = try SQLiteTipJarStorage(path: path, configuration: TestWorld.testDatabase)
         defer { try? storage.pool.close() }
         #expect(try storage.pool.readSync { try SQLiteTipJarStorage.migrator.appliedIdentifiers($0) } == TipJarSchema.migrations.map(\.identifier))
         let coffee = try #require(try await storage.transaction(withID: 7))

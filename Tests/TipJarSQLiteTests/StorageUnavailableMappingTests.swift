@@ -29,7 +29,7 @@ struct StorageUnavailableMappingTests {
 
     @Test("A write on a database another process holds locked throws what the core calls locked")
     func lockedDatabaseIsLocked() async throws {
-        let world = try await TestWorld.make(database: DatabaseConfiguration(busyTimeout: .zero, groupCommit: true))
+        let world = try await TestWorld.make(database: DatabaseConfiguration(durability: .normal, busyTimeout: .zero, groupCommit: true))
         var other: OpaquePointer?
         #expect(sqlite3_open(world.path, &other) == SQLITE_OK)
         defer { sqlite3_close(other) }

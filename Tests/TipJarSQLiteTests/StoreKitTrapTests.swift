@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TipJar
 @testable import TipJarSQLite
+import TestSupport
 
 /// The real-world StoreKit traps (Public/scenarios/README.md, "Rehearse these StoreKit traps"), each reproduced as a scenario with injected clock and IDs.
 @Suite("StoreKit traps")
@@ -95,12 +96,12 @@ struct StoreKitTrapTests {
     }
 
     @Test func trap5DoubleClickMakesExactlyOnePurchase() async throws {
-        let gate = Gate()
+        let gate = DelayGate()
         let world = try await TestWorld.make(settings: StoreSettings(purchaseLatencyMs: 200), gate: gate)
         let install = try await world.runningInstall()
         let clicks = (0..<5).map { _ in Task { try await world.service.purchase(productID: TestWorld.coffee, installID: install.id) } }
         await gate.untilSomeoneWaits()
-        await gate.open()
+        gate.open()
         var purchased = 0, refused = 0
         for click in clicks {
             do {

@@ -4,9 +4,7 @@ import TipJarStorageRules
 
 /// The domain rules and the storage's guarantees (`Tests/TipJarStorageRules`) on ``InMemoryTipJarStorage``: no
 /// file, so the rules are checked in the core's own tests. `TipJarSQLiteTests` runs the same rules on SQLite.
-/// One rule at a time: opening a store computes its catalog's offers for every storefront, CPU work that would
-/// otherwise hold both threads of the cooperative pool the live-server tests running beside need.
-@Suite("Domain rules, in memory", .serialized)
+@Suite("Domain rules, in memory")
 struct InMemoryStorageRuleTests {
     @Test(arguments: StorageRule.all)
     func holds(_ rule: StorageRule) async throws {

@@ -7,6 +7,7 @@ import HTTPServer
 import TipJar
 import TipJarDashboard
 import TipJarSQLite
+import TestSupport
 
 /// The dashboard as `tipjar serve` builds it (``DashboardStack``, the one composition root) on a temporary SQLite
 /// file, the shipped catalog, and the repository's `Templates/` and `Public/`. Requests are answered in process
@@ -32,7 +33,7 @@ final class LiveServer: Sendable {
     var dashboard: Dashboard { stack.dashboard }
     var service: TipJarService { stack.service }
 
-    /// The environment's wait when a test does not hold it at a ``DelayGate``: a simulated latency takes its time.
+    /// The environment's wait when a test does not hold it at a `DelayGate`: a simulated latency takes its time.
     static let realTime: @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }
 
     static let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
@@ -112,40 +113,11 @@ final class LiveServer: Sendable {
         for (name, value) in fields { head += "\(name): \(value)\r\n" }
         if !body.isEmpty || method == "POST" || method == "PUT" { head += "Content-Length: \(body.utf8.count)\r\n" }
         let raw = head + "\r\n" + body
-        return HTTPReply(parsing: await Self.exchange(port: boundPort, raw))
+        return await TestClient.reply(port: boundPort, raw)
     }
 
     func json(_ method: String, _ target: String, _ body: String = "") async -> HTTPReply {
         await send(method, target, fields: body.isEmpty ? [] : [("Content-Type", "application/json")], body: body)
-    }
-
-    /// Runs blocking or long work on a thread of its own, so the server's tasks keep the
-    /// cooperative pool (two threads on a two-core machine).
-    static func onThread<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
-        await withCheckedContinuation { continuation in
-            Thread.detachNewThread { continuation.resume(returning: body()) }
-        }
-    }
-
-    static func exchange(port: Int, _ text: String) async -> [UInt8] {
-        await withCheckedContinuation { continuation in
-            Thread.detachNewThread {
-                let (fd, connected) = connectedSocket(port: port)
-                var received: [UInt8] = []
-                if connected {
-                    var bytes = Array(text.utf8)
-                    _ = bytes.withUnsafeMutableBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-                    var buffer = [UInt8](repeating: 0, count: 65_536)
-                    while true {
-                        let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-                        if count <= 0 { break }
-                        received += buffer[0..<count]
-                    }
-                }
-                close(fd)
-                continuation.resume(returning: received)
-            }
-        }
     }
 }
 
@@ -172,66 +144,16 @@ func withLiveServer<T>(transport: LiveServer.Transport = .inProcess, settings: S
     }
 }
 
-/// A parsed HTTP/1.1 response.
-struct HTTPReply {
-    var status = 0
-    var fields: [(name: String, value: String)] = []
-    var body = ""
-
+extension HTTPReply {
     /// An answer the stack gave in process: its status, fields (with the `Content-Length` the server would send)
     /// and body (none for `HEAD`).
     init(_ response: HTTPResponse, method: String) {
-        status = response.status.code
-        fields = response.fields.map { (name: $0.name, value: $0.value) }
+        var fields = response.fields.map { (name: $0.name, value: $0.value) }
         if response.stream == nil, !fields.contains(where: { $0.name.lowercased() == "content-length" }) {
             fields.append((name: "Content-Length", value: String(response.body.count)))
         }
-        body = method == "HEAD" ? "" : String(decoding: response.body, as: UTF8.self)
-    }
-
-    init(parsing bytes: [UInt8]) {
-        let text = String(decoding: bytes, as: UTF8.self)
-        guard let split = text.range(of: "\r\n\r\n") else { return }
-        let lines = text[..<split.lowerBound].components(separatedBy: "\r\n")
-        status = Int(lines.first?.split(separator: " ").dropFirst().first ?? "") ?? 0
-        for line in lines.dropFirst() {
-            guard let colon = line.firstIndex(of: ":") else { continue }
-            fields.append((String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)))
-        }
-        body = String(text[split.upperBound...])
-    }
-
-    subscript(_ name: String) -> String? { fields.first { $0.name.lowercased() == name.lowercased() }?.value }
-
-    var object: [String: Any] { ((try? JSONSerialization.jsonObject(with: Data(body.utf8))) as? [String: Any]) ?? [:] }
-    var array: [[String: Any]] { ((try? JSONSerialization.jsonObject(with: Data(body.utf8))) as? [[String: Any]]) ?? [] }
-
-    /// The session cookie `name=value` from `Set-Cookie`.
-    var sessionCookie: String? { self["Set-Cookie"]?.split(separator: ";").first.map(String.init) }
-
-    /// The CSRF token of a page (`<meta name="csrf-token" content="…">`).
-    var csrfToken: String? {
-        guard let range = body.range(of: #"name="csrf-token" content=""#) else { return nil }
-        return String(body[range.upperBound...].prefix { $0 != "\"" })
-    }
-
-}
-
-extension LiveServer {
-    /// A blocking TCP socket connected to 127.0.0.1:`port`, with a 10 s receive timeout; `connected`
-    /// is false when `connect` failed (the descriptor is still the caller's to close).
-    static func connectedSocket(port: Int) -> (fd: Int32, connected: Bool) {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var timeout = timeval(tv_sec: 10, tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        inet_pton(AF_INET, "127.0.0.1", &address.sin_addr)
-        let result = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        return (fd, result == 0)
+        self.init(status: response.status.code, fields: fields,
+                  body: method == "HEAD" ? "" : String(decoding: response.body, as: UTF8.self))
     }
 }
 

@@ -1,6 +1,7 @@
 import CSQLite
 import Foundation
 import Testing
+import TestSupport
 @testable import TipJarSQLite
 
 /// The WAL checkpoints run beside the writer (`DatabaseCheckpointer`): SQLite's WAL file format
@@ -50,7 +51,7 @@ struct DatabaseCheckpointerTests {
         let path = folder.path("db.sqlite")
         let pool = try makePool(path, checkpointPages: 50)
         try commitRows(pool, count: 6_000)
-        waitUntil { (pool.writer.checkpointer?.checkpointCount ?? 0) > 0 }
+        #expect(eventuallyBlocking { (pool.writer.checkpointer?.checkpointCount ?? 0) > 0 })
         // Without checkpoints the WAL would hold over 6,000 frames (a page or more a row). With them it restarts,
         // at the latest when it reaches four times the threshold (200 frames), however fast the commits come.
         #expect(walFrames(path) <= 220)
@@ -63,7 +64,7 @@ struct DatabaseCheckpointerTests {
         let path = folder.path("db.sqlite")
         let pool = try makePool(path, checkpointPages: 50)
         try commitRows(pool, count: 1_000)
-        waitUntil { (pool.writer.checkpointer?.checkpointCount ?? 0) > 0 }
+        #expect(eventuallyBlocking { (pool.writer.checkpointer?.checkpointCount ?? 0) > 0 })
         #expect(try await pool.read { try $0.fetchValue(sql: "SELECT count(*) FROM t", as: Int64.self) } == 1_000)
         try pool.close()
         #expect(!FileManager.default.fileExists(atPath: path + "-wal"))

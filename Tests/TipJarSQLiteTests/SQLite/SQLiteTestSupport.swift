@@ -16,19 +16,6 @@ final class SQLiteTemporaryFolder {
     }
 }
 
-/// Waits, with a deadline, until `condition` holds (a condition another thread makes true: a queued
-/// write starting, a checkpoint run).
-func waitUntil(_ condition: () -> Bool, sourceLocation: SourceLocation = #_sourceLocation) {
-    let deadline = ContinuousClock.now + .seconds(10)
-    while !condition() {
-        guard ContinuousClock.now < deadline else {
-            Issue.record("condition not met within 10 s", sourceLocation: sourceLocation)
-            return
-        }
-        usleep(1_000)
-    }
-}
-
 /// The exact bytes of a file (or nil if absent): compared before/after to prove a refused
 /// file was not modified.
 func sqliteFileBytes(_ path: String) -> Data? { FileManager.default.contents(atPath: path) }

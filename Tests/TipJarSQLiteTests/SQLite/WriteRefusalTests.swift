@@ -2,6 +2,7 @@ import CSQLite
 import Foundation
 import Synchronization
 import Testing
+import TestSupport
 import TipJar
 @testable import TipJarSQLite
 
@@ -30,7 +31,7 @@ struct WriteRefusalTests {
         queue.writer.submit({ db in try db.execute(sql: "INSERT INTO t VALUES (1)") }) { result in
             if case .failure(let error) = result { submitted.withLock { $0 = error } }
         }
-        waitUntil { queue.pendingWriteCount == 0 } // the writer took it and waits for the lock
+        #expect(eventuallyBlocking { queue.pendingWriteCount == 0 }) // the writer took it and waits for the lock
         await #expect(throws: DatabaseError.self) {
             try await queue.write { db in try db.execute(sql: "INSERT INTO t VALUES (2)") }
         }

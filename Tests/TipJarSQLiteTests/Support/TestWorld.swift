@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import TipJar
+import TestSupport
 import TipJarStorageRules
 @testable import TipJarSQLite
 
@@ -15,10 +16,14 @@ struct TestWorld {
     let service: TipJarService
     let logged: LogRecorder
 
+    /// The durability tests use unless they are about durability: `synchronous=NORMAL` survives the crash of a
+    /// process (<https://www.sqlite.org/pragma.html#pragma_synchronous>), which is all a test can cause.
+    static let testDatabase = DatabaseConfiguration(durability: .normal)
+
     static let epoch = Date(timeIntervalSince1970: 1_757_462_400)
 
-    static func make(catalog: Catalog? = nil, settings: StoreSettings = .normal, gate: Gate? = nil,
-                     directory: URL? = nil, database: DatabaseConfiguration = DatabaseConfiguration()) async throws -> TestWorld {
+    static func make(catalog: Catalog? = nil, settings: StoreSettings = .normal, gate: DelayGate? = nil,
+                     directory: URL? = nil, database: DatabaseConfiguration = TestWorld.testDatabase) async throws -> TestWorld {
         let directory = directory ?? FileManager.default.temporaryDirectory.appendingPathComponent("tipjar-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let path = directory.appendingPathComponent("tipjar.sqlite3").path
@@ -31,12 +36,12 @@ struct TestWorld {
                          service: TipJarService(store: store, storage: storage, environment: environment), logged: logged)
     }
 
-    static func environment(gate: Gate?, log: LogRecorder) -> TipJarEnvironment {
+    static func environment(gate: DelayGate?, log: LogRecorder) -> TipJarEnvironment {
         let ticks = Mutex(0)
         let installs = Mutex(0)
         return TipJarEnvironment(
             now: { epoch.addingTimeInterval(Double(ticks.withLock { $0 += 1; return $0 })) },
-            sleep: { _ in if let gate { await gate.wait() } },
+            sleep: { duration in if let gate { await gate.wait(duration) } },
             makeInstallID: { "install-\(installs.withLock { $0 += 1; return $0 })" },
             log: { message, metadata in log.append(message, metadata) })
     }
@@ -44,7 +49,7 @@ struct TestWorld {
     /// Reopens the same file with a fresh service, as a restart of the server would.
     func reopened() async throws -> TestWorld {
         try storage.pool.close()
-        let storage = try SQLiteTipJarStorage(path: path)
+        let storage = try SQLiteTipJarStorage(path: path, configuration: TestWorld.testDatabase)
         let environment = TestWorld.environment(gate: nil, log: logged)
         let store = try await SimulatedStore(catalog: store.catalog, storage: storage, environment: environment)
         return TestWorld(directory: directory, path: path, storage: storage, store: store,
@@ -75,29 +80,4 @@ struct TestWorld {
     static let coffee = "com.example.tipjar.tip.coffee"
     static let snack = "com.example.tipjar.tip.snack"
     static let lunch = "com.example.tipjar.tip.lunch"
-}
-
-/// Holds simulated latencies until the test opens it, so "a purchase is open" is a state the test
-/// controls instead of a race.
-actor Gate {
-    private var waiters: [CheckedContinuation<Void, Never>] = []
-    private var isOpen = false
-
-    var waiting: Int { waiters.count }
-
-    func wait() async {
-        if isOpen { return }
-        await withCheckedContinuation { waiters.append($0) }
-    }
-
-    func open() {
-        isOpen = true
-        waiters.forEach { $0.resume() }
-        waiters.removeAll()
-    }
-
-    /// Suspends until at least one caller waits at the gate.
-    func untilSomeoneWaits() async {
-        while waiters.isEmpty { await Task.yield() }
-    }
 }

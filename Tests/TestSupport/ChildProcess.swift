@@ -7,26 +7,27 @@ import Glibc
 ///
 /// Not Foundation's `Process`: on Linux its `run()` walks `/proc/self/fd` with a 256-byte copy of
 /// each `dirent`'s name and crashes now and then when a record sits at the end of glibc's buffer
-/// (swift-corelibs-foundation pull request 5472, "Process.run() on Linux crashes intermittently";
-/// seen here in full test runs). Standard output and error are socket pairs created close-on-exec, so no
+/// (swift-corelibs-foundation's `Process.swift`; seen here in full test runs). Standard output and error are socket pairs created close-on-exec, so no
 /// other child inherits them and a reader sees end-of-file when this child exits; the child starts
 /// with no signal blocked and default dispositions for the signals the tests send.
-final class ChildProcess: @unchecked Sendable {
+///
+/// `@unchecked Sendable`: the one mutable property, the exit status, is read and written only under `state`.
+public final class ChildProcess: @unchecked Sendable {
     /// The child's process ID.
-    let processIdentifier: pid_t
+    public let processIdentifier: pid_t
     /// The read end of the child's standard output.
-    let standardOutput: FileHandle
+    public let standardOutput: FileHandle
     /// The read end of the child's standard error.
-    let standardError: FileHandle
+    public let standardError: FileHandle
     private let state = NSLock()
     private var exitStatus: Int32?
 
     /// How the child ended, once it has.
-    enum TerminationReason: Equatable { case exit, uncaughtSignal }
+    public enum TerminationReason: Equatable { case exit, uncaughtSignal }
 
     /// Starts `executable` with `arguments`, standard input from `/dev/null`.
     /// - Throws: `POSIXError` when a pipe or the spawn fails.
-    init(_ executable: URL, arguments: [String]) throws {
+    public init(_ executable: URL, arguments: [String]) throws {
         // A socket pair stands in for pipe2(O_CLOEXEC), which Glibc's Swift module does not export:
         // close-on-exec from the start, so a child spawned by another thread never inherits it.
         func makePipe() throws -> (read: Int32, write: Int32) {
@@ -70,7 +71,7 @@ final class ChildProcess: @unchecked Sendable {
     }
 
     /// Whether the child has not exited yet (reaps it when it has).
-    var isRunning: Bool {
+    public var isRunning: Bool {
         state.withLock {
             if exitStatus != nil { return false }
             var status: Int32 = 0
@@ -81,7 +82,7 @@ final class ChildProcess: @unchecked Sendable {
     }
 
     /// Blocks until the child exits.
-    func waitUntilExit() {
+    public func waitUntilExit() {
         state.withLock {
             guard exitStatus == nil else { return }
             var status: Int32 = 0
@@ -92,7 +93,7 @@ final class ChildProcess: @unchecked Sendable {
 
     /// Blocks until the child exits or `seconds` pass, on a thread that waits in `waitpid(2)` (no polling);
     /// answers whether it exited. When it did not, the waiting thread stays until it does: kill the child.
-    func waitForExit(seconds: Int) -> Bool {
+    public func waitForExit(seconds: Int) -> Bool {
         let exited = DispatchSemaphore(value: 0)
         Thread.detachNewThread {
             self.waitUntilExit()
@@ -107,14 +108,14 @@ final class ChildProcess: @unchecked Sendable {
     }
 
     /// `exit` when the child returned or called `exit`, `uncaughtSignal` when a signal ended it.
-    var terminationReason: TerminationReason { (status & 0x7f) == 0 ? .exit : .uncaughtSignal }
+    public var terminationReason: TerminationReason { (status & 0x7f) == 0 ? .exit : .uncaughtSignal }
 
     /// The exit code, or the number of the signal that ended the child.
-    var terminationStatus: Int32 { terminationReason == .exit ? (status >> 8) & 0xff : status & 0x7f }
+    public var terminationStatus: Int32 { terminationReason == .exit ? (status >> 8) & 0xff : status & 0x7f }
 
     /// The next bytes `handle` delivers (at most 64 KiB), empty at end of file, read with `read(2)` and retried on
     /// `EINTR`: Foundation's `availableData` and `readDataToEndOfFile()` trap when a signal interrupts their read.
-    static func readChunk(_ handle: FileHandle) -> Data {
+    public static func readChunk(_ handle: FileHandle) -> Data {
         var buffer = [UInt8](repeating: 0, count: 65_536)
         while true {
             let count = buffer.withUnsafeMutableBytes { read(handle.fileDescriptor, $0.baseAddress, $0.count) }
@@ -124,7 +125,7 @@ final class ChildProcess: @unchecked Sendable {
     }
 
     /// Everything `handle` delivers until end of file (``readChunk(_:)`` after ``readChunk(_:)``).
-    static func readToEnd(_ handle: FileHandle) -> Data {
+    public static func readToEnd(_ handle: FileHandle) -> Data {
         var data = Data()
         while true {
             let chunk = readChunk(handle)
