@@ -50,7 +50,7 @@ let package = Package(
         // The domain rules every TipJarStorage keeps, run by TipJarTests (in memory) and TipJarSQLiteTests (a file).
         .target(name: "TipJarStorageRules", dependencies: ["TipJar"], path: "Tests/TipJarStorageRules"),
         // What the tests share: `eventually(timeout:_:)`, `DelayGate`, the raw HTTP/1.1 client, `ChildProcess`.
-        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["HTTPServer"], path: "Tests/TestSupport"),
         .testTarget(name: "TipJarTests", dependencies: ["TipJar", "TipJarStorageRules"], resources: [.copy("Fixtures")]),
         .testTarget(name: "TipJarSQLiteTests", dependencies: ["TipJarSQLite", "TipJar", "CSQLite", "TipJarStorageRules", "TestSupport"],
                     resources: [.copy("Fixtures")]),

@@ -222,7 +222,7 @@ final class EventLoop: @unchecked Sendable {
         if pipelined { pipelinedInFlight += 1 }
         let fd = connection.fd, serial = connection.serial
         let responder = self.responder, inbox = self.inbox
-        Task {
+        Task(executorPreference: configuration.responderExecutor) {
             let response = await responder.respond(to: request)
             inbox.post(.response(fd: fd, serial: serial, response: response, pipelined: pipelined))
         }

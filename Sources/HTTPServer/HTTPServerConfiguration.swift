@@ -63,6 +63,11 @@ public struct HTTPServerConfiguration: Sendable {
     /// puts its security headers here so that they are on every response, errors included.
     /// Default: none.
     public var serverResponseFields: HTTPFields
+    /// Where the responder's tasks run (SE-0417 task executor preference), or `nil` for Swift's global concurrent
+    /// executor, the default. A process that also runs other CPU-bound work on the global executor (a test run
+    /// starts every test at once on it) gives its servers an executor of their own, so their answers do not wait
+    /// behind that work.
+    public var responderExecutor: (any TaskExecutor)? = nil
 
     /// Creates a configuration; every parameter has the documented default.
     /// - Parameters:

@@ -1,3 +1,4 @@
+import TestSupport
 import Testing
 @testable import HTTPServer
 
@@ -27,7 +28,7 @@ struct DescriptorLimitTests {
     }
 
     @Test func theRunningServerUsesTheFittedCaps() async throws {
-        let server = HTTPServer(configuration: HTTPServerConfiguration(host: "127.0.0.1", port: 0), responder: Router<BasicRequestContext>())
+        let server = HTTPServer(configuration: .onTestExecutor(), responder: Router<BasicRequestContext>())
         _ = try server.start()
         let running = try #require(server.runningConfiguration)
         let limit = try #require(DescriptorLimit.current)

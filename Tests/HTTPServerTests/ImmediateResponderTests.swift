@@ -47,7 +47,7 @@ struct ImmediateResponderTests {
     }
 
     static func start(_ responder: Responder) throws -> (HTTPServer, Int) {
-        let server = HTTPServer(configuration: HTTPServerConfiguration(host: "127.0.0.1", port: 0), responder: responder)
+        let server = HTTPServer(configuration: .onTestExecutor(), responder: responder)
         return (server, try server.start())
     }
 

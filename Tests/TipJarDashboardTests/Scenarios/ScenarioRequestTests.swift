@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import HTTPServer
 import Synchronization
 import Testing
@@ -14,7 +15,7 @@ struct ScenarioRequestTests {
 
     static func withRecordingServer(_ body: (ScenarioHTTPClient, Recorder) async throws -> Void) async throws {
         let recorder = Recorder()
-        let server = HTTPServer(configuration: HTTPServerConfiguration(host: "127.0.0.1", port: 0), responder: ClosureResponder { request in
+        let server = HTTPServer(configuration: .onTestExecutor(), responder: ClosureResponder { request in
             recorder.requests.withLock {
                 $0.append((request.method, request.target, String(decoding: request.body, as: UTF8.self), request.fields["Content-Type"]))
             }

@@ -71,7 +71,7 @@ final class LiveServer: Sendable {
             server = nil
             boundPort = nil
         case .live:
-            let server = stack.server(HTTPServerConfiguration(host: "127.0.0.1", port: 0))
+            let server = stack.server(.onTestExecutor())
             self.server = server
             boundPort = try server.start()
         }
