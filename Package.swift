@@ -31,8 +31,10 @@ let package = Package(
         .target(name: "TipJarSQLite", dependencies: ["TipJar", "CSQLite"], exclude: ["README.md"]),
         .target(
             name: "HTTPServer",
-            dependencies: [.target(name: "CHTTPSystem", condition: .when(platforms: [.linux])),
-                           .target(name: "CMalloc", condition: .when(platforms: [.linux]))],
+            dependencies: [
+                .target(name: "CHTTPSystem", condition: .when(platforms: [.linux])),
+                .target(name: "CMalloc", condition: .when(platforms: [.linux])),
+            ],
             exclude: ["README.md"]
         ),
         .target(name: "Mustache"),
@@ -52,8 +54,9 @@ let package = Package(
         // What the tests share: `eventually(timeout:_:)`, `DelayGate`, the raw HTTP/1.1 client, `ChildProcess`.
         .target(name: "TestSupport", dependencies: ["HTTPServer"], path: "Tests/TestSupport"),
         .testTarget(name: "TipJarTests", dependencies: ["TipJar", "TipJarStorageRules"], resources: [.copy("Fixtures")]),
-        .testTarget(name: "TipJarSQLiteTests", dependencies: ["TipJarSQLite", "TipJar", "CSQLite", "TipJarStorageRules", "TestSupport"],
-                    resources: [.copy("Fixtures")]),
+        .testTarget(
+            name: "TipJarSQLiteTests", dependencies: ["TipJarSQLite", "TipJar", "CSQLite", "TipJarStorageRules", "TestSupport"],
+            resources: [.copy("Fixtures")]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "TestSupport"]),
         .testTarget(name: "MustacheTests", dependencies: ["Mustache"], resources: [.copy("Spec")]),
         .testTarget(

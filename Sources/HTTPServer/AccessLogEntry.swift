@@ -25,8 +25,10 @@ public struct AccessLogEntry: Sendable, CustomStringConvertible {
     ///   - durationMilliseconds: handling time in ms.
     ///   - requestID: request ID.
     ///   - remoteAddress: peer address.
-    public init(method: String, target: String, status: Int, bytes: Int, durationMilliseconds: Double,
-                requestID: String, remoteAddress: String) {
+    public init(
+        method: String, target: String, status: Int, bytes: Int, durationMilliseconds: Double,
+        requestID: String, remoteAddress: String
+    ) {
         self.method = method
         self.target = target
         self.status = status

@@ -38,8 +38,9 @@ extension EventLoop {
             }
             serial &+= 1
             let parser = HTTPRequestParser(limits: configuration.limits, normalizedHosts: allowedHosts)
-            let connection = Connection(fd: fd, serial: serial, remoteAddress: address.address + ":" + String(address.port),
-                                        peer: peer, parser: parser, now: now, shed: shed)
+            let connection = Connection(
+                fd: fd, serial: serial, remoteAddress: address.address + ":" + String(address.port),
+                peer: peer, parser: parser, now: now, shed: shed)
             if Int(fd) >= connections.count {
                 connections.append(contentsOf: repeatElement(nil, count: Int(fd) + 1 - connections.count + 64))
             }
@@ -57,8 +58,11 @@ extension EventLoop {
                 var response = HTTPResponse.status(.serviceUnavailable)
                 for (name, value) in configuration.serverResponseFields { response.fields[name] = value }
                 response.fields["Retry-After"] = "1"
-                startWrite(connection, ResponseSerializer.serialize(response, isHead: false, keepAlive: false, http10: false,
-                                                                   dateLine: date.fieldLine()), close: true)
+                startWrite(
+                    connection,
+                    ResponseSerializer.serialize(
+                        response, isHead: false, keepAlive: false, http10: false,
+                        dateLine: date.fieldLine()), close: true)
             }
         }
     }
@@ -125,9 +129,10 @@ extension EventLoop {
 
     /// A snapshot for ``HTTPServer/statistics()``.
     func statistics() -> ConnectionStatistics {
-        var stats = ConnectionStatistics(open: openCount, shed: shedCount, unsentOutputBytes: unsentOutputBytes,
-                                         counters: counters, pipelinedInFlight: pipelinedInFlight,
-                                         pipelinedWaiting: pipelineQueue[pipelineHead...].filter { $0.queued && !isClosed($0) }.count)
+        var stats = ConnectionStatistics(
+            open: openCount, shed: shedCount, unsentOutputBytes: unsentOutputBytes,
+            counters: counters, pipelinedInFlight: pipelinedInFlight,
+            pipelinedWaiting: pipelineQueue[pipelineHead...].filter { $0.queued && !isClosed($0) }.count)
         for case let connection? in connections {
             stats.inputBufferBytes += connection.parser.heldByteCount
             stats.largestInputBuffer = max(stats.largestInputBuffer, connection.parser.heldByteCount)

@@ -9,7 +9,8 @@ extension EventLoop {
     /// - Returns: whether it was answered (else it goes to the responder the normal way).
     func answersImmediately(_ connection: Connection, _ request: HTTPRequest) -> Bool {
         guard let immediate, let inFlight = connection.inFlight,
-              let prepared = immediate.immediateResponse(to: request) else { return false }
+            let prepared = immediate.immediateResponse(to: request)
+        else { return false }
         respond(connection, inFlight, prepared)
         return true
     }
@@ -22,10 +23,11 @@ extension EventLoop {
             prepared, isHead: inFlight.isHead, keepAlive: keepAlive, http10: inFlight.http10, dateLine: date.fieldLine())
         connection.inFlight = nil
         if let accessLog {
-            accessLog(AccessLogEntry(
-                method: inFlight.method, target: inFlight.target, status: prepared.status.code, bytes: output.bodyBytes,
-                durationMilliseconds: Double(now &- inFlight.started) / 1_000_000, requestID: inFlight.requestID,
-                remoteAddress: connection.remoteAddress))
+            accessLog(
+                AccessLogEntry(
+                    method: inFlight.method, target: inFlight.target, status: prepared.status.code, bytes: output.bodyBytes,
+                    durationMilliseconds: Double(now &- inFlight.started) / 1_000_000, requestID: inFlight.requestID,
+                    remoteAddress: connection.remoteAddress))
         }
         startWrite(connection, output, close: !keepAlive)
     }

@@ -23,7 +23,8 @@ extension EventLoop {
     func releaseFreedMemoryAfterDeparture() {
         peakOpenSinceTrim = max(peakOpenSinceTrim, openCount)
         guard peakOpenSinceTrim - openCount >= Self.departureBeforeTrim,
-              openCount * Self.trimFraction <= peakOpenSinceTrim else { return }
+            openCount * Self.trimFraction <= peakOpenSinceTrim
+        else { return }
         peakOpenSinceTrim = openCount
         counters.heapTrims += 1
         #if canImport(CMalloc)

@@ -10,7 +10,8 @@ extension EventLoop {
             case .response(let fd, let serial, let response, let pipelined):
                 if pipelined { pipelinedInFlight -= 1 }
                 guard let connection = connection(fd), connection.serial == serial,
-                      connection.state == .responding, let inFlight = connection.inFlight else { continue }
+                    connection.state == .responding, let inFlight = connection.inFlight
+                else { continue }
                 respond(connection, inFlight, response)
             case .shutdown(let deadline):
                 beginDrain(deadline: deadline)
@@ -32,26 +33,29 @@ extension EventLoop {
         // A client that sent its FIN with (or after) the request gets the head and the close, not a
         // stream held open for a peer that will send nothing more (RFC 9293 §3.6).
         if let stream = response.stream, !inFlight.isHead, !draining, response.status.code == 200,
-           !connection.peerShutdown, !connection.peerClosed {
+            !connection.peerShutdown, !connection.peerClosed
+        {
             guard admitsStream(connection) else {
                 Self.endUnwritten(stream.chunks)
                 respond(connection, inFlight, streamRefusal(), close: true)
                 return
             }
-            accessLog?(AccessLogEntry(
-                method: inFlight.method, target: inFlight.target, status: response.status.code, bytes: 0,
-                durationMilliseconds: Double(now &- inFlight.started) / 1_000_000, requestID: inFlight.requestID,
-                remoteAddress: connection.remoteAddress))
+            accessLog?(
+                AccessLogEntry(
+                    method: inFlight.method, target: inFlight.target, status: response.status.code, bytes: 0,
+                    durationMilliseconds: Double(now &- inFlight.started) / 1_000_000, requestID: inFlight.requestID,
+                    remoteAddress: connection.remoteAddress))
             startStream(connection, head: output.head, stream)
             return
         }
         // Not streamed (HEAD, an error status, shutdown, FIN): end the producer's stream.
         if let unused = response.stream?.chunks { Self.endUnwritten(unused) }
         if let accessLog {
-            accessLog(AccessLogEntry(
-                method: inFlight.method, target: inFlight.target, status: response.status.code, bytes: output.bodyBytes,
-                durationMilliseconds: Double(now &- inFlight.started) / 1_000_000, requestID: inFlight.requestID,
-                remoteAddress: connection.remoteAddress))
+            accessLog(
+                AccessLogEntry(
+                    method: inFlight.method, target: inFlight.target, status: response.status.code, bytes: output.bodyBytes,
+                    durationMilliseconds: Double(now &- inFlight.started) / 1_000_000, requestID: inFlight.requestID,
+                    remoteAddress: connection.remoteAddress))
         }
         startWrite(connection, output, close: !keepAlive)
     }
@@ -63,10 +67,11 @@ extension EventLoop {
         let output = ResponseSerializer.serialize(
             response, isHead: false, keepAlive: false, http10: false, dateLine: date.fieldLine())
         requestCounter &+= 1
-        accessLog?(AccessLogEntry(
-            method: "-", target: "-", status: error.status.code, bytes: output.bodyBytes, durationMilliseconds: 0,
-            requestID: String(connection.serial, radix: 16) + "-" + String(requestCounter, radix: 16),
-            remoteAddress: connection.remoteAddress))
+        accessLog?(
+            AccessLogEntry(
+                method: "-", target: "-", status: error.status.code, bytes: output.bodyBytes, durationMilliseconds: 0,
+                requestID: String(connection.serial, radix: 16) + "-" + String(requestCounter, radix: 16),
+                remoteAddress: connection.remoteAddress))
         startWrite(connection, output, close: true)
     }
 
@@ -151,8 +156,9 @@ extension EventLoop {
                 }
                 let bodyOffset = max(0, offset - head.count)
                 if bodyOffset < body.count {
-                    vectors[count] = iovec(iov_base: UnsafeMutableRawPointer(mutating: body.baseAddress! + bodyOffset),
-                                           iov_len: body.count - bodyOffset)
+                    vectors[count] = iovec(
+                        iov_base: UnsafeMutableRawPointer(mutating: body.baseAddress! + bodyOffset),
+                        iov_len: body.count - bodyOffset)
                     count += 1
                 }
                 return vectors.withUnsafeMutableBufferPointer { vectors in

@@ -56,9 +56,11 @@ final class EventLoop: @unchecked Sendable {
     let readBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 16)
     let t: (idle: UInt64, head: UInt64, body: UInt64, write: UInt64, linger: UInt64, firstByte: UInt64)
 
-    init(configuration: HTTPServerConfiguration, responder: any HTTPResponder,
-         accessLog: (@Sendable (AccessLogEntry) -> Void)?, listenFD: Int32, boundPort: Int,
-         onStop: @escaping @Sendable () -> Void) {
+    init(
+        configuration: HTTPServerConfiguration, responder: any HTTPResponder,
+        accessLog: (@Sendable (AccessLogEntry) -> Void)?, listenFD: Int32, boundPort: Int,
+        onStop: @escaping @Sendable () -> Void
+    ) {
         self.configuration = configuration
         self.responder = responder
         immediate = responder as? any ImmediateResponder
@@ -67,8 +69,10 @@ final class EventLoop: @unchecked Sendable {
         self.onStop = onStop
         allowedHosts = HostValidator.allowList(for: configuration, port: boundPort)
         let timeouts = configuration.timeouts
-        t = (timeouts.idle.nanoseconds, timeouts.head.nanoseconds, timeouts.body.nanoseconds,
-             timeouts.write.nanoseconds, timeouts.linger.nanoseconds, timeouts.firstByte.nanoseconds)
+        t = (
+            timeouts.idle.nanoseconds, timeouts.head.nanoseconds, timeouts.body.nanoseconds,
+            timeouts.write.nanoseconds, timeouts.linger.nanoseconds, timeouts.firstByte.nanoseconds
+        )
         epfd = SystemCalls.epollCreate()
         SystemCalls.epollAdd(epfd, listenFD, events: SystemCalls.EPOLLIN)
         SystemCalls.epollAdd(epfd, inbox.eventFD, events: SystemCalls.EPOLLIN)

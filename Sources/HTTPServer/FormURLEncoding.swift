@@ -32,8 +32,9 @@ public enum FormURLEncoding {
             if b == UInt8(ascii: "+") {
                 out.append(0x20)
             } else if b == UInt8(ascii: "%"), let h1 = bytes.index(i, offsetBy: 1, limitedBy: bytes.endIndex), h1 < bytes.endIndex,
-                      let h2 = bytes.index(i, offsetBy: 2, limitedBy: bytes.endIndex), h2 < bytes.endIndex,
-                      let hi = TokenTable.hexValue(bytes[h1]), let lo = TokenTable.hexValue(bytes[h2]) {
+                let h2 = bytes.index(i, offsetBy: 2, limitedBy: bytes.endIndex), h2 < bytes.endIndex,
+                let hi = TokenTable.hexValue(bytes[h1]), let lo = TokenTable.hexValue(bytes[h2])
+            {
                 out.append(hi << 4 | lo)
                 i = h2
             } else {

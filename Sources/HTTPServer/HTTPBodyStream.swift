@@ -28,8 +28,10 @@ public struct HTTPBodyStream: Sendable {
     ///   - heartbeat: bytes to write when the stream is silent (default an SSE comment, `: keep-alive`).
     ///   - heartbeatInterval: silence before a heartbeat (default 15 s).
     ///   - maxBacklog: unwritten chunk bytes allowed per connection (default 256 KiB).
-    public init(chunks: AsyncStream<[UInt8]>, heartbeat: [UInt8] = Array(": keep-alive\n\n".utf8),
-                heartbeatInterval: Duration = .seconds(15), maxBacklog: Int = 256 * 1024) {
+    public init(
+        chunks: AsyncStream<[UInt8]>, heartbeat: [UInt8] = Array(": keep-alive\n\n".utf8),
+        heartbeatInterval: Duration = .seconds(15), maxBacklog: Int = 256 * 1024
+    ) {
         self.chunks = chunks
         self.heartbeat = heartbeat
         self.heartbeatInterval = heartbeatInterval

@@ -20,8 +20,10 @@ public struct HTTPLimits: Sendable, Equatable {
     ///   - maxFields: lines, default 100.
     ///   - body: bytes, default 1048576.
     ///   - chunkExtension: bytes, default 1024.
-    public init(requestLine: Int = 8 * 1024, fieldSection: Int = 16 * 1024, maxFields: Int = 100,
-                body: Int = 1024 * 1024, chunkExtension: Int = 1024) {
+    public init(
+        requestLine: Int = 8 * 1024, fieldSection: Int = 16 * 1024, maxFields: Int = 100,
+        body: Int = 1024 * 1024, chunkExtension: Int = 1024
+    ) {
         self.requestLine = requestLine
         self.fieldSection = fieldSection
         self.maxFields = maxFields

@@ -87,11 +87,14 @@ extension HTTPRequest {
     ///   - remoteAddress: peer address.
     ///   - requestID: request identifier.
     /// - Throws: ``HTTPParseError`` for a target the server would answer 400.
-    public init(method: String, decoding target: String, fields: HTTPFields = HTTPFields(), body: [UInt8] = [],
-                remoteAddress: String = "", requestID: String = "") throws(HTTPParseError) {
+    public init(
+        method: String, decoding target: String, fields: HTTPFields = HTTPFields(), body: [UInt8] = [],
+        remoteAddress: String = "", requestID: String = ""
+    ) throws(HTTPParseError) {
         let parsed = try RequestTarget.parse(ArraySlice(target.utf8), method: method)
-        self.init(method: method, target: target, path: parsed.path, query: parsed.query ?? "", fields: fields, body: body,
-                  remoteAddress: remoteAddress, requestID: requestID)
+        self.init(
+            method: method, target: target, path: parsed.path, query: parsed.query ?? "", fields: fields, body: body,
+            remoteAddress: remoteAddress, requestID: requestID)
         query = parsed.query
     }
 }

@@ -13,8 +13,9 @@ extension HTTPRequestParser {
         guard !targetBytes.isEmpty else { throw .badRequest("empty request-target") }
         // HTTP-version = "HTTP/" DIGIT "." DIGIT, case-sensitive (RFC 9112 §2.3).
         guard versionBytes.count == 8, versionBytes.starts(with: "HTTP/".utf8),
-              TokenTable.isDigit(versionBytes[sp2 + 6]), versionBytes[sp2 + 7] == UInt8(ascii: "."),
-              TokenTable.isDigit(versionBytes[sp2 + 8]) else {
+            TokenTable.isDigit(versionBytes[sp2 + 6]), versionBytes[sp2 + 7] == UInt8(ascii: "."),
+            TokenTable.isDigit(versionBytes[sp2 + 8])
+        else {
             throw .badRequest("invalid HTTP-version")
         }
         let major = Int(versionBytes[sp2 + 6] - 0x30)
@@ -70,7 +71,8 @@ extension HTTPRequestParser {
             }
         }
         keepAlive = !close && (version == .http1_1 || keep)
-        pendingContinue = version == .http1_1
+        pendingContinue =
+            version == .http1_1
             && fields.values(for: "expect").contains { $0.lowercased() == "100-continue" }
 
         let transferEncodings = fields.values(for: "transfer-encoding")

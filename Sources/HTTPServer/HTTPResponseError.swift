@@ -85,8 +85,9 @@ extension HTTPError {
     ///   - method: the method that was refused.
     ///   - allow: the `Allow` value, e.g. `GET, HEAD, OPTIONS`.
     public static func methodNotAllowed(_ method: String, allow: String) -> HTTPError {
-        HTTPError(.methodNotAllowed, title: "Method not allowed", message: "\(method) is not allowed here; this address takes \(allow).",
-                  fields: ["Allow": allow])
+        HTTPError(
+            .methodNotAllowed, title: "Method not allowed", message: "\(method) is not allowed here; this address takes \(allow).",
+            fields: ["Allow": allow])
     }
 
     /// 501 for a method the server does not recognize (RFC 9110 §15.6.2).

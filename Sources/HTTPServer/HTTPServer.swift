@@ -1,7 +1,8 @@
+import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import Synchronization
 
 /// An HTTP/1.1 server (RFC 9110, RFC 9112) on non-blocking sockets driven by epoll on one dedicated
 /// thread. Complete requests are handed to the ``HTTPResponder`` on the Swift concurrency pool;
@@ -32,8 +33,10 @@ public final class HTTPServer: Sendable {
     ///   - configuration: address, port, limits, deadlines, connection cap.
     ///   - responder: produces responses (e.g. a ``Router``).
     ///   - accessLog: called on the I/O thread once per response with an ``AccessLogEntry``; keep it fast.
-    public init(configuration: HTTPServerConfiguration = HTTPServerConfiguration(), responder: any HTTPResponder,
-                accessLog: (@Sendable (AccessLogEntry) -> Void)? = nil) {
+    public init(
+        configuration: HTTPServerConfiguration = HTTPServerConfiguration(), responder: any HTTPResponder,
+        accessLog: (@Sendable (AccessLogEntry) -> Void)? = nil
+    ) {
         self.configuration = configuration
         self.responder = responder
         self.accessLog = accessLog
@@ -59,7 +62,8 @@ public final class HTTPServer: Sendable {
         let running = DescriptorLimit.current.map { configuration.fitted(toDescriptorLimit: $0) } ?? configuration
         let loop = EventLoop(
             configuration: running, responder: responder, accessLog: accessLog, listenFD: listener.fd,
-            boundPort: listener.port, onStop: { [self] in
+            boundPort: listener.port,
+            onStop: { [self] in
                 let waiters = state.withLock { s in
                     s.stopped = true
                     s.loop = nil
@@ -76,11 +80,13 @@ public final class HTTPServer: Sendable {
         }
         var thread = pthread_t()
         let context = Unmanaged.passRetained(loop).toOpaque()
-        let created = pthread_create(&thread, nil, { argument in
-            let loop = Unmanaged<EventLoop>.fromOpaque(argument!).takeRetainedValue()
-            loop.run()
-            return nil
-        }, context)
+        let created = pthread_create(
+            &thread, nil,
+            { argument in
+                let loop = Unmanaged<EventLoop>.fromOpaque(argument!).takeRetainedValue()
+                loop.run()
+                return nil
+            }, context)
         guard created == 0 else {
             Unmanaged<EventLoop>.fromOpaque(context).release()
             throw HTTPServerError.system(call: "pthread_create", errno: created)

@@ -86,12 +86,14 @@ public struct HTTPServerConfiguration: Sendable {
     ///   - maxShedConnections: cap on connections being answered 503, default 1024.
     ///   - maxStreams: open streamed responses, all addresses, default 1024.
     ///   - maxStreamsPerAddress: open streamed responses per client address, default 64.
-    public init(host: String = "127.0.0.1", port: Int = 8080, limits: HTTPLimits = HTTPLimits(),
-                timeouts: HTTPTimeouts = HTTPTimeouts(), maxConnections: Int = 4096, backlog: Int = 511,
-                allowedHosts: [String]? = nil, additionalHosts: [String] = [], machineNames: [String]? = nil,
-                serverResponseFields: HTTPFields = HTTPFields(),
-                maxConnectionsPerAddress: Int = 512, maxUnsentOutputBytes: Int = 32 * 1024 * 1024,
-                maxShedConnections: Int = 1024, maxStreams: Int = 1024, maxStreamsPerAddress: Int = 64) {
+    public init(
+        host: String = "127.0.0.1", port: Int = 8080, limits: HTTPLimits = HTTPLimits(),
+        timeouts: HTTPTimeouts = HTTPTimeouts(), maxConnections: Int = 4096, backlog: Int = 511,
+        allowedHosts: [String]? = nil, additionalHosts: [String] = [], machineNames: [String]? = nil,
+        serverResponseFields: HTTPFields = HTTPFields(),
+        maxConnectionsPerAddress: Int = 512, maxUnsentOutputBytes: Int = 32 * 1024 * 1024,
+        maxShedConnections: Int = 1024, maxStreams: Int = 1024, maxStreamsPerAddress: Int = 64
+    ) {
         self.maxShedConnections = maxShedConnections
         self.maxStreams = maxStreams
         self.maxStreamsPerAddress = maxStreamsPerAddress
@@ -129,7 +131,8 @@ public struct HTTPServerConfiguration: Sendable {
     /// - Parameter name: the entry, e.g. `tipjar.lan`, `tipjar.lan:8443`, `fe80::1`.
     public static func isValidHost(_ name: String) -> Bool {
         guard let normalized = try? HostValidator.normalize(ArraySlice(HostValidator.authority(name, defaultPort: 80).utf8)),
-              let port = normalized.split(separator: ":").last.flatMap({ Int($0) }) else { return false }
+            let port = normalized.split(separator: ":").last.flatMap({ Int($0) })
+        else { return false }
         return (1...65_535).contains(port)
     }
 }
@@ -161,8 +164,10 @@ public struct HTTPTimeouts: Sendable, Equatable {
     ///   - write: default 30 s.
     ///   - linger: default 2 s.
     ///   - firstByte: default 5 s.
-    public init(idle: Duration = .seconds(15), head: Duration = .seconds(10), body: Duration = .seconds(30),
-                write: Duration = .seconds(30), linger: Duration = .seconds(2), firstByte: Duration = .seconds(5)) {
+    public init(
+        idle: Duration = .seconds(15), head: Duration = .seconds(10), body: Duration = .seconds(30),
+        write: Duration = .seconds(30), linger: Duration = .seconds(2), firstByte: Duration = .seconds(5)
+    ) {
         self.idle = idle
         self.firstByte = firstByte
         self.head = head

@@ -1,7 +1,8 @@
+import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import Synchronization
 
 /// Messages from responder tasks (any thread) to the event loop, plus an eventfd to wake it.
 final class Inbox: Sendable {

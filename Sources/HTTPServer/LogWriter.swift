@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Dispatch
 import Foundation
 import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A log that never blocks or traps its callers, for the access log written on the event loop's
 /// thread: ``write(line:)`` only appends to a bounded buffer, and a dedicated thread writes the

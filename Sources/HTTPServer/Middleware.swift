@@ -12,8 +12,10 @@ public protocol RouterMiddleware<Context>: Sendable {
     ///   - next: the rest of the chain (the next middleware, finally the router).
     /// - Returns: the answer.
     /// - Throws: an ``HTTPResponseError`` to refuse (any other error is answered 500).
-    func handle(_ request: HTTPRequest, context: Context,
-                next: (HTTPRequest, Context) async -> HTTPResponse) async throws -> HTTPResponse
+    func handle(
+        _ request: HTTPRequest, context: Context,
+        next: (HTTPRequest, Context) async -> HTTPResponse
+    ) async throws -> HTTPResponse
 }
 
 /// The server-facing ``HTTPResponder`` of an application: builds each request's context, runs the
@@ -39,11 +41,13 @@ public struct MiddlewareChain<Context: RequestContext>: HTTPResponder {
     ///     themselves (e.g. a storage module's); `nil` leaves an error unknown (default: every one).
     ///   - internalErrorMessage: what a 500 tells the client.
     ///   - log: where unknown and 5xx errors are logged: `request failed` with `request.id`, `error` and `path`.
-    public init(middlewares: [any RouterMiddleware<Context>] = [], router: Router<Context>,
-                makeContext: @escaping @Sendable (HTTPRequest) -> Context,
-                classify: @escaping @Sendable (any Error) -> (any HTTPResponseError)? = { _ in nil },
-                internalErrorMessage: String = "The server hit an unexpected error.",
-                log: @escaping @Sendable (_ message: String, _ metadata: [String: String]) -> Void = { _, _ in }) {
+    public init(
+        middlewares: [any RouterMiddleware<Context>] = [], router: Router<Context>,
+        makeContext: @escaping @Sendable (HTTPRequest) -> Context,
+        classify: @escaping @Sendable (any Error) -> (any HTTPResponseError)? = { _ in nil },
+        internalErrorMessage: String = "The server hit an unexpected error.",
+        log: @escaping @Sendable (_ message: String, _ metadata: [String: String]) -> Void = { _, _ in }
+    ) {
         self.middlewares = middlewares
         self.router = router
         self.makeContext = makeContext

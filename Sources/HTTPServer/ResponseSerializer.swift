@@ -28,8 +28,10 @@ enum ResponseSerializer {
     ///   - http10: the request was HTTP/1.0; with `keepAlive` adds `Connection: keep-alive`.
     ///   - dateLine: the cached `Date` field line.
     /// - Returns: the head bytes and the body to send after them.
-    static func serialize(_ response: HTTPResponse, isHead: Bool, keepAlive: Bool, http10: Bool,
-                          dateLine: [UInt8]) -> Output {
+    static func serialize(
+        _ response: HTTPResponse, isHead: Bool, keepAlive: Bool, http10: Bool,
+        dateLine: [UInt8]
+    ) -> Output {
         let keepAlive = keepAlive && response.stream == nil  // a stream's body ends with the connection
         let code = response.status.code
         let bodyAllowed = !(code < 200 || code == 204 || code == 304)
@@ -51,8 +53,10 @@ enum ResponseSerializer {
     /// `isHead`. The bytes equal ``serialize(_:isHead:keepAlive:http10:dateLine:)`` of the response it was made from.
     /// - Parameters: as ``serialize(_:isHead:keepAlive:http10:dateLine:)``, with `prepared` for the response.
     /// - Returns: the head bytes and the body to send after them.
-    static func serialize(_ prepared: PreparedResponse, isHead: Bool, keepAlive: Bool, http10: Bool,
-                          dateLine: [UInt8]) -> Output {
+    static func serialize(
+        _ prepared: PreparedResponse, isHead: Bool, keepAlive: Bool, http10: Bool,
+        dateLine: [UInt8]
+    ) -> Output {
         var out: [UInt8] = []
         out.reserveCapacity(prepared.statusLine.count + dateLine.count + prepared.fieldLines.count + 26)
         out.append(contentsOf: prepared.statusLine)
@@ -85,12 +89,14 @@ enum ResponseSerializer {
         out.reserveCapacity(response.fields.count * 40 + 24)
         for field in response.fields {
             if asciiCaseInsensitiveEquals(field.name, "content-length") || asciiCaseInsensitiveEquals(field.name, "date")
-                || asciiCaseInsensitiveEquals(field.name, "connection") || asciiCaseInsensitiveEquals(field.name, "transfer-encoding") {
+                || asciiCaseInsensitiveEquals(field.name, "connection") || asciiCaseInsensitiveEquals(field.name, "transfer-encoding")
+            {
                 continue
             }
             // Refuse header injection: names must be tokens, values free of CR/LF/NUL.
             guard !field.name.isEmpty, field.name.utf8.allSatisfy({ TokenTable.tchar[Int($0)] }),
-                  !field.value.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0 }) else { continue }
+                !field.value.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0 })
+            else { continue }
             out.append(contentsOf: field.name.utf8)
             out.append(contentsOf: ": ".utf8)
             out.append(contentsOf: field.value.utf8)

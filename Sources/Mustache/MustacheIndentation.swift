@@ -47,9 +47,11 @@ enum MustacheIndentation {
             case .inverted(let path, let children):
                 return .inverted(path, dedent(children, by: k))
             case .block(let block):
-                return .block(MustacheBlock(name: block.name, children: block.children, standalone: block.standalone,
-                                            before: Array(block.before.dropFirst(k)),
-                                            intrinsic: Array(block.intrinsic.dropFirst(k))))
+                return .block(
+                    MustacheBlock(
+                        name: block.name, children: block.children, standalone: block.standalone,
+                        before: Array(block.before.dropFirst(k)),
+                        intrinsic: Array(block.intrinsic.dropFirst(k))))
             case .partial(let name, let indent):
                 return .partial(name: name, indent: Array(indent.dropFirst(k)))
             case .parent(let name, let indent, let arguments):
@@ -108,9 +110,12 @@ enum MustacheIndentation {
                 result.append(.inverted(path, compact(children)))
             case .block(let block):
                 flush()
-                result.append(.block(MustacheBlock(name: block.name, children: compact(block.children),
-                                                   standalone: block.standalone, before: block.before,
-                                                   intrinsic: block.intrinsic)))
+                result.append(
+                    .block(
+                        MustacheBlock(
+                            name: block.name, children: compact(block.children),
+                            standalone: block.standalone, before: block.before,
+                            intrinsic: block.intrinsic)))
             case .parent(let name, let indent, let arguments):
                 flush()
                 let table = MustacheBlockTable(arguments.blocks.mapValues { compact($0) })

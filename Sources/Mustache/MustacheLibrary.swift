@@ -36,7 +36,8 @@ public struct MustacheLibrary: Sendable {
                 let relative = file.deletingPathExtension().pathComponents.dropFirst(rootComponents.count)
                 let name = relative.joined(separator: "/")
                 guard let data = FileManager.default.contents(atPath: file.path),
-                      let source = String(data: data, encoding: .utf8) else {
+                    let source = String(data: data, encoding: .utf8)
+                else {
                     throw MustacheError(kind: .unreadableFile(file.path), templateName: name, line: 0, column: 0)
                 }
                 sources[name] = source

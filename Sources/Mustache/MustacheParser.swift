@@ -67,7 +67,8 @@ struct MustacheParser {
                 if !kind.canStandAlone { onlyWhitespace = false }
             }
         }
-        let standalone = onlyWhitespace && !tagKinds.isEmpty
+        let standalone =
+            onlyWhitespace && !tagKinds.isEmpty
             && (tagKinds.count == 1 || !tagKinds.contains(.partial))
         if standalone {
             var before: [UInt8] = []
@@ -122,8 +123,10 @@ struct MustacheParser {
         }
     }
 
-    private mutating func handle(kind: MustacheTagKind, name: String, offset: Int,
-                                 standalone: Bool, before: [UInt8]) throws {
+    private mutating func handle(
+        kind: MustacheTagKind, name: String, offset: Int,
+        standalone: Bool, before: [UInt8]
+    ) throws {
         switch kind {
         case .variable, .unescaped:
             current.append(.variable(MustachePath(name), escaped: kind == .variable))
@@ -155,8 +158,9 @@ struct MustacheParser {
             for case .block(let block) in frame.nodes where arguments[block.name] == nil {
                 arguments[block.name] = block.children
             }
-            return .parent(name: frame.name, indent: frame.standalone ? frame.before : [],
-                           arguments: MustacheBlockTable(arguments))
+            return .parent(
+                name: frame.name, indent: frame.standalone ? frame.before : [],
+                arguments: MustacheBlockTable(arguments))
         case .block:
             var children = frame.nodes
             var intrinsic: [UInt8] = []
@@ -164,8 +168,10 @@ struct MustacheParser {
                 intrinsic = MustacheIndentation.prefix(of: children, length: k)
                 children = MustacheIndentation.dedent(children, by: k)
             }
-            return .block(MustacheBlock(name: frame.name, children: children, standalone: frame.standalone,
-                                        before: frame.before, intrinsic: intrinsic))
+            return .block(
+                MustacheBlock(
+                    name: frame.name, children: children, standalone: frame.standalone,
+                    before: frame.before, intrinsic: intrinsic))
         default:
             return .section(MustachePath(frame.name), frame.nodes)
         }

@@ -162,7 +162,8 @@ private enum MustacheValueUnwrap {
 
 extension MustacheValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral,
     ExpressibleByFloatLiteral, ExpressibleByBooleanLiteral, ExpressibleByArrayLiteral,
-    ExpressibleByDictionaryLiteral, ExpressibleByNilLiteral {
+    ExpressibleByDictionaryLiteral, ExpressibleByNilLiteral
+{
     /// Creates a `.string` value from a literal.
     /// - Parameter value: The string.
     public init(stringLiteral value: String) { self = .string(value) }

@@ -60,7 +60,8 @@ enum APIModels {
             userAction = .confirm
             if container.contains(.userAction) {
                 guard let text = try? container.decode(String.self, forKey: .userAction),
-                      let action = PurchaseSheet.UserAction(rawValue: text) else {
+                    let action = PurchaseSheet.UserAction(rawValue: text)
+                else {
                     throw RequestError(message: "userAction must be \"confirm\" or \"cancel\".")
                 }
                 userAction = action
@@ -70,7 +71,8 @@ enum APIModels {
                 // Decoded as a `Decimal`, which keeps every digit sent: an `Int` would take `1.0000000000000000001`
                 // (read as the nearest `Double`, 1.0) for 1.
                 guard let exact = try? container.decode(Decimal.self, forKey: .quantity), abs(exact) <= Decimal(Int32.max),
-                      case let quantity = NSDecimalNumber(decimal: exact).intValue, Decimal(quantity) == exact else {
+                    case let quantity = NSDecimalNumber(decimal: exact).intValue, Decimal(quantity) == exact
+                else {
                     throw RequestError(message: "quantity must be a whole number (StoreKit accepts 1 to 10).")
                 }
                 options.quantity = quantity

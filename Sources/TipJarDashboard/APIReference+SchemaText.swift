@@ -57,17 +57,19 @@ extension APIReference {
             let required = Set(schema["required"] as? [String] ?? [])
             return properties.keys.sorted { (required.contains($0) ? 0 : 1, $0) < (required.contains($1) ? 0 : 1, $1) }.map { name in
                 let property = properties[name] as? [String: Any] ?? [:]
-                return Field(name: name, location: "", type: type(of: property), isRequired: required.contains(name),
-                             description: property["description"] as? String ?? "")
+                return Field(
+                    name: name, location: "", type: type(of: property), isRequired: required.contains(name),
+                    description: property["description"] as? String ?? "")
             }
         }
 
         /// One operation of the document.
         func operation(method: String, path: String, _ operation: [String: Any]) -> Operation {
             let parameters = (operation["parameters"] as? [Any] ?? []).map(resolved).map { parameter in
-                Field(name: parameter["name"] as? String ?? "", location: parameter["in"] as? String ?? "",
-                      type: type(of: parameter["schema"]), isRequired: parameter["required"] as? Bool ?? false,
-                      description: parameter["description"] as? String ?? "")
+                Field(
+                    name: parameter["name"] as? String ?? "", location: parameter["in"] as? String ?? "",
+                    type: type(of: parameter["schema"]), isRequired: parameter["required"] as? Bool ?? false,
+                    description: parameter["description"] as? String ?? "")
             }
             let body = resolved(operation["requestBody"])
             let json = resolved((body["content"] as? [String: Any])?["application/json"])
@@ -78,25 +80,28 @@ extension APIReference {
                 }
                 return Answer(status: status, description: answer["description"] as? String ?? "", bodies: bodies)
             }
-            let anchor = (operation["operationId"] as? String).map { "op-\($0)" }
+            let anchor =
+                (operation["operationId"] as? String).map { "op-\($0)" }
                 ?? "op-\(method)-" + path.map { $0.isLetter || $0.isNumber ? String($0) : "-" }.joined()
-            return Operation(method: method.uppercased(), path: path, anchor: anchor,
-                             summary: operation["summary"] as? String ?? "", description: operation["description"] as? String ?? "",
-                             parameters: parameters, bodyFields: json.isEmpty ? [] : fields(of: json["schema"]),
-                             isBodyRequired: body["required"] as? Bool ?? false, bodyExample: Self.text(json["example"]),
-                             answers: answers)
+            return Operation(
+                method: method.uppercased(), path: path, anchor: anchor,
+                summary: operation["summary"] as? String ?? "", description: operation["description"] as? String ?? "",
+                parameters: parameters, bodyFields: json.isEmpty ? [] : fields(of: json["schema"]),
+                isBodyRequired: body["required"] as? Bool ?? false, bodyExample: Self.text(json["example"]),
+                answers: answers)
         }
 
         /// A schema of `components.schemas`.
         func schema(named name: String, _ schema: [String: Any]) -> Schema {
-            Schema(name: name, description: schema["description"] as? String ?? "", type: type(of: schema),
-                   fields: fields(of: schema))
+            Schema(
+                name: name, description: schema["description"] as? String ?? "", type: type(of: schema),
+                fields: fields(of: schema))
         }
 
         /// An example as indented JSON with sorted keys, or `nil`.
         static func text(_ example: Any?) -> String? {
             guard let example, JSONSerialization.isValidJSONObject(example),
-                  let data = try? JSONSerialization.data(withJSONObject: example, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
+                let data = try? JSONSerialization.data(withJSONObject: example, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
             else { return nil }
             return String(decoding: data, as: UTF8.self)
         }

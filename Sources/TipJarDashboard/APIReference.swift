@@ -107,13 +107,14 @@ struct APIReference: Sendable, Equatable {
         }
         let components = root["components"] as? [String: Any] ?? [:]
         let schemas = components["schemas"] as? [String: Any] ?? [:]
-        self.init(title: info["title"] as? String ?? "JSON API", version: info["version"] as? String ?? "",
-                  description: info["description"] as? String ?? "",
-                  groups: groups.keys.sorted().map { Group(title: "/api/\($0)", operations: groups[$0] ?? []) },
-                  schemas: schemas.keys.sorted().compactMap { name in
-                      (schemas[name] as? [String: Any]).map { resolver.schema(named: name, $0) }
-                  },
-                  problem: nil)
+        self.init(
+            title: info["title"] as? String ?? "JSON API", version: info["version"] as? String ?? "",
+            description: info["description"] as? String ?? "",
+            groups: groups.keys.sorted().map { Group(title: "/api/\($0)", operations: groups[$0] ?? []) },
+            schemas: schemas.keys.sorted().compactMap { name in
+                (schemas[name] as? [String: Any]).map { resolver.schema(named: name, $0) }
+            },
+            problem: nil)
     }
 
     /// A description as the page shows it: runs of text, and `code` between backticks (the document's own
@@ -130,32 +131,47 @@ struct APIReference: Sendable, Equatable {
     var mustacheValue: MustacheValue {
         let runs = Self.runs
         func field(_ field: Field) -> MustacheValue {
-            ["name": .string(field.name), "location": .string(field.location), "type": .string(field.type),
-             "isRequired": .bool(field.isRequired), "description": runs(field.description),
-             "hasDescription": .bool(!field.description.isEmpty)]
+            [
+                "name": .string(field.name), "location": .string(field.location), "type": .string(field.type),
+                "isRequired": .bool(field.isRequired), "description": runs(field.description),
+                "hasDescription": .bool(!field.description.isEmpty),
+            ]
         }
         let groups: [MustacheValue] = groups.map { group in
-            ["title": .string(group.title), "operations": .array(group.operations.map { operation in
-                ["method": .string(operation.method), "path": .string(operation.path), "anchor": .string(operation.anchor),
-                 "summary": .string(operation.summary), "description": runs(operation.description),
-                 "hasDescription": .bool(!operation.description.isEmpty),
-                 "parameters": .array(operation.parameters.map(field)), "hasParameters": .bool(!operation.parameters.isEmpty),
-                 "bodyFields": .array(operation.bodyFields.map(field)),
-                 "hasBody": .bool(!operation.bodyFields.isEmpty || operation.bodyExample != nil),
-                 "isBodyRequired": .bool(operation.isBodyRequired),
-                 "bodyExample": operation.bodyExample.map(MustacheValue.string) ?? .null,
-                 "answers": .array(operation.answers.map { answer in
-                     ["status": .string(answer.status), "description": runs(answer.description),
-                      "bodies": .array(answer.bodies.map(MustacheValue.string))]
-                 })]
-            })]
+            [
+                "title": .string(group.title),
+                "operations": .array(
+                    group.operations.map { operation in
+                        [
+                            "method": .string(operation.method), "path": .string(operation.path), "anchor": .string(operation.anchor),
+                            "summary": .string(operation.summary), "description": runs(operation.description),
+                            "hasDescription": .bool(!operation.description.isEmpty),
+                            "parameters": .array(operation.parameters.map(field)), "hasParameters": .bool(!operation.parameters.isEmpty),
+                            "bodyFields": .array(operation.bodyFields.map(field)),
+                            "hasBody": .bool(!operation.bodyFields.isEmpty || operation.bodyExample != nil),
+                            "isBodyRequired": .bool(operation.isBodyRequired),
+                            "bodyExample": operation.bodyExample.map(MustacheValue.string) ?? .null,
+                            "answers": .array(
+                                operation.answers.map { answer in
+                                    [
+                                        "status": .string(answer.status), "description": runs(answer.description),
+                                        "bodies": .array(answer.bodies.map(MustacheValue.string)),
+                                    ]
+                                }),
+                        ]
+                    }),
+            ]
         }
         let schemas: [MustacheValue] = schemas.map { schema in
-            ["name": .string(schema.name), "description": runs(schema.description), "type": .string(schema.type),
-             "hasDescription": .bool(!schema.description.isEmpty),
-             "fields": .array(schema.fields.map(field)), "hasFields": .bool(!schema.fields.isEmpty)]
+            [
+                "name": .string(schema.name), "description": runs(schema.description), "type": .string(schema.type),
+                "hasDescription": .bool(!schema.description.isEmpty),
+                "fields": .array(schema.fields.map(field)), "hasFields": .bool(!schema.fields.isEmpty),
+            ]
         }
-        return ["title": .string(title), "version": .string(version), "description": runs(description),
-                "groups": .array(groups), "schemas": .array(schemas), "problem": problem.map(MustacheValue.string) ?? .null]
+        return [
+            "title": .string(title), "version": .string(version), "description": runs(description),
+            "groups": .array(groups), "schemas": .array(schemas), "problem": problem.map(MustacheValue.string) ?? .null,
+        ]
     }
 }

@@ -53,7 +53,8 @@ public enum AccessLogRedaction {
 extension AccessLogEntry {
     /// The same entry with another method and request-target.
     func with(method: String, target: String) -> AccessLogEntry {
-        AccessLogEntry(method: method, target: target, status: status, bytes: bytes, durationMilliseconds: durationMilliseconds,
-                       requestID: requestID, remoteAddress: remoteAddress)
+        AccessLogEntry(
+            method: method, target: target, status: status, bytes: bytes, durationMilliseconds: durationMilliseconds,
+            requestID: requestID, remoteAddress: remoteAddress)
     }
 }

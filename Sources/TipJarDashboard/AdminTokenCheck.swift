@@ -17,7 +17,8 @@ struct AdminTokenCheck: RouterMiddleware {
             return .allowed
         }
         if let cookie = CSRFCookie.cookie(named: Self.cookieName, in: request.fields["Cookie"]),
-           CSRFCookie.constantTimeEquals(cookie, token) {
+            CSRFCookie.constantTimeEquals(cookie, token)
+        {
             return .allowed
         }
         // Query names are compared decoded, so `%74oken=` signs in exactly as `token=` does.
@@ -34,8 +35,10 @@ struct AdminTokenCheck: RouterMiddleware {
 
     /// Lets a signed-in request through, answers a `?token=` link with its redirect and cookie, refuses
     /// anything else with 401 and the Bearer challenge.
-    func handle(_ request: HTTPRequest, context: DashboardContext,
-                next: (HTTPRequest, DashboardContext) async -> HTTPResponse) async throws -> HTTPResponse {
+    func handle(
+        _ request: HTTPRequest, context: DashboardContext,
+        next: (HTTPRequest, DashboardContext) async -> HTTPResponse
+    ) async throws -> HTTPResponse {
         switch check(request) {
         case .allowed:
             return await next(request, context)
@@ -49,9 +52,10 @@ struct AdminTokenCheck: RouterMiddleware {
     }
 
     /// What a request without the token is refused with: 401 and the Bearer challenge.
-    static let refusal = HTTPError(.unauthorized, title: "Sign-in required",
-                                   message: "This dashboard needs its admin token: open the link printed at start-up, or send Authorization: Bearer.",
-                                   fields: ["WWW-Authenticate": challenge])
+    static let refusal = HTTPError(
+        .unauthorized, title: "Sign-in required",
+        message: "This dashboard needs its admin token: open the link printed at start-up, or send Authorization: Bearer.",
+        fields: ["WWW-Authenticate": challenge])
 
     /// The `WWW-Authenticate` challenge of a 401 (RFC 9110 §11.6.1, §15.5.2: a 401 must carry one), for the
     /// Bearer scheme (RFC 6750 §3).
@@ -77,8 +81,9 @@ struct AdminTokenCheck: RouterMiddleware {
         var allowed = CharacterSet.urlPathAllowed
         allowed.remove(charactersIn: ";")
         guard path.hasPrefix("/"), !path.hasPrefix("//"), !path.hasPrefix("/\\"),
-              let encoded = path.addingPercentEncoding(withAllowedCharacters: allowed),
-              encoded.hasPrefix("/"), !encoded.hasPrefix("//") else { return "/" }
+            let encoded = path.addingPercentEncoding(withAllowedCharacters: allowed),
+            encoded.hasPrefix("/"), !encoded.hasPrefix("//")
+        else { return "/" }
         return encoded
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -43,7 +44,8 @@ enum CSRFCookie {
     static func token(fromCookie header: String?) -> String? {
         // RFC 6265 §5.2: whitespace around a cookie's value is not part of it.
         guard let value = cookie(named: cookieName, in: header)?.trimmingCharacters(in: .whitespaces), value.utf8.count == 64,
-              value.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }) else { return nil }
+            value.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) })
+        else { return nil }
         return value
     }
 

@@ -37,15 +37,19 @@ public final class Dashboard: HTTPResponder {
     /// Errors become answers in `MiddlewareChain.answer(_:to:context:)`; the storage's errors are named by
     /// ``Routes/storageFailure(_:)``. No middleware tells the page cache or the live channels about writes: they key
     /// on the storage's commits (``CommitCounter``).
-    static func chain(router: Router<DashboardContext>, adminToken: String?, errorPages: ErrorPages,
-                      log: @escaping @Sendable (_ message: String, _ metadata: [String: String]) -> Void) -> MiddlewareChain<DashboardContext> {
+    static func chain(
+        router: Router<DashboardContext>, adminToken: String?, errorPages: ErrorPages,
+        log: @escaping @Sendable (_ message: String, _ metadata: [String: String]) -> Void
+    ) -> MiddlewareChain<DashboardContext> {
         var middlewares: [any RouterMiddleware<DashboardContext>] = [SecurityHeaders.Middleware(), KnownMethods(router: router), FieldSizeCheck()]
         if let adminToken { middlewares.append(AdminTokenCheck(token: adminToken)) }
         middlewares.append(SessionAndOriginCheck(hasHandler: { router.hasHandler(method: $0, path: $1) }))
-        return MiddlewareChain(middlewares: middlewares, router: router,
-                               makeContext: { DashboardContext(request: $0, errorPages: errorPages) },
-                               classify: { Routes.storageFailure($0) },
-                               internalErrorMessage: "The dashboard hit an unexpected error. Part of the action may have been saved: check the install and /transactions before trying again.", log: log)
+        return MiddlewareChain(
+            middlewares: middlewares, router: router,
+            makeContext: { DashboardContext(request: $0, errorPages: errorPages) },
+            classify: { Routes.storageFailure($0) },
+            internalErrorMessage: "The dashboard hit an unexpected error. Part of the action may have been saved: check the install and /transactions before trying again.",
+            log: log)
     }
 
     /// Answers one request through the middlewares and the routes (``chain(router:adminToken:errorPages:log:)``).
@@ -58,8 +62,10 @@ public final class Dashboard: HTTPResponder {
 struct KnownMethods: RouterMiddleware {
     let router: Router<DashboardContext>
 
-    func handle(_ request: HTTPRequest, context: DashboardContext,
-                next: (HTTPRequest, DashboardContext) async -> HTTPResponse) async throws -> HTTPResponse {
+    func handle(
+        _ request: HTTPRequest, context: DashboardContext,
+        next: (HTTPRequest, DashboardContext) async -> HTTPResponse
+    ) async throws -> HTTPResponse {
         guard router.implements(method: request.method) else { throw HTTPError.notImplemented(request.method) }
         return await next(request, context)
     }

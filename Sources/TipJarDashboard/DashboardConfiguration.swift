@@ -15,8 +15,10 @@ public struct DashboardConfiguration: Sendable {
     public var catalogName: String
 
     /// Creates a configuration.
-    public init(templatesDirectory: URL, publicDirectory: URL, reloadTemplates: Bool = false, adminToken: String? = nil,
-                catalogName: String = "TipProducts.storekit") {
+    public init(
+        templatesDirectory: URL, publicDirectory: URL, reloadTemplates: Bool = false, adminToken: String? = nil,
+        catalogName: String = "TipProducts.storekit"
+    ) {
         self.templatesDirectory = templatesDirectory
         self.publicDirectory = publicDirectory
         self.reloadTemplates = reloadTemplates

@@ -70,8 +70,9 @@ struct ErrorPages: Sendable {
                 data["csrfToken"] = .string("")
             }
             do {
-                response = HTTPResponse(status: error.status, fields: ["Content-Type": "text/html; charset=utf-8"],
-                                        body: try templates.renderUTF8(name, data))
+                response = HTTPResponse(
+                    status: error.status, fields: ["Content-Type": "text/html; charset=utf-8"],
+                    body: try templates.renderUTF8(name, data))
             } catch _ {
                 // Only with --reload-templates can a template stop rendering after start-up: the message, as text.
                 response = .text(error.message, status: error.status)

@@ -29,8 +29,10 @@ public struct DashboardStack: HTTPResponder {
     ///   - appBundleID: The bundle ID every transaction carries (`Transaction.appBundleID`).
     /// - Throws: Storage errors reading the saved store settings; `MustacheError` for a template
     ///   that does not parse.
-    public init(catalog: Catalog, storage: any TipJarStorage, configuration: DashboardConfiguration, environment: TipJarEnvironment,
-                appBundleID: String = SimulatedStore.defaultAppBundleID) async throws {
+    public init(
+        catalog: Catalog, storage: any TipJarStorage, configuration: DashboardConfiguration, environment: TipJarEnvironment,
+        appBundleID: String = SimulatedStore.defaultAppBundleID
+    ) async throws {
         let store = try await SimulatedStore(catalog: catalog, storage: storage, environment: environment, appBundleID: appBundleID)
         let service = TipJarService(store: store, storage: storage, environment: environment)
         let templates = try TemplateSource(directory: configuration.templatesDirectory, reload: configuration.reloadTemplates)
@@ -39,16 +41,18 @@ public struct DashboardStack: HTTPResponder {
         let slot = ResponderSlot()
         let staticFiles = StaticFiles(root: configuration.publicDirectory)
         var router = Router<DashboardContext>(fallback: staticFiles)
-        let routes = Routes(templates: templates, service: service, pageCache: pageCache,
-                            liveChannels: liveChannels, catalogName: configuration.catalogName,
-                            scenarioDownloads: ScenarioDownload.list(in: configuration.publicDirectory),
-                            scenarioRuns: ScenarioRuns(transport: InProcessTransport(responder: { slot.current }, bearerToken: configuration.adminToken)),
-                            apiReference: APIReference.load(in: configuration.publicDirectory))
+        let routes = Routes(
+            templates: templates, service: service, pageCache: pageCache,
+            liveChannels: liveChannels, catalogName: configuration.catalogName,
+            scenarioDownloads: ScenarioDownload.list(in: configuration.publicDirectory),
+            scenarioRuns: ScenarioRuns(transport: InProcessTransport(responder: { slot.current }, bearerToken: configuration.adminToken)),
+            apiReference: APIReference.load(in: configuration.publicDirectory))
         routes.register(in: &router)
         let errorPages = ErrorPages(templates: templates, catalogName: configuration.catalogName)
         let chain = Dashboard.chain(router: router, adminToken: configuration.adminToken, errorPages: errorPages, log: environment.log)
-        let immediateAnswers = ImmediateAnswers(staticFiles: staticFiles, router: router, pageCache: pageCache, adminToken: configuration.adminToken,
-                                                chain: chain, errorPages: errorPages, rendersInMemory: !configuration.reloadTemplates)
+        let immediateAnswers = ImmediateAnswers(
+            staticFiles: staticFiles, router: router, pageCache: pageCache, adminToken: configuration.adminToken,
+            chain: chain, errorPages: errorPages, rendersInMemory: !configuration.reloadTemplates)
         dashboard = Dashboard(chain: chain, pageCache: pageCache, liveChannels: liveChannels, immediateAnswers: immediateAnswers)
         slot.set(dashboard)
         self.service = service
@@ -88,12 +92,15 @@ public struct DashboardStack: HTTPResponder {
     ///   - gate: The responder.
     ///   - adminToken: The admin token, redacted from the access log.
     ///   - accessLog: Called once per response (see ``server(_:accessLog:)``), or `nil`.
-    public static func server(_ configuration: HTTPServerConfiguration, gate: StartUpGate, adminToken: String?,
-                              accessLog: (@Sendable (AccessLogEntry) -> Void)?) -> HTTPServer {
+    public static func server(
+        _ configuration: HTTPServerConfiguration, gate: StartUpGate, adminToken: String?,
+        accessLog: (@Sendable (AccessLogEntry) -> Void)?
+    ) -> HTTPServer {
         var serverConfiguration = configuration
         serverConfiguration.serverResponseFields = SecurityHeaders.fields
-        return HTTPServer(configuration: serverConfiguration, responder: gate,
-                          accessLog: accessLog.map { redacting($0, adminToken: adminToken) })
+        return HTTPServer(
+            configuration: serverConfiguration, responder: gate,
+            accessLog: accessLog.map { redacting($0, adminToken: adminToken) })
     }
 
     /// `log`, called with each entry's secrets redacted (``AccessLogRedaction/redact(_:adminToken:)``).

@@ -17,13 +17,14 @@ struct Feedback: Equatable {
     var locale: AppLocale
 
     static func purchase(_ report: PurchaseReport, locale: AppLocale) -> Feedback {
-        let kind: Kind = switch report.outcome {
-        case .purchased: report.addedHeart ? .purchased : .full
-        case .pending: .pending
-        case .cancelled: .cancelled
-        case .unverified: .unverified
-        case .failed: .failed
-        }
+        let kind: Kind =
+            switch report.outcome {
+            case .purchased: report.addedHeart ? .purchased : .full
+            case .pending: .pending
+            case .cancelled: .cancelled
+            case .unverified: .unverified
+            case .failed: .failed
+            }
         return Feedback(kind: kind, errorName: report.errorName, locale: locale)
     }
 

@@ -26,7 +26,8 @@ enum FeedbackOnce {
     static func feedback(_ request: HTTPRequest, installID: String, locale: AppLocale) -> (feedback: Feedback?, setCookie: String?) {
         guard let feedback = Feedback.fromQuery(request, locale: locale) else { return (nil, nil) }
         guard let marker = request.queryValue("once"), marker.utf8.count == 16,
-              marker.utf8.allSatisfy({ (48...57).contains($0) || (97...102).contains($0) }) else { return (feedback, nil) }
+            marker.utf8.allSatisfy({ (48...57).contains($0) || (97...102).contains($0) })
+        else { return (feedback, nil) }
         if CSRFCookie.cookie(named: cookieName, in: request.fields["Cookie"]) == marker { return (nil, nil) }
         return (feedback, "\(cookieName)=\(marker); Path=/installs/\(installID); Max-Age=3600; HttpOnly; SameSite=Strict")
     }

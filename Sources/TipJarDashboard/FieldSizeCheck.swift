@@ -9,8 +9,10 @@ struct FieldSizeCheck: RouterMiddleware {
     /// The most bytes one value may have: for a JSON string, as sent (escapes count as written).
     static var maximumBytes: Int { 1024 }
 
-    func handle(_ request: HTTPRequest, context: DashboardContext,
-                next: (HTTPRequest, DashboardContext) async -> HTTPResponse) async throws -> HTTPResponse {
+    func handle(
+        _ request: HTTPRequest, context: DashboardContext,
+        next: (HTTPRequest, DashboardContext) async -> HTTPResponse
+    ) async throws -> HTTPResponse {
         if let name = Self.oversizedField(in: request, form: context.form) {
             throw RequestError(message: "The value of \(name) is longer than \(Self.maximumBytes) bytes.")
         }
@@ -20,7 +22,8 @@ struct FieldSizeCheck: RouterMiddleware {
     /// The first value over the limit, named for the person (`field "label"`, `a JSON string`), or `nil`.
     static func oversizedField(in request: HTTPRequest, form: [String: String]) -> String? {
         if let query = request.query, query.utf8.count > maximumBytes,
-           let item = request.queryItems.first(where: { $0.value.utf8.count > maximumBytes }) {
+            let item = request.queryItems.first(where: { $0.value.utf8.count > maximumBytes })
+        {
             return "query field \"\(Catalog.shownInput(item.name))\""
         }
         if let (name, _) = form.first(where: { $0.value.utf8.count > maximumBytes }) {

@@ -53,8 +53,10 @@ final class ImmediateAnswers: Sendable {
     /// (the stale ones with them), so this never holds more than the page cache's own 8 MiB again.
     private let pageLimit = 2_000, pageByteLimit = 8 << 20
 
-    init(staticFiles: StaticFiles, router: Router<DashboardContext>, pageCache: PageCache, adminToken: String?,
-         chain: MiddlewareChain<DashboardContext>, errorPages: ErrorPages, rendersInMemory: Bool) {
+    init(
+        staticFiles: StaticFiles, router: Router<DashboardContext>, pageCache: PageCache, adminToken: String?,
+        chain: MiddlewareChain<DashboardContext>, errorPages: ErrorPages, rendersInMemory: Bool
+    ) {
         self.staticFiles = staticFiles
         self.router = router
         self.pageCache = pageCache
@@ -67,7 +69,8 @@ final class ImmediateAnswers: Sendable {
     /// The answer to `request` if it needs no handler, else `nil` (see the type).
     func response(to request: HTTPRequest) -> PreparedResponse? {
         guard request.method == "GET" || request.method == "HEAD", request.body.isEmpty,
-              FieldSizeCheck.oversizedField(in: request, form: [:]) == nil else { return nil }
+            FieldSizeCheck.oversizedField(in: request, form: [:]) == nil
+        else { return nil }
         if let adminToken {
             switch adminToken.check(request) {
             case .allowed: break
@@ -91,9 +94,13 @@ final class ImmediateAnswers: Sendable {
     func storedPage(_ request: HTTPRequest) -> PreparedResponse? {
         let session = CSRFCookie.token(fromCookie: request.fields["Cookie"])
         let key = PageCache.key(for: request)
-        guard let entry = pageCache.freshEntry(forKey: key, where: { entry in
-            entry.hasSessionToken ? session != nil : (session == nil || entry.segments.count == 1)
-        }) else { return nil }
+        guard
+            let entry = pageCache.freshEntry(
+                forKey: key,
+                where: { entry in
+                    entry.hasSessionToken ? session != nil : (session == nil || entry.segments.count == 1)
+                })
+        else { return nil }
         let token = entry.hasSessionToken ? Array((session ?? "").utf8) : []
         if let kept = pages.withLock({ $0.map[key] }), kept.serial == entry.serial {
             return entry.hasSessionToken ? kept.prepared.replacingBody(PageCache.join(entry.segments, token)) : kept.prepared
@@ -118,7 +125,8 @@ final class ImmediateAnswers: Sendable {
         var conditional = plain
         conditional.fields["If-None-Match"] = etag
         guard var ok = staticFiles.response(for: plain), var notModified = staticFiles.response(for: conditional),
-              ok.status == .ok, notModified.status == .notModified else { return nil }
+            ok.status == .ok, notModified.status == .notModified
+        else { return nil }
         SecurityHeaders.apply(to: &ok)
         SecurityHeaders.apply(to: &notModified)
         guard let okPrepared = PreparedResponse(ok), let notModifiedPrepared = PreparedResponse(notModified) else { return nil }

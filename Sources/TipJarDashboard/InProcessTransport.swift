@@ -23,16 +23,18 @@ struct InProcessTransport: ScenarioTransport {
         if body != nil { fields["Content-Type"] = "application/json" }
         let request: HTTPRequest
         do {
-            request = try HTTPRequest(method: method, decoding: path, fields: fields, body: payload, remoteAddress: "in-process",
-                                      requestID: "scenario-\(UUID().uuidString.prefix(8).lowercased())")
+            request = try HTTPRequest(
+                method: method, decoding: path, fields: fields, body: payload, remoteAddress: "in-process",
+                requestID: "scenario-\(UUID().uuidString.prefix(8).lowercased())")
         } catch {
             throw ScenarioHTTPClient.Failure(description: "\(method) \(path): \(error)")
         }
         let response = await dashboard.respond(to: request)
         // The JSON API never streams; a stream's chunks are not read (an event stream would never end).
         let bytes = response.body
-        return ScenarioHTTPClient.Answer(status: response.status.code, json: bytes.isEmpty ? nil : try? JSONValue(parsing: Data(bytes)),
-                                         body: bytes)
+        return ScenarioHTTPClient.Answer(
+            status: response.status.code, json: bytes.isEmpty ? nil : try? JSONValue(parsing: Data(bytes)),
+            body: bytes)
     }
 }
 

@@ -44,7 +44,8 @@ enum JSONBody {
         let parsed = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
         // Another JSON value (RFC 8259 §3: `null`, `[]`, `"en"`, a number even out of range such as `1e999`).
         let first = request.body.first { ![0x20, 0x09, 0x0A, 0x0D].contains($0) } ?? 0
-        let startsAsOtherValue = first == UInt8(ascii: "[") || first == UInt8(ascii: "\"") || first == UInt8(ascii: "-")
+        let startsAsOtherValue =
+            first == UInt8(ascii: "[") || first == UInt8(ascii: "\"") || first == UInt8(ascii: "-")
             || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(first)
         if parsed.map({ !($0 is [String: Any]) }) ?? startsAsOtherValue {
             throw RequestError(message: "The message body must be a JSON object.")

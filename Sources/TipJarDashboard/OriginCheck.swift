@@ -24,8 +24,9 @@ enum OriginCheck {
             let contentType = request.fields["Content-Type"]
             if !request.body.isEmpty || contentType != nil {
                 guard contentType.map(mediaType) == "application/json" else {
-                    throw HTTPError(.unsupportedMediaType, title: "Unsupported media type",
-                                    message: "JSON endpoints take Content-Type: application/json.")
+                    throw HTTPError(
+                        .unsupportedMediaType, title: "Unsupported media type",
+                        message: "JSON endpoints take Content-Type: application/json.")
                 }
             }
             if let fetchSite, fetchSite != "same-origin", fetchSite != "none" { throw forbidden }
@@ -42,14 +43,16 @@ enum OriginCheck {
         let contentType = request.fields["Content-Type"]
         if !request.body.isEmpty || contentType != nil {
             guard contentType.map(mediaType) == "application/x-www-form-urlencoded" else {
-                throw HTTPError(.unsupportedMediaType, title: "Unsupported media type",
-                                message: "Forms take Content-Type: application/x-www-form-urlencoded.")
+                throw HTTPError(
+                    .unsupportedMediaType, title: "Unsupported media type",
+                    message: "Forms take Content-Type: application/x-www-form-urlencoded.")
             }
         }
         let sent = request.fields["X-CSRF-Token"] ?? context.form["csrfToken"]
         guard let cookieToken = context.csrfToken, let sent, CSRFCookie.constantTimeEquals(sent, cookieToken) else {
-            throw HTTPError(.forbidden, title: "Session expired",
-                            message: "This form's security token is missing or out of date. Reload the page and try again.")
+            throw HTTPError(
+                .forbidden, title: "Session expired",
+                message: "This form's security token is missing or out of date. Reload the page and try again.")
         }
     }
 
@@ -74,8 +77,10 @@ struct SessionAndOriginCheck: RouterMiddleware {
     /// Whether the router would run a handler for `(method, path)` (`Router.hasHandler(method:path:)`).
     let hasHandler: @Sendable (_ method: String, _ path: String) -> Bool
 
-    func handle(_ request: HTTPRequest, context: DashboardContext,
-                next: (HTTPRequest, DashboardContext) async -> HTTPResponse) async throws -> HTTPResponse {
+    func handle(
+        _ request: HTTPRequest, context: DashboardContext,
+        next: (HTTPRequest, DashboardContext) async -> HTTPResponse
+    ) async throws -> HTTPResponse {
         var context = context
         context.csrfToken = CSRFCookie.token(fromCookie: request.fields["Cookie"])
         if !Self.safeMethods.contains(request.method), hasHandler(request.method, request.path) {

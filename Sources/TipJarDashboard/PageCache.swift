@@ -90,8 +90,10 @@ final class PageCache: Sendable {
     ///   - csrfToken: the token this answer carries (empty for a request without a session).
     ///   - isStorable: whether what was just rendered may be stored (no clock, no simulated latency).
     ///   - render: renders the page with the token it is given.
-    func page(_ request: HTTPRequest, csrfToken: String, isStorable: () async -> Bool = { true },
-              render: (_ csrfToken: String) async throws -> HTTPResponse) async throws -> HTTPResponse {
+    func page(
+        _ request: HTTPRequest, csrfToken: String, isStorable: () async -> Bool = { true },
+        render: (_ csrfToken: String) async throws -> HTTPResponse
+    ) async throws -> HTTPResponse {
         guard enabled.load(ordering: .relaxed) else { return try await render(csrfToken) }
         let key = Self.key(for: request)
         let before = version
@@ -102,8 +104,10 @@ final class PageCache: Sendable {
         let segments = Self.split(response.body, at: placeholderBytes)
         response.body = Self.join(segments, token)
         if response.status == .ok, response.stream == nil, !response.fields.contains("Set-Cookie"), await isStorable(), version == before {
-            store(Entry(version: before, fields: response.fields, segments: segments, size: response.body.count,
-                        hasSessionToken: !csrfToken.isEmpty), key: key)
+            store(
+                Entry(
+                    version: before, fields: response.fields, segments: segments, size: response.body.count,
+                    hasSessionToken: !csrfToken.isEmpty), key: key)
         }
         return response
     }

@@ -34,8 +34,10 @@ struct StorePageModel: MustacheRenderable {
 
     /// A pending or interrupted purchase's row.
     static func waitingRow(_ stored: StoredTransaction) -> MustacheValue {
-        ["transactionID": .string(String(stored.transaction.id)), "installID": .string(stored.installID),
-         "installShort": .string(ViewModels.shortID(stored.installID)), "productID": .string(stored.transaction.productID)]
+        [
+            "transactionID": .string(String(stored.transaction.id)), "installID": .string(stored.installID),
+            "installShort": .string(ViewModels.shortID(stored.installID)), "productID": .string(stored.transaction.productID),
+        ]
     }
 
     /// A row of the recent transactions, with what the Refund button needs.
@@ -59,9 +61,10 @@ struct StorePageModel: MustacheRenderable {
         let form = ViewModels.storeForm(settings, file: fileSettings)
         data["form"] = form.form
         data["fromFile"] = form.fromFile
-        data["scenarios"] = .array(scenarios.map {
-            ["href": .string($0.href), "name": .string($0.name), "file": .string($0.file), "runAction": .string($0.runAction)]
-        })
+        data["scenarios"] = .array(
+            scenarios.map {
+                ["href": .string($0.href), "name": .string($0.name), "file": .string($0.file), "runAction": .string($0.runAction)]
+            })
         data["hasScenarios"] = .bool(!scenarios.isEmpty)
         if let mismatch {
             data["mismatch"] = true
@@ -73,9 +76,10 @@ struct StorePageModel: MustacheRenderable {
         data["transactions"] = .array(transactions.map(Self.transactionRow))
         data["productIDs"] = .array(productIDs.map(MustacheValue.string))
         if let installChoices, !installChoices.isEmpty { data["installPicker"] = ["choices": .array(installChoices)] }
-        data["fileNotes"] = .array(fileSettings.notes.map {
-            ["key": .string(Catalog.escapedField($0.key)), "detail": .string(Catalog.escapedField($0.detail)), "applied": .bool($0.applied)]
-        })
+        data["fileNotes"] = .array(
+            fileSettings.notes.map {
+                ["key": .string(Catalog.escapedField($0.key)), "detail": .string(Catalog.escapedField($0.detail)), "applied": .bool($0.applied)]
+            })
         data["groups"] = groupsData
         data["scenarioCount"] = .int(scenarios.count)
         data["sheetTimeoutMinutes"] = .int(sheetTimeoutMinutes)
@@ -109,30 +113,40 @@ struct CatalogPageModel: MustacheRenderable {
         data["nameWarnings"] = .array(catalog.emptyDisplayNameWarnings.map(MustacheValue.string))
         data["hasNameWarnings"] = .bool(!catalog.emptyDisplayNameWarnings.isEmpty)
         data["storefrontHeaders"] = .array(storefronts.map { .string($0.countryCode) })
-        data["tips"] = .array(catalog.tips.map { entry in
-            let tier = catalog.tier(of: entry)
-            let storeKitName = catalog.productDisplayName(of: entry)
-            return ["productID": .string(entry.productID), "emoji": .string(tier?.emoji ?? "💝"), "tierName": .string(tier?.rawValue ?? "other"),
+        data["tips"] = .array(
+            catalog.tips.map { entry in
+                let tier = catalog.tier(of: entry)
+                let storeKitName = catalog.productDisplayName(of: entry)
+                return [
+                    "productID": .string(entry.productID), "emoji": .string(tier?.emoji ?? "💝"), "tierName": .string(tier?.rawValue ?? "other"),
                     "productDisplayName": .string(storeKitName), "isNameEmpty": .bool(storeKitName.trimmingCharacters(in: .whitespaces).isEmpty),
                     "tileNames": .array(AppLocale.allCases.map { .string(catalog.tileName(of: entry, locale: $0)) }),
-                    "names": .array(locales.map { locale in
-                        ["name": .string(catalog.displayName(of: entry, locale: locale)),
-                         "fallback": catalog.nameFallback(of: entry, locale: locale).map(MustacheValue.string) ?? .null]
-                    }),
-                    "prices": .array(storefronts.map { .string($0.displayPrice(entry.price)) })]
-        })
+                    "names": .array(
+                        locales.map { locale in
+                            [
+                                "name": .string(catalog.displayName(of: entry, locale: locale)),
+                                "fallback": catalog.nameFallback(of: entry, locale: locale).map(MustacheValue.string) ?? .null,
+                            ]
+                        }),
+                    "prices": .array(storefronts.map { .string($0.displayPrice(entry.price)) }),
+                ]
+            })
         let sample = catalog.tips.first
         data["sampleTip"] = sample.map { .string(catalog.displayName(of: $0, locale: AppLocale.en.identifier)) } ?? .null
         data["samplePrice"] = sample.map { .string("\($0.price)") } ?? .null
-        data["allStorefronts"] = .array(Storefront.all.map { storefront in
-            ["code": .string(storefront.countryCode), "name": .string(storefront.name), "currency": .string(storefront.currencyCode),
-             "locale": .string(storefront.localeIdentifier), "price": .string(sample.map { storefront.displayPrice($0.price) } ?? "—"),
-             "isDefault": .bool(storefront == catalog.defaultStorefront)]
-        })
+        data["allStorefronts"] = .array(
+            Storefront.all.map { storefront in
+                [
+                    "code": .string(storefront.countryCode), "name": .string(storefront.name), "currency": .string(storefront.currencyCode),
+                    "locale": .string(storefront.localeIdentifier), "price": .string(sample.map { storefront.displayPrice($0.price) } ?? "—"),
+                    "isDefault": .bool(storefront == catalog.defaultStorefront),
+                ]
+            })
         data["nonTips"] = .array(catalog.nonTips.map { ["productID": .string($0.productID), "type": .string($0.type.rawValue)] })
-        data["previews"] = .array(previews.map { preview in
-            ["title": .string(preview.title), "lang": .string(preview.lang), "offers": .array(preview.offers.map { ViewModels.tile($0) })]
-        })
+        data["previews"] = .array(
+            previews.map { preview in
+                ["title": .string(preview.title), "lang": .string(preview.lang), "offers": .array(preview.offers.map { ViewModels.tile($0) })]
+            })
         return .object(data)
     }
 }

@@ -8,9 +8,10 @@ extension Routes {
     func registerAPI(in router: inout Router<DashboardContext>) {
         router.post("/api/installs") { request, context in
             let body = try JSONBody.decode(APIModels.NewInstall.self, from: request, fields: APIModels.NewInstall.fields)
-            var install = try await service.createInstall(locale: body.locale ?? service.catalog.defaultLocale, storefront: body.storefront,
-                                                          accountID: body.accountID, label: body.label ?? "",
-                                                          legacyHasTipped: body.legacyHasTipped ?? false)
+            var install = try await service.createInstall(
+                locale: body.locale ?? service.catalog.defaultLocale, storefront: body.storefront,
+                accountID: body.accountID, label: body.label ?? "",
+                legacyHasTipped: body.legacyHasTipped ?? false)
             if body.launch == true {
                 _ = try await service.launch(installID: install.id)
                 install = try await service.install(install.id)
@@ -19,9 +20,10 @@ extension Routes {
         }
         router.get("/api/installs") { request, context in
             // Checked as /api/transactions checks its parameters (Routes+History.swift): a bad one is a 400 naming it.
-            let query = InstallQuery(search: try Self.text(request, "q") ?? "", hearts: try Self.optionalInteger(request, "hearts", in: 0...Install.maximumHearts),
-                                     page: try Self.integer(request, "page", default: 1, in: 1...InstallQuery.maximumPage),
-                                     pageSize: try Self.integer(request, "pageSize", default: 50, in: 1...200))
+            let query = InstallQuery(
+                search: try Self.text(request, "q") ?? "", hearts: try Self.optionalInteger(request, "hearts", in: 0...Install.maximumHearts),
+                page: try Self.integer(request, "page", default: 1, in: 1...InstallQuery.maximumPage),
+                pageSize: try Self.integer(request, "pageSize", default: 50, in: 1...200))
             if let format = try ExportFormat(request) {
                 return try await installsExport(search: query.search, hearts: query.hearts, format: format)
             }
@@ -49,13 +51,18 @@ extension Routes {
                 let install = try await service.install(id)
                 switch try await service.loadOffers(installID: id) {
                 case .ready(let offers):
-                    return JSONBody.response(APIModels.OffersBody(state: "ready", offers: offers.map {
-                        APIModels.OfferBody(productID: $0.productID, name: $0.name, emoji: $0.emoji, displayPrice: $0.displayPrice)
-                    }))
+                    return JSONBody.response(
+                        APIModels.OffersBody(
+                            state: "ready",
+                            offers: offers.map {
+                                APIModels.OfferBody(productID: $0.productID, name: $0.name, emoji: $0.emoji, displayPrice: $0.displayPrice)
+                            }))
                 case .unavailable(let reason):
                     let strings = TipJarStrings.of(install.locale)
-                    return JSONBody.response(APIModels.OffersBody(state: "unavailable",
-                                                                  message: reason == .empty ? strings.unavailableEmpty : strings.unavailableFailed))
+                    return JSONBody.response(
+                        APIModels.OffersBody(
+                            state: "unavailable",
+                            message: reason == .empty ? strings.unavailableEmpty : strings.unavailableFailed))
                 case .loading:
                     return JSONBody.response(APIModels.OffersBody(state: "loading"))
                 }
@@ -63,16 +70,20 @@ extension Routes {
         }
         router.post("/api/installs/:id/purchases") { request, context in
             let body = try JSONBody.decode(APIModels.PurchaseRequest.self, from: request)
-            let report = try await service.purchase(productID: body.productID, installID: try context.installID(),
-                                                    options: body.options, userAction: body.userAction)
-            let message: String? = switch report.outcome {
-            case .failed: Feedback.message(forError: report.errorName, locale: report.locale)
-            case .unverified: TipJarStrings.of(report.locale).unverified
-            default: nil
-            }
-            return JSONBody.response(APIModels.PurchaseBody(outcome: report.outcome.rawValue, transactionID: report.transactionID,
-                                                            hearts: report.hearts, error: message, errorName: report.errorName,
-                                                            recordOutcome: report.recordOutcome?.rawValue))
+            let report = try await service.purchase(
+                productID: body.productID, installID: try context.installID(),
+                options: body.options, userAction: body.userAction)
+            let message: String? =
+                switch report.outcome {
+                case .failed: Feedback.message(forError: report.errorName, locale: report.locale)
+                case .unverified: TipJarStrings.of(report.locale).unverified
+                default: nil
+                }
+            return JSONBody.response(
+                APIModels.PurchaseBody(
+                    outcome: report.outcome.rawValue, transactionID: report.transactionID,
+                    hearts: report.hearts, error: message, errorName: report.errorName,
+                    recordOutcome: report.recordOutcome?.rawValue))
         }
         router.post("/api/installs/:id/restore") { request, context in
             let id = try context.installID()
@@ -80,8 +91,9 @@ extension Routes {
                 _ = try await service.restore(installID: id)
             } catch let error as StoreKitError {
                 let install = try await service.install(id)
-                return JSONBody.response(["error": error.restoreMessage(locale: install.locale), "storeKitError": error.rawValue],
-                                         status: .serviceUnavailable)
+                return JSONBody.response(
+                    ["error": error.restoreMessage(locale: install.locale), "storeKitError": error.rawValue],
+                    status: .serviceUnavailable)
             }
             return JSONBody.response(APIModels.InstallBody(try await service.install(id)))
         }
@@ -117,9 +129,10 @@ extension Routes {
             return JSONBody.response(APIModels.StoreBody(updated))
         }
         router.get("/api/store/pending") { request, context in
-            JSONBody.response(try await service.records.pendingTransactions().map {
-                APIModels.PendingBody(transactionID: $0.transaction.id, installID: $0.installID, productID: $0.transaction.productID)
-            })
+            JSONBody.response(
+                try await service.records.pendingTransactions().map {
+                    APIModels.PendingBody(transactionID: $0.transaction.id, installID: $0.installID, productID: $0.transaction.productID)
+                })
         }
         router.post("/api/store/pending/:tid/approve") { request, context in
             let id = try context.transactionID()

@@ -86,16 +86,18 @@ extension Routes {
             throw RequestError(message: "locale must be en or pt-BR.")
         }
         let (legacyHasTipped, launch) = (try Self.checkbox(form, "legacyHasTipped"), try Self.checkbox(form, "launch"))
-        let install = try await service.createInstall(locale: locale, storefront: form["storefront"], accountID: form["accountID"],
-                                                      label: form["label"] ?? "", legacyHasTipped: legacyHasTipped)
+        let install = try await service.createInstall(
+            locale: locale, storefront: form["storefront"], accountID: form["accountID"],
+            label: form["label"] ?? "", legacyHasTipped: legacyHasTipped)
         if launch { _ = try await service.launch(installID: install.id) }
         return .redirect(to: "/installs/\(install.id)")
     }
 
     func purchase(_ context: DashboardContext, installID: String) async throws -> HTTPResponse {
         let productID = context.form["productID"] ?? ""
-        return try await purchaseAnswered(context, installID: installID,
-                                          report: try await service.purchase(productID: productID, installID: installID))
+        return try await purchaseAnswered(
+            context, installID: installID,
+            report: try await service.purchase(productID: productID, installID: installID))
     }
 
     func restore(_ context: DashboardContext, installID: String) async throws -> HTTPResponse {

@@ -21,8 +21,9 @@ extension Routes {
             for transactionID in Set(ledger.map(\.transactionID)) {
                 if let stored = try await service.records.transaction(withID: transactionID), stored.installID != id { foreign.insert(transactionID) }
             }
-            let recorder = ScenarioRecorder(install: install, events: events, ledger: ledger,
-                                            currentSettings: service.store.settings, foreignTransactions: foreign)
+            let recorder = ScenarioRecorder(
+                install: install, events: events, ledger: ledger,
+                currentSettings: service.store.settings, foreignTransactions: foreign)
             do {
                 var response = HTTPResponse(status: .ok, body: JSONBody.inert(Data(try recorder.scenario().fileText.utf8)))
                 response.fields["Content-Type"] = "application/json; charset=utf-8"

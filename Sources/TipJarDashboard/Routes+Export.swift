@@ -20,9 +20,11 @@ extension Routes {
 
     static let ledgerColumns = ["transactionID", "productID", "path", "outcome", "finished", "at"]
     static let installColumns = ["id", "label", "locale", "storefront", "accountID", "hearts", "legacyHasTipped", "isRunning"]
-    static let transactionColumns = ["transactionID", "originalID", "installID", "accountID", "productID", "purchaseDate",
-                                     "purchasedQuantity", "storefront", "environment", "ownershipType", "reason", "revocationDate",
-                                     "revocationReason", "status", "isFinished", "isExternal", "price", "currency"]
+    static let transactionColumns = [
+        "transactionID", "originalID", "installID", "accountID", "productID", "purchaseDate",
+        "purchasedQuantity", "storefront", "environment", "ownershipType", "reason", "revocationDate",
+        "revocationReason", "status", "isFinished", "isExternal", "price", "currency",
+    ]
 
     /// A ledger as a download (`ledger-<install>.csv` / `.json`).
     func ledgerExport(_ rows: [Delivery], installID: String, format: ExportFormat) -> HTTPResponse {
@@ -30,9 +32,11 @@ extension Routes {
         case .json:
             return Self.attachment(JSONBody.response(rows.map(APIModels.DeliveryBody.init)), name: "ledger-\(installID).json")
         case .csv:
-            let table = CSVTable(header: Self.ledgerColumns, rows: rows.map {
-                [String($0.transactionID), $0.productID, $0.path.rawValue, $0.outcome.rawValue, String($0.finished), ViewModels.isoSeconds($0.at)]
-            })
+            let table = CSVTable(
+                header: Self.ledgerColumns,
+                rows: rows.map {
+                    [String($0.transactionID), $0.productID, $0.path.rawValue, $0.outcome.rawValue, String($0.finished), ViewModels.isoSeconds($0.at)]
+                })
             return Self.csv(table, name: "ledger-\(installID).csv")
         }
     }
@@ -51,9 +55,11 @@ extension Routes {
         case .json:
             return Self.attachment(JSONBody.response(installs.map(APIModels.InstallBody.init)), name: "installs.json")
         case .csv:
-            let table = CSVTable(header: Self.installColumns, rows: installs.map {
-                [$0.id, $0.label, $0.locale.rawValue, $0.storefront, $0.accountID, String($0.hearts), String($0.legacyHasTipped), String($0.isRunning)]
-            })
+            let table = CSVTable(
+                header: Self.installColumns,
+                rows: installs.map {
+                    [$0.id, $0.label, $0.locale.rawValue, $0.storefront, $0.accountID, String($0.hearts), String($0.legacyHasTipped), String($0.isRunning)]
+                })
             return Self.csv(table, name: "installs.csv")
         }
     }
@@ -77,11 +83,15 @@ extension Routes {
         case .json:
             return Self.attachment(JSONBody.response(bodies), name: name + ".json")
         case .csv:
-            let table = CSVTable(header: Self.transactionColumns, rows: bodies.map {
-                [String($0.transactionID), String($0.originalID), $0.installID, $0.accountID, $0.productID, $0.purchaseDate,
-                 String($0.purchasedQuantity), $0.storefront, $0.environment, $0.ownershipType, $0.reason, $0.revocationDate ?? "",
-                 $0.revocationReason.map(String.init) ?? "", $0.status, String($0.isFinished), String($0.isExternal), $0.price ?? "", $0.currency ?? ""]
-            })
+            let table = CSVTable(
+                header: Self.transactionColumns,
+                rows: bodies.map {
+                    [
+                        String($0.transactionID), String($0.originalID), $0.installID, $0.accountID, $0.productID, $0.purchaseDate,
+                        String($0.purchasedQuantity), $0.storefront, $0.environment, $0.ownershipType, $0.reason, $0.revocationDate ?? "",
+                        $0.revocationReason.map(String.init) ?? "", $0.status, String($0.isFinished), String($0.isExternal), $0.price ?? "", $0.currency ?? "",
+                    ]
+                })
             return Self.csv(table, name: name + ".csv")
         }
     }
@@ -97,9 +107,10 @@ extension Routes {
     /// reduced to letters, digits, `-`, `_` and `.` so it needs no quoting or encoding.
     static func attachment(_ response: HTTPResponse, name: String) -> HTTPResponse {
         var response = response
-        let safe = String(name.unicodeScalars.map { scalar -> Character in
-            scalar.isASCII && (CharacterSet.alphanumerics.contains(scalar) || "-_.".unicodeScalars.contains(scalar)) ? Character(scalar) : "_"
-        })
+        let safe = String(
+            name.unicodeScalars.map { scalar -> Character in
+                scalar.isASCII && (CharacterSet.alphanumerics.contains(scalar) || "-_.".unicodeScalars.contains(scalar)) ? Character(scalar) : "_"
+            })
         response.fields["Content-Disposition"] = "attachment; filename=\"\(safe)\""
         return response
     }

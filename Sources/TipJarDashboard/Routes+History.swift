@@ -13,16 +13,20 @@ extension Routes {
             if let format = try ExportFormat(request) { return try await transactionsExport(query, format: format) }
             let page = try await service.records.transactions(matching: query)
             struct Page: Encodable { var transactions: [APIModels.TransactionBody]; var hasMore: Bool }
-            return JSONBody.response(Page(transactions: page.transactions.map { APIModels.TransactionBody($0, delivery: nil) },
-                                          hasMore: page.hasMore))
+            return JSONBody.response(
+                Page(
+                    transactions: page.transactions.map { APIModels.TransactionBody($0, delivery: nil) },
+                    hasMore: page.hasMore))
         }
         router.get("/api/accounts/:account/transactions") { request, context in
             let accountID = try context.parameters.require("account")
             let view = try Self.choice(request, "view", TransactionHistoryView.self) ?? .all
             let stored = try await service.store.history(accountID: accountID, view: view, productID: try Self.text(request, "productID"))
             struct Body: Encodable { var accountID: String; var view: String; var transactions: [APIModels.TransactionBody] }
-            return JSONBody.response(Body(accountID: accountID, view: view.rawValue,
-                                          transactions: stored.map { APIModels.TransactionBody($0, delivery: nil) }))
+            return JSONBody.response(
+                Body(
+                    accountID: accountID, view: view.rawValue,
+                    transactions: stored.map { APIModels.TransactionBody($0, delivery: nil) }))
         }
         router.get("/transactions") { request, context in try await transactionsPage(request, context) }
         router.get("/accounts/:account") { request, context in
@@ -34,10 +38,11 @@ extension Routes {
 
     /// `accountID`, `installID`, `productID`, `status`, `page` (1...1,000,000) and `pageSize` (1...200).
     static func transactionQuery(_ request: HTTPRequest) throws -> TransactionQuery {
-        TransactionQuery(accountID: try text(request, "accountID"), installID: try text(request, "installID"),
-                         productID: try text(request, "productID"), status: try choice(request, "status", StoredTransaction.Status.self),
-                         page: try integer(request, "page", default: 1, in: 1...InstallQuery.maximumPage),
-                         pageSize: try integer(request, "pageSize", default: 50, in: 1...200))
+        TransactionQuery(
+            accountID: try text(request, "accountID"), installID: try text(request, "installID"),
+            productID: try text(request, "productID"), status: try choice(request, "status", StoredTransaction.Status.self),
+            page: try integer(request, "page", default: 1, in: 1...InstallQuery.maximumPage),
+            pageSize: try integer(request, "pageSize", default: 50, in: 1...200))
     }
 
     /// A whole-number query parameter; absent or empty gives `default`.
@@ -83,15 +88,20 @@ extension Routes {
         let query = try Self.transactionQuery(request)
         let result = try await service.records.transactions(matching: query)
         data["transactions"] = .array(result.transactions.map(transactionRow))
-        data["filters"] = ["accountID": .string(query.accountID ?? ""), "installID": .string(query.installID ?? ""),
-                           "productID": .string(query.productID ?? ""), "page": .int(query.page), "pageSize": .int(query.pageSize)]
-        data["statuses"] = ViewModels.choices([("", "any")] + StoredTransaction.Status.allCases.map { ($0.rawValue, $0.rawValue) },
-                                              selected: query.status?.rawValue ?? "")
+        data["filters"] = [
+            "accountID": .string(query.accountID ?? ""), "installID": .string(query.installID ?? ""),
+            "productID": .string(query.productID ?? ""), "page": .int(query.page), "pageSize": .int(query.pageSize),
+        ]
+        data["statuses"] = ViewModels.choices(
+            [("", "any")] + StoredTransaction.Status.allCases.map { ($0.rawValue, $0.rawValue) },
+            selected: query.status?.rawValue ?? "")
         data["productIDs"] = .array(service.catalog.products.map { .string($0.productID) })
         data["flash"] = request.queryValue("flash") == "deleted" ? "Deleted: the store forgot the transaction." : nil
         var filters: [(String, String)] = []
-        for (name, value) in [("accountID", query.accountID), ("installID", query.installID), ("productID", query.productID),
-                              ("status", query.status?.rawValue)] {
+        for (name, value) in [
+            ("accountID", query.accountID), ("installID", query.installID), ("productID", query.productID),
+            ("status", query.status?.rawValue),
+        ] {
             if let value { filters.append((name, value)) }
         }
         func link(_ path: String, _ items: [(String, String)]) -> String {
@@ -118,21 +128,27 @@ extension Routes {
         data["accountPath"] = .string(ViewModels.urlComponent(accountID))
         data["installs"] = .array(try await installs.installs.map(ViewModels.install))
         func rows(_ view: TransactionHistoryView) -> MustacheValue {
-            .array(SimulatedStore.history(stored, view: view, catalog: catalog,
-                                          includeConsumableInAppPurchaseHistory: includesConsumables).map(transactionRow))
+            .array(
+                SimulatedStore.history(
+                    stored, view: view, catalog: catalog,
+                    includeConsumableInAppPurchaseHistory: includesConsumables
+                ).map(transactionRow))
         }
         data["all"] = rows(.all)
         data["unfinished"] = rows(.unfinished)
         data["currentEntitlements"] = rows(.currentEntitlements)
         var productIDs = catalog.products.map(\.productID)
         for entry in stored where !productIDs.contains(entry.transaction.productID) { productIDs.append(entry.transaction.productID) }
-        data["latest"] = .array(productIDs.compactMap { productID -> MustacheValue? in
-            let mine = stored.filter { $0.transaction.productID == productID }
-            guard !mine.isEmpty else { return nil }
-            let latest = SimulatedStore.history(mine, view: .latest, catalog: catalog,
-                                                includeConsumableInAppPurchaseHistory: includesConsumables).first
-            return ["productID": .string(productID), "transaction": latest.map(transactionRow) ?? [:], "none": .bool(latest == nil)]
-        })
+        data["latest"] = .array(
+            productIDs.compactMap { productID -> MustacheValue? in
+                let mine = stored.filter { $0.transaction.productID == productID }
+                guard !mine.isEmpty else { return nil }
+                let latest = SimulatedStore.history(
+                    mine, view: .latest, catalog: catalog,
+                    includeConsumableInAppPurchaseHistory: includesConsumables
+                ).first
+                return ["productID": .string(productID), "transaction": latest.map(transactionRow) ?? [:], "none": .bool(latest == nil)]
+            })
         data["transactionCount"] = .int(stored.count)
         return try html("pages/account", data)
     }
@@ -150,11 +166,13 @@ extension Routes {
             return "\(shown) (\(t.purchasedQuantity) × \(storefront.displayPrice(unit)))"
         }
         let at = UTCTimestamp(t.purchaseDate)
-        return ["transactionID": .string(String(t.id)), "at": .string(at.isoWithMilliseconds), "atShort": .string(at.short),
-                "productID": .string(t.productID), "price": .string(price ?? "—"), "storefront": .string(t.storefront),
-                "accountID": .string(stored.accountID), "accountPath": .string(ViewModels.urlComponent(stored.accountID)),
-                "installID": .string(stored.installID), "installShort": .string(ViewModels.shortID(stored.installID)),
-                "status": .string(stored.status.rawValue), "isRevoked": .bool(t.isRevoked), "isExternal": .bool(stored.isExternal),
-                "isFinished": .bool(stored.isFinished)]
+        return [
+            "transactionID": .string(String(t.id)), "at": .string(at.isoWithMilliseconds), "atShort": .string(at.short),
+            "productID": .string(t.productID), "price": .string(price ?? "—"), "storefront": .string(t.storefront),
+            "accountID": .string(stored.accountID), "accountPath": .string(ViewModels.urlComponent(stored.accountID)),
+            "installID": .string(stored.installID), "installShort": .string(ViewModels.shortID(stored.installID)),
+            "status": .string(stored.status.rawValue), "isRevoked": .bool(t.isRevoked), "isExternal": .bool(stored.isExternal),
+            "isFinished": .bool(stored.isFinished),
+        ]
     }
 }

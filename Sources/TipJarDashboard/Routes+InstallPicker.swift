@@ -43,8 +43,9 @@ extension Routes {
             return matches[0].id
         default:
             let named = matches.prefix(10).map { "\(ViewModels.shortID($0.id)) (\(Catalog.shownInput($0.label.isEmpty ? "no label" : $0.label, limit: 40)))" }
-            throw RequestError(message: "installID: \(Catalog.shownInput(wanted)) matches \(matches.count) installs: "
-                               + named.joined(separator: ", ") + (matches.count > 10 ? ", …" : "") + ". Give more of the ID.")
+            throw RequestError(
+                message: "installID: \(Catalog.shownInput(wanted)) matches \(matches.count) installs: "
+                    + named.joined(separator: ", ") + (matches.count > 10 ? ", …" : "") + ". Give more of the ID.")
         }
     }
 

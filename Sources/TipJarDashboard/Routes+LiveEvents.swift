@@ -28,7 +28,8 @@ extension Routes {
     /// the install is gone or cannot be read, which ends its streams.
     func liveEvent(installID: String) async -> [UInt8]? {
         guard let install = try? await service.install(installID),
-              let html = try? await liveHTML(install: install, feedback: nil) else { return nil }
+            let html = try? await liveHTML(install: install, feedback: nil)
+        else { return nil }
         return HTTPResponse.serverSentEvent("live", data: html)
     }
 
@@ -52,8 +53,12 @@ extension Routes {
             try templates.render("fragments/hearts", ["hearts": ViewModels.hearts(install.hearts, strings: strings)]),
             try templates.render("fragments/feedback", ["feedback": notice?.data ?? [:]]),
             try templates.render("fragments/ledger", ["ledger": ViewModels.ledgerRows(ledger)]),
-            try templates.render("fragments/install-meta", ["install": ViewModels.install(install),
-                                                            "accountPath": .string(ViewModels.urlComponent(install.accountID))]),
+            try templates.render(
+                "fragments/install-meta",
+                [
+                    "install": ViewModels.install(install),
+                    "accountPath": .string(ViewModels.urlComponent(install.accountID)),
+                ]),
             try templates.render("fragments/timeline", ["events": try await eventRows(events), "hasEvents": .bool(!events.isEmpty)]),
             try templates.render("fragments/lives", ["lives": try await transactionLives(install: install, ledger: ledger)]),
             try templates.render("fragments/purchase-state", ["purchaseOpen": .bool(purchaseOpen)]),
@@ -80,7 +85,8 @@ extension Routes {
         }
         let decision = events.first { $0.kind.hasPrefix("askToBuy.") }
         guard let decision, decision.kind == "askToBuy.approved",
-              let id = decision.attributes["transactionID"].flatMap(UInt64.init) else { return nil }
+            let id = decision.attributes["transactionID"].flatMap(UInt64.init)
+        else { return nil }
         guard let delivery = ledger.first(where: { $0.transactionID == id }) else {
             // Approved, and on its way to the running app's listener (the ledger row follows at once): still
             // pending for the person looking at the screen, so the thank-you replaces this notice, not nothing.

@@ -73,8 +73,10 @@ extension Routes {
     func overviewPage(_ context: DashboardContext, csrfToken: String) async throws -> HTTPResponse {
         var data = pageData(context, nav: "overview", csrfToken: csrfToken)
         let overview = try await service.records.overview()
-        data["overview"] = ["installs": .int(overview.installs), "tips": .int(overview.tips), "hearts": .int(overview.hearts),
-                            "isEmpty": .bool(overview.installs == 0)]
+        data["overview"] = [
+            "installs": .int(overview.installs), "tips": .int(overview.tips), "hearts": .int(overview.hearts),
+            "isEmpty": .bool(overview.installs == 0),
+        ]
         data["settings"] = ViewModels.settings(service.store.settings)
         data["events"] = try await eventRows(service.timeline.events(installID: nil, limit: 20))
         return try html("pages/overview", data)
@@ -90,11 +92,13 @@ extension Routes {
         data["installs"] = .array(result.installs.map(ViewModels.install))
         data["query"] = ["search": .string(search), "page": .int(page)]
         if request.queryValue("flash") == "deleted" { data["flash"] = "Deleted: the app, its hearts and its ledger are gone; its transactions stay with the store." }
-        data["heartFilters"] = ViewModels.choices([("", "any")] + (0...5).map { ("\($0)", "\($0)") },
-                                                  selected: heartsFilter.map(String.init) ?? "")
+        data["heartFilters"] = ViewModels.choices(
+            [("", "any")] + (0...5).map { ("\($0)", "\($0)") },
+            selected: heartsFilter.map(String.init) ?? "")
         let catalog = service.catalog
-        data["locales"] = ViewModels.choices(AppLocale.allCases.map { ($0.rawValue, $0 == .en ? "English (en)" : "Português (pt-BR)") },
-                                             selected: catalog.defaultLocale.rawValue)
+        data["locales"] = ViewModels.choices(
+            AppLocale.allCases.map { ($0.rawValue, $0 == .en ? "English (en)" : "Português (pt-BR)") },
+            selected: catalog.defaultLocale.rawValue)
         data["storefronts"] = ViewModels.storefrontChoices(selected: catalog.defaultStorefront.countryCode)
         func link(_ page: Int) -> String {
             var items = [("page", "\(page)")]
@@ -143,8 +147,9 @@ extension Routes {
 
     /// What `fragments/tipjar` needs about the tip jar itself.
     func tipJarData(_ context: DashboardContext, install: Install, state: TipJarState, csrfToken: String? = nil) async throws -> TemplateData {
-        ViewModels.tipJar(install: install, state: state, isPurchaseOpen: await service.isPurchaseOpen(installID: install.id),
-                          csrfToken: csrfToken ?? self.csrfToken(context), skipPurchaseSheet: service.store.settings.skipPurchaseSheet)
+        ViewModels.tipJar(
+            install: install, state: state, isPurchaseOpen: await service.isPurchaseOpen(installID: install.id),
+            csrfToken: csrfToken ?? self.csrfToken(context), skipPurchaseSheet: service.store.settings.skipPurchaseSheet)
     }
 
     /// ``liveHTML(install:feedback:)`` as a response.
@@ -170,11 +175,14 @@ extension Routes {
         let catalog = service.catalog
         let previews = [(AppLocale.en, Storefront.usa), (.ptBR, Storefront.bra)].map { locale, storefront in
             let products = catalog.tips.map { service.store.product(for: $0, storefront: storefront, locale: locale) }
-            return (title: "\(locale.rawValue) · \(storefront.countryCode)", lang: locale.rawValue,
-                    offers: TipJarService.offers(from: products, catalog: catalog, locale: locale))
+            return (
+                title: "\(locale.rawValue) · \(storefront.countryCode)", lang: locale.rawValue,
+                offers: TipJarService.offers(from: products, catalog: catalog, locale: locale)
+            )
         }
-        let page = CatalogPageModel(chrome: chrome(context, nav: "catalog", csrfToken: csrfToken), catalog: catalog, locales: Self.catalogLocales(catalog),
-                                    storefronts: Self.storefrontChoices(catalog).compactMap { Storefront.named($0.value) }, previews: previews)
+        let page = CatalogPageModel(
+            chrome: chrome(context, nav: "catalog", csrfToken: csrfToken), catalog: catalog, locales: Self.catalogLocales(catalog),
+            storefronts: Self.storefrontChoices(catalog).compactMap { Storefront.named($0.value) }, previews: previews)
         return try html("pages/catalog", page: page)
     }
 }

@@ -56,9 +56,11 @@ extension Routes {
     /// What the sheet's templates need: the sheet, the install, the token and the text size.
     func sheetData(_ request: HTTPRequest, _ context: DashboardContext, sheet: PurchaseSheet, install: Install, csrfToken: String, inDialog: Bool = true) -> TemplateData {
         let size = TextSize(value: context.form["textSize"] ?? request.queryValue("textSize")) ?? .default
-        return ["sheet": ViewModels.purchaseSheet(sheet, strings: .of(install.locale), inDialog: inDialog), "install": ViewModels.install(install),
-                "csrfToken": .string(csrfToken),
-                "textSize": .string(size.rawValue), "textSizeClasses": .string(size.classes)]
+        return [
+            "sheet": ViewModels.purchaseSheet(sheet, strings: .of(install.locale), inDialog: inDialog), "install": ViewModels.install(install),
+            "csrfToken": .string(csrfToken),
+            "textSize": .string(size.rawValue), "textSizeClasses": .string(size.classes),
+        ]
     }
 
     /// The answer to a purchase that closed (a tile with the sheet skipped, Confirm, Cancel): the live fragments

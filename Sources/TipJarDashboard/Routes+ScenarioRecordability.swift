@@ -18,5 +18,6 @@ extension Routes {
     /// The refusal when the install's creation is no longer on the timeline.
     static let creationLeftTheTimeline = "This install's creation is no longer on the timeline (it keeps the last events only), so its steps cannot be recorded."
     /// The refusal when store changes made since the install's creation are no longer all on the timeline.
-    static let storeChangesLeftTheTimeline = "The store changes since this install was created are no longer all on the timeline (it keeps the last events only), so its steps cannot be recorded."
+    static let storeChangesLeftTheTimeline =
+        "The store changes since this install was created are no longer all on the timeline (it keeps the last events only), so its steps cannot be recorded."
 }

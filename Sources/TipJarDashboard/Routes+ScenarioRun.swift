@@ -40,16 +40,19 @@ extension Routes {
         data["run"] = [
             "file": .string(result.file), "name": .string(result.name), "passed": .bool(result.passed),
             "failedStep": .string(result.firstFailure.map { "step \($0.number) (\($0.title))" } ?? ""),
-            "steps": .array(result.steps.map { step -> MustacheValue in
-                var row: TemplateData = ["number": .int(step.number), "title": .string(step.title), "detail": .string(step.detail),
-                                         "seconds": .string(String(format: "%.2f", step.seconds))]
-                switch step.verdict {
-                case .passed: row["verdict"] = "passed"
-                case .failed(let message): row["verdict"] = "failed"; row["message"] = .string(message)
-                case .skipped: row["verdict"] = "skipped"
-                }
-                return .object(row)
-            }),
+            "steps": .array(
+                result.steps.map { step -> MustacheValue in
+                    var row: TemplateData = [
+                        "number": .int(step.number), "title": .string(step.title), "detail": .string(step.detail),
+                        "seconds": .string(String(format: "%.2f", step.seconds)),
+                    ]
+                    switch step.verdict {
+                    case .passed: row["verdict"] = "passed"
+                    case .failed(let message): row["verdict"] = "failed"; row["message"] = .string(message)
+                    case .skipped: row["verdict"] = "skipped"
+                    }
+                    return .object(row)
+                }),
         ]
         return data
     }

@@ -17,8 +17,9 @@ extension Routes {
             let locale = (try? await service.install(installID))?.locale ?? .en
             let strings = TipJarStrings.of(locale)
             let (title, message) = Self.screenAlert(for: error, strings: strings)
-            throw ScreenAlert(status: known?.status ?? .internalServerError, title: title, message: message, ok: strings.ok,
-                              isLogged: known?.isLogged ?? true, underlying: error)
+            throw ScreenAlert(
+                status: known?.status ?? .internalServerError, title: title, message: message, ok: strings.ok,
+                isLogged: known?.isLogged ?? true, underlying: error)
         }
     }
 

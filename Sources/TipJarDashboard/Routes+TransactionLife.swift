@@ -29,9 +29,11 @@ extension Routes {
         for install in installs {
             let ledger = try await service.records.ledger(installID: install.id, limit: 200)
             guard install.id == stored.installID || ledger.contains(where: { $0.transactionID == transactionID }) else { continue }
-            lives.append(Self.life(of: transactionID, stored: stored, install: install, ledger: ledger,
-                                   events: Array(service.timeline.events(installID: install.id, limit: .max).reversed()),
-                                   id: "life-\(transactionID)-\(lives.count + 1)"))
+            lives.append(
+                Self.life(
+                    of: transactionID, stored: stored, install: install, ledger: ledger,
+                    events: Array(service.timeline.events(installID: install.id, limit: .max).reversed()),
+                    id: "life-\(transactionID)-\(lives.count + 1)"))
         }
         data["lives"] = .array(lives)
         data["installGone"] = .bool(!installs.contains { $0.id == stored.installID })
@@ -52,8 +54,10 @@ extension Routes {
         for transactionID in chosen {
             var stored = bought.first { $0.transaction.id == transactionID }
             if stored == nil { stored = try await service.records.transaction(withID: transactionID) }
-            lives.append(Self.life(of: transactionID, stored: stored, install: install, ledger: ledger, events: events,
-                                   id: "life-\(transactionID)"))
+            lives.append(
+                Self.life(
+                    of: transactionID, stored: stored, install: install, ledger: ledger, events: events,
+                    id: "life-\(transactionID)"))
         }
         return .array(lives)
     }
@@ -63,16 +67,20 @@ extension Routes {
     ///   - ledger: the install's whole ledger as read (oldest first), for the heart replay.
     ///   - events: the install's timeline, oldest first.
     ///   - id: the diagram's ID prefix, unique on the page.
-    static func life(of transactionID: UInt64, stored: StoredTransaction?, install: Install, ledger: [Delivery],
-                     events: [InstallEvent], id: String) -> MustacheValue {
+    static func life(
+        of transactionID: UInt64, stored: StoredTransaction?, install: Install, ledger: [Delivery],
+        events: [InstallEvent], id: String
+    ) -> MustacheValue {
         let added = TransactionLife.heartsAdded(ledger: ledger, hearts: install.hearts)
         let handled = zip(ledger, added).filter { $0.0.transactionID == transactionID }
             .map { TransactionLife.Handled(delivery: $0.0, addedHeart: $0.1) }
         let life = TransactionLife(transactionID: transactionID, installID: install.id, stored: stored, deliveries: handled, events: events)
-        return ["transactionID": .string(String(transactionID)), "installID": .string(install.id),
-                "installShort": .string(ViewModels.shortID(install.id)), "installLabel": .string(install.label),
-                "hasInstallLabel": .bool(!install.label.isEmpty),
-                "productID": .string(stored?.transaction.productID ?? handled.first?.delivery.productID ?? ""),
-                "isStored": .bool(stored != nil), "diagram": life.diagram.drawing(id: id)]
+        return [
+            "transactionID": .string(String(transactionID)), "installID": .string(install.id),
+            "installShort": .string(ViewModels.shortID(install.id)), "installLabel": .string(install.label),
+            "hasInstallLabel": .bool(!install.label.isEmpty),
+            "productID": .string(stored?.transaction.productID ?? handled.first?.delivery.productID ?? ""),
+            "isStored": .bool(stored != nil), "diagram": life.diagram.drawing(id: id),
+        ]
     }
 }

@@ -21,11 +21,13 @@ struct ScenarioDownload: Sendable, Equatable {
         return files.filter { $0.hasSuffix(".json") }.sorted().compactMap { file in
             let path = folder.appendingPathComponent(file).path
             guard let data = FileManager.default.contents(atPath: path),
-                  let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
-                  let name = object["name"] as? String else { return nil }
+                let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+                let name = object["name"] as? String
+            else { return nil }
             let encoded = file.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? file
-            return ScenarioDownload(file: file, name: name, href: "/scenarios/\(encoded)", path: path,
-                                    runAction: "/store/scenarios/\(ViewModels.urlComponent(file))/run")
+            return ScenarioDownload(
+                file: file, name: name, href: "/scenarios/\(encoded)", path: path,
+                runAction: "/store/scenarios/\(ViewModels.urlComponent(file))/run")
         }
     }
 }

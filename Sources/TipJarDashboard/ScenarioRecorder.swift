@@ -38,7 +38,10 @@ struct ScenarioRecorder {
         var cursor = 0, hearts = 0
         var named: Set<UInt64> = []
         if let foreign = ledger.first(where: { foreignTransactions.contains($0.transactionID) }) {
-            throw Refusal(message: "Transaction \(foreign.transactionID) reached this install from another install on the same account (\(foreign.path.rawValue)); a recording covers one install's own steps.")
+            throw Refusal(
+                message:
+                    "Transaction \(foreign.transactionID) reached this install from another install on the same account (\(foreign.path.rawValue)); a recording covers one install's own steps."
+            )
         }
         var legacy = events[created].attributes["legacyHasTipped"] == "true"
         for event in events[created...] {
@@ -59,8 +62,9 @@ struct ScenarioRecorder {
             for row in ledger[cursor..<(cursor + consumed)] where row.outcome == .counted { hearts = min(5, hearts + 1) }
             if consumed > 0 || ["launch", "restore", "purchase.closed", "askToBuy.approved", "refund", "external"].contains(event.kind) {
                 step.expect.ledger = ledger[cursor..<(cursor + consumed)].map { row in
-                    ScenarioExpectation.LedgerRow(path: row.path.rawValue, outcome: row.outcome.rawValue, finished: row.finished,
-                                                  productID: row.productID, transaction: named.contains(row.transactionID) ? "t\(row.transactionID)" : nil)
+                    ScenarioExpectation.LedgerRow(
+                        path: row.path.rawValue, outcome: row.outcome.rawValue, finished: row.finished,
+                        productID: row.productID, transaction: named.contains(row.transactionID) ? "t\(row.transactionID)" : nil)
                 }
                 step.expect.hearts = hearts
             }
@@ -68,11 +72,15 @@ struct ScenarioRecorder {
             steps.append(step)
         }
         guard cursor == ledger.count else {
-            throw Refusal(message: "The ledger holds \(ledger.count - cursor) row(s) that no step of this install explains (transaction \(ledger[cursor].transactionID), \(ledger[cursor].path.rawValue)): a transaction of another install on the same account, or events older than the timeline keeps.")
+            throw Refusal(
+                message:
+                    "The ledger holds \(ledger.count - cursor) row(s) that no step of this install explains (transaction \(ledger[cursor].transactionID), \(ledger[cursor].path.rawValue)): a transaction of another install on the same account, or events older than the timeline keeps."
+            )
         }
         let label = install.label.isEmpty ? install.id : install.label
-        return Scenario(name: "Recorded: install \(label)", description: "The steps taken on install \(install.id), recorded with the outcomes that were seen.",
-                        steps: steps)
+        return Scenario(
+            name: "Recorded: install \(label)", description: "The steps taken on install \(install.id), recorded with the outcomes that were seen.",
+            steps: steps)
     }
 
     /// The step an event stands for, or `nil` for events that are not steps (`purchase.open`, loads, crashes).
@@ -81,8 +89,10 @@ struct ScenarioRecorder {
         let attributes = event.attributes
         switch event.kind {
         case "install.created":
-            var fields: [String: JSONValue] = ["locale": .string(attributes["locale"] ?? "en"), "storefront": .string(attributes["storefront"] ?? "USA"),
-                                               "account": .string("recorded")]
+            var fields: [String: JSONValue] = [
+                "locale": .string(attributes["locale"] ?? "en"), "storefront": .string(attributes["storefront"] ?? "USA"),
+                "account": .string("recorded"),
+            ]
             if let label = attributes["label"], !label.isEmpty { fields["label"] = .string(label) }
             if attributes["legacyHasTipped"] == "true" { fields["legacyHasTipped"] = .bool(true) }
             return ScenarioStep(type: Self.type("createInstall"), install: name, fields: fields, expect: ScenarioExpectation(status: 201, hearts: 0))

@@ -5,7 +5,8 @@ import HTTPServer
 public enum SecurityHeaders {
     /// The Content-Security-Policy: only this origin's scripts, styles and images; no plugins,
     /// no `<base>`, forms post only here, never framed.
-    public static let contentSecurityPolicy = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+    public static let contentSecurityPolicy =
+        "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
         + "object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
 
     /// The fields for responses the HTTP server writes by itself (framing errors, timeouts, load
@@ -17,8 +18,10 @@ public enum SecurityHeaders {
 
     /// The outermost middleware: every answer the chain gives, errors and refusals included, gets the headers.
     struct Middleware: RouterMiddleware {
-        func handle(_ request: HTTPRequest, context: DashboardContext,
-                    next: (HTTPRequest, DashboardContext) async -> HTTPResponse) async throws -> HTTPResponse {
+        func handle(
+            _ request: HTTPRequest, context: DashboardContext,
+            next: (HTTPRequest, DashboardContext) async -> HTTPResponse
+        ) async throws -> HTTPResponse {
             var response = await next(request, context)
             SecurityHeaders.apply(to: &response)
             return response

@@ -157,8 +157,10 @@ struct SequenceDiagram: Sendable, Equatable {
         let legendTop = top + 6
         let height = legendTop + Self.legendHeight
         let lanes: [MustacheValue] = Lane.allCases.map { lane in
-            ["name": .string(lane.name), "x": .int(lane.x), "boxX": .int(lane.x - Self.noteHalfWidth),
-             "boxWidth": .int(2 * Self.noteHalfWidth), "bottom": .int(top)]
+            [
+                "name": .string(lane.name), "x": .int(lane.x), "boxX": .int(lane.x - Self.noteHalfWidth),
+                "boxWidth": .int(2 * Self.noteHalfWidth), "bottom": .int(top),
+            ]
         }
         let legendY = legendTop + 18
         let legend: MustacheValue = [
@@ -167,9 +169,11 @@ struct SequenceDiagram: Sendable, Equatable {
             "notAdded": Self.heart(x: 120, y: legendY - 4, mark: .notAdded), "notAddedX": .int(132),
             "trap": Self.trapMark(x: 236, y: legendY - 4), "trapX": .int(248),
         ]
-        return ["id": .string(id), "title": .string(title), "summary": .string(summary), "width": .int(Self.width),
-                "height": .int(height), "lanes": .array(lanes), "rows": .array(rows), "legend": legend,
-                "sentences": .array(steps.map { .string($0.sentence) })]
+        return [
+            "id": .string(id), "title": .string(title), "summary": .string(summary), "width": .int(Self.width),
+            "height": .int(height), "lanes": .array(lanes), "rows": .array(rows), "legend": legend,
+            "sentences": .array(steps.map { .string($0.sentence) }),
+        ]
     }
 
     /// One row's drawing and its height.
@@ -185,20 +189,25 @@ struct SequenceDiagram: Sendable, Equatable {
         var row: TemplateData = [
             "note": .null, "arrow": .null, "heart": .null, "trapMark": .null,
             "isTrap": .bool(step.isTrap), "top": .int(top), "height": .int(height), "width": .int(width),
-            "lines": .array(lines.enumerated().map { index, line in
-                ["text": .string(line), "x": .int(centreX), "y": .int(firstBaseline + index * lineHeight)]
-            }),
+            "lines": .array(
+                lines.enumerated().map { index, line in
+                    ["text": .string(line), "x": .int(centreX), "y": .int(firstBaseline + index * lineHeight)]
+                }),
         ]
         if isNote {
-            row["note"] = ["x": .int(step.from.x - noteHalfWidth), "y": .int(top + 3), "width": .int(2 * noteHalfWidth),
-                           "height": .int(textHeight + 8)]
+            row["note"] = [
+                "x": .int(step.from.x - noteHalfWidth), "y": .int(top + 3), "width": .int(2 * noteHalfWidth),
+                "height": .int(textHeight + 8),
+            ]
         } else {
             let y = top + textHeight + 8
             let direction = step.to.x > step.from.x ? 1 : -1
             let tip = step.to.x - direction * 2
             let base = tip - direction * 8
-            row["arrow"] = ["x1": .int(step.from.x), "x2": .int(base), "y": .int(y),
-                            "head": .string("\(tip),\(y) \(base),\(y - 5) \(base),\(y + 5)")]
+            row["arrow"] = [
+                "x1": .int(step.from.x), "x2": .int(base), "y": .int(y),
+                "head": .string("\(tip),\(y) \(base),\(y - 5) \(base),\(y + 5)"),
+            ]
         }
         let middle = top + height / 2
         switch (step.heart, step.isTrap) {

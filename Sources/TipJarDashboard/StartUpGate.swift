@@ -43,7 +43,8 @@ public final class StartUpGate: HTTPResponder {
         } else {
             // A refresh in the page's head reloads it by itself (no script: the Content-Security-Policy allows none).
             let escaped = reason.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
-            response = .html("""
+            response = .html(
+                """
                 <!doctype html>
                 <html lang="en"><head><meta charset="utf-8"><meta http-equiv="refresh" content="\(Self.retryAfterSeconds)">
                 <meta name="viewport" content="width=device-width, initial-scale=1"><title>Starting · Tip Jar Dashboard</title></head>

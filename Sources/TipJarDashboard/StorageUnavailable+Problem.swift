@@ -7,14 +7,20 @@ extension StorageUnavailable {
     var problem: (HTTPStatus, String, String) {
         switch self {
         case .fileMoved(let path):
-            return (.serviceUnavailable, "Database file moved",
-                    "\(path ?? "The database file") was deleted, renamed or replaced while the server was running. Nothing was changed: a write now could not survive a crash. Restart the server.")
+            return (
+                .serviceUnavailable, "Database file moved",
+                "\(path ?? "The database file") was deleted, renamed or replaced while the server was running. Nothing was changed: a write now could not survive a crash. Restart the server."
+            )
         case .damaged:
-            return (.serviceUnavailable, "Database damaged",
-                    "The database file is damaged. Nothing was changed; stop the server and run tipjar check-database on the file.")
+            return (
+                .serviceUnavailable, "Database damaged",
+                "The database file is damaged. Nothing was changed; stop the server and run tipjar check-database on the file."
+            )
         case .locked:
-            return (.serviceUnavailable, "Database busy",
-                    "The database is locked by another process. Nothing was changed; try again in a moment.")
+            return (
+                .serviceUnavailable, "Database busy",
+                "The database is locked by another process. Nothing was changed; try again in a moment."
+            )
         case .diskFull:
             return (.serviceUnavailable, "Disk full", "The database is full. Nothing was changed; free some space and try again.")
         case .readOnly:

@@ -42,8 +42,9 @@ struct StoreFlash: Equatable {
 
     /// The flash for a transaction the listener delivered (`delivery`) or that waits for a launch (`nil`).
     static func delivered(_ kind: Kind, transactionID: UInt64, installID: String, delivery: Delivery?, hearts: Int) -> StoreFlash {
-        StoreFlash(kind: kind, transactionID: transactionID, install: ViewModels.shortID(installID), outcome: delivery?.outcome,
-                   finished: delivery?.finished ?? true, hearts: delivery == nil ? nil : hearts)
+        StoreFlash(
+            kind: kind, transactionID: transactionID, install: ViewModels.shortID(installID), outcome: delivery?.outcome,
+            finished: delivery?.finished ?? true, hearts: delivery == nil ? nil : hearts)
     }
 
     /// The redirect target: `/store?flash=…#section`.
@@ -68,22 +69,26 @@ struct StoreFlash: Equatable {
         case .approved, .declined, .resolved, .refunded, .external: break
         }
         guard let transactionID = value("transaction").flatMap(UInt64.init),
-              let install = value("install"), (1...8).contains(install.count),
-              install.unicodeScalars.allSatisfy({ $0.isASCII && (CharacterSet.alphanumerics.contains($0) || $0 == "-") }) else { return nil }
+            let install = value("install"), (1...8).contains(install.count),
+            install.unicodeScalars.allSatisfy({ $0.isASCII && (CharacterSet.alphanumerics.contains($0) || $0 == "-") })
+        else { return nil }
         (self.transactionID, self.install) = (transactionID, install)
         guard kind != .declined else { return }
         switch value("delivery") {
         case "waiting": return
         case let raw?:
             guard let outcome = RecordOutcome(rawValue: raw), let hearts = value("hearts").flatMap(Int.init),
-                  (0...Install.maximumHearts).contains(hearts) else { return nil }
+                (0...Install.maximumHearts).contains(hearts)
+            else { return nil }
             (self.outcome, self.hearts, self.finished) = (outcome, hearts, value("finished") != "0")
         case nil: return nil
         }
     }
 
-    init(kind: Kind, transactionID: UInt64? = nil, install: String? = nil, outcome: RecordOutcome? = nil,
-         finished: Bool = true, hearts: Int? = nil) {
+    init(
+        kind: Kind, transactionID: UInt64? = nil, install: String? = nil, outcome: RecordOutcome? = nil,
+        finished: Bool = true, hearts: Int? = nil
+    ) {
         (self.kind, self.transactionID, self.install, self.outcome, self.finished, self.hearts) = (kind, transactionID, install, outcome, finished, hearts)
     }
 

@@ -16,20 +16,31 @@ extension StorePageModel {
         let applied = fileSettings.notes.filter(\.applied).count
         let waiting = [(pending.count, "waiting for approval"), (interrupted.count, "interrupted")].filter { $0.0 > 0 }
         let groups: [(id: String, open: Bool, state: String)] = [
-            ("failures", section == "failures" || !failures.isEmpty,
-             failures.isEmpty ? "all off" : "on: " + failures.map(\.label).joined(separator: ", ")),
+            (
+                "failures", section == "failures" || !failures.isEmpty,
+                failures.isEmpty ? "all off" : "on: " + failures.map(\.label).joined(separator: ", ")
+            ),
             ("traps", section == "traps" || !traps.isEmpty, traps.isEmpty ? "all off" : "\(traps.count) on"),
-            ("queues", ["pending", "interrupted"].contains(section) || !waiting.isEmpty,
-             waiting.isEmpty ? "nothing waiting" : waiting.map { "\($0.0) \($0.1)" }.joined(separator: ", ")),
-            ("file-settings", section == "file-settings",
-             fileSettings.notes.isEmpty ? "the file has none"
-                : "\(Self.count(fileSettings.notes.count, "key")): \(applied) applied, \(fileSettings.notes.count - applied) ignored"),
-            ("session", ["external", "transactions"].contains(section),
-             "purchase outside the app, refunds, \(transactions.isEmpty ? "no transaction yet" : Self.count(transactions.count, "recent transaction"))"),
+            (
+                "queues", ["pending", "interrupted"].contains(section) || !waiting.isEmpty,
+                waiting.isEmpty ? "nothing waiting" : waiting.map { "\($0.0) \($0.1)" }.joined(separator: ", ")
+            ),
+            (
+                "file-settings", section == "file-settings",
+                fileSettings.notes.isEmpty
+                    ? "the file has none"
+                    : "\(Self.count(fileSettings.notes.count, "key")): \(applied) applied, \(fileSettings.notes.count - applied) ignored"
+            ),
+            (
+                "session", ["external", "transactions"].contains(section),
+                "purchase outside the app, refunds, \(transactions.isEmpty ? "no transaction yet" : Self.count(transactions.count, "recent transaction"))"
+            ),
         ]
-        return .object(Dictionary(uniqueKeysWithValues: groups.map { group in
-            (group.id, ["open": .bool(group.open), "state": .string(group.state)] as MustacheValue)
-        }))
+        return .object(
+            Dictionary(
+                uniqueKeysWithValues: groups.map { group in
+                    (group.id, ["open": .bool(group.open), "state": .string(group.state)] as MustacheValue)
+                }))
     }
 
     /// `1 key`, `6 keys`.

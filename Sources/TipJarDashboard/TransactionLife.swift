@@ -50,8 +50,9 @@ struct TransactionLife: Sendable {
     /// The diagram, titled with the transaction and its product.
     var diagram: SequenceDiagram {
         let product = stored?.transaction.productID ?? deliveries.first?.delivery.productID ?? "an unknown product"
-        return SequenceDiagram(title: "The life of transaction \(transactionID) (\(product)) on install \(ViewModels.shortID(installID))",
-                               steps: steps)
+        return SequenceDiagram(
+            title: "The life of transaction \(transactionID) (\(product)) on install \(ViewModels.shortID(installID))",
+            steps: steps)
     }
 
     /// The steps in the order they happened (ties: the beginning, then store-side events, then deliveries).
@@ -114,8 +115,9 @@ struct TransactionLife: Sendable {
     func sheet() -> [Step] {
         let id = String(transactionID)
         guard let closed = events.firstIndex(where: { $0.kind == "purchase.closed" && $0.attributes["transactionID"] == id }),
-              let open = events[..<closed].lastIndex(where: { $0.kind == "purchase.open" }), open > 0,
-              events[open - 1].kind == "sheet.confirmed" else { return [] }
+            let open = events[..<closed].lastIndex(where: { $0.kind == "purchase.open" }), open > 0,
+            events[open - 1].kind == "sheet.confirmed"
+        else { return [] }
         return [Step(.store, .app, "sheet: Confirm")]
     }
 

@@ -6,10 +6,15 @@ import TipJar
 extension ViewModels {
     /// `settings.summary` for `partials/store-summary`: `[{term, parts: [{text, badge}]}]`.
     static func settings(_ settings: StoreSettings) -> MustacheValue {
-        ["summary": .array(settings.summary.map { line in
-            ["term": .text(line.term),
-             "parts": .array(line.parts.map { ["text": .text($0.text), "badge": $0.badge.map(MustacheValue.string) ?? .null] })]
-        })]
+        [
+            "summary": .array(
+                settings.summary.map { line in
+                    [
+                        "term": .text(line.term),
+                        "parts": .array(line.parts.map { ["text": .text($0.text), "badge": $0.badge.map(MustacheValue.string) ?? .null] }),
+                    ]
+                })
+        ]
     }
 
     /// The form's rows by fieldset (`form.catalog`, `form.purchase`, …, ``StoreSetting/Group``'s raw values), and
@@ -19,12 +24,13 @@ extension ViewModels {
         var anyFailure = false
         for group in StoreSetting.Group.allCases {
             let declarations = StoreSettings.declarations.filter { $0.group == group }
-            groups[group.rawValue] = .array(declarations.map { declaration in
-                let value = declaration.value(in: settings)
-                let fromFile = file.value(of: declaration).map { $0 == value } ?? false
-                if fromFile, case .storeKitErrors? = declaration.file { anyFailure = true }
-                return settingRow(declaration, value: value, fromFile: fromFile)
-            })
+            groups[group.rawValue] = .array(
+                declarations.map { declaration in
+                    let value = declaration.value(in: settings)
+                    let fromFile = file.value(of: declaration).map { $0 == value } ?? false
+                    if fromFile, case .storeKitErrors? = declaration.file { anyFailure = true }
+                    return settingRow(declaration, value: value, fromFile: fromFile)
+                })
         }
         return (.object(groups), ["anyFailure": .bool(anyFailure)])
     }
@@ -48,8 +54,9 @@ extension ViewModels {
             row["choices"] = choices(Array(zip(options, declaration.choiceNames)).map { (value: $0.0, name: $0.1) }, selected: raw)
         case (.integer(let range, _), .number(let number)):
             if declaration.control == .select {
-                row["choices"] = choices(Array(zip(range.map { "\($0)" }, declaration.choiceNames)).map { (value: $0.0, name: $0.1) },
-                                         selected: "\(number)")
+                row["choices"] = choices(
+                    Array(zip(range.map { "\($0)" }, declaration.choiceNames)).map { (value: $0.0, name: $0.1) },
+                    selected: "\(number)")
             } else if case .number(let slowDefault) = declaration.control {
                 row["number"] = true
                 row["value"] = .int(number)

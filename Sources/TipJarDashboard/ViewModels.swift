@@ -26,10 +26,12 @@ enum ViewModels {
     }
 
     static func install(_ install: Install) -> MustacheValue {
-        ["id": .string(install.id), "shortID": .string(shortID(install.id)), "label": .string(install.label),
-         "hasLabel": .bool(!install.label.isEmpty), "locale": .string(install.locale.rawValue), "storefront": .string(install.storefront),
-         "accountID": .string(install.accountID), "hearts": .int(install.hearts), "heartsText": .string(heartsText(install.hearts)),
-         "legacyHasTipped": .bool(install.legacyHasTipped), "isRunning": .bool(install.isRunning)]
+        [
+            "id": .string(install.id), "shortID": .string(shortID(install.id)), "label": .string(install.label),
+            "hasLabel": .bool(!install.label.isEmpty), "locale": .string(install.locale.rawValue), "storefront": .string(install.storefront),
+            "accountID": .string(install.accountID), "hearts": .int(install.hearts), "heartsText": .string(heartsText(install.hearts)),
+            "legacyHasTipped": .bool(install.legacyHasTipped), "isRunning": .bool(install.isRunning),
+        ]
     }
 
     /// The hearts row: the visible hearts, their accessible name, and the thank-you line, which
@@ -41,9 +43,11 @@ enum ViewModels {
     }
 
     static func strings(_ strings: TipJarStrings) -> MustacheValue {
-        ["infoAndCredits": .string(strings.infoAndCredits), "blurb": .string(strings.blurb), "loading": .string(strings.loading),
-         "showTips": .string(strings.showTips), "retry": .string(strings.retry), "restore": .string(strings.restore),
-         "ok": .string(strings.ok), "unreachable": .string(strings.unreachable)]
+        [
+            "infoAndCredits": .string(strings.infoAndCredits), "blurb": .string(strings.blurb), "loading": .string(strings.loading),
+            "showTips": .string(strings.showTips), "retry": .string(strings.retry), "restore": .string(strings.restore),
+            "ok": .string(strings.ok), "unreachable": .string(strings.unreachable),
+        ]
     }
 
     /// The tip jar's state for `fragments/tipjar`: `loading`, `unavailable` with its message, or
@@ -61,19 +65,23 @@ enum ViewModels {
     }
 
     static func tile(_ offer: TipOffer, disabled: Bool = false) -> MustacheValue {
-        ["productID": .string(offer.productID), "name": .string(offer.name), "emoji": .string(offer.emoji),
-         "displayPrice": .string(offer.displayPrice), "tierName": .string(offer.tier?.rawValue ?? "other"), "disabled": .bool(disabled)]
+        [
+            "productID": .string(offer.productID), "name": .string(offer.name), "emoji": .string(offer.emoji),
+            "displayPrice": .string(offer.displayPrice), "tierName": .string(offer.tier?.rawValue ?? "other"), "disabled": .bool(disabled),
+        ]
     }
 
     static func delivery(_ delivery: Delivery) -> MustacheValue {
         let at = UTCTimestamp(delivery.at)
-        return ["at": .string(at.isoWithMilliseconds), "atShort": .string(at.short), "path": .string(delivery.path.rawValue),
-                "transactionID": .string(String(delivery.transactionID)), "productID": .string(delivery.productID),
-                "outcome": .string(delivery.outcome.rawValue), "finished": .bool(delivery.finished),
-                "reason": delivery.note.map { .string($0.text) } ?? .null,
-                // Purchase options: shown only when they differ from the defaults.
-                "quantity": delivery.purchasedQuantity == 1 ? .null : .string("×\(delivery.purchasedQuantity)"),
-                "appAccountToken": delivery.appAccountToken.map { .string($0.uuidString.lowercased()) } ?? .null]
+        return [
+            "at": .string(at.isoWithMilliseconds), "atShort": .string(at.short), "path": .string(delivery.path.rawValue),
+            "transactionID": .string(String(delivery.transactionID)), "productID": .string(delivery.productID),
+            "outcome": .string(delivery.outcome.rawValue), "finished": .bool(delivery.finished),
+            "reason": delivery.note.map { .string($0.text) } ?? .null,
+            // Purchase options: shown only when they differ from the defaults.
+            "quantity": delivery.purchasedQuantity == 1 ? .null : .string("×\(delivery.purchasedQuantity)"),
+            "appAccountToken": delivery.appAccountToken.map { .string($0.uuidString.lowercased()) } ?? .null,
+        ]
     }
 
     /// The page's ledger rows, newest first like the timeline beside it (storage and the JSON API
@@ -83,8 +91,10 @@ enum ViewModels {
     /// A timeline event; `installExists` says whether its install can be linked to (``Routes/eventRows(_:)``).
     static func event(_ event: InstallEvent, installExists: Bool = true) -> MustacheValue {
         let at = UTCTimestamp(event.at)
-        var data: TemplateData = ["at": .string(at.isoWithMilliseconds), "atShort": .string(at.short), "kind": .string(event.kind),
-                                  "detail": .string(event.detail)]
+        var data: TemplateData = [
+            "at": .string(at.isoWithMilliseconds), "atShort": .string(at.short), "kind": .string(event.kind),
+            "detail": .string(event.detail),
+        ]
         if let id = event.installID {
             data["installID"] = .string(id)
             data["installShort"] = .string(shortID(id))
@@ -95,22 +105,29 @@ enum ViewModels {
 
     /// What `fragments/tipjar` needs: the install, the localized strings, the hearts and the state.
     /// A tile posts to the purchase sheet (`purchase-sheet`), or straight to `purchases` when `skipPurchaseSheet` is on.
-    static func tipJar(install: Install, state: TipJarState, isPurchaseOpen: Bool, csrfToken: String,
-                       skipPurchaseSheet: Bool = false) -> TemplateData {
+    static func tipJar(
+        install: Install, state: TipJarState, isPurchaseOpen: Bool, csrfToken: String,
+        skipPurchaseSheet: Bool = false
+    ) -> TemplateData {
         let strings = TipJarStrings.of(install.locale)
-        return ["install": Self.install(install), "installID": .string(install.id), "t": Self.strings(strings),
-                "hearts": hearts(install.hearts, strings: strings), "csrfToken": .string(csrfToken),
-                "state": Self.state(state, strings: strings, disabled: isPurchaseOpen),
-                "purchasePath": .string(skipPurchaseSheet ? "purchases" : "purchase-sheet")]
+        return [
+            "install": Self.install(install), "installID": .string(install.id), "t": Self.strings(strings),
+            "hearts": hearts(install.hearts, strings: strings), "csrfToken": .string(csrfToken),
+            "state": Self.state(state, strings: strings, disabled: isPurchaseOpen),
+            "purchasePath": .string(skipPurchaseSheet ? "purchases" : "purchase-sheet"),
+        ]
     }
 
     /// The whole `/installs/{id}` page, from domain values only (no I/O), so it can be tested and
     /// benchmarked without a server.
-    static func installPage(install: Install, state: TipJarState, isPurchaseOpen: Bool, ledger: [Delivery],
-                            events: [InstallEvent], csrfToken: String, catalogName: String, textSize: String?,
-                            feedback: Feedback?, skipPurchaseSheet: Bool = false, sheet: PurchaseSheet? = nil) -> TemplateData {
-        var data = tipJar(install: install, state: state, isPurchaseOpen: isPurchaseOpen, csrfToken: csrfToken,
-                          skipPurchaseSheet: skipPurchaseSheet)
+    static func installPage(
+        install: Install, state: TipJarState, isPurchaseOpen: Bool, ledger: [Delivery],
+        events: [InstallEvent], csrfToken: String, catalogName: String, textSize: String?,
+        feedback: Feedback?, skipPurchaseSheet: Bool = false, sheet: PurchaseSheet? = nil
+    ) -> TemplateData {
+        var data = tipJar(
+            install: install, state: state, isPurchaseOpen: isPurchaseOpen, csrfToken: csrfToken,
+            skipPurchaseSheet: skipPurchaseSheet)
         if let sheet { data["sheet"] = purchaseSheet(sheet, strings: .of(install.locale)) }
         data["catalogName"] = .string(catalogName)
         data["nav"] = ["installs": true]

@@ -10,8 +10,10 @@ extension SQLiteTipJarStorage {
     public nonisolated(nonsending) func transactions(matching query: TransactionQuery) async throws -> TransactionPage {
         var conditions: [String] = []
         var arguments: [any DatabaseValueConvertible] = []
-        for (column, value) in [("account_id", query.accountID), ("install_id", query.installID), ("product_id", query.productID),
-                                ("status", query.status.map(Self.statusColumn))] {
+        for (column, value) in [
+            ("account_id", query.accountID), ("install_id", query.installID), ("product_id", query.productID),
+            ("status", query.status.map(Self.statusColumn)),
+        ] {
             guard let value else { continue }
             conditions.append("\(column) = ?")
             arguments.append(value)

@@ -15,8 +15,9 @@ extension SQLiteTipJarStorage {
 
     /// A stored transaction from a row of ``transactionColumns``, read by column name.
     static func storedTransaction(_ row: Row) throws -> StoredTransaction {
-        var transaction = Transaction(id: UInt64(bitPattern: try row.value(named: "id")), productID: try row.value(named: "product_id"),
-                                      purchaseDate: date(try row.value(named: "purchase_date_ms")), storefront: try row.value(named: "storefront"))
+        var transaction = Transaction(
+            id: UInt64(bitPattern: try row.value(named: "id")), productID: try row.value(named: "product_id"),
+            purchaseDate: date(try row.value(named: "purchase_date_ms")), storefront: try row.value(named: "storefront"))
         transaction.revocationDate = (try row.value(named: "revocation_date_ms", as: Int64?.self)).map(date)
         transaction.revocationReason = (try row.value(named: "revocation_reason", as: String?.self)).flatMap(Transaction.RevocationReason.init(rawValue:))
         transaction.purchasedQuantity = try row.value(named: "purchased_quantity")
@@ -29,9 +30,10 @@ extension SQLiteTipJarStorage {
         // Both read on every row, so every row reads the same names in the same order (see `ColumnIndexes`).
         let status = StoredTransaction.Status(rawValue: try row.value(named: "status")) ?? .declined
         let hasPurchaseIssue: Bool = try row.value(named: "has_purchase_issue")
-        return StoredTransaction(transaction: transaction, accountID: try row.value(named: "account_id"),
-                                 installID: try row.value(named: "install_id"), status: hasPurchaseIssue ? .interrupted : status,
-                                 isFinished: try row.value(named: "is_finished"), isExternal: try row.value(named: "is_external"))
+        return StoredTransaction(
+            transaction: transaction, accountID: try row.value(named: "account_id"),
+            installID: try row.value(named: "install_id"), status: hasPurchaseIssue ? .interrupted : status,
+            isFinished: try row.value(named: "is_finished"), isExternal: try row.value(named: "is_external"))
     }
 
     /// `TipJarStorage.insert(_:)` for a transaction: one `INSERT INTO transactions`. - Throws: `DatabaseError` (e.g. a duplicate ID).
@@ -43,11 +45,13 @@ extension SQLiteTipJarStorage {
 
     static func insertArguments(_ stored: StoredTransaction) -> StatementArguments {
         let t = stored.transaction
-        return [Int64(bitPattern: t.id), t.productID, milliseconds(t.purchaseDate), t.storefront,
-                stored.accountID, stored.installID, statusColumn(stored.status), stored.isFinished, stored.isExternal,
-                t.revocationDate.map(milliseconds), t.revocationReason?.rawValue, t.purchasedQuantity,
-                t.appAccountToken?.uuidString.lowercased(), t.price.map { "\($0)" }, t.currency, t.productType?.rawValue,
-                t.appBundleID, milliseconds(t.signedDate), stored.status == .interrupted]
+        return [
+            Int64(bitPattern: t.id), t.productID, milliseconds(t.purchaseDate), t.storefront,
+            stored.accountID, stored.installID, statusColumn(stored.status), stored.isFinished, stored.isExternal,
+            t.revocationDate.map(milliseconds), t.revocationReason?.rawValue, t.purchasedQuantity,
+            t.appAccountToken?.uuidString.lowercased(), t.price.map { "\($0)" }, t.currency, t.productType?.rawValue,
+            t.appBundleID, milliseconds(t.signedDate), stored.status == .interrupted,
+        ]
     }
 
     /// The `status` column's value: an interrupted transaction is `pending` with `has_purchase_issue = 1`
@@ -69,14 +73,18 @@ extension SQLiteTipJarStorage {
     public nonisolated(nonsending) func update(_ stored: StoredTransaction, from expected: StoredTransaction) async throws -> Bool {
         let t = stored.transaction
         return try await pool.write { db in
-            try db.execute(sql: """
-                UPDATE transactions SET purchase_date_ms = ?, status = ?, is_finished = ?, revocation_date_ms = ?, revocation_reason = ?,
-                signed_date_ms = ?, has_purchase_issue = ?
-                WHERE id = ? AND status = ? AND has_purchase_issue = ? AND (revocation_date_ms IS NULL) = ?
-                """, arguments: [Self.milliseconds(t.purchaseDate), Self.statusColumn(stored.status), stored.isFinished,
-                                 t.revocationDate.map(Self.milliseconds), t.revocationReason?.rawValue,
-                                 Self.milliseconds(t.signedDate), stored.status == .interrupted, Int64(bitPattern: t.id),
-                                 Self.statusColumn(expected.status), expected.status == .interrupted, !expected.transaction.isRevoked])
+            try db.execute(
+                sql: """
+                    UPDATE transactions SET purchase_date_ms = ?, status = ?, is_finished = ?, revocation_date_ms = ?, revocation_reason = ?,
+                    signed_date_ms = ?, has_purchase_issue = ?
+                    WHERE id = ? AND status = ? AND has_purchase_issue = ? AND (revocation_date_ms IS NULL) = ?
+                    """,
+                arguments: [
+                    Self.milliseconds(t.purchaseDate), Self.statusColumn(stored.status), stored.isFinished,
+                    t.revocationDate.map(Self.milliseconds), t.revocationReason?.rawValue,
+                    Self.milliseconds(t.signedDate), stored.status == .interrupted, Int64(bitPattern: t.id),
+                    Self.statusColumn(expected.status), expected.status == .interrupted, !expected.transaction.isRevoked,
+                ])
             return db.changes == 1
         }
     }
@@ -85,19 +93,23 @@ extension SQLiteTipJarStorage {
     /// interrupted ones (`has_purchase_issue = 1`), which are not Ask to Buy's.
     public nonisolated(nonsending) func pendingTransactions() async throws -> [StoredTransaction] {
         try await pool.read { db in
-            try db.cachedStatement(sql: """
-                SELECT \(Self.transactionColumns) FROM transactions WHERE status = 'pending' AND has_purchase_issue = 0 ORDER BY id
-                """).fetchAll(Self.storedTransaction)
+            try db.cachedStatement(
+                sql: """
+                    SELECT \(Self.transactionColumns) FROM transactions WHERE status = 'pending' AND has_purchase_issue = 0 ORDER BY id
+                    """
+            ).fetchAll(Self.storedTransaction)
         }
     }
 
     /// `TipJarStorage.unfinishedTransactions(accountID:)`: through the partial index of unfinished purchases.
     public nonisolated(nonsending) func unfinishedTransactions(accountID: String) async throws -> [StoredTransaction] {
         try await pool.read { db in
-            try db.cachedStatement(sql: """
-                SELECT \(Self.transactionColumns) FROM transactions
-                WHERE account_id = ? AND status = 'purchased' AND is_finished = 0 ORDER BY id
-                """).fetchAll(arguments: [accountID], Self.storedTransaction)
+            try db.cachedStatement(
+                sql: """
+                    SELECT \(Self.transactionColumns) FROM transactions
+                    WHERE account_id = ? AND status = 'purchased' AND is_finished = 0 ORDER BY id
+                    """
+            ).fetchAll(arguments: [accountID], Self.storedTransaction)
         }
     }
 
@@ -113,9 +125,11 @@ extension SQLiteTipJarStorage {
     /// counted keys installs keep after the store forgets a transaction (both primary-key lookups); 0 when empty.
     public nonisolated(nonsending) func largestTransactionID() async throws -> UInt64 {
         try await pool.read { db in
-            let value = try db.cachedStatement(sql: """
-                SELECT max(coalesce((SELECT max(id) FROM transactions), 0), coalesce((SELECT max(transaction_id) FROM counted_transactions), 0))
-                """).fetchOne { try $0.value(at: 0, as: Int64?.self) }
+            let value = try db.cachedStatement(
+                sql: """
+                    SELECT max(coalesce((SELECT max(id) FROM transactions), 0), coalesce((SELECT max(transaction_id) FROM counted_transactions), 0))
+                    """
+            ).fetchOne { try $0.value(at: 0, as: Int64?.self) }
             return UInt64(bitPattern: (value ?? nil) ?? 0)
         }
     }
@@ -148,12 +162,13 @@ extension SQLiteTipJarStorage {
         let (asRecorded, finishedOnInsert) = (Self.insertArguments(recordedRow), recordedRow.isFinished)
         let recorded = try await pool.write(savepoint: false) { db -> Result<(outcome: RecordOutcome, hearts: Int), any Error> in
             do {
-                return .success(try db.inSavepoint { () throws -> (outcome: RecordOutcome, hearts: Int) in
-                    try db.execute(sql: Self.insertTransactionSQL, arguments: asRecorded)
-                    return try Self.record(delivery, in: db, finishedOnInsert: finishedOnInsert)
-                })
+                return .success(
+                    try db.inSavepoint { () throws -> (outcome: RecordOutcome, hearts: Int) in
+                        try db.execute(sql: Self.insertTransactionSQL, arguments: asRecorded)
+                        return try Self.record(delivery, in: db, finishedOnInsert: finishedOnInsert)
+                    })
             } catch {
-                guard db.isInsideTransaction else { throw error } // SQLite rolled back the whole transaction
+                guard db.isInsideTransaction else { throw error }  // SQLite rolled back the whole transaction
                 try db.execute(sql: Self.insertTransactionSQL, arguments: Self.insertArguments(stored))
                 return .failure(error)
             }
@@ -167,11 +182,13 @@ extension SQLiteTipJarStorage {
         var outcome = delivery.outcome
         let transactionID = Int64(bitPattern: delivery.transactionID)
         // Read, then write only a change: the write lock is held, so nothing moves in between.
-        var hearts: Int = try db.cachedStatement(sql: "SELECT hearts FROM installs WHERE id = ?")
+        var hearts: Int =
+            try db.cachedStatement(sql: "SELECT hearts FROM installs WHERE id = ?")
             .fetchOne(arguments: [delivery.installID]) { try $0.value(at: 0) } ?? 0
         if outcome == .counted {
-            try db.execute(sql: "INSERT INTO counted_transactions (install_id, transaction_id) VALUES (?, ?) ON CONFLICT DO NOTHING",
-                           arguments: [delivery.installID, transactionID])
+            try db.execute(
+                sql: "INSERT INTO counted_transactions (install_id, transaction_id) VALUES (?, ?) ON CONFLICT DO NOTHING",
+                arguments: [delivery.installID, transactionID])
             if db.changes != 1 {
                 outcome = .duplicate
             } else if hearts < Install.maximumHearts {
@@ -179,11 +196,15 @@ extension SQLiteTipJarStorage {
                 try db.execute(sql: "UPDATE installs SET hearts = ? WHERE id = ?", arguments: [hearts, delivery.installID])
             }
         }
-        try db.execute(sql: """
-            INSERT INTO deliveries (install_id, transaction_id, product_id, path, outcome, finished, at_ms, note)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-            """, arguments: [delivery.installID, transactionID, delivery.productID, delivery.path.rawValue, outcome.rawValue,
-                             delivery.finished, Self.milliseconds(delivery.at), delivery.note?.rawValue])
+        try db.execute(
+            sql: """
+                INSERT INTO deliveries (install_id, transaction_id, product_id, path, outcome, finished, at_ms, note)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                """,
+            arguments: [
+                delivery.installID, transactionID, delivery.productID, delivery.path.rawValue, outcome.rawValue,
+                delivery.finished, Self.milliseconds(delivery.at), delivery.note?.rawValue,
+            ])
         if delivery.finished, !finishedOnInsert {
             try db.execute(sql: "UPDATE transactions SET is_finished = 1 WHERE id = ?", arguments: [transactionID])
         }
@@ -198,8 +219,10 @@ extension SQLiteTipJarStorage {
     /// `TipJarStorage.installWithLedger(id:limit:)`: both queries in one read transaction.
     public nonisolated(nonsending) func installWithLedger(id: String, limit: Int) async throws -> (install: Install, ledger: [Delivery])? {
         try await pool.read { db in
-            guard let install = try db.cachedStatement(sql: "SELECT \(Self.installColumns) FROM \(Self.installsWithAccounts) WHERE installs.id = ?")
-                .fetchOne(arguments: [id], Self.install) else { return nil }
+            guard
+                let install = try db.cachedStatement(sql: "SELECT \(Self.installColumns) FROM \(Self.installsWithAccounts) WHERE installs.id = ?")
+                    .fetchOne(arguments: [id], Self.install)
+            else { return nil }
             return (install, try Self.ledger(db, installID: id, limit: limit))
         }
     }
@@ -207,19 +230,22 @@ extension SQLiteTipJarStorage {
     /// The last `limit` deliveries of an install, oldest first, each with its transaction's quantity and token,
     /// read by column name.
     static func ledger(_ db: Database, installID: String, limit: Int) throws -> [Delivery] {
-        try db.cachedStatement(sql: """
-            SELECT d.install_id, d.transaction_id, d.product_id, d.path, d.outcome, d.finished, d.at_ms,
-                   t.purchased_quantity, t.app_account_token, d.note FROM
-            (SELECT * FROM deliveries WHERE install_id = ? ORDER BY id DESC LIMIT ?) AS d
-            LEFT JOIN transactions AS t ON t.id = d.transaction_id ORDER BY d.id
-            """).fetchAll(arguments: [installID, limit]) { row in
-            var delivery = Delivery(installID: try row.value(named: "install_id"),
-                                    transactionID: UInt64(bitPattern: try row.value(named: "transaction_id")),
-                                    productID: try row.value(named: "product_id"),
-                                    path: DeliveryPath(rawValue: try row.value(named: "path")) ?? .listener,
-                                    outcome: RecordOutcome(rawValue: try row.value(named: "outcome")) ?? .unverified,
-                                    finished: try row.value(named: "finished"), at: Self.date(try row.value(named: "at_ms")),
-                                    note: (try row.value(named: "note", as: String?.self)).flatMap(DeliveryNote.init(rawValue:)))
+        try db.cachedStatement(
+            sql: """
+                SELECT d.install_id, d.transaction_id, d.product_id, d.path, d.outcome, d.finished, d.at_ms,
+                       t.purchased_quantity, t.app_account_token, d.note FROM
+                (SELECT * FROM deliveries WHERE install_id = ? ORDER BY id DESC LIMIT ?) AS d
+                LEFT JOIN transactions AS t ON t.id = d.transaction_id ORDER BY d.id
+                """
+        ).fetchAll(arguments: [installID, limit]) { row in
+            var delivery = Delivery(
+                installID: try row.value(named: "install_id"),
+                transactionID: UInt64(bitPattern: try row.value(named: "transaction_id")),
+                productID: try row.value(named: "product_id"),
+                path: DeliveryPath(rawValue: try row.value(named: "path")) ?? .listener,
+                outcome: RecordOutcome(rawValue: try row.value(named: "outcome")) ?? .unverified,
+                finished: try row.value(named: "finished"), at: Self.date(try row.value(named: "at_ms")),
+                note: (try row.value(named: "note", as: String?.self)).flatMap(DeliveryNote.init(rawValue:)))
             delivery.purchasedQuantity = try row.value(named: "purchased_quantity", as: Int?.self) ?? 1
             delivery.appAccountToken = (try row.value(named: "app_account_token", as: String?.self)).flatMap(UUID.init(uuidString:))
             return delivery
@@ -229,10 +255,12 @@ extension SQLiteTipJarStorage {
     /// `TipJarStorage.overview()`: counts of installs and counted tips, and the sum of hearts.
     public nonisolated(nonsending) func overview() async throws -> Overview {
         try await pool.read { db in
-            try db.cachedStatement(sql: """
-                SELECT (SELECT count(*) FROM installs) AS installs, (SELECT count(*) FROM counted_transactions) AS tips,
-                       (SELECT coalesce(sum(hearts), 0) FROM installs) AS hearts
-                """).fetchOne { row in
+            try db.cachedStatement(
+                sql: """
+                    SELECT (SELECT count(*) FROM installs) AS installs, (SELECT count(*) FROM counted_transactions) AS tips,
+                           (SELECT coalesce(sum(hearts), 0) FROM installs) AS hearts
+                    """
+            ).fetchOne { row in
                 Overview(installs: try row.value(named: "installs"), tips: try row.value(named: "tips"), hearts: try row.value(named: "hearts"))
             } ?? Overview(installs: 0, tips: 0, hearts: 0)
         }

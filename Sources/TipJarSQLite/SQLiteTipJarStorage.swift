@@ -53,11 +53,12 @@ public final class SQLiteTipJarStorage: TipJarStorage {
 
     /// An install from a row of ``installColumns``, read by column name.
     static func install(_ row: Row) throws -> Install {
-        Install(id: try row.value(named: "id"), label: try row.value(named: "label"),
-                locale: AppLocale(rawValue: try row.value(named: "locale")) ?? .en, storefront: try row.value(named: "storefront"),
-                accountID: try row.value(named: "account_id"), hearts: try row.value(named: "hearts"),
-                legacyHasTipped: try row.value(named: "legacy_has_tipped"), isRunning: try row.value(named: "is_running"),
-                createdAt: date(try row.value(named: "created_at_ms")))
+        Install(
+            id: try row.value(named: "id"), label: try row.value(named: "label"),
+            locale: AppLocale(rawValue: try row.value(named: "locale")) ?? .en, storefront: try row.value(named: "storefront"),
+            accountID: try row.value(named: "account_id"), hearts: try row.value(named: "hearts"),
+            legacyHasTipped: try row.value(named: "legacy_has_tipped"), isRunning: try row.value(named: "is_running"),
+            createdAt: date(try row.value(named: "created_at_ms")))
     }
 
     /// `TipJarStorage.insert(_:)` for an install: the account's row is created with `install.storefront` unless it
@@ -66,15 +67,21 @@ public final class SQLiteTipJarStorage: TipJarStorage {
     @discardableResult
     public nonisolated(nonsending) func insert(_ install: Install) async throws -> Install {
         try await pool.write { db in
-            try db.execute(sql: "INSERT INTO accounts (account_id, storefront) VALUES (?, ?) ON CONFLICT (account_id) DO NOTHING",
-                           arguments: [install.accountID, install.storefront])
-            try db.execute(sql: """
-                INSERT INTO installs (id, label, locale, account_id, hearts, legacy_has_tipped, is_running, created_at_ms)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                """, arguments: [install.id, install.label, install.locale.rawValue, install.accountID,
-                                 install.hearts, install.legacyHasTipped, install.isRunning, Self.milliseconds(install.createdAt)])
+            try db.execute(
+                sql: "INSERT INTO accounts (account_id, storefront) VALUES (?, ?) ON CONFLICT (account_id) DO NOTHING",
+                arguments: [install.accountID, install.storefront])
+            try db.execute(
+                sql: """
+                    INSERT INTO installs (id, label, locale, account_id, hearts, legacy_has_tipped, is_running, created_at_ms)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [
+                    install.id, install.label, install.locale.rawValue, install.accountID,
+                    install.hearts, install.legacyHasTipped, install.isRunning, Self.milliseconds(install.createdAt),
+                ])
             var saved = install
-            saved.storefront = try db.cachedStatement(sql: "SELECT storefront FROM accounts WHERE account_id = ?")
+            saved.storefront =
+                try db.cachedStatement(sql: "SELECT storefront FROM accounts WHERE account_id = ?")
                 .fetchOne(arguments: [install.accountID]) { try $0.value(at: 0) } ?? install.storefront
             return saved
         }
@@ -155,10 +162,11 @@ public final class SQLiteTipJarStorage: TipJarStorage {
     /// whether it ran, so it can never run twice.
     public nonisolated(nonsending) func migrateLegacyFlag(installID: String) async throws -> Bool {
         try await pool.write { db in
-            try db.execute(sql: """
-                UPDATE installs SET hearts = CASE WHEN hearts = 0 THEN 1 ELSE hearts END, legacy_has_tipped = 0
-                WHERE id = ? AND legacy_has_tipped = 1
-                """, arguments: [installID])
+            try db.execute(
+                sql: """
+                    UPDATE installs SET hearts = CASE WHEN hearts = 0 THEN 1 ELSE hearts END, legacy_has_tipped = 0
+                    WHERE id = ? AND legacy_has_tipped = 1
+                    """, arguments: [installID])
             return db.changes == 1
         }
     }
@@ -178,8 +186,9 @@ public final class SQLiteTipJarStorage: TipJarStorage {
     public nonisolated(nonsending) func save(_ settings: StoreSettings) async throws {
         let json = String(decoding: try JSONEncoder().encode(settings), as: UTF8.self)
         try await pool.write { db in
-            try db.execute(sql: "INSERT INTO store_settings (id, json) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET json = excluded.json",
-                           arguments: [json])
+            try db.execute(
+                sql: "INSERT INTO store_settings (id, json) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET json = excluded.json",
+                arguments: [json])
         }
     }
 }

@@ -48,8 +48,11 @@ public enum JSONValue: Sendable, Equatable {
 
     /// Compact JSON text with sorted keys and unescaped slashes.
     public var text: String {
-        guard let data = try? JSONSerialization.data(withJSONObject: serialized,
-                                                     options: [.sortedKeys, .withoutEscapingSlashes, .fragmentsAllowed]) else { return "null" }
+        guard
+            let data = try? JSONSerialization.data(
+                withJSONObject: serialized,
+                options: [.sortedKeys, .withoutEscapingSlashes, .fragmentsAllowed])
+        else { return "null" }
         return String(decoding: data, as: UTF8.self)
     }
 

@@ -26,7 +26,8 @@ public struct JUnitReport: Sendable {
             let failures = result.steps.filter { if case .failed = $0.verdict { return true } else { return false } }.count
             let skipped = result.steps.filter { $0.verdict == .skipped }.count
             let time = result.steps.reduce(0) { $0 + $1.seconds }
-            var suite = "  <testsuite name=\"\(Self.attribute(result.name))\" file=\"\(Self.attribute(result.file))\" tests=\"\(result.steps.count)\" "
+            var suite =
+                "  <testsuite name=\"\(Self.attribute(result.name))\" file=\"\(Self.attribute(result.file))\" tests=\"\(result.steps.count)\" "
                 + "failures=\"\(failures)\" errors=\"0\" skipped=\"\(skipped)\" time=\"\(Self.seconds(time))\">\n"
             for step in result.steps {
                 let name = Self.attribute("\(step.number) \(step.title)")
@@ -41,10 +42,11 @@ public struct JUnitReport: Sendable {
             suites.append(suite + "  </testsuite>\n")
         }
         for error in malformed {
-            suites.append("  <testsuite name=\"\(Self.attribute(error.file))\" file=\"\(Self.attribute(error.file))\" tests=\"1\" failures=\"0\" errors=\"1\" skipped=\"0\" time=\"0\">\n"
-                + "    <testcase name=\"read the scenario file\" classname=\"\(Self.attribute(error.file))\" time=\"0\">\n"
-                + "      <error message=\"\(Self.attribute(error.description))\" type=\"malformed\">\(Self.text(error.description))</error>\n"
-                + "    </testcase>\n  </testsuite>\n")
+            suites.append(
+                "  <testsuite name=\"\(Self.attribute(error.file))\" file=\"\(Self.attribute(error.file))\" tests=\"1\" failures=\"0\" errors=\"1\" skipped=\"0\" time=\"0\">\n"
+                    + "    <testcase name=\"read the scenario file\" classname=\"\(Self.attribute(error.file))\" time=\"0\">\n"
+                    + "      <error message=\"\(Self.attribute(error.description))\" type=\"malformed\">\(Self.text(error.description))</error>\n"
+                    + "    </testcase>\n  </testsuite>\n")
         }
         let tests = results.reduce(0) { $0 + $1.steps.count } + malformed.count
         let failures = results.reduce(0) { $0 + ($1.passed ? 0 : 1) }

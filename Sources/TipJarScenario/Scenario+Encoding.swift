@@ -5,8 +5,10 @@ extension Scenario {
     /// one step per line with its members in reading order (`step`, `install`, its fields,
     /// `expect`, `note`).
     public var fileText: String {
-        var lines = ["{", "  \"$schema\": \"schema/scenario.schema.json\",", "  \"format\": \(Self.formatVersion),",
-                     "  \"name\": \(JSONValue.string(name).text),"]
+        var lines = [
+            "{", "  \"$schema\": \"schema/scenario.schema.json\",", "  \"format\": \(Self.formatVersion),",
+            "  \"name\": \(JSONValue.string(name).text),",
+        ]
         if let description { lines.append("  \"description\": \(JSONValue.string(description).text),") }
         lines.append("  \"steps\": [")
         for (index, step) in steps.enumerated() {

@@ -41,8 +41,10 @@ public struct ScenarioStep: Sendable {
     public var note: String?
 
     /// Creates a step.
-    public init(type: ScenarioStepType, install: String? = nil, fields: [String: JSONValue] = [:],
-                expect: ScenarioExpectation = ScenarioExpectation(), note: String? = nil) {
+    public init(
+        type: ScenarioStepType, install: String? = nil, fields: [String: JSONValue] = [:],
+        expect: ScenarioExpectation = ScenarioExpectation(), note: String? = nil
+    ) {
         self.type = type
         self.install = install
         self.fields = fields
@@ -94,8 +96,9 @@ extension Scenario {
         var names = ScenarioNames()
         var parsedSteps: [ScenarioStep] = []
         for node in stepNodes { parsedSteps.append(try ScenarioStep(node: node, names: &names)) }
-        self.init(name: try name.string(), description: try members["description"]?.string(nonEmpty: false, maximumLength: 4_000),
-                  steps: parsedSteps)
+        self.init(
+            name: try name.string(), description: try members["description"]?.string(nonEmpty: false, maximumLength: 4_000),
+            steps: parsedSteps)
     }
 
     /// Reads and parses a scenario file.
@@ -176,8 +179,9 @@ extension ScenarioStep {
         if let alias = members["as"] { names.transactions.insert(try alias.string(maximumLength: 100)) }
         let expect = try members["expect"].map { node throws(ScenarioError) in try ScenarioExpectation(node: node, names: names) } ?? ScenarioExpectation()
         if type.install == .none, expect.hearts != nil || expect.running != nil || expect.ledger != nil || expect.offers != nil || expect.pending != nil {
-            throw ScenarioError(file: node.file, location: node.path(forKey: "expect"),
-                                problem: "a \(type.name) step has no install: it can expect only status, statuses, outcome and errorName")
+            throw ScenarioError(
+                file: node.file, location: node.path(forKey: "expect"),
+                problem: "a \(type.name) step has no install: it can expect only status, statuses, outcome and errorName")
         }
         self.init(type: type, install: install, fields: fields, expect: expect, note: try members["note"]?.string(nonEmpty: false, maximumLength: 500))
     }

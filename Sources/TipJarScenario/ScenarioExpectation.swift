@@ -47,8 +47,10 @@ public struct ScenarioExpectation: Sendable, Equatable {
     }
 
     /// Creates an expectation (empty: only a 2xx status).
-    public init(status: Int? = nil, statuses: [Int]? = nil, hearts: Int? = nil, running: Bool? = nil, outcome: String? = nil,
-                errorName: JSONValue? = nil, ledger: [LedgerRow]? = nil, offers: String? = nil, pending: Int? = nil) {
+    public init(
+        status: Int? = nil, statuses: [Int]? = nil, hearts: Int? = nil, running: Bool? = nil, outcome: String? = nil,
+        errorName: JSONValue? = nil, ledger: [LedgerRow]? = nil, offers: String? = nil, pending: Int? = nil
+    ) {
         self.status = status
         self.statuses = statuses
         self.hearts = hearts
@@ -91,9 +93,10 @@ public struct ScenarioExpectation: Sendable, Equatable {
                     let name = try reference.string(maximumLength: 100)
                     guard names.transactions.contains(name) else { throw reference.error("no transaction named \"\(ScenarioNode.shown(name))\" above") }
                 }
-                return LedgerRow(path: try fields["path"]?.oneOf(Self.paths), outcome: try fields["outcome"]?.oneOf(Self.recordOutcomes),
-                                 finished: try fields["finished"]?.bool(), productID: try fields["productID"]?.string(),
-                                 transaction: try fields["transaction"]?.string())
+                return LedgerRow(
+                    path: try fields["path"]?.oneOf(Self.paths), outcome: try fields["outcome"]?.oneOf(Self.recordOutcomes),
+                    finished: try fields["finished"]?.bool(), productID: try fields["productID"]?.string(),
+                    transaction: try fields["transaction"]?.string())
             }
         }
     }
@@ -127,15 +130,16 @@ public struct ScenarioExpectation: Sendable, Equatable {
         if let offers { object["offers"] = .string(offers) }
         if let pending { object["pending"] = .number(Double(pending)) }
         if let ledger {
-            object["ledger"] = .array(ledger.map { row in
-                var fields: [String: JSONValue] = [:]
-                if let path = row.path { fields["path"] = .string(path) }
-                if let outcome = row.outcome { fields["outcome"] = .string(outcome) }
-                if let finished = row.finished { fields["finished"] = .bool(finished) }
-                if let productID = row.productID { fields["productID"] = .string(productID) }
-                if let transaction = row.transaction { fields["transaction"] = .string(transaction) }
-                return .object(fields)
-            })
+            object["ledger"] = .array(
+                ledger.map { row in
+                    var fields: [String: JSONValue] = [:]
+                    if let path = row.path { fields["path"] = .string(path) }
+                    if let outcome = row.outcome { fields["outcome"] = .string(outcome) }
+                    if let finished = row.finished { fields["finished"] = .bool(finished) }
+                    if let productID = row.productID { fields["productID"] = .string(productID) }
+                    if let transaction = row.transaction { fields["transaction"] = .string(transaction) }
+                    return .object(fields)
+                })
         }
         return .object(object)
     }

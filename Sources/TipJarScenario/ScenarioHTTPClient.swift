@@ -1,4 +1,5 @@
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -129,7 +130,8 @@ public struct ScenarioHTTPClient: Sendable {
         for line in head.dropFirst() {
             let parts = line.split(separator: ":", maxSplits: 1)
             if parts.count == 2, parts[0].lowercased() == "content-length", let length = Int(parts[1].trimmingCharacters(in: .whitespaces)),
-               length <= body.count {
+                length <= body.count
+            {
                 body = Array(body.prefix(length))
             }
         }

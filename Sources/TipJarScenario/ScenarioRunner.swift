@@ -59,8 +59,9 @@ public struct ScenarioRunner: Sendable {
                 guard let id = answer.transactionID else { return (.failed("\"as\": \"\(name)\": the answer carries no transaction ID (\(answer.summary))"), answer.summary) }
                 session.transactions[name] = id
             }
-            let mismatches = try await session.check(step.expect, installID: installID ?? step.install.flatMap { session.installs[$0] },
-                                                     answer: answer, ledgerBefore: before)
+            let mismatches = try await session.check(
+                step.expect, installID: installID ?? step.install.flatMap { session.installs[$0] },
+                answer: answer, ledgerBefore: before)
             let checked = step.expect.checkedFacts.isEmpty ? "" : " · held: " + step.expect.checkedFacts.joined(separator: ", ")
             return mismatches.isEmpty ? (.passed, answer.summary + checked) : (.failed(mismatches.joined(separator: "; ")), answer.summary)
         } catch {

@@ -32,9 +32,11 @@ final class ScenarioSession {
         var settings: [String: JSONValue] = [:]
         for declaration in StoreSettings.declarations(in: nil) { settings[declaration.key] = json(declaration.defaultValue) }
         for object in StoreSettings.settingObjects {
-            settings[object] = .object(Dictionary(uniqueKeysWithValues: StoreSettings.declarations(in: object).map {
-                ($0.path[1], json($0.defaultValue))
-            }))
+            settings[object] = .object(
+                Dictionary(
+                    uniqueKeysWithValues: StoreSettings.declarations(in: object).map {
+                        ($0.path[1], json($0.defaultValue))
+                    }))
         }
         return settings
     }()
@@ -128,8 +130,9 @@ final class ScenarioSession {
     static func condition(_ value: JSONValue?) throws -> ScenarioExpectation {
         guard let value else { return ScenarioExpectation() }
         do {
-            return try ScenarioExpectation(node: ScenarioNode(value: value, path: "until", file: ""), names: ScenarioNames(),
-                                           allowing: ScenarioExpectation.conditionFields)
+            return try ScenarioExpectation(
+                node: ScenarioNode(value: value, path: "until", file: ""), names: ScenarioNames(),
+                allowing: ScenarioExpectation.conditionFields)
         } catch {
             throw StepFailure(description: error.description)
         }

@@ -5,8 +5,10 @@ extension ScenarioStepType {
     /// definition of a step: adding an endpoint to scenarios is one entry here and one name in
     /// `Public/scenarios/schema/scenario.schema.json`.
     public static let all: [ScenarioStepType] = [
-        ScenarioStepType(name: "store", summary: "Change the simulated App Store's settings (a PUT /api/store patch); reset: true first restores every default.",
-                         install: .none, fields: ["settings": .object, "reset": .bool], required: [], titleFields: []) { step, session in
+        ScenarioStepType(
+            name: "store", summary: "Change the simulated App Store's settings (a PUT /api/store patch); reset: true first restores every default.",
+            install: .none, fields: ["settings": .object, "reset": .bool], required: [], titleFields: []
+        ) { step, session in
             var patch: [String: JSONValue] = step.fields["reset"]?.boolValue == true ? ScenarioSession.defaultStoreSettings : [:]
             if case .object(let settings)? = step.fields["settings"] {
                 for (key, value) in settings {
@@ -20,11 +22,15 @@ extension ScenarioStepType {
             }
             return StepAnswer(try await session.send("PUT", "/api/store", body: .object(patch)))
         },
-        ScenarioStepType(name: "createInstall", summary: "Install the app (POST /api/installs); the install is called by its name from then on.",
-                         install: .creates,
-                         fields: ["locale": .choice(["en", "pt-BR"]), "storefront": .string, "account": .string, "label": .text,
-                                  "legacyHasTipped": .bool, "launch": .bool],
-                         required: [], titleFields: []) { step, session in
+        ScenarioStepType(
+            name: "createInstall", summary: "Install the app (POST /api/installs); the install is called by its name from then on.",
+            install: .creates,
+            fields: [
+                "locale": .choice(["en", "pt-BR"]), "storefront": .string, "account": .string, "label": .text,
+                "legacyHasTipped": .bool, "launch": .bool,
+            ],
+            required: [], titleFields: []
+        ) { step, session in
             var body: [String: JSONValue] = [:]
             for key in ["locale", "storefront", "label", "legacyHasTipped", "launch"] { body[key] = step.fields[key] }
             if let account = step.fields["account"]?.stringValue { body["accountID"] = .string(session.accountID(named: account)) }
@@ -32,9 +38,11 @@ extension ScenarioStepType {
             if let id = answer.json?["id"]?.stringValue, let name = step.install { session.installs[name] = id }
             return StepAnswer(answer)
         },
-        ScenarioStepType(name: "purchase", summary: "Tap a tip (POST /api/installs/{id}/purchases); tabs sends that many taps at once; userAction is the sheet's confirm or cancel.",
-                         install: .uses, fields: ["productID": .string, "userAction": .choice(["confirm", "cancel"]), "tabs": .integer(1...5), "as": .string],
-                         required: ["productID"], titleFields: ["productID"]) { step, session in
+        ScenarioStepType(
+            name: "purchase", summary: "Tap a tip (POST /api/installs/{id}/purchases); tabs sends that many taps at once; userAction is the sheet's confirm or cancel.",
+            install: .uses, fields: ["productID": .string, "userAction": .choice(["confirm", "cancel"]), "tabs": .integer(1...5), "as": .string],
+            required: ["productID"], titleFields: ["productID"]
+        ) { step, session in
             var body: [String: JSONValue] = ["productID": step.fields["productID"] ?? .null]
             if let action = step.fields["userAction"] { body["userAction"] = action }
             let path = "/api/installs/\(try session.installID(step))/purchases"
@@ -56,34 +64,44 @@ extension ScenarioStepType {
         },
         askToBuy("approve", summary: "Approve the install's last Ask to Buy purchase (POST /api/store/pending/{transactionID}/approve)."),
         askToBuy("decline", summary: "Decline the install's last Ask to Buy purchase (POST /api/store/pending/{transactionID}/decline)."),
-        ScenarioStepType(name: "resolve", summary: "Resolve the install's last interrupted purchase (POST /api/store/interrupted/{transactionID}/resolve).",
-                         install: .uses, fields: [:], required: [], titleFields: []) { step, session in
+        ScenarioStepType(
+            name: "resolve", summary: "Resolve the install's last interrupted purchase (POST /api/store/interrupted/{transactionID}/resolve).",
+            install: .uses, fields: [:], required: [], titleFields: []
+        ) { step, session in
             StepAnswer(try await session.send("POST", "/api/store/interrupted/\(try await session.lastInterrupted(step))/resolve"))
         },
-        ScenarioStepType(name: "refund", summary: "Refund a transaction (POST /api/transactions/{id}/refund): the one named by transaction, else the install's last counted one.",
-                         install: .uses, fields: ["transaction": .string, "reason": .choice(["developerIssue", "other"])],
-                         required: [], titleFields: ["transaction"]) { step, session in
+        ScenarioStepType(
+            name: "refund", summary: "Refund a transaction (POST /api/transactions/{id}/refund): the one named by transaction, else the install's last counted one.",
+            install: .uses, fields: ["transaction": .string, "reason": .choice(["developerIssue", "other"])],
+            required: [], titleFields: ["transaction"]
+        ) { step, session in
             let id = try await session.transactionToRefund(step)
             let body: JSONValue? = step.fields["reason"].map { .object(["reason": $0]) }
             var answer = StepAnswer(try await session.send("POST", "/api/transactions/\(id)/refund", body: body))
             answer.transactionID = nil
             return answer
         },
-        installRequest("externalPurchase", "POST", "external-purchases", passing: "productID", fields: ["as": .string],
-                       summary: "Buy outside the app for the install's account (POST /api/installs/{id}/external-purchases), any product ID."),
+        installRequest(
+            "externalPurchase", "POST", "external-purchases", passing: "productID", fields: ["as": .string],
+            summary: "Buy outside the app for the install's account (POST /api/installs/{id}/external-purchases), any product ID."),
         installRequest("relaunch", "POST", "launch", summary: "Launch the app (POST /api/installs/{id}/launch): migration, then unfinished transactions."),
         installRequest("stop", "POST", "stop", summary: "Stop the app (POST /api/installs/{id}/stop): the listener receives nothing until the next launch."),
         installRequest("restore", "POST", "restore", summary: "Tap Restore (POST /api/installs/{id}/restore, AppStore.sync())."),
-        installRequest("storefront", "PUT", "storefront", passing: "storefront",
-                       summary: "Move the install's Apple Account to another storefront (PUT /api/installs/{id}/storefront)."),
-        ScenarioStepType(name: "offers", summary: "Open the tip jar (GET /api/installs/{id}/offers): Product.products(for:) with the store's catalog settings.",
-                         install: .uses, fields: [:], required: [], titleFields: []) { step, session in
+        installRequest(
+            "storefront", "PUT", "storefront", passing: "storefront",
+            summary: "Move the install's Apple Account to another storefront (PUT /api/installs/{id}/storefront)."),
+        ScenarioStepType(
+            name: "offers", summary: "Open the tip jar (GET /api/installs/{id}/offers): Product.products(for:) with the store's catalog settings.",
+            install: .uses, fields: [:], required: [], titleFields: []
+        ) { step, session in
             var answer = StepAnswer(try await session.send("GET", "/api/installs/\(try session.installID(step))/offers"))
             answer.outcome = answer.body?["state"]?.stringValue
             return answer
         },
-        ScenarioStepType(name: "wait", summary: "Wait until every condition of until holds (hearts, running, offers, pending), for at most timeoutMs.",
-                         install: .uses, fields: ["until": .condition, "timeoutMs": .integer(1...600_000)], required: ["until"], titleFields: []) { step, session in
+        ScenarioStepType(
+            name: "wait", summary: "Wait until every condition of until holds (hearts, running, offers, pending), for at most timeoutMs.",
+            install: .uses, fields: ["until": .condition, "timeoutMs": .integer(1...600_000)], required: ["until"], titleFields: []
+        ) { step, session in
             try await session.wait(step)
         },
     ]
@@ -92,12 +110,16 @@ extension ScenarioStepType {
 extension ScenarioStepType {
     /// A step that sends one request below the install, `METHOD /api/installs/{id}/<action>`, with
     /// `{"<passing>": …}` as its body when the step names a field to pass through (then required).
-    static func installRequest(_ name: String, _ method: String, _ action: String, passing field: String? = nil,
-                               fields extra: [String: FieldRule] = [:], summary: String) -> ScenarioStepType {
+    static func installRequest(
+        _ name: String, _ method: String, _ action: String, passing field: String? = nil,
+        fields extra: [String: FieldRule] = [:], summary: String
+    ) -> ScenarioStepType {
         var fields = extra
         if let field { fields[field] = .string }
-        return ScenarioStepType(name: name, summary: summary, install: .uses, fields: fields, required: Set([field].compactMap { $0 }),
-                                titleFields: [field].compactMap { $0 }) { step, session in
+        return ScenarioStepType(
+            name: name, summary: summary, install: .uses, fields: fields, required: Set([field].compactMap { $0 }),
+            titleFields: [field].compactMap { $0 }
+        ) { step, session in
             let body = field.map { JSONValue.object([$0: step.fields[$0] ?? .null]) }
             return StepAnswer(try await session.send(method, "/api/installs/\(try session.installID(step))/\(action)", body: body))
         }

@@ -42,7 +42,9 @@ struct CheckDatabaseCommand {
             return 0
         }
         for problem in problems { print("\(file): \(problem)") }
-        printError("\(file) is damaged: PRAGMA integrity_check found \(problems.count == 100 ? "100 or more problems" : "\(problems.count) problem(s)"); stop any server on it and restore a copy (tipjar serve checks every page only after an unclean stop)")
+        printError(
+            "\(file) is damaged: PRAGMA integrity_check found \(problems.count == 100 ? "100 or more problems" : "\(problems.count) problem(s)"); stop any server on it and restore a copy (tipjar serve checks every page only after an unclean stop)"
+        )
         return 1
     }
 }

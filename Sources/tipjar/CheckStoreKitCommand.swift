@@ -58,8 +58,9 @@ struct CheckStoreKitCommand {
         }
         guard AppLocale(rawValue: locale) != nil || catalog.holdsLanguage(of: locale) else {
             let held = catalog.fileLocales.map(Catalog.escapedField)
-            throw UsageError(message: "--locale \(Catalog.escapedField(locale)): the file holds no such locale (it holds "
-                             + (held.isEmpty ? "none" : held.joined(separator: ", ")) + "; en and pt-BR are always accepted)")
+            throw UsageError(
+                message: "--locale \(Catalog.escapedField(locale)): the file holds no such locale (it holds "
+                    + (held.isEmpty ? "none" : held.joined(separator: ", ")) + "; en and pt-BR are always accepted)")
         }
         for line in catalog.tipListing(locale: locale, storefront: storefront) { print(line) }
         for note in catalog.fileSettings.notes { print(note.line) }

@@ -47,8 +47,10 @@ enum CommandLineTool {
 extension CommandLineTool {
     /// Runs one command: `--help` prints its usage; a `UsageError` prints the message and the
     /// usage and exits 64; any other error exits 1.
-    static func runCommand(_ arguments: [String], usage: String,
-                           _ body: ([String]) async throws -> Int32) async -> Int32 {
+    static func runCommand(
+        _ arguments: [String], usage: String,
+        _ body: ([String]) async throws -> Int32
+    ) async -> Int32 {
         if arguments.contains("--help") || arguments.contains("-h") {
             print(usage)
             return 0

@@ -2,8 +2,8 @@ import Foundation
 import HTTPServer
 import TipJar
 import TipJarDashboard
-import TipJarScenario
 import TipJarSQLite
+import TipJarScenario
 
 /// `tipjar scenario run FILE… [--junit OUT.xml] [--url URL]`: runs scenario files
 /// (Public/scenarios/README.md), each against a fresh dashboard on a temporary SQLite database and a loopback port
@@ -81,8 +81,10 @@ struct ScenarioCommand {
         }
         try writeReport(JUnitReport(results: results))
         let failed = results.filter { !$0.passed }
-        output(failed.isEmpty ? "all \(results.count) scenario(s) passed"
-            : "\(failed.count) of \(results.count) scenario(s) failed: \(failed.map(\.file).joined(separator: ", "))")
+        output(
+            failed.isEmpty
+                ? "all \(results.count) scenario(s) passed"
+                : "\(failed.count) of \(results.count) scenario(s) failed: \(failed.map(\.file).joined(separator: ", "))")
         return failed.isEmpty ? 0 : 1
     }
 
@@ -103,16 +105,20 @@ struct ScenarioCommand {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tipjar-scenario-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
-        let storage = try SQLiteTipJarStorage(path: folder.appendingPathComponent("tipjar.sqlite3").path,
-                                              configuration: DatabaseConfiguration(durability: .normal, groupCommit: true))
+        let storage = try SQLiteTipJarStorage(
+            path: folder.appendingPathComponent("tipjar.sqlite3").path,
+            configuration: DatabaseConfiguration(durability: .normal, groupCommit: true))
         defer { try? storage.pool.close() }
-        let environment = TipJarEnvironment(now: { Date() }, sleep: { try await Task.sleep(for: $0) },
-                                            makeInstallID: { UUID().uuidString.lowercased() }, log: { _, _ in })
+        let environment = TipJarEnvironment(
+            now: { Date() }, sleep: { try await Task.sleep(for: $0) },
+            makeInstallID: { UUID().uuidString.lowercased() }, log: { _, _ in })
         let root = ServeCommand.packageRoot
-        let stack = try await DashboardStack(catalog: try Catalog.shipped(), storage: storage,
-                                             configuration: DashboardConfiguration(templatesDirectory: root.appendingPathComponent("Templates"),
-                                                                                   publicDirectory: root.appendingPathComponent("Public")),
-                                             environment: environment)
+        let stack = try await DashboardStack(
+            catalog: try Catalog.shipped(), storage: storage,
+            configuration: DashboardConfiguration(
+                templatesDirectory: root.appendingPathComponent("Templates"),
+                publicDirectory: root.appendingPathComponent("Public")),
+            environment: environment)
         let result = await ScenarioRunner(transport: stack.scenarioTransport, output: output).run(scenario, file: file)
         // Late deliveries still waiting are dropped before the temporary database closes.
         await stack.service.cancelScheduledDeliveries()

@@ -1,13 +1,14 @@
 import Dispatch
 import Foundation
-import Synchronization
-#if os(Linux)
-import CMalloc
-#endif
 import HTTPServer
+import Synchronization
 import TipJar
 import TipJarDashboard
 import TipJarSQLite
+
+#if os(Linux)
+import CMalloc
+#endif
 
 /// `tipjar serve`: opens the SQLite file (creating it on first start), loads the catalog, and
 /// serves the dashboard until SIGINT or SIGTERM, then shuts down gracefully: stop accepting,
@@ -72,10 +73,14 @@ struct ServeCommand {
     static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
     init(arguments: [String]) throws {
-        let reader = try ArgumentReader(arguments, valued: ["--host", "--port", "--database", "--storekit", "--durability",
-                                                            "--admin-token", "--templates", "--public", "--bundle-id",
-                                                            "--max-connections-per-address", "--max-streams", "--max-streams-per-address"],
-                                        flags: ["--reload-templates"], repeatable: ["--allowed-host"])
+        let reader = try ArgumentReader(
+            arguments,
+            valued: [
+                "--host", "--port", "--database", "--storekit", "--durability",
+                "--admin-token", "--templates", "--public", "--bundle-id",
+                "--max-connections-per-address", "--max-streams", "--max-streams-per-address",
+            ],
+            flags: ["--reload-templates"], repeatable: ["--allowed-host"])
         guard reader.positional.isEmpty else { throw UsageError(message: "unexpected argument '\(reader.positional[0])'") }
         host = reader.options["--host"] ?? host
         if let text = reader.options["--port"] {
@@ -164,12 +169,15 @@ struct ServeCommand {
         // A start-up that fails after this point removes the database only when this run created it.
         let databaseExisted = FileManager.default.fileExists(atPath: database)
         let accessLog = LogWriter.standardError
-        let gate = StartUpGate(reason: "The dashboard is checking its database with PRAGMA integrity_check: it was not closed "
-                               + "cleanly. Nothing is read or written until the check passes.")
-        let server = DashboardStack.server(HTTPServerConfiguration(host: host, port: port, additionalHosts: allowedHosts,
-                                                                   maxConnectionsPerAddress: maxConnectionsPerAddress,
-                                                                   maxStreams: maxStreams, maxStreamsPerAddress: maxStreamsPerAddress),
-                                           gate: gate, adminToken: adminToken, accessLog: { entry in accessLog.write(line: entry.description) })
+        let gate = StartUpGate(
+            reason: "The dashboard is checking its database with PRAGMA integrity_check: it was not closed "
+                + "cleanly. Nothing is read or written until the check passes.")
+        let server = DashboardStack.server(
+            HTTPServerConfiguration(
+                host: host, port: port, additionalHosts: allowedHosts,
+                maxConnectionsPerAddress: maxConnectionsPerAddress,
+                maxStreams: maxStreams, maxStreamsPerAddress: maxStreamsPerAddress),
+            gate: gate, adminToken: adminToken, accessLog: { entry in accessLog.write(line: entry.description) })
         // Handlers first, so a signal that arrives as soon as the port is open is already caught.
         let stopping = StopRequest()
         let signals = Self.installSignalHandlers {
@@ -186,8 +194,9 @@ struct ServeCommand {
         if databaseExisted, !closedCleanly {
             guard let boundPort = try startListening(server) else { return 1 }
             listening = true
-            LogWriter.standardError.write(line: "tipjar: \(database) was not closed cleanly: checking every page (PRAGMA integrity_check); "
-                       + "http://\(HTTPServerConfiguration.urlHost(forBind: host)):\(boundPort)/ answers 503 until it passes")
+            LogWriter.standardError.write(
+                line: "tipjar: \(database) was not closed cleanly: checking every page (PRAGMA integrity_check); "
+                    + "http://\(HTTPServerConfiguration.urlHost(forBind: host)):\(boundPort)/ answers 503 until it passes")
             switch await Self.checkIntegrity(of: database) {
             case .failure(let message):
                 LogWriter.standardError.write(line: message.message)
@@ -205,9 +214,11 @@ struct ServeCommand {
         }
         let storage: SQLiteTipJarStorage
         do {
-            var configuration = DatabaseConfiguration(durability: durability, groupCommit: true, onFault: { fault in
-                environment.log("database writes stopped", ["error": fault.description, "file": fault.path ?? database])
-            })
+            var configuration = DatabaseConfiguration(
+                durability: durability, groupCommit: true,
+                onFault: { fault in
+                    environment.log("database writes stopped", ["error": fault.description, "file": fault.path ?? database])
+                })
             // Checked just now, or closed cleanly: the file's other checks still run (DatabaseFileGuard).
             configuration.checksIntegrity = false
             storage = try SQLiteTipJarStorage(path: database, configuration: configuration)
@@ -219,8 +230,9 @@ struct ServeCommand {
             return 1
         }
         do {
-            return try await serve(catalog: catalog, storage: storage, environment: environment, server: server, gate: gate,
-                                   isListening: listening, stopping: stopping, accessLog: accessLog)
+            return try await serve(
+                catalog: catalog, storage: storage, environment: environment, server: server, gate: gate,
+                isListening: listening, stopping: stopping, accessLog: accessLog)
         } catch {
             if listening { await server.shutdown(timeout: .seconds(1)) }
             try? storage.pool.close()
@@ -264,9 +276,11 @@ struct ServeCommand {
         case .success(let problems) where problems.isEmpty:
             return .success(Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
         case .success(let problems):
-            return .failure(StartUpRefusal(message: "tipjar: cannot open the database \(path): it is damaged: PRAGMA integrity_check found "
-                                           + "\(problems.count == 100 ? "100 or more" : "\(problems.count)") problem(s), first: \(problems[0]); "
-                                           + "refusing to open it\n(tipjar check-database \(path) lists every problem)"))
+            return .failure(
+                StartUpRefusal(
+                    message: "tipjar: cannot open the database \(path): it is damaged: PRAGMA integrity_check found "
+                        + "\(problems.count == 100 ? "100 or more" : "\(problems.count)") problem(s), first: \(problems[0]); "
+                        + "refusing to open it\n(tipjar check-database \(path) lists every problem)"))
         case .failure(let error):
             return .failure(StartUpRefusal(message: "tipjar: cannot open the database \(path): \(error)"))
         }
@@ -279,14 +293,18 @@ struct ServeCommand {
         for suffix in ["", "-wal", "-shm", "-journal"] { try? FileManager.default.removeItem(atPath: path + suffix) }
     }
 
-    private func serve(catalog: Catalog, storage: SQLiteTipJarStorage, environment: TipJarEnvironment, server: HTTPServer,
-                       gate: StartUpGate, isListening: Bool, stopping: StopRequest, accessLog: LogWriter) async throws -> Int32 {
+    private func serve(
+        catalog: Catalog, storage: SQLiteTipJarStorage, environment: TipJarEnvironment, server: HTTPServer,
+        gate: StartUpGate, isListening: Bool, stopping: StopRequest, accessLog: LogWriter
+    ) async throws -> Int32 {
         let catalogName = storekit.map { URL(fileURLWithPath: $0).lastPathComponent } ?? Catalog.shippedFileName
-        let stack = try await DashboardStack(catalog: catalog, storage: storage,
-                                             configuration: DashboardConfiguration(templatesDirectory: templates, publicDirectory: publicDirectory,
-                                                                                   reloadTemplates: reloadTemplates, adminToken: adminToken,
-                                                                                   catalogName: catalogName),
-                                             environment: environment, appBundleID: bundleID)
+        let stack = try await DashboardStack(
+            catalog: catalog, storage: storage,
+            configuration: DashboardConfiguration(
+                templatesDirectory: templates, publicDirectory: publicDirectory,
+                reloadTemplates: reloadTemplates, adminToken: adminToken,
+                catalogName: catalogName),
+            environment: environment, appBundleID: bundleID)
         gate.open(stack)
         if stopping.isRequested {
             try? storage.pool.close()
@@ -302,8 +320,9 @@ struct ServeCommand {
             boundPort = port
         }
         if let running = server.runningConfiguration, running.maxConnections < server.configuration.maxConnections {
-            LogWriter.standardError.write(line: "tipjar: at most \(running.maxConnections) connections (\(running.maxConnectionsPerAddress) per address): "
-                       + "the descriptor limit (ulimit -n) is \(DescriptorLimit.current ?? 0)")
+            LogWriter.standardError.write(
+                line: "tipjar: at most \(running.maxConnections) connections (\(running.maxConnectionsPerAddress) per address): "
+                    + "the descriptor limit (ulimit -n) is \(DescriptorLimit.current ?? 0)")
         }
         // Every start-up line is out before the banner that scripts wait for.
         _ = accessLog.flush()

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import HTTPServer
 
 @Suite("Fields, query, serializer")
@@ -27,8 +28,10 @@ struct ComponentTests {
 
     @Test("The first ? ends the path and starts the query (RFC 3986 §3.4), whatever follows it")
     func queryStartsAtTheFirstQuestionMark() {
-        for (target, path, query) in [("/a?b?c", "/a", "b?c" as String?), ("/a", "/a", nil), ("/?", "/", ""), ("?x", "", "x"),
-                                      ("/caf\u{E9}?q=\u{301}", "/caf\u{E9}", "q=\u{301}")] {
+        for (target, path, query) in [
+            ("/a?b?c", "/a", "b?c" as String?), ("/a", "/a", nil), ("/?", "/", ""), ("?x", "", "x"),
+            ("/caf\u{E9}?q=\u{301}", "/caf\u{E9}", "q=\u{301}"),
+        ] {
             let request = HTTPRequest(method: "GET", target: target)
             #expect(request.path == path && request.query == query, "\(target)")
         }

@@ -1,8 +1,9 @@
 import Foundation
 import Synchronization
-import Testing
-@testable import HTTPServer
 import TestSupport
+import Testing
+
+@testable import HTTPServer
 
 /// What one connection may cost the server, over real sockets: a client's half-close (RFC 9293
 /// §3.6) ends the connection as soon as its complete requests are answered, a client that does
@@ -16,8 +17,10 @@ import TestSupport
 struct ConnectionResourceTests {
     static let host = "Host: 127.0.0.1"
 
-    static func makeServer(_ configure: (inout HTTPServerConfiguration) -> Void = { _ in },
-                           routes: (inout Router<BasicRequestContext>) -> Void = { _ in }) throws -> (HTTPServer, Int) {
+    static func makeServer(
+        _ configure: (inout HTTPServerConfiguration) -> Void = { _ in },
+        routes: (inout Router<BasicRequestContext>) -> Void = { _ in }
+    ) throws -> (HTTPServer, Int) {
         var router = Router<BasicRequestContext>()
         router.get("/") { _, _ in .html("<html>home</html>") }
         router.post("/echo") { request, _ in HTTPResponse(status: .ok, body: request.body) }
@@ -142,9 +145,11 @@ struct ConnectionResourceTests {
 
     @Test func unsentOutputOverTheTotalCapResetsTheConnectionThatWaitedLongest() async throws {
         let size = 8 << 20
-        let (server, port) = try Self.makeServer({ $0.maxUnsentOutputBytes = 12 << 20 }, routes: {
-            $0.get("/dynamic") { _, _ in HTTPResponse(status: .ok, body: [UInt8](repeating: 0x61, count: size)) }
-        })
+        let (server, port) = try Self.makeServer(
+            { $0.maxUnsentOutputBytes = 12 << 20 },
+            routes: {
+                $0.get("/dynamic") { _, _ in HTTPResponse(status: .ok, body: [UInt8](repeating: 0x61, count: size)) }
+            })
         let request = "GET /dynamic HTTP/1.1\r\n\(Self.host):\(port)\r\n\r\n"
         let first = await TestClient.onThread { TestClient.connect(port: port, timeoutMs: 10_000, receiveBuffer: 16 * 1024) }
         defer { close(first) }

@@ -1,5 +1,6 @@
 import TestSupport
 import Testing
+
 @testable import HTTPServer
 
 /// Every connection is a descriptor (RLIMIT_NOFILE, getrlimit(2)): the caps fit the limit, less a

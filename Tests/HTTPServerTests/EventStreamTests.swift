@@ -1,8 +1,9 @@
 import Foundation
 import Synchronization
-import Testing
-@testable import HTTPServer
 import TestSupport
+import Testing
+
+@testable import HTTPServer
 
 /// Streamed responses (``HTTPBodyStream``) over real sockets: server-sent events as the WHATWG HTML
 /// standard describes them (https://html.spec.whatwg.org/multipage/server-sent-events.html), framed by
@@ -27,8 +28,11 @@ struct EventStreamTests {
         }
     }
 
-    static func makeServer(heartbeat: Duration = .seconds(60), _ configure: (inout HTTPServerConfiguration) -> Void = { _ in })
-        throws -> (HTTPServer, Int, Producer) {
+    static func makeServer(
+        heartbeat: Duration = .seconds(60), _ configure: (inout HTTPServerConfiguration) -> Void = { _ in }
+    )
+        throws -> (HTTPServer, Int, Producer)
+    {
         let producer = Producer()
         var router = Router<BasicRequestContext>()
         router.get("/") { _, _ in .html("<html>home</html>") }

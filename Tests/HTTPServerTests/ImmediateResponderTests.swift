@@ -1,11 +1,13 @@
-import TestSupport
 import Foundation
+import Synchronization
+import TestSupport
+import Testing
+
+@testable import HTTPServer
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import Synchronization
-import Testing
-@testable import HTTPServer
 
 /// An ``ImmediateResponder``'s answer leaves from the I/O thread with the bytes the task path writes for the same
 /// response (RFC 9112 §4, §6: status line, fields, `Content-Length`, `Connection`), only `Date` aside; a request it
@@ -94,7 +96,8 @@ struct ImmediateResponderTests {
         let responder = Responder(answersImmediately: true)
         let (server, port) = try Self.start(responder)
         let count = 1_000  // about 37 KB of requests: all of it fits the server's receive buffer before the client reads
-        let pipelined = String(repeating: "GET /prepared HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n\r\nGET /304 HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n\r\n", count: count / 2)
+        let pipelined =
+            String(repeating: "GET /prepared HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n\r\nGET /304 HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n\r\n", count: count / 2)
             + "GET /204 HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n\r\n"
         async let flood = TestClient.exchange(port: port, pipelined).text
         let other = await TestClient.exchange(port: port, "GET /prepared HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n\r\n").text
@@ -116,8 +119,10 @@ struct ImmediateResponderTests {
         var injected = HTTPResponse.text("x")
         injected.fields.append(name: "X-Bad", value: "a\r\nSet-Cookie: b")
         injected.fields.append(name: "Content-Length", value: "99")
-        for response in [HTTPResponse.html("<p>hi</p>"), .status(.notFound), HTTPResponse(status: .notModified, fields: ["ETag": "\"1\""]),
-                         HTTPResponse(status: .noContent), injected] {
+        for response in [
+            HTTPResponse.html("<p>hi</p>"), .status(.notFound), HTTPResponse(status: .notModified, fields: ["ETag": "\"1\""]),
+            HTTPResponse(status: .noContent), injected,
+        ] {
             let prepared = try #require(PreparedResponse(response))
             let expected = ResponseSerializer.serialize(response, isHead: isHead, keepAlive: connection.keepAlive, http10: connection.http10, dateLine: date)
             let actual = ResponseSerializer.serialize(prepared, isHead: isHead, keepAlive: connection.keepAlive, http10: connection.http10, dateLine: date)

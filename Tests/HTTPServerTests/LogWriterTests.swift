@@ -1,7 +1,8 @@
 import Foundation
-import Testing
-@testable import HTTPServer
 import TestSupport
+import Testing
+
+@testable import HTTPServer
 
 /// The access log's writer, on a real pipe: a reader that stops reading costs lines (counted and
 /// reported once it reads again), never a blocked caller; a reader that went away (EPIPE,

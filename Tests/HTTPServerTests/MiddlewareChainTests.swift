@@ -1,5 +1,6 @@
 import Synchronization
 import Testing
+
 @testable import HTTPServer
 
 /// `MiddlewareChain`: the one place a thrown error becomes an answer, the order of the middlewares, and
@@ -20,8 +21,10 @@ struct MiddlewareChainTests {
     struct Recording: RouterMiddleware {
         let name: String
         let journal: Journal
-        func handle(_ request: HTTPRequest, context: BasicRequestContext,
-                    next: (HTTPRequest, BasicRequestContext) async -> HTTPResponse) async throws -> HTTPResponse {
+        func handle(
+            _ request: HTTPRequest, context: BasicRequestContext,
+            next: (HTTPRequest, BasicRequestContext) async -> HTTPResponse
+        ) async throws -> HTTPResponse {
             journal.add("\(name) in")
             let response = await next(request, context)
             journal.add("\(name) out \(response.status.code)")
@@ -30,8 +33,10 @@ struct MiddlewareChainTests {
     }
 
     struct Refusing: RouterMiddleware {
-        func handle(_ request: HTTPRequest, context: BasicRequestContext,
-                    next: (HTTPRequest, BasicRequestContext) async -> HTTPResponse) async throws -> HTTPResponse {
+        func handle(
+            _ request: HTTPRequest, context: BasicRequestContext,
+            next: (HTTPRequest, BasicRequestContext) async -> HTTPResponse
+        ) async throws -> HTTPResponse {
             guard request.fields["X-Allowed"] == "yes" else {
                 throw HTTPError(.forbidden, title: "Forbidden", message: "not you", fields: ["X-Why": "refused"])
             }
@@ -54,10 +59,13 @@ struct MiddlewareChainTests {
         return router
     }
 
-    func chain(_ journal: Journal, middlewares: [any RouterMiddleware<BasicRequestContext>] = [],
-               log: @escaping @Sendable (String, [String: String]) -> Void = { _, _ in }) -> MiddlewareChain<BasicRequestContext> {
-        MiddlewareChain(middlewares: middlewares, router: router(journal), makeContext: { _ in BasicRequestContext() },
-                        internalErrorMessage: "Nothing was changed.", log: log)
+    func chain(
+        _ journal: Journal, middlewares: [any RouterMiddleware<BasicRequestContext>] = [],
+        log: @escaping @Sendable (String, [String: String]) -> Void = { _, _ in }
+    ) -> MiddlewareChain<BasicRequestContext> {
+        MiddlewareChain(
+            middlewares: middlewares, router: router(journal), makeContext: { _ in BasicRequestContext() },
+            internalErrorMessage: "Nothing was changed.", log: log)
     }
 
     @Test func aThrownStatusErrorIsAnsweredWithItsStatusAndMessage() async {

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import HTTPServer
 
 /// Named attacks: each must be refused (never resynchronised into a second request).

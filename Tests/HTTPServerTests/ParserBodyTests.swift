@@ -1,4 +1,5 @@
 import Testing
+
 @testable import HTTPServer
 
 @Suite("Parser: bodies (RFC 9112 §6, §7)")

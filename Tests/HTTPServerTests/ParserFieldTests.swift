@@ -1,4 +1,5 @@
 import Testing
+
 @testable import HTTPServer
 
 @Suite("Parser: fields and Host (RFC 9112 §5, §3.2)")

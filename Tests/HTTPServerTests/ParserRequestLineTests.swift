@@ -1,4 +1,5 @@
 import Testing
+
 @testable import HTTPServer
 
 @Suite("Parser: request line (RFC 9112 §3)")

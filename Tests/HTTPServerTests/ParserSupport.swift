@@ -1,4 +1,5 @@
 import Testing
+
 @testable import HTTPServer
 
 /// The outcome of feeding bytes to a parser: events (needsMore dropped) and the error, if any.
@@ -33,13 +34,17 @@ func feed(_ raw: [UInt8], chunk: Int, limits: HTTPLimits = HTTPLimits(), allowed
 }
 
 /// Parses `text` whole and byte by byte; a difference between the two is recorded as the calling test's failure.
-func parseBothWays(_ text: String, limits: HTTPLimits = HTTPLimits(), allowedHosts: [String]? = nil,
-                   sourceLocation: SourceLocation = #_sourceLocation) -> ParseOutcome {
+func parseBothWays(
+    _ text: String, limits: HTTPLimits = HTTPLimits(), allowedHosts: [String]? = nil,
+    sourceLocation: SourceLocation = #_sourceLocation
+) -> ParseOutcome {
     parseBothWays(Array(text.utf8), limits: limits, allowedHosts: allowedHosts, sourceLocation: sourceLocation)
 }
 
-func parseBothWays(_ raw: [UInt8], limits: HTTPLimits = HTTPLimits(), allowedHosts: [String]? = nil,
-                   sourceLocation: SourceLocation = #_sourceLocation) -> ParseOutcome {
+func parseBothWays(
+    _ raw: [UInt8], limits: HTTPLimits = HTTPLimits(), allowedHosts: [String]? = nil,
+    sourceLocation: SourceLocation = #_sourceLocation
+) -> ParseOutcome {
     let whole = feed(raw, chunk: max(1, raw.count), limits: limits, allowedHosts: allowedHosts)
     let bytewise = feed(raw, chunk: 1, limits: limits, allowedHosts: allowedHosts)
     if whole != bytewise {

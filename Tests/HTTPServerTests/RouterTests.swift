@@ -1,4 +1,5 @@
 import Testing
+
 @testable import HTTPServer
 
 @Suite("Router")
@@ -46,8 +47,10 @@ struct RouterTests {
 
     @Test("A path is cut into the segments split(separator: \"/\") gives, empty ones dropped, whatever its characters")
     func pathSegmentsMatchSplit() {
-        for path in ["/", "", "/installs", "/installs/", "//installs//42/", "/api/installs/0f3c/purchases", "/café/e\u{301}/😀",
-                     "/a/b/c/d/e/f", "relative/path", "/%2F/x", "///"] {
+        for path in [
+            "/", "", "/installs", "/installs/", "//installs//42/", "/api/installs/0f3c/purchases", "/café/e\u{301}/😀",
+            "/a/b/c/d/e/f", "relative/path", "/%2F/x", "///",
+        ] {
             #expect(RouteSegment.parts(of: path) == path.split(separator: "/", omittingEmptySubsequences: true), "\(path)")
         }
         // RFC 3986 §3.3: every "/" separates, even one a combining mark makes part of a grapheme.

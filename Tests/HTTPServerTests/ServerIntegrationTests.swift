@@ -1,8 +1,9 @@
 import Foundation
 import Synchronization
-import Testing
-@testable import HTTPServer
 import TestSupport
+import Testing
+
+@testable import HTTPServer
 
 // Serialized: its tests share `slowRequestsStarted`, a process-wide count of `/slow` requests that reached the handler.
 @Suite("Server over real sockets", .serialized)
@@ -10,14 +11,16 @@ struct ServerIntegrationTests {
     /// How many `/slow` requests reached their handler, so a test can wait for one to be in flight.
     static let slowRequestsStarted = Mutex(0)
 
-    static func makeServer(_ configure: (inout HTTPServerConfiguration) -> Void = { _ in },
-                           log: (@Sendable (AccessLogEntry) -> Void)? = nil) throws -> (HTTPServer, Int) {
+    static func makeServer(
+        _ configure: (inout HTTPServerConfiguration) -> Void = { _ in },
+        log: (@Sendable (AccessLogEntry) -> Void)? = nil
+    ) throws -> (HTTPServer, Int) {
         var router = Router<BasicRequestContext>()
         router.get("/") { _, _ in .html("<html>home</html>") }
         router.post("/echo") { request, _ in HTTPResponse(status: .ok, body: request.body) }
         router.get("/slow") { _, _ in
             slowRequestsStarted.withLock { $0 += 1 }
-            try? await Task.sleep(for: .milliseconds(300)) // the handler's own work, 300 ms of it
+            try? await Task.sleep(for: .milliseconds(300))  // the handler's own work, 300 ms of it
             return .text("slow")
         }
         var configuration = HTTPServerConfiguration(host: "127.0.0.1", port: 0)
@@ -41,7 +44,8 @@ struct ServerIntegrationTests {
     @Test func answersPipelinedRequestsInOrder() async throws {
         let (server, port) = try Self.makeServer()
         let h = "Host: 127.0.0.1:\(port)\r\n"
-        let reply = await TestClient.exchange(port: port,
+        let reply = await TestClient.exchange(
+            port: port,
             "GET /slow HTTP/1.1\r\n\(h)\r\nPOST /echo HTTP/1.1\r\n\(h)Content-Length: 4\r\n\r\nbodyGET /nope HTTP/1.1\r\n\(h)Connection: close\r\n\r\n")
         #expect(TestClient.statuses(reply.text) == [200, 200, 404])
         #expect(reply.text.range(of: "slow")!.lowerBound < reply.text.range(of: "body")!.lowerBound)
@@ -50,7 +54,8 @@ struct ServerIntegrationTests {
 
     @Test func closesAfterFramingError() async throws {
         let (server, port) = try Self.makeServer()
-        let reply = await TestClient.exchange(port: port,
+        let reply = await TestClient.exchange(
+            port: port,
             "POST /echo HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nContent-Length: 1\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\nGET / HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n\r\n")
         #expect(TestClient.statuses(reply.text) == [400])
         #expect(reply.text.contains("Connection: close"))

@@ -1,4 +1,7 @@
 import Testing
+
+@testable import HTTPServer
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -7,7 +10,6 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
-@testable import HTTPServer
 
 @Suite("StaticFiles")
 struct StaticFilesTests {

@@ -1,7 +1,8 @@
 import Foundation
-import Testing
-@testable import HTTPServer
 import TestSupport
+import Testing
+
+@testable import HTTPServer
 
 /// What open event streams may cost the server, over real sockets: a budget of their own per address
 /// and in total (HTTPServerConfiguration.maxStreams, .maxStreamsPerAddress) answered with 503 and

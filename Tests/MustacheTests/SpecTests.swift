@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import Mustache
+import Testing
 
 /// One case of the official Mustache spec, loaded from the JSON files in `Spec/`.
 struct SpecCase: Sendable, CustomTestStringConvertible {
@@ -27,24 +27,29 @@ struct SpecCase: Sendable, CustomTestStringConvertible {
     /// Every case of every `Spec/*.json` file, in file order.
     static let all: [SpecCase] = {
         guard let directory = Bundle.module.url(forResource: "Spec", withExtension: nil),
-              let files = try? FileManager.default.contentsOfDirectory(atPath: directory.path) else {
+            let files = try? FileManager.default.contentsOfDirectory(atPath: directory.path)
+        else {
             return []
         }
         var cases: [SpecCase] = []
         for file in files.sorted() where file.hasSuffix(".json") {
             guard let raw = FileManager.default.contents(atPath: directory.appendingPathComponent(file).path),
-                  let spec = try? JSONSerialization.jsonObject(with: raw) as? [String: Any],
-                  let tests = spec["tests"] as? [[String: Any]] else { continue }
+                let spec = try? JSONSerialization.jsonObject(with: raw) as? [String: Any],
+                let tests = spec["tests"] as? [[String: Any]]
+            else { continue }
             for test in tests {
-                let data = (try? JSONSerialization.data(withJSONObject: test["data"] ?? NSNull(),
-                                                        options: [.fragmentsAllowed])) ?? Data("null".utf8)
-                cases.append(SpecCase(
-                    file: String(file.dropLast(5)),
-                    name: test["name"] as? String ?? "?",
-                    template: test["template"] as? String ?? "",
-                    partials: test["partials"] as? [String: String] ?? [:],
-                    expected: test["expected"] as? String ?? "",
-                    dataJSON: data))
+                let data =
+                    (try? JSONSerialization.data(
+                        withJSONObject: test["data"] ?? NSNull(),
+                        options: [.fragmentsAllowed])) ?? Data("null".utf8)
+                cases.append(
+                    SpecCase(
+                        file: String(file.dropLast(5)),
+                        name: test["name"] as? String ?? "?",
+                        template: test["template"] as? String ?? "",
+                        partials: test["partials"] as? [String: String] ?? [:],
+                        expected: test["expected"] as? String ?? "",
+                        dataJSON: data))
             }
         }
         return cases

@@ -1,4 +1,5 @@
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -27,8 +28,10 @@ public enum TestClient {
     ///   - receiveBuffer: a fixed `SO_RCVBUF` in bytes (set before connecting, so the TCP window stays small), for
     ///     clients that do not read.
     /// - Returns: The connected descriptor (the caller closes it), or -1 when binding or connecting failed.
-    public static func connect(port: Int, host: String = "127.0.0.1", timeoutMs: Int = 10_000, source: String? = nil,
-                               receiveBuffer: Int32? = nil) -> Int32 {
+    public static func connect(
+        port: Int, host: String = "127.0.0.1", timeoutMs: Int = 10_000, source: String? = nil,
+        receiveBuffer: Int32? = nil
+    ) -> Int32 {
         let isIPv6 = host.contains(":")
         let fd = socket(isIPv6 ? AF_INET6 : AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var timeout = timeval(tv_sec: timeoutMs / 1000, tv_usec: Int((timeoutMs % 1000) * 1000))
@@ -100,7 +103,8 @@ public enum TestClient {
         while true {
             if let end = (0..<max(0, data.count - 3)).first(where: { Array(data[$0..<($0 + 4)]) == blank }) {
                 let head = String(decoding: data[..<end], as: UTF8.self).lowercased()
-                let length = head.components(separatedBy: "\r\n").first { $0.hasPrefix("content-length:") }
+                let length =
+                    head.components(separatedBy: "\r\n").first { $0.hasPrefix("content-length:") }
                     .flatMap { Int($0.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) } ?? 0
                 if data.count - (end + 4) >= length { return String(decoding: data, as: UTF8.self) }
             }

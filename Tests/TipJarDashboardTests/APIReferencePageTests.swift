@@ -1,6 +1,7 @@
 import Foundation
 import Mustache
 import Testing
+
 @testable import TipJarDashboard
 
 /// `GET /api`: the JSON API for people, rendered on the server from `Public/api/openapi.json` (OpenAPI 3.1), so the
@@ -62,8 +63,12 @@ struct APIReferencePageTests {
 
     @Test func codeBetweenBackticksIsShownAsCodeAndNothingElseIs() {
         let runs = APIReference.runs("`all` is `Transaction.all`, <b>not</b> HTML")
-        #expect(runs == .array([["text": "all", "isCode": true], ["text": " is ", "isCode": false],
-                                ["text": "Transaction.all", "isCode": true], ["text": ", <b>not</b> HTML", "isCode": false]]))
+        #expect(
+            runs
+                == .array([
+                    ["text": "all", "isCode": true], ["text": " is ", "isCode": false],
+                    ["text": "Transaction.all", "isCode": true], ["text": ", <b>not</b> HTML", "isCode": false],
+                ]))
         #expect(APIReference.runs("") == .array([]))
     }
 

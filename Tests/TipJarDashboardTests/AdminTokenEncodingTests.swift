@@ -1,7 +1,8 @@
 import HTTPServer
-import Testing
-@testable import TipJarDashboard
 import TestSupport
+import Testing
+
+@testable import TipJarDashboard
 
 /// The admin token never reaches the access log in any encoding: each of its characters as itself
 /// or percent-encoded (RFC 3986 §2.1) once or twice, in upper or lower case, whatever comes right
@@ -37,18 +38,21 @@ struct AdminTokenEncodingTests {
         patterns.append(bytes.indices.map { $0 < bytes.count / 2 ? 4 : 5 })
         var seed: UInt32 = 12_345
         for _ in 0..<8 {
-            patterns.append(bytes.map { _ in
-                seed = seed &* 1_103_515_245 &+ 12_345
-                return Int(seed >> 16) % 6
-            })
+            patterns.append(
+                bytes.map { _ in
+                    seed = seed &* 1_103_515_245 &+ 12_345
+                    return Int(seed >> 16) % 6
+                })
         }
         return patterns.map { pattern in zip(bytes, pattern).map { encoded($0, $1) }.joined() }
     }
 
     static let before = ["", "%", "%2", "%25", "%252", "%%", "%2%", "x", "+", "%2B", "%3", "%6"]
     static let after = ["", "%", "+"]
-    static let places = ["/{}", "/x/{}/y", "/installs/{}/live", "/?a={}", "/installs?q={}", "/installs?page=2&q={}&r=1",
-                         "/?{}", "/?{}=1", "/installs?q=a+{}+b", "/?token={}"]
+    static let places = [
+        "/{}", "/x/{}/y", "/installs/{}/live", "/?a={}", "/installs?q={}", "/installs?page=2&q={}&r=1",
+        "/?{}", "/?{}=1", "/installs?q=a+{}+b", "/?token={}",
+    ]
 
     /// `text` percent-decoded once (`+` as a space when `plus`); a malformed escape stays as it is.
     static func decoded(_ text: String, plus: Bool) -> String {
@@ -57,7 +61,8 @@ struct AdminTokenEncodingTests {
         var index = 0
         while index < bytes.count {
             if bytes[index] == UInt8(ascii: "%"), index + 2 < bytes.count,
-               let value = UInt8(String(decoding: bytes[(index + 1)...(index + 2)], as: UTF8.self), radix: 16) {
+                let value = UInt8(String(decoding: bytes[(index + 1)...(index + 2)], as: UTF8.self), radix: 16)
+            {
                 out.append(value)
                 index += 3
             } else {
@@ -109,8 +114,9 @@ struct AdminTokenEncodingTests {
                 for suffix in after {
                     for place in places {
                         let target = place.replacingOccurrences(of: "{}", with: prefix + spelling + suffix)
-                        let entry = AccessLogEntry(method: "GET", target: target, status: 401, bytes: 0, durationMilliseconds: 1,
-                                                   requestID: "1-1", remoteAddress: "127.0.0.1:5")
+                        let entry = AccessLogEntry(
+                            method: "GET", target: target, status: 401, bytes: 0, durationMilliseconds: 1,
+                            requestID: "1-1", remoteAddress: "127.0.0.1:5")
                         let line = AccessLogRedaction.redact(entry, adminToken: token).description
                         tried += 1
                         if readings(line).contains(where: { eightByteRuns($0).contains(where: pieces.contains) }) {
@@ -125,10 +131,13 @@ struct AdminTokenEncodingTests {
 
     @Test func theTestersTargetsAreRedacted() {
         let token = Self.tokens[1]
-        for target in ["/?a=%2\(token)", "/x/%4\(token)/y", "/installs?q=%2\(token)", "/?%2\(token)=1", "/%6\(token)",
-                       "/installs?q=%\(token)", "/installs/%25\(token)"] {
-            let entry = AccessLogEntry(method: "GET", target: target, status: 401, bytes: 0, durationMilliseconds: 1,
-                                       requestID: "1-1", remoteAddress: "127.0.0.1:5")
+        for target in [
+            "/?a=%2\(token)", "/x/%4\(token)/y", "/installs?q=%2\(token)", "/?%2\(token)=1", "/%6\(token)",
+            "/installs?q=%\(token)", "/installs/%25\(token)",
+        ] {
+            let entry = AccessLogEntry(
+                method: "GET", target: target, status: 401, bytes: 0, durationMilliseconds: 1,
+                requestID: "1-1", remoteAddress: "127.0.0.1:5")
             #expect(!AccessLogRedaction.redact(entry, adminToken: token).description.contains(token), "\(target)")
         }
     }

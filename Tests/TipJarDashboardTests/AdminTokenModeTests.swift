@@ -1,8 +1,9 @@
 import Foundation
 import HTTPServer
-import Testing
-@testable import TipJarDashboard
 import TestSupport
+import Testing
+
+@testable import TipJarDashboard
 
 /// Admin-token mode: the token never reaches the access log, and the `?token=` sign-in link
 /// redirects only within this origin.
@@ -11,8 +12,9 @@ struct AdminTokenModeTests {
     static let token = "0123456789abcdef0123456789abcdef"
 
     static func entry(_ target: String) -> AccessLogEntry {
-        AccessLogEntry(method: "GET", target: target, status: 303, bytes: 0, durationMilliseconds: 1, requestID: "1-1",
-                       remoteAddress: "127.0.0.1:5")
+        AccessLogEntry(
+            method: "GET", target: target, status: 303, bytes: 0, durationMilliseconds: 1, requestID: "1-1",
+            remoteAddress: "127.0.0.1:5")
     }
 
     @Test(arguments: [
@@ -55,8 +57,10 @@ struct AdminTokenModeTests {
             #expect(encoded.status == 303)
             #expect(encoded["Location"] == "/installs?q=a")
             let host = "Host: 127.0.0.1:\(server.port)"
-            for target in ["//evil.example/", "/\\evil.example", "/%2F%2Fevil", "http://127.0.0.1:\(server.port)//evil.example/",
-                           "http://evil.example/", "//evil.example/%2e%2e/"] {
+            for target in [
+                "//evil.example/", "/\\evil.example", "/%2F%2Fevil", "http://127.0.0.1:\(server.port)//evil.example/",
+                "http://evil.example/", "//evil.example/%2e%2e/",
+            ] {
                 let raw = "GET \(target)?token=\(Self.token) HTTP/1.1\r\n\(host)\r\nConnection: close\r\n\r\n"
                 let reply = await TestClient.reply(port: server.port, raw)
                 #expect(reply.status != 0, "\(target) answered")

@@ -13,12 +13,14 @@ struct CatalogNamesPageTests {
             #expect(page.contains("<th scope=\"col\">Product.displayName (en_US)</th>"))
             #expect(page.contains("<th scope=\"col\">Tile (pt-BR)</th>"))
             #expect(page.contains(#"<span class="badge fallback">empty</span>"#))
-            #expect(page.contains("church.example.app.tip.small: Product.displayName is &quot;&quot;")
+            #expect(
+                page.contains("church.example.app.tip.small: Product.displayName is &quot;&quot;")
                     || page.contains("church.example.app.tip.small: Product.displayName is &#34;&#34;"), "\(page)")
         }
         try await withLiveServer { server in
             let page = await server.send("GET", "/catalog").body
-            #expect(page.contains("the tiles show the tip jar&#39;s own tier names") || page.contains("the tiles show the tip jar&#x27;s own tier names")
+            #expect(
+                page.contains("the tiles show the tip jar&#39;s own tier names") || page.contains("the tiles show the tip jar&#x27;s own tier names")
                     || page.contains("the tiles show the tip jar's own tier names"))
             #expect(page.contains("<td>Coffee</td><td>Coffee</td><td>Café</td>"), "Product.displayName, then the en and pt-BR tiles")
         }

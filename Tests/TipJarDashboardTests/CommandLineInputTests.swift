@@ -1,9 +1,10 @@
 import Foundation
+import Testing
+import TipJarSQLite
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import Testing
-import TipJarSQLite
 
 /// The `tipjar` executable on input it used to get wrong: an option given twice, a locale of the file's
 /// language in another region, a missing file, a wildcard host, and a port already in use (which must name
@@ -18,10 +19,12 @@ struct CommandLineInputTests {
 
     static var luxembourg: String { CLI.fixtures.appendingPathComponent("v3-storefront-LUX-fr-de.storekit").path }
 
-    @Test(arguments: [["serve", "--port", "1", "--port", "2"], ["serve", "--reload-templates", "--reload-templates"],
-                      ["serve", "--host=127.0.0.1", "--host", "127.0.0.2"],
-                      ["check-storekit", "x.storekit", "--locale", "fr", "--locale", "de"],
-                      ["check-storekit", "x.storekit", "--storefront=LUX", "--storefront=USA"]])
+    @Test(arguments: [
+        ["serve", "--port", "1", "--port", "2"], ["serve", "--reload-templates", "--reload-templates"],
+        ["serve", "--host=127.0.0.1", "--host", "127.0.0.2"],
+        ["check-storekit", "x.storekit", "--locale", "fr", "--locale", "de"],
+        ["check-storekit", "x.storekit", "--storefront=LUX", "--storefront=USA"],
+    ])
     func anOptionGivenTwiceIsAUsageError(_ arguments: [String]) async throws {
         let run = try await Self.run(arguments)
         #expect(run.status == 64)

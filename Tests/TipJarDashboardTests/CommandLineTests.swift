@@ -1,7 +1,7 @@
 import Foundation
+import TestSupport
 import Testing
 import TipJarSQLite
-import TestSupport
 
 /// The `tipjar` executable as a person runs it: help texts, `check-storekit` on every fixture,
 /// `check-database`, usage errors, and start-up refusals.
@@ -39,8 +39,9 @@ struct CommandLineTests {
         let outData = ChildProcess.readToEnd(process.standardOutput)
         let errData = ChildProcess.readToEnd(process.standardError)
         process.waitUntilExit()
-        return Run(status: process.terminationStatus, output: String(decoding: outData, as: UTF8.self),
-                   error: String(decoding: errData, as: UTF8.self))
+        return Run(
+            status: process.terminationStatus, output: String(decoding: outData, as: UTF8.self),
+            error: String(decoding: errData, as: UTF8.self))
     }
 
     /// The first line `serve` prints (the address it serves), read as it arrives.
@@ -67,21 +68,25 @@ struct CommandLineTests {
         #expect(check.output.contains("integrity_check"))
         let serve = try await Self.run(["serve", "--help"])
         #expect(serve.status == 0)
-        for option in ["--host", "--port", "--database", "--storekit", "--durability", "--admin-token", "--allowed-host", "--reload-templates",
-                       "--max-connections-per-address", "--max-streams", "--max-streams-per-address", "--bundle-id"] {
+        for option in [
+            "--host", "--port", "--database", "--storekit", "--durability", "--admin-token", "--allowed-host", "--reload-templates",
+            "--max-connections-per-address", "--max-streams", "--max-streams-per-address", "--bundle-id",
+        ] {
             #expect(serve.output.contains(option), "serve --help does not mention \(option)")
         }
     }
 
-    @Test(arguments: [["frobnicate"], ["serve", "--port", "70000"], ["serve", "--bogus"], ["serve", "--durability", "sometimes"],
-                      ["serve", "--host", "0.0.0.0"], ["serve", "--host", "0.0.0.0", "--admin-token", "short"],
-                      ["serve", "--allowed-host", "bad host"], ["serve", "--allowed-host"],
-                      ["serve", "--max-connections-per-address", "0"], ["serve", "--max-connections-per-address", "many"],
-                      ["serve", "--max-streams", "0"], ["serve", "--max-streams-per-address", "many"],
-                      ["serve", "--bundle-id", "com.example.tip jar"], ["serve", "--bundle-id", "com..example"], ["serve", "--bundle-id"],
-                      ["check-storekit"], ["check-storekit", "a", "b"], ["check-storekit", "x.storekit", "--storefront", "LUQ"],
-                      ["check-storekit", "x.storekit", "--locale", ""],
-                      ["check-database"], ["check-database", "a", "b"], ["check-database", "x.sqlite3", "--bogus"]])
+    @Test(arguments: [
+        ["frobnicate"], ["serve", "--port", "70000"], ["serve", "--bogus"], ["serve", "--durability", "sometimes"],
+        ["serve", "--host", "0.0.0.0"], ["serve", "--host", "0.0.0.0", "--admin-token", "short"],
+        ["serve", "--allowed-host", "bad host"], ["serve", "--allowed-host"],
+        ["serve", "--max-connections-per-address", "0"], ["serve", "--max-connections-per-address", "many"],
+        ["serve", "--max-streams", "0"], ["serve", "--max-streams-per-address", "many"],
+        ["serve", "--bundle-id", "com.example.tip jar"], ["serve", "--bundle-id", "com..example"], ["serve", "--bundle-id"],
+        ["check-storekit"], ["check-storekit", "a", "b"], ["check-storekit", "x.storekit", "--storefront", "LUQ"],
+        ["check-storekit", "x.storekit", "--locale", ""],
+        ["check-database"], ["check-database", "a", "b"], ["check-database", "x.sqlite3", "--bogus"],
+    ])
     func usageErrorsExit64WithAMessage(_ arguments: [String]) async throws {
         let run = try await Self.run(arguments)
         #expect(run.status == 64)
@@ -91,9 +96,14 @@ struct CommandLineTests {
     static let expectedListings: [(file: String, arguments: [String], lines: [String])] = [
         ("v1-single-tip", [], ["\tBig Thanks\t$99.99"]),
         ("v1.1-legacy-error-key", [], ["com.example.helper.consumable.tip\tGenerous tip\t$29.00"]),
-        ("v3-three-tiers-pt-BR", ["--locale", "pt-BR"], ["app.example.photos.tip.coffee\tCafé\tR$\u{A0}4,90",
-                                                         "app.example.photos.tip.snack\tLanche\tR$\u{A0}6,90",
-                                                         "app.example.photos.tip.lunch\tAlmoço completo\tR$\u{A0}9,90"]),
+        (
+            "v3-three-tiers-pt-BR", ["--locale", "pt-BR"],
+            [
+                "app.example.photos.tip.coffee\tCafé\tR$\u{A0}4,90",
+                "app.example.photos.tip.snack\tLanche\tR$\u{A0}6,90",
+                "app.example.photos.tip.lunch\tAlmoço completo\tR$\u{A0}9,90",
+            ]
+        ),
         ("v3-tips-and-subscriptions", [], ["\tSmall tip\t$0.99", "\tMedium tip\t$1.99", "\tLarge tip\t$4.99", "not a tip: "]),
         ("v3-yen-integer-prices", [], ["\t¥100", "\t¥200", "\t¥500"]),
         ("v4-ja-only-names", [], ["\tコーヒー\t", "\tおやつ\t", "\tランチ\t"]),
@@ -121,8 +131,13 @@ struct CommandLineTests {
 
     @Test(arguments: [
         ("v3-storefront-LUX-fr-de", ["--locale", "fr"], ["lu.example.pourboire.cafe\tUn café\t1,99\u{A0}€"]),
-        ("v3-storefront-LUX-fr-de", ["--locale", "de_DE"], ["lu.example.pourboire.cafe\tUn café\t1,99\u{A0}€",
-                                                            "lu.example.pourboire.croissant\tUn croissant\t3,99\u{A0}€"]),
+        (
+            "v3-storefront-LUX-fr-de", ["--locale", "de_DE"],
+            [
+                "lu.example.pourboire.cafe\tUn café\t1,99\u{A0}€",
+                "lu.example.pourboire.croissant\tUn croissant\t3,99\u{A0}€",
+            ]
+        ),
         ("v4-compact-no-newline", ["--locale", "de", "--storefront", "lux"], ["tip.small\tSmall tip — thanks!\t1,99\u{A0}€"]),
         ("v3-yen-integer-prices", ["--locale", "ja_JP", "--storefront", "KAZ"], ["jp.example.cards.tip.s\t小さな応援\t100,00\u{A0}₸"]),
         ("v3-three-tiers-pt-BR", ["--storefront", "RUS"], ["app.example.photos.tip.coffee\tCoffee\t4,90\u{A0}₽"]),
@@ -152,18 +167,23 @@ struct CommandLineTests {
         // The file's settings follow the tips, one `applied setting:` / `ignored setting:` line per key.
         let lines = all.filter { !$0.hasPrefix("applied setting: ") && !$0.hasPrefix("ignored setting: ") }
         #expect(all.count == lines.count + 1)
-        #expect(lines == ["com.example.tabs.tip.small\tSmall\\ttip\t$0.99",
-                          "com.example.tabs.tip.medium\tMedium tip\\nwith a second line\t$2.99",
-                          "com.example.tabs.tip.large\tLarge \\\\ tip\\r\t$4.99"])
+        #expect(
+            lines == [
+                "com.example.tabs.tip.small\tSmall\\ttip\t$0.99",
+                "com.example.tabs.tip.medium\tMedium tip\\nwith a second line\t$2.99",
+                "com.example.tabs.tip.large\tLarge \\\\ tip\\r\t$4.99",
+            ])
         #expect(lines.allSatisfy { $0.split(separator: "\t", omittingEmptySubsequences: false).count == 3 })
         #expect(!run.output.contains("\r"))
         let help = try await Self.run(["check-storekit", "--help"])
         #expect(help.output.contains("a tab \\t, a line feed \\n"))
     }
 
-    @Test(arguments: [("bad-truncated", "end of file"), ("bad-not-json", "not a StoreKit configuration file"),
-                      ("bad-price-not-a-number", "products[1].displayPrice"), ("bad-duplicate-product-id", "com.example.bad.tip.same"),
-                      ("bad-unknown-product-type", "products[0].type")])
+    @Test(arguments: [
+        ("bad-truncated", "end of file"), ("bad-not-json", "not a StoreKit configuration file"),
+        ("bad-price-not-a-number", "products[1].displayPrice"), ("bad-duplicate-product-id", "com.example.bad.tip.same"),
+        ("bad-unknown-product-type", "products[0].type"),
+    ])
     func checkStoreKitRefusesEveryBadFixtureNamingTheProblem(_ file: String, _ location: String) async throws {
         let path = Self.fixtures.appendingPathComponent("\(file).storekit").path
         let run = try await Self.run(["check-storekit", path])
@@ -188,16 +208,20 @@ struct CommandLineTests {
         let settings = lines.filter { $0.hasPrefix("applied setting: ") || $0.hasPrefix("ignored setting: ") }
         #expect(settings.count == 12, "one line per key of the file's settings: \(settings)")
         #expect(lines.suffix(settings.count) == settings[...], "after the tips")
-        for expected in ["applied setting: _askToBuyEnabled (true", "applied setting: _locale (pt_BR: new installs start in pt-BR",
-                         "applied setting: _storeKitErrors (", "ignored setting: _timeRate (", "ignored setting: _billingGracePeriodEnabled (",
-                         "applied setting: _disableDialogs (true: skipPurchaseSheet on"] {
+        for expected in [
+            "applied setting: _askToBuyEnabled (true", "applied setting: _locale (pt_BR: new installs start in pt-BR",
+            "applied setting: _storeKitErrors (", "ignored setting: _timeRate (", "ignored setting: _billingGracePeriodEnabled (",
+            "applied setting: _disableDialogs (true: skipPurchaseSheet on",
+        ] {
             #expect(settings.contains { $0.hasPrefix(expected) }, "\(expected)")
         }
     }
 
     @Test func serveLogsTheFilesSettingsAtStartUp() async throws {
-        let run = try await Self.run(["serve", "--port", "0", "--database", "/nonexistent-dir/x.sqlite3",
-                                "--storekit", Self.fixtures.appendingPathComponent("settings-hostile-values.storekit").path])
+        let run = try await Self.run([
+            "serve", "--port", "0", "--database", "/nonexistent-dir/x.sqlite3",
+            "--storekit", Self.fixtures.appendingPathComponent("settings-hostile-values.storekit").path,
+        ])
         #expect(run.error.contains("tipjar: ignored setting: _askToBuyEnabled (expected true or false, found the string \"yes\")"))
         #expect(run.error.contains("tipjar: ignored setting: _storeKitError (2 (paymentCancelled): SKTestSession.failureError does not support it)"))
         #expect(run.error.contains("tipjar: ignored setting: _storeKitErrors[0] (Load Products: current.index 99 is out of range"))
@@ -239,8 +263,10 @@ struct CommandLineTests {
     }
 
     @Test func serveRefusesABadStoreKitFile() async throws {
-        let run = try await Self.run(["serve", "--port", "0", "--database", "/nonexistent-dir/x.sqlite3",
-                                "--storekit", Self.fixtures.appendingPathComponent("bad-truncated.storekit").path])
+        let run = try await Self.run([
+            "serve", "--port", "0", "--database", "/nonexistent-dir/x.sqlite3",
+            "--storekit", Self.fixtures.appendingPathComponent("bad-truncated.storekit").path,
+        ])
         #expect(run.status == 1)
         #expect(run.error.contains("bad-truncated.storekit"))
     }

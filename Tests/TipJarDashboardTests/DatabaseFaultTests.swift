@@ -1,10 +1,10 @@
 import CSQLite
 import Foundation
 import Synchronization
+import TestSupport
 import Testing
 import TipJar
 import TipJarSQLite
-import TestSupport
 
 /// Database faults at the HTTP level: a locked database and a full disk answer 503 with nothing
 /// half-written, and the server recovers when the lock or the space comes back; a request waits for

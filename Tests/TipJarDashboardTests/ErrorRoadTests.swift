@@ -1,6 +1,7 @@
 import Foundation
 import HTTPServer
 import Testing
+
 @testable import TipJarDashboard
 
 /// Every error takes one road (`MiddlewareChain.answer(_:to:context:)`): the router's own 404, 405 and 501 and the
@@ -69,9 +70,10 @@ struct ErrorRoadTests {
             let page = await server.send("GET", "/installs/\(id)")
             let token = try #require(page.csrfToken)
             let cookie = try #require(page.sessionCookie)
-            let stop = await server.send("POST", "/installs/\(upper)/stop",
-                                         fields: [("Content-Type", "application/x-www-form-urlencoded"), ("Cookie", cookie), ("Origin", server.origin)],
-                                         body: "csrfToken=\(token)")
+            let stop = await server.send(
+                "POST", "/installs/\(upper)/stop",
+                fields: [("Content-Type", "application/x-www-form-urlencoded"), ("Cookie", cookie), ("Origin", server.origin)],
+                body: "csrfToken=\(token)")
             #expect(stop.status == 303, "\(stop.body)")
         }
     }

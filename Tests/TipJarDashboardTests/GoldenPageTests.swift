@@ -1,7 +1,7 @@
 import Foundation
+import TestSupport
 import Testing
 import TipJar
-import TestSupport
 
 /// Whole pages, byte for byte, against the files in `Tests/TipJarDashboardTests/Golden/`: the install page and the
 /// store page, each rendered by a live server after the same steps, with the values that change from run to run
@@ -43,8 +43,9 @@ struct GoldenPageTests {
             return
         }
         guard let golden = try? String(contentsOf: file, encoding: .utf8) else {
-            Issue.record("no golden file \(file.path); create it with TIPJAR_UPDATE_GOLDEN=1 swift test --filter GoldenPageTests",
-                         sourceLocation: sourceLocation)
+            Issue.record(
+                "no golden file \(file.path); create it with TIPJAR_UPDATE_GOLDEN=1 swift test --filter GoldenPageTests",
+                sourceLocation: sourceLocation)
             return
         }
         guard page != golden else { return }
@@ -54,7 +55,8 @@ struct GoldenPageTests {
         let goldenLines = golden.components(separatedBy: "\n")
         let common = min(pageLines.count, goldenLines.count)
         let line = (0..<common).first { pageLines[$0] != goldenLines[$0] } ?? common
-        Issue.record("""
+        Issue.record(
+            """
             \(name) differs from its golden file at line \(line + 1):
               golden:   \(line < goldenLines.count ? goldenLines[line] : "(end of file)")
               rendered: \(line < pageLines.count ? pageLines[line] : "(end of file)")

@@ -1,7 +1,8 @@
 import Foundation
-@testable import HTTPServer
 import Testing
 import TipJar
+
+@testable import HTTPServer
 @testable import TipJarDashboard
 
 /// What the I/O thread answers by itself (`ImmediateAnswers`, `StartUpGate+Immediate.swift`) is, byte for byte but
@@ -40,8 +41,9 @@ struct ImmediateAnswerTests {
 
     /// The immediate answer exists and is the normal path's bytes.
     static func expectSame(_ dashboard: Dashboard, _ request: HTTPRequest, sourceLocation: SourceLocation = #_sourceLocation) async throws -> String {
-        let immediate = try #require(fast(dashboard, request), "\(request.method) \(request.target) was not answered at once",
-                                     sourceLocation: sourceLocation)
+        let immediate = try #require(
+            fast(dashboard, request), "\(request.method) \(request.target) was not answered at once",
+            sourceLocation: sourceLocation)
         let normal = await slow(dashboard, request)
         #expect(immediate == normal, "\(request.method) \(request.target)", sourceLocation: sourceLocation)
         return immediate
@@ -54,8 +56,10 @@ struct ImmediateAnswerTests {
             let first = await dashboard.respond(to: Self.request("/app.css"))
             let etag = try #require(first.fields["ETag"])
             let ok = try await Self.expectSame(dashboard, Self.request("/app.css"))
-            for header in ["Content-Security-Policy: ", "X-Content-Type-Options: nosniff", "X-Frame-Options: DENY", "Referrer-Policy: no-referrer",
-                           "Cache-Control: public, max-age=3600", "ETag: \(etag)", "Content-Type: text/css"] {
+            for header in [
+                "Content-Security-Policy: ", "X-Content-Type-Options: nosniff", "X-Frame-Options: DENY", "Referrer-Policy: no-referrer",
+                "Cache-Control: public, max-age=3600", "ETag: \(etag)", "Content-Type: text/css",
+            ] {
                 #expect(ok.contains("\r\n" + header), "missing \(header)")
             }
             _ = try await Self.expectSame(dashboard, Self.request("HEAD", "/app.css"))

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TipJar
+
 @testable import TipJarDashboard
 
 /// Every text input is bounded in bytes before any work, and values that only look valid are refused: the
@@ -28,7 +29,8 @@ struct InputBoundTests {
             let label = String(repeating: "a", count: 1025)
             let form = await pages.post(server, "/installs", session, form: "locale=en&storefront=USA&label=\(label)")
             #expect(form.status == 400)
-            #expect(form.body.contains("The value of field &quot;label&quot; is longer than 1024 bytes.")
+            #expect(
+                form.body.contains("The value of field &quot;label&quot; is longer than 1024 bytes.")
                     || form.body.contains("The value of field &#34;label&#34; is longer than 1024 bytes."), "\(form.body.prefix(400))")
             let query = await server.send("GET", "/installs?q=\(label)")
             #expect(query.status == 400)
@@ -75,13 +77,16 @@ struct InputBoundTests {
         }
     }
 
-    @Test(arguments: ["6f1c2a7e-3b5d-4c8e-9a0f-1d2e3f4a5b6c\\u0000", "6f1c2a7e-3b5d-4c8e-9a0f-1d2e3f4a5b6c\\u0000junk",
-                      "6f1c2a7e-3b5d-4c8e-9a0f-1d2e3f4a5b6c ", "{6f1c2a7e-3b5d-4c8e-9a0f-1d2e3f4a5b6c}", "6f1c2a7e3b5d4c8e9a0f1d2e3f4a5b6c"])
+    @Test(arguments: [
+        "6f1c2a7e-3b5d-4c8e-9a0f-1d2e3f4a5b6c\\u0000", "6f1c2a7e-3b5d-4c8e-9a0f-1d2e3f4a5b6c\\u0000junk",
+        "6f1c2a7e-3b5d-4c8e-9a0f-1d2e3f4a5b6c ", "{6f1c2a7e-3b5d-4c8e-9a0f-1d2e3f4a5b6c}", "6f1c2a7e3b5d4c8e9a0f1d2e3f4a5b6c",
+    ])
     func anAppAccountTokenThatIsNotExactlyAUUIDIsRefused(_ token: String) async throws {
         try await withLiveServer { server in
             let id = try await JSONAPITests().createInstall(server)
-            let reply = await server.json("POST", "/api/installs/\(id)/purchases",
-                                          #"{"productID":"\#(Self.coffee)","appAccountToken":"\#(token)"}"#)
+            let reply = await server.json(
+                "POST", "/api/installs/\(id)/purchases",
+                #"{"productID":"\#(Self.coffee)","appAccountToken":"\#(token)"}"#)
             #expect(reply.status == 400)
             #expect((reply.object["error"] as? String)?.hasPrefix("appAccountToken must be a UUID") == true)
         }

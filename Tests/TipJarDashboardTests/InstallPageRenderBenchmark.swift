@@ -1,7 +1,8 @@
 import Foundation
-import Testing
 import Mustache
+import Testing
 import TipJar
+
 @testable import TipJarDashboard
 
 /// The install page's render benchmark: renders the install page's view model 100,000 times and prints renders per
@@ -20,27 +21,34 @@ struct InstallPageRenderBenchmark {
     }
 
     static func model(_ inputs: Inputs) -> TemplateData {
-        ViewModels.installPage(install: inputs.install, state: .ready(inputs.offers), isPurchaseOpen: false, ledger: inputs.ledger,
-                               events: inputs.events, csrfToken: String(repeating: "a", count: 64), catalogName: "TipProducts.storekit",
-                               textSize: nil, feedback: Feedback(kind: .purchased, locale: .ptBR))
+        ViewModels.installPage(
+            install: inputs.install, state: .ready(inputs.offers), isPurchaseOpen: false, ledger: inputs.ledger,
+            events: inputs.events, csrfToken: String(repeating: "a", count: 64), catalogName: "TipProducts.storekit",
+            textSize: nil, feedback: Feedback(kind: .purchased, locale: .ptBR))
     }
 
     static func inputs(rows: Int) throws -> Inputs {
         let catalog = try Catalog.shipped()
         let offers = catalog.tips.map { entry in
-            TipOffer(productID: entry.productID, tier: catalog.tier(of: entry), name: catalog.displayName(of: entry, locale: "pt-BR"),
-                     emoji: catalog.tier(of: entry)?.emoji ?? "", tint: "", displayPrice: Storefront.bra.displayPrice(entry.price))
+            TipOffer(
+                productID: entry.productID, tier: catalog.tier(of: entry), name: catalog.displayName(of: entry, locale: "pt-BR"),
+                emoji: catalog.tier(of: entry)?.emoji ?? "", tint: "", displayPrice: Storefront.bra.displayPrice(entry.price))
         }
         let now = Date(timeIntervalSince1970: 1_757_462_400)
-        let install = Install(id: "0a1b2c3d-0000-4000-8000-000000000001", label: "iPhone da Ana", locale: .ptBR, storefront: "BRA",
-                              accountID: "ana@example.com", hearts: 3, isRunning: true, createdAt: now)
+        let install = Install(
+            id: "0a1b2c3d-0000-4000-8000-000000000001", label: "iPhone da Ana", locale: .ptBR, storefront: "BRA",
+            accountID: "ana@example.com", hearts: 3, isRunning: true, createdAt: now)
         let ledger = (0..<rows).map { (index: Int) -> Delivery in
             let outcome: RecordOutcome = index % 4 == 0 ? .duplicate : .counted
-            return Delivery(installID: install.id, transactionID: UInt64(index), productID: offers[index % 3].productID,
-                            path: .purchase, outcome: outcome, finished: true, at: now.addingTimeInterval(Double(index)))
+            return Delivery(
+                installID: install.id, transactionID: UInt64(index), productID: offers[index % 3].productID,
+                path: .purchase, outcome: outcome, finished: true, at: now.addingTimeInterval(Double(index)))
         }
-        let events = (0..<rows / 2).map { InstallEvent(installID: install.id, at: now.addingTimeInterval(Double($0)), kind: "purchase.closed",
-                                                 detail: "purchase closed: purchased.") }
+        let events = (0..<rows / 2).map {
+            InstallEvent(
+                installID: install.id, at: now.addingTimeInterval(Double($0)), kind: "purchase.closed",
+                detail: "purchase closed: purchased.")
+        }
         return Inputs(install: install, offers: offers, ledger: ledger, events: events)
     }
 
@@ -66,8 +74,9 @@ struct InstallPageRenderBenchmark {
         let value = MustacheValue.object(TemplateSource.withPresenceFlags(model))
         let render = try Self.measure(iterations) { try library.renderUTF8("pages/install", value).count }
         let buildAndRender = try Self.measure(iterations) { try templates.renderUTF8("pages/install", Self.model(inputs)).count }
-        print("install page with \(rows) ledger rows: \(page.utf8.count) bytes, \(iterations) renders on one core: "
-              + "\(Int(render)) renders/s of its view model; \(Int(buildAndRender)) renders/s building the view model "
-              + "from domain values each time, as the server does")
+        print(
+            "install page with \(rows) ledger rows: \(page.utf8.count) bytes, \(iterations) renders on one core: "
+                + "\(Int(render)) renders/s of its view model; \(Int(buildAndRender)) renders/s building the view model "
+                + "from domain values each time, as the server does")
     }
 }

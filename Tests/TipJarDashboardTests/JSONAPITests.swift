@@ -1,7 +1,7 @@
 import Foundation
+import TestSupport
 import Testing
 import TipJar
-import TestSupport
 
 /// The JSON API over a real socket.
 @Suite("JSON API")
@@ -79,8 +79,9 @@ struct JSONAPITests {
 
     @Test func storeSettingsRoundTripAndFailedPurchaseCarriesTheMessage() async throws {
         try await withLiveServer { server in
-            let put = await server.json("PUT", "/api/store",
-                                        #"{"catalog":"normal","latencyMs":0,"purchaseOutcome":"failed","purchaseError":"notEntitled","failures":{"verification":null}}"#)
+            let put = await server.json(
+                "PUT", "/api/store",
+                #"{"catalog":"normal","latencyMs":0,"purchaseOutcome":"failed","purchaseError":"notEntitled","failures":{"verification":null}}"#)
             #expect(put.status == 200)
             #expect(put.object["purchaseOutcome"] as? String == "failed")
             #expect(await server.json("GET", "/api/store").object["purchaseError"] as? String == "notEntitled")

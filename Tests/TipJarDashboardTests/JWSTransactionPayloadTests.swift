@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TipJar
+
 @testable import TipJarDashboard
 
 /// A server-side decoder written for Apple's `JWSTransactionDecodedPayload`
@@ -69,8 +70,9 @@ struct JWSTransactionPayloadTests {
         try await withLiveServer { server in
             let install = try #require(await server.json("POST", "/api/installs", #"{"launch":true,"storefront":"GBR"}"#).object["id"] as? String)
             let token = "6f1c2a7e-3b5d-4c8e-9a0f-1d2e3f4a5b6c"
-            let purchase = await server.json("POST", "/api/installs/\(install)/purchases",
-                                             #"{"productID":"\#(Self.coffee)","quantity":3,"appAccountToken":"\#(token)"}"#)
+            let purchase = await server.json(
+                "POST", "/api/installs/\(install)/purchases",
+                #"{"productID":"\#(Self.coffee)","quantity":3,"appAccountToken":"\#(token)"}"#)
             let transactionID = try #require(purchase.object["transactionID"] as? Int)
             #expect(await server.json("POST", "/api/transactions/\(transactionID)/refund", #"{"reason":"developerIssue"}"#).status == 200)
 
@@ -78,8 +80,9 @@ struct JWSTransactionPayloadTests {
             #expect(reply.status == 200)
             let nested = try #require(reply.object["jwsPayload"] as? [String: Any])
             #expect(Set(nested.keys).isSubset(of: AppleJWSTransactionDecodedPayload.applesKeys), "\(nested.keys.sorted())")
-            let payload = try JSONDecoder().decode(AppleJWSTransactionDecodedPayload.self,
-                                                   from: try JSONSerialization.data(withJSONObject: nested))
+            let payload = try JSONDecoder().decode(
+                AppleJWSTransactionDecodedPayload.self,
+                from: try JSONSerialization.data(withJSONObject: nested))
             #expect(payload.transactionId == String(transactionID) && payload.originalTransactionId == String(transactionID))
             #expect(payload.bundleId == "com.example.tipjar" && payload.productId == Self.coffee)
             #expect(payload.environment == .Xcode && payload.inAppOwnershipType == .PURCHASED && payload.transactionReason == .PURCHASE)
@@ -160,7 +163,8 @@ struct JWSTransactionPayloadTests {
         #expect(Transaction.RevocationReason.other.storeKitRawValue == 0)
         #expect(Transaction.RevocationReason(storeKitRawValue: 1) == .developerIssue)
         #expect(Transaction.RevocationReason(storeKitRawValue: 2) == nil)
-        #expect(ProductType.allCases.map(\.storeKitName)
-            == ["Consumable", "Non-Consumable", "Non-Renewing Subscription", "Auto-Renewable Subscription"])
+        #expect(
+            ProductType.allCases.map(\.storeKitName)
+                == ["Consumable", "Non-Consumable", "Non-Renewing Subscription", "Auto-Renewable Subscription"])
     }
 }

@@ -1,9 +1,10 @@
 import Foundation
 import Synchronization
+import TestSupport
 import Testing
 import TipJar
+
 @testable import TipJarDashboard
-import TestSupport
 
 /// ``LiveChannels`` without a server: one render per change per install, its bytes handed to every
 /// stream of the install, changes during a render collapsed, and nothing left once the streams go.

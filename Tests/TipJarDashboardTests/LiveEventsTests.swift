@@ -1,11 +1,13 @@
 import Foundation
+import TestSupport
+import Testing
+import TipJar
+
+@testable import TipJarDashboard
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import Testing
-import TipJar
-@testable import TipJarDashboard
-import TestSupport
 
 /// The install page's live channel, `GET /installs/{id}/events` (server-sent events,
 /// https://html.spec.whatwg.org/multipage/server-sent-events.html), over a real socket: the current

@@ -2,6 +2,7 @@ import Foundation
 import HTTPServer
 import Synchronization
 import Testing
+
 @testable import TipJarDashboard
 
 /// The dashboard's middlewares (`Dashboard.chain(router:pageCache:adminToken:errorPages:log:)`): their order, deny
@@ -16,8 +17,9 @@ struct MiddlewareTests {
     }
 
     static func errorPages() throws -> ErrorPages {
-        ErrorPages(templates: try TemplateSource(directory: LiveServer.repositoryRoot.appendingPathComponent("Templates"), reload: false),
-                   catalogName: "TipProducts.storekit")
+        ErrorPages(
+            templates: try TemplateSource(directory: LiveServer.repositoryRoot.appendingPathComponent("Templates"), reload: false),
+            catalogName: "TipProducts.storekit")
     }
 
     /// A chain whose router has a form `DELETE` route and a JSON one, both counting their runs.
@@ -63,8 +65,13 @@ struct MiddlewareTests {
         let crossSite = await chain.respond(to: Self.request("DELETE", "/api/things/1", [("Sec-Fetch-Site", "cross-site")]))
         #expect(crossSite.status == .forbidden)
         #expect(runs.value == 0)
-        let allowed = await chain.respond(to: Self.request("DELETE", "/things/1", [("Sec-Fetch-Site", "same-origin"),
-                                                                               ("Cookie", "tipjar_session=\(id)"), ("X-CSRF-Token", token)]))
+        let allowed = await chain.respond(
+            to: Self.request(
+                "DELETE", "/things/1",
+                [
+                    ("Sec-Fetch-Site", "same-origin"),
+                    ("Cookie", "tipjar_session=\(id)"), ("X-CSRF-Token", token),
+                ]))
         #expect(allowed.status == .ok)
         #expect(String(decoding: allowed.body, as: UTF8.self) == "deleted 1")
         #expect(runs.value == 1)

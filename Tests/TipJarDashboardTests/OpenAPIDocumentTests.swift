@@ -29,9 +29,11 @@ struct OpenAPIDocumentTests {
         return routes
     }
 
-    @Test(arguments: [("/api/accounts/:account/transactions", "/api/accounts/{accountID}/transactions"),
-                      ("/api/store/pending/:tid/approve", "/api/store/pending/{transactionID}/approve"),
-                      ("/api/installs/:id", "/api/installs/{id}")])
+    @Test(arguments: [
+        ("/api/accounts/:account/transactions", "/api/accounts/{accountID}/transactions"),
+        ("/api/store/pending/:tid/approve", "/api/store/pending/{transactionID}/approve"),
+        ("/api/installs/:id", "/api/installs/{id}"),
+    ])
     func aRouteParameterMatchesTheDocumentsWhateverItsName(_ route: String, _ documented: String) {
         #expect(Self.shape(route) == Self.shape(documented))
         #expect(Self.shape(route) != Self.shape("/api/installs"))

@@ -1,10 +1,11 @@
 import Foundation
 import Mustache
+import TestSupport
 import Testing
 import TipJar
+
 @testable import TipJarDashboard
 @testable import TipJarSQLite
-import TestSupport
 
 /// A page view is a read, and a repeated one sends stored bytes (`PageCache`): over a real socket, a GET writes
 /// nothing to the SQLite file or the timeline; a stored page is sent again only while nothing it shows has changed,
@@ -39,10 +40,12 @@ extension PageTests {
             let dataVersion = try probe.read()
             let changes = server.service.timeline.changeCount
             let events = server.service.timeline.events(installID: nil, limit: 200)
-            let paths = ["/", "/installs", "/installs?q=a&hearts=0", "/installs/\(id)", "/installs/\(id)?load=now", "/installs/\(id)?textSize=large",
-                         "/installs/\(id)/offers", "/installs/\(id)/live", "/installs/\(id)/purchase-sheet", "/store", "/catalog", "/transactions",
-                         "/accounts/\(account)", "/confirm/installs/\(id)/delete", "/api/installs/\(id)", "/api/installs/\(id)/offers",
-                         "/api/installs/\(id)/ledger", "/api/store", "/api/transactions", "/api/installs/\(id)/scenario"]
+            let paths = [
+                "/", "/installs", "/installs?q=a&hearts=0", "/installs/\(id)", "/installs/\(id)?load=now", "/installs/\(id)?textSize=large",
+                "/installs/\(id)/offers", "/installs/\(id)/live", "/installs/\(id)/purchase-sheet", "/store", "/catalog", "/transactions",
+                "/accounts/\(account)", "/confirm/installs/\(id)/delete", "/api/installs/\(id)", "/api/installs/\(id)/offers",
+                "/api/installs/\(id)/ledger", "/api/store", "/api/transactions", "/api/installs/\(id)/scenario",
+            ]
             for path in paths {
                 for fields in [[("Cookie", session.cookie)], [("Cookie", session.cookie), ("X-Fragment", "1")], []] {
                     let reply = await server.send("GET", path, fields: fields)
@@ -99,8 +102,10 @@ extension PageTests {
             let id = try await createInstall(server, session, label: "Ana")
             let cache = server.dashboard.pageCache
             let cookie = [("Cookie", session.cookie)]
-            let paths = ["/installs/\(id)", "/installs/\(id)?load=now", "/", "/store", "/api/installs/\(id)/offers", "/api/installs/\(id)",
-                         "/api/installs/\(id)/ledger", "/api/installs/\(id)/ledger?format=csv"]
+            let paths = [
+                "/installs/\(id)", "/installs/\(id)?load=now", "/", "/store", "/api/installs/\(id)/offers", "/api/installs/\(id)",
+                "/api/installs/\(id)/ledger", "/api/installs/\(id)/ledger?format=csv",
+            ]
 
             /// Every page is stored, then the change is made; no stored page may be sent after it, and once the pages
             /// settle (a tip jar load records its new state on the first view), each equals a render with the cache off

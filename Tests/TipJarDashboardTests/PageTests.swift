@@ -1,9 +1,10 @@
 import Foundation
+import HTTPServer
+import TestSupport
 import Testing
 import TipJar
-import HTTPServer
+
 @testable import TipJarDashboard
-import TestSupport
 
 /// Pages, fragments and form posts over a real socket, as a browser (with and without
 /// JavaScript) uses them.
@@ -21,16 +22,20 @@ struct PageTests {
         return Session(cookie: try #require(page.sessionCookie), token: try #require(page.csrfToken))
     }
 
-    func post(_ server: LiveServer, _ target: String, _ session: Session, form: String, fragment: Bool = false,
-              origin: String? = nil, fetchSite: String? = "same-origin") async -> HTTPReply {
+    func post(
+        _ server: LiveServer, _ target: String, _ session: Session, form: String, fragment: Bool = false,
+        origin: String? = nil, fetchSite: String? = "same-origin"
+    ) async -> HTTPReply {
         var fields = [("Content-Type", "application/x-www-form-urlencoded"), ("Cookie", session.cookie), ("Origin", origin ?? server.origin)]
         if let fetchSite { fields.append(("Sec-Fetch-Site", fetchSite)) }
         if fragment { fields += [("X-Fragment", "1"), ("X-CSRF-Token", session.token)] }
         return await server.send("POST", target, fields: fields, body: fragment ? form : form + "&csrfToken=\(session.token)")
     }
 
-    func createInstall(_ server: LiveServer, _ session: Session, locale: String = "en", storefront: String = "USA",
-                       label: String = "") async throws -> String {
+    func createInstall(
+        _ server: LiveServer, _ session: Session, locale: String = "en", storefront: String = "USA",
+        label: String = ""
+    ) async throws -> String {
         let label = label.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
         let reply = await post(server, "/installs", session, form: "locale=\(locale)&storefront=\(storefront)&launch=1&label=\(label)")
         #expect(reply.status == 303)
@@ -61,8 +66,10 @@ struct PageTests {
         }
     }
 
-    @Test(arguments: ["GET / HTTP/1.1\r\nHost: H\r\nContent-Length: 1\r\nTransfer-Encoding: chunked\r\n\r\n",
-                      "GET /\u{0}x HTTP/1.1\r\nHost: H\r\n\r\n", "GET / HTTP/3.0\r\nHost: H\r\n\r\n"])
+    @Test(arguments: [
+        "GET / HTTP/1.1\r\nHost: H\r\nContent-Length: 1\r\nTransfer-Encoding: chunked\r\n\r\n",
+        "GET /\u{0}x HTTP/1.1\r\nHost: H\r\n\r\n", "GET / HTTP/3.0\r\nHost: H\r\n\r\n",
+    ])
     func framingErrorsCarryTheSecurityHeaders(_ raw: String) async throws {
         try await withLiveServer(transport: .live) { server in
             let reply = await TestClient.reply(port: server.port, raw.replacingOccurrences(of: "Host: H", with: "Host: 127.0.0.1:\(server.port)"))
@@ -156,9 +163,13 @@ struct PageTests {
     @Test func formPostWithoutTheCSRFTokenIsRefused() async throws {
         try await withLiveServer { server in
             let session = try await session(server)
-            let reply = await server.send("POST", "/installs", fields: [("Content-Type", "application/x-www-form-urlencoded"),
-                                                                       ("Cookie", session.cookie), ("Sec-Fetch-Site", "same-origin")],
-                                          body: "locale=en&storefront=USA")
+            let reply = await server.send(
+                "POST", "/installs",
+                fields: [
+                    ("Content-Type", "application/x-www-form-urlencoded"),
+                    ("Cookie", session.cookie), ("Sec-Fetch-Site", "same-origin"),
+                ],
+                body: "locale=en&storefront=USA")
             #expect(reply.status == 403)
             #expect(reply["Content-Security-Policy"] != nil)
             let installs = await server.json("GET", "/api/installs").object["installs"] as? [Any]
@@ -205,8 +216,12 @@ struct PageTests {
 
     @Test func jsonEndpointsRefuseCrossOriginBrowsers() async throws {
         try await withLiveServer { server in
-            let reply = await server.send("POST", "/api/installs", fields: [("Content-Type", "application/json"), ("Origin", "http://localhost:3000"),
-                                                                           ("Sec-Fetch-Site", "same-site")], body: #"{"locale":"en"}"#)
+            let reply = await server.send(
+                "POST", "/api/installs",
+                fields: [
+                    ("Content-Type", "application/json"), ("Origin", "http://localhost:3000"),
+                    ("Sec-Fetch-Site", "same-site"),
+                ], body: #"{"locale":"en"}"#)
             #expect(reply.status == 403)
             #expect(reply["Access-Control-Allow-Origin"] == nil)
         }
@@ -286,16 +301,18 @@ struct PageTests {
 @Suite("Access log")
 struct AccessLogTests {
     @Test func theAdminTokenNeverReachesTheAccessLog() {
-        let entry = AccessLogEntry(method: "GET", target: "/installs?page=2&token=abcdef0123456789abcdef0123456789&q=x", status: 303,
-                                   bytes: 0, durationMilliseconds: 1, requestID: "1-1", remoteAddress: "127.0.0.1:5")
+        let entry = AccessLogEntry(
+            method: "GET", target: "/installs?page=2&token=abcdef0123456789abcdef0123456789&q=x", status: 303,
+            bytes: 0, durationMilliseconds: 1, requestID: "1-1", remoteAddress: "127.0.0.1:5")
         let line = AccessLogRedaction.redact(entry).description
         #expect(!line.contains("abcdef0123456789"))
         #expect(line.contains(#"target="/installs?page=2&token=REDACTED&q=x""#))
     }
 
     @Test func targetsWithoutSecretsAreLoggedAsTheyCame() {
-        let entry = AccessLogEntry(method: "GET", target: "/installs?q=ab", status: 200, bytes: 10, durationMilliseconds: 1,
-                                   requestID: "1-1", remoteAddress: "127.0.0.1:5")
+        let entry = AccessLogEntry(
+            method: "GET", target: "/installs?q=ab", status: 200, bytes: 10, durationMilliseconds: 1,
+            requestID: "1-1", remoteAddress: "127.0.0.1:5")
         #expect(AccessLogRedaction.redact(entry).target == "/installs?q=ab")
     }
 }
@@ -318,8 +335,10 @@ struct UTCTimestampTests {
         #expect(CSRFCookie.token(fromCookie: header) == Self.cookieToken)
     }
 
-    @Test(arguments: ["", "tipjar_sessionx=\(cookieToken)", "tipjar_session=", "a=b", "tipjar_session=abc",
-                      "tipjar_session=\(cookieToken.uppercased())", "tipjar_session=\(cookieToken)0"])
+    @Test(arguments: [
+        "", "tipjar_sessionx=\(cookieToken)", "tipjar_session=", "a=b", "tipjar_session=abc",
+        "tipjar_session=\(cookieToken.uppercased())", "tipjar_session=\(cookieToken)0",
+    ])
     func ignoresOtherCookiesAndTokensThatAreNot64LowercaseHexDigits(_ header: String) {
         #expect(CSRFCookie.token(fromCookie: header) == nil)
     }

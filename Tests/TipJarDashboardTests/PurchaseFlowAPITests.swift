@@ -1,7 +1,7 @@
 import Foundation
+import TestSupport
 import Testing
 import TipJar
-import TestSupport
 
 /// `POST /api/installs/{id}/purchases` with `userAction`, `quantity` and `appAccountToken`, every purchase error
 /// through `PUT /api/store`, Restore's own messages, and Apple's `Transaction` field names on
@@ -49,9 +49,11 @@ struct PurchaseFlowAPITests {
         }
     }
 
-    @Test(arguments: [#","userAction":"maybe""#, #","userAction":1"#, #","userAction":null"#, #","quantity":"three""#,
-                      #","quantity":2.5"#, #","quantity":true"#, #","quantity":1e30"#, #","appAccountToken":"nope""#,
-                      #","appAccountToken":42"#])
+    @Test(arguments: [
+        #","userAction":"maybe""#, #","userAction":1"#, #","userAction":null"#, #","quantity":"three""#,
+        #","quantity":2.5"#, #","quantity":true"#, #","quantity":1e30"#, #","appAccountToken":"nope""#,
+        #","appAccountToken":42"#,
+    ])
     func malformedPurchaseOptionsAre400AndChangeNothing(_ extra: String) async throws {
         try await withLiveServer { server in
             let id = try await install(server)
@@ -116,8 +118,10 @@ struct PurchaseFlowAPITests {
             #expect(transaction["reason"] as? String == "PURCHASE")
             #expect(transaction["storefront"] as? String == "GBR" && transaction["storefrontID"] as? String == "143444")
             #expect(transaction["jwsPayload"] is [String: Any], "Apple's JWSTransactionDecodedPayload beside the dashboard's fields")
-            for kept in ["originalID", "productID", "purchasedQuantity", "storefront", "environment", "ownershipType", "reason", "status",
-                         "isFinished", "isExternal"] {
+            for kept in [
+                "originalID", "productID", "purchasedQuantity", "storefront", "environment", "ownershipType", "reason", "status",
+                "isFinished", "isExternal",
+            ] {
                 #expect(transaction[kept] != nil, "\(kept) is kept")
             }
         }
@@ -174,8 +178,9 @@ struct PurchaseFlowAPITests {
             #expect(await server.json("PUT", "/api/store", #"{"skipPurchaseSheet":true}"#).object["skipPurchaseSheet"] as? Bool == true)
             #expect(await server.json("PUT", "/api/store", #"{"skipPurchaseSheet":1}"#).status == 400)
             let id = try await install(server)
-            #expect(await purchase(server, id, #","userAction":"cancel""#).object["outcome"] as? String == "purchased",
-                    "no sheet, nothing to cancel")
+            #expect(
+                await purchase(server, id, #","userAction":"cancel""#).object["outcome"] as? String == "purchased",
+                "no sheet, nothing to cancel")
         }
     }
 }

@@ -22,9 +22,11 @@ struct PurchaseSheetPageTests {
             #expect(open["Location"] == "/installs/\(id)/purchase-sheet?textSize=xxLarge")
             let sheet = await server.send("GET", "/installs/\(id)/purchase-sheet?textSize=xxLarge", fields: [("Cookie", session.cookie)])
             #expect(sheet.status == 200)
-            for text in ["Coffee", "R$\u{A0}0,99", "Conta", "account-\(id.prefix(8))", ">Confirmar</button>", ">Cancelar</button>",
-                         #"action="/installs/\#(id)/purchase-sheet/confirm""#, #"action="/installs/\#(id)/purchase-sheet/cancel""#,
-                         #"name="csrfToken" value="\#(session.token)""#, #"name="textSize" value="xxLarge""#] {
+            for text in [
+                "Coffee", "R$\u{A0}0,99", "Conta", "account-\(id.prefix(8))", ">Confirmar</button>", ">Cancelar</button>",
+                #"action="/installs/\#(id)/purchase-sheet/confirm""#, #"action="/installs/\#(id)/purchase-sheet/cancel""#,
+                #"name="csrfToken" value="\#(session.token)""#, #"name="textSize" value="xxLarge""#,
+            ] {
                 #expect(sheet.body.contains(text), "missing \(text)")
             }
             #expect(!sheet.body.contains("data-fragment"), "the page's forms post as pages")
@@ -74,8 +76,9 @@ struct PurchaseSheetPageTests {
             let confirm = await pages.post(server, "/installs/\(id)/purchase-sheet/confirm", session, form: "", fragment: true)
             #expect(confirm.body.contains(#"id="hearts""#) && confirm.body.contains(#"id="ledger""#))
             #expect(confirm.body.contains(PageTests.escaped(Product.PurchaseError.purchaseNotAllowed.message(locale: .en))))
-            #expect(confirm.body.contains(#"<div id="purchase-sheet-slot">"#) && !confirm.body.contains(#"<dialog id="purchase-sheet""#),
-                    "the slot comes back empty")
+            #expect(
+                confirm.body.contains(#"<div id="purchase-sheet-slot">"#) && !confirm.body.contains(#"<dialog id="purchase-sheet""#),
+                "the slot comes back empty")
         }
     }
 
@@ -109,8 +112,9 @@ struct PurchaseSheetPageTests {
         try await withLiveServer { server in
             let session = try await pages.session(server)
             let id = try await pages.createInstall(server, session)
-            _ = await server.json("POST", "/api/installs/\(id)/purchases",
-                                  #"{"productID":"\#(Self.coffee)","quantity":4,"appAccountToken":"6f1c2a7e-3b5d-4c8e-9a0f-1d2e3f4a5b6c"}"#)
+            _ = await server.json(
+                "POST", "/api/installs/\(id)/purchases",
+                #"{"productID":"\#(Self.coffee)","quantity":4,"appAccountToken":"6f1c2a7e-3b5d-4c8e-9a0f-1d2e3f4a5b6c"}"#)
             let page = await server.send("GET", "/installs/\(id)", fields: [("Cookie", session.cookie)])
             #expect(page.body.contains(#"<span class="badge">×4</span>"#))
             #expect(page.body.contains("appAccountToken <code>6f1c2a7e-3b5d-4c8e-9a0f-1d2e3f4a5b6c</code>"))
@@ -135,8 +139,10 @@ struct PurchaseSheetPageTests {
                 #expect(store.body.contains(#"<option value="\#(failure.rawValue)">\#(failure.typeName).\#(failure.rawValue)</option>"#))
             }
             #expect(store.body.contains("<strong>Precedence:</strong> the Purchase failure injection wins."))
-            let saved = await pages.post(server, "/store", session, form: "catalog=normal&latencyMs=0&purchaseOutcome=failed&purchaseError=invalidOfferPrice"
-                                         + "&failPurchase=ineligibleForOffer&purchaseLatencyMs=0&listenerReemits=0&skipPurchaseSheet=1")
+            let saved = await pages.post(
+                server, "/store", session,
+                form: "catalog=normal&latencyMs=0&purchaseOutcome=failed&purchaseError=invalidOfferPrice"
+                    + "&failPurchase=ineligibleForOffer&purchaseLatencyMs=0&listenerReemits=0&skipPurchaseSheet=1")
             #expect(saved.status == 303)
             let settings = await server.json("GET", "/api/store").object
             #expect(settings["purchaseError"] as? String == "invalidOfferPrice")

@@ -1,7 +1,7 @@
 import Foundation
+import TestSupport
 import Testing
 import TipJar
-import TestSupport
 
 /// The purchase traps through the JSON API (Public/scenarios/README.md, "Rehearse these StoreKit traps"): each set up with `PUT /api/store`
 /// as a script would, its outcome read back from the purchase answer, the ledger and the transaction list. Late
@@ -45,9 +45,11 @@ struct PurchaseTrapAPITests {
         }
     }
 
-    @Test(arguments: [#"{"interruptedPurchases":1}"#, #"{"finishIgnored":"yes"}"#, #"{"chargedDespiteError":null}"#,
-                      #"{"syncReplaysFinished":0}"#, #"{"listenerReemitDelayMs":60001}"#, #"{"listenerReemitDelayMs":-1}"#,
-                      #"{"listenerReemitDelayMs":1.5}"#, #"{"listenerReemitDelayMs":true}"#, #"{"listenerReemitDelayMs":"100"}"#])
+    @Test(arguments: [
+        #"{"interruptedPurchases":1}"#, #"{"finishIgnored":"yes"}"#, #"{"chargedDespiteError":null}"#,
+        #"{"syncReplaysFinished":0}"#, #"{"listenerReemitDelayMs":60001}"#, #"{"listenerReemitDelayMs":-1}"#,
+        #"{"listenerReemitDelayMs":1.5}"#, #"{"listenerReemitDelayMs":true}"#, #"{"listenerReemitDelayMs":"100"}"#,
+    ])
     func aBadTrapValueIs400AndChangesNothing(_ body: String) async throws {
         try await withLiveServer { server in
             let before = await server.json("GET", "/api/store").body

@@ -1,7 +1,7 @@
 import Foundation
+import TestSupport
 import Testing
 import TipJar
-import TestSupport
 
 /// The purchase traps through the pages, as a browser without JavaScript uses them: the `/store` form sets them, tip
 /// buttons and Restore post, the Resolve button posts with the CSRF token, and the install page (and the `live`
@@ -70,13 +70,17 @@ struct PurchaseTrapPageTests {
             #expect(tap["Location"]?.hasPrefix("/installs/\(id)?load=now&feedback=pending&once=") == true)
             let store = await server.send("GET", "/store", fields: [("Cookie", session.cookie)]).body
             #expect(store.contains("Interrupted purchases: waiting for the customer"))
-            let transactionID = try #require(await server.json("GET", "/api/transactions?installID=\(id)&status=interrupted")
-                .object["transactions"].flatMap { ($0 as? [[String: Any]])?.first?["transactionID"] as? Int })
+            let transactionID = try #require(
+                await server.json("GET", "/api/transactions?installID=\(id)&status=interrupted")
+                    .object["transactions"].flatMap { ($0 as? [[String: Any]])?.first?["transactionID"] as? Int })
             #expect(store.contains(#"<form method="post" action="/store/interrupted/\#(transactionID)/resolve">"#))
 
-            let forged = await server.send("POST", "/store/interrupted/\(transactionID)/resolve",
-                                           fields: [("Content-Type", "application/x-www-form-urlencoded"), ("Cookie", session.cookie),
-                                                    ("Origin", server.origin)], body: "")
+            let forged = await server.send(
+                "POST", "/store/interrupted/\(transactionID)/resolve",
+                fields: [
+                    ("Content-Type", "application/x-www-form-urlencoded"), ("Cookie", session.cookie),
+                    ("Origin", server.origin),
+                ], body: "")
             #expect(forged.status == 403, "no CSRF token, no resolve")
             let resolved = await pages.post(server, "/store/interrupted/\(transactionID)/resolve", session, form: "")
             #expect(resolved.status == 303)

@@ -1,9 +1,10 @@
 import Foundation
 import HTTPServer
+import TestSupport
 import Testing
 import TipJar
+
 @testable import TipJarDashboard
-import TestSupport
 
 /// Input the dashboard used to accept silently or answer wrongly, over a real socket: every bad value is a
 /// 4xx naming it, an install is found by what a person can read off a page, input quoted back is escaped,
@@ -15,8 +16,10 @@ struct RequestInputTests {
 
     /// Inserts an install with a chosen ID, as the service would have created it.
     func insert(_ server: LiveServer, id: String, label: String) async throws {
-        try await server.storage.insert(Install(id: id, label: label, locale: .en, storefront: "USA", accountID: "account-\(id.prefix(8))",
-                                                createdAt: Date()))
+        try await server.storage.insert(
+            Install(
+                id: id, label: label, locale: .en, storefront: "USA", accountID: "account-\(id.prefix(8))",
+                createdAt: Date()))
     }
 
     static let coffee = "com.example.tipjar.tip.coffee"
@@ -61,7 +64,8 @@ struct RequestInputTests {
             try await insert(server, id: "aaaaaaaa-1111-4000-8000-000000000001", label: "Ana's iPhone")
             let page = await server.send("GET", "/store")
             #expect(page.status == 200)
-            #expect(page.body.contains(#"<select name="installID" required><option value="aaaaaaaa-1111-4000-8000-000000000001">Ana&#39;s iPhone · aaaaaaaa</option>"#)
+            #expect(
+                page.body.contains(#"<select name="installID" required><option value="aaaaaaaa-1111-4000-8000-000000000001">Ana&#39;s iPhone · aaaaaaaa</option>"#)
                     || page.body.contains(#"<option value="aaaaaaaa-1111-4000-8000-000000000001">Ana&#x27;s iPhone · aaaaaaaa</option>"#), "\(page.body)")
         }
     }
@@ -86,9 +90,11 @@ struct RequestInputTests {
         }
     }
 
-    @Test(arguments: [(#"{"id":"fixed"}"#, #"Unknown field "id"."#), ("null", "The message body must be a JSON object."),
-                      ("[]", "The message body must be a JSON object."), ("1e999", "The message body must be a JSON object."),
-                      (#""en""#, "The message body must be a JSON object."), ("{", "The message body is not valid JSON.")])
+    @Test(arguments: [
+        (#"{"id":"fixed"}"#, #"Unknown field "id"."#), ("null", "The message body must be a JSON object."),
+        ("[]", "The message body must be a JSON object."), ("1e999", "The message body must be a JSON object."),
+        (#""en""#, "The message body must be a JSON object."), ("{", "The message body is not valid JSON."),
+    ])
     func aBadNewInstallBodyIs400SayingWhy(_ body: String, _ message: String) async throws {
         try await withLiveServer { server in
             let reply = await server.json("POST", "/api/installs", body)
@@ -122,10 +128,14 @@ struct RequestInputTests {
     func aFormPostThatIsNotURLEncodedIs415(_ contentType: String) async throws {
         try await withLiveServer { server in
             let session = try await pages.session(server)
-            let reply = await server.send("POST", "/installs", fields: [("Content-Type", contentType), ("Cookie", session.cookie),
-                                                                        ("Origin", server.origin), ("Sec-Fetch-Site", "same-origin"),
-                                                                        ("X-CSRF-Token", session.token)],
-                                          body: "locale=en&csrfToken=\(session.token)")
+            let reply = await server.send(
+                "POST", "/installs",
+                fields: [
+                    ("Content-Type", contentType), ("Cookie", session.cookie),
+                    ("Origin", server.origin), ("Sec-Fetch-Site", "same-origin"),
+                    ("X-CSRF-Token", session.token),
+                ],
+                body: "locale=en&csrfToken=\(session.token)")
             #expect(reply.status == 415)
             #expect((await server.json("GET", "/api/installs").object["installs"] as? [Any])?.isEmpty == true)
         }
@@ -137,8 +147,9 @@ struct RequestInputTests {
             let id = try await pages.createInstall(server, session)
             let reply = await pages.post(server, "/installs/\(id)/storefront", session, form: "storefront=%00%01%1b")
             #expect(reply.status == 400)
-            #expect(reply.body.contains(#"unknown storefront &quot;\u{0}\u{1}\u{1B}&quot;"#) || reply.body.contains(#"unknown storefront "\u{0}\u{1}\u{1B}""#),
-                    "\(reply.body)")
+            #expect(
+                reply.body.contains(#"unknown storefront &quot;\u{0}\u{1}\u{1B}&quot;"#) || reply.body.contains(#"unknown storefront "\u{0}\u{1}\u{1B}""#),
+                "\(reply.body)")
             #expect(!reply.body.unicodeScalars.contains { $0.value < 0x20 && $0 != "\n" && $0 != "\t" && $0 != "\r" })
             let json = await server.json("PUT", "/api/installs/\(id)/storefront", #"{"storefront":"\u0000\u001b"}"#)
             #expect((json.object["error"] as? String)?.contains(#""\u{0}\u{1B}""#) == true, "\(json.body)")
@@ -175,8 +186,9 @@ struct RequestInputTests {
             #expect(await TestClient.reply(port: server.port, brew).status == 501)
             #expect(await server.send("DELETE", "/api/store").status == 401, "a standard method still needs the token")
             for method in [Self.token, Self.token.uppercased(), "X\(Self.token)"] {
-                let entry = AccessLogEntry(method: method, target: "/", status: 501, bytes: 0, durationMilliseconds: 1, requestID: "1-1",
-                                           remoteAddress: "127.0.0.1:5")
+                let entry = AccessLogEntry(
+                    method: method, target: "/", status: 501, bytes: 0, durationMilliseconds: 1, requestID: "1-1",
+                    remoteAddress: "127.0.0.1:5")
                 let line = AccessLogRedaction.redact(entry, adminToken: Self.token)
                 #expect(line.method == "REDACTED")
                 #expect(!line.description.lowercased().contains(Self.token))

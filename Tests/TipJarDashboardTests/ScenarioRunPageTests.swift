@@ -1,7 +1,7 @@
 import Foundation
+import TestSupport
 import Testing
 import TipJar
-import TestSupport
 
 /// `/store`'s "Run" next to each shipped scenario: a form that posts with the CSRF token, runs the file
 /// against this server through its JSON API, answers a page with every step's result, and puts the
@@ -11,9 +11,13 @@ struct ScenarioRunPageTests {
     static let trap1 = "trap-01-purchase-and-listener-report-the-same-transaction.json"
 
     func post(_ server: LiveServer, _ target: String, _ session: PageTests.Session, token: Bool = true) async -> HTTPReply {
-        await server.send("POST", target, fields: [("Content-Type", "application/x-www-form-urlencoded"), ("Cookie", session.cookie),
-                                                   ("Origin", server.origin), ("Sec-Fetch-Site", "same-origin")],
-                          body: token ? "csrfToken=\(session.token)" : "")
+        await server.send(
+            "POST", target,
+            fields: [
+                ("Content-Type", "application/x-www-form-urlencoded"), ("Cookie", session.cookie),
+                ("Origin", server.origin), ("Sec-Fetch-Site", "same-origin"),
+            ],
+            body: token ? "csrfToken=\(session.token)" : "")
     }
 
     @Test func everyShippedScenarioHasARunFormWithTheCSRFToken() async throws {
@@ -25,8 +29,9 @@ struct ScenarioRunPageTests {
                 .filter { $0.hasSuffix(".json") }
             #expect(shipped.count >= 10)
             for file in shipped {
-                #expect(page.body.contains(#"<form method="post" action="/store/scenarios/\#(file)/run" class="inline"><input type="hidden" name="csrfToken" value="\#(token)">"#),
-                        "a Run form for \(file)")
+                #expect(
+                    page.body.contains(#"<form method="post" action="/store/scenarios/\#(file)/run" class="inline"><input type="hidden" name="csrfToken" value="\#(token)">"#),
+                    "a Run form for \(file)")
             }
             #expect(page.body.contains("its store steps change the store settings while it runs"))
         }
@@ -50,8 +55,10 @@ struct ScenarioRunPageTests {
         }
     }
 
-    static let shipped = ((try? FileManager.default.contentsOfDirectory(atPath: LiveServer.repositoryRoot
-        .appendingPathComponent("Public/scenarios").path)) ?? []).filter { $0.hasSuffix(".json") }.sorted()
+    static let shipped =
+        ((try? FileManager.default.contentsOfDirectory(
+            atPath: LiveServer.repositoryRoot
+                .appendingPathComponent("Public/scenarios").path)) ?? []).filter { $0.hasSuffix(".json") }.sorted()
 
     @Test(arguments: shipped)
     func everyShippedScenarioHoldsWhenRunFromTheStorePage(_ file: String) async throws {
@@ -84,10 +91,13 @@ struct ScenarioRunPageTests {
             let page = await server.send("GET", "/store", fields: [bearer])
             let cookie = try #require(page.sessionCookie)
             let csrf = try #require(page.csrfToken)
-            let result = await server.send("POST", "/store/scenarios/\(Self.trap1)/run",
-                                           fields: [bearer, ("Content-Type", "application/x-www-form-urlencoded"), ("Cookie", cookie),
-                                                    ("Origin", server.origin), ("Sec-Fetch-Site", "same-origin")],
-                                           body: "csrfToken=\(csrf)")
+            let result = await server.send(
+                "POST", "/store/scenarios/\(Self.trap1)/run",
+                fields: [
+                    bearer, ("Content-Type", "application/x-www-form-urlencoded"), ("Cookie", cookie),
+                    ("Origin", server.origin), ("Sec-Fetch-Site", "same-origin"),
+                ],
+                body: "csrfToken=\(csrf)")
             #expect(result.status == 200)
             #expect(result.body.contains("Every step held."), "its API calls were let in: \(result.body)")
         }

@@ -1,8 +1,9 @@
 import Foundation
 import Mustache
-import Testing
 import TestSupport
+import Testing
 import TipJar
+
 @testable import TipJarDashboard
 
 /// The simulated screen on `/installs/{id}` and the pages around it, over a real socket: the
@@ -12,7 +13,8 @@ import TipJar
 extension PageTests {
     @Test func theThankYouLineIsShownWheneverThereIsAHeartInTheInstallsLanguage() async throws {
         guard case .object(let none) = ViewModels.hearts(0, strings: .english),
-              case .object(let one) = ViewModels.hearts(1, strings: .portuguese) else { Issue.record("hearts is not an object"); return }
+            case .object(let one) = ViewModels.hearts(1, strings: .portuguese)
+        else { Issue.record("hearts is not an object"); return }
         #expect(none["thanks"] == nil)
         #expect(one["thanks"] == .string(TipJarStrings.portuguese.thanks))
         try await withLiveServer { server in
@@ -99,8 +101,10 @@ extension PageTests {
 
     @Test(arguments: [("slow", "0", 2_000), ("slow", "", 2_000), ("slow", "350", 350), ("normal", "0", 0)])
     func choosingSlowWithNoLatencySetsTheVisibleDefault(_ catalog: String, _ latency: String, _ expected: Int) throws {
-        let form = ["catalog": catalog, "latencyMs": latency, "purchaseOutcome": "success", "purchaseError": "networkError",
-                    "purchaseLatencyMs": "0", "listenerReemits": "0"]
+        let form = [
+            "catalog": catalog, "latencyMs": latency, "purchaseOutcome": "success", "purchaseError": "networkError",
+            "purchaseLatencyMs": "0", "listenerReemits": "0",
+        ]
         #expect(try Routes.settings(fromForm: form).latencyMs == expected)
     }
 

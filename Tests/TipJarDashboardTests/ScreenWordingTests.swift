@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TipJar
+
 @testable import TipJarDashboard
 
 /// The simulated screen's counts and text sizes: CLDR plural rules choose the restore sentence in each language,
@@ -8,8 +9,10 @@ import TipJar
 @Suite("Plural rules and Dynamic Type sizes")
 struct ScreenWordingTests {
     /// Unicode CLDR, Language Plural Rules: `en` one is `i = 1 and v = 0`; `pt` one is `i = 0..1`.
-    @Test(arguments: [(AppLocale.en, 0, PluralCategory.other), (.en, 1, .one), (.en, 2, .other), (.en, 21, .other),
-                      (.ptBR, 0, .one), (.ptBR, 1, .one), (.ptBR, 2, .other), (.ptBR, 1000, .other)])
+    @Test(arguments: [
+        (AppLocale.en, 0, PluralCategory.other), (.en, 1, .one), (.en, 2, .other), (.en, 21, .other),
+        (.ptBR, 0, .one), (.ptBR, 1, .one), (.ptBR, 2, .other), (.ptBR, 1000, .other),
+    ])
     func countsFollowEachLanguagesCLDRPluralRule(locale: AppLocale, count: Int, category: PluralCategory) {
         #expect(PluralCategory(count, locale: locale) == category)
     }
@@ -26,8 +29,11 @@ struct ScreenWordingTests {
 
     /// Apple Human Interface Guidelines, Typography, "Dynamic Type sizes": Body at each size, in points.
     @Test func textSizesAreDynamicTypesWithBodyAtApplesSizes() {
-        #expect(TextSize.allCases.map(\.rawValue) == ["xSmall", "small", "medium", "large", "xLarge", "xxLarge", "xxxLarge",
-                                                      "AX1", "AX2", "AX3", "AX4", "AX5"])
+        #expect(
+            TextSize.allCases.map(\.rawValue) == [
+                "xSmall", "small", "medium", "large", "xLarge", "xxLarge", "xxxLarge",
+                "AX1", "AX2", "AX3", "AX4", "AX5",
+            ])
         #expect(TextSize.allCases.map(\.bodyPoints) == [14, 15, 16, 17, 19, 21, 23, 28, 33, 40, 47, 53])
         #expect(TextSize.default == .large && TextSize.large.name == "Large (default)")
         #expect(TextSize.allCases.filter(\.isAccessibilitySize).map(\.rawValue) == ["AX1", "AX2", "AX3", "AX4", "AX5"])

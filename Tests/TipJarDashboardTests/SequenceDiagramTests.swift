@@ -2,6 +2,7 @@ import Foundation
 import Mustache
 import Testing
 import TipJar
+
 @testable import TipJarDashboard
 
 /// A transaction's life as a sequence diagram (`SequenceDiagram`, `TransactionLife`): the rows each delivery path
@@ -15,22 +16,29 @@ struct SequenceDiagramTests {
 
     static func at(_ seconds: Double) -> Date { start.addingTimeInterval(seconds) }
 
-    static func stored(_ id: UInt64 = 12, status: StoredTransaction.Status = .purchased, isExternal: Bool = false,
-                       productID: String = coffee, installID: String = install) -> StoredTransaction {
-        StoredTransaction(transaction: Transaction(id: id, productID: productID, purchaseDate: start, storefront: "USA"),
-                          accountID: "ana", installID: installID, status: status, isExternal: isExternal)
+    static func stored(
+        _ id: UInt64 = 12, status: StoredTransaction.Status = .purchased, isExternal: Bool = false,
+        productID: String = coffee, installID: String = install
+    ) -> StoredTransaction {
+        StoredTransaction(
+            transaction: Transaction(id: id, productID: productID, purchaseDate: start, storefront: "USA"),
+            accountID: "ana", installID: installID, status: status, isExternal: isExternal)
     }
 
-    static func delivery(_ path: DeliveryPath, _ outcome: RecordOutcome, finished: Bool = true, at seconds: Double,
-                         note: DeliveryNote? = nil, id: UInt64 = 12) -> Delivery {
-        Delivery(installID: install, transactionID: id, productID: coffee, path: path, outcome: outcome, finished: finished,
-                 at: at(seconds), note: note)
+    static func delivery(
+        _ path: DeliveryPath, _ outcome: RecordOutcome, finished: Bool = true, at seconds: Double,
+        note: DeliveryNote? = nil, id: UInt64 = 12
+    ) -> Delivery {
+        Delivery(
+            installID: install, transactionID: id, productID: coffee, path: path, outcome: outcome, finished: finished,
+            at: at(seconds), note: note)
     }
 
     static func life(_ stored: StoredTransaction?, _ ledger: [Delivery], hearts: Int, events: [InstallEvent] = []) -> TransactionLife {
         let added = TransactionLife.heartsAdded(ledger: ledger, hearts: hearts)
-        return TransactionLife(transactionID: 12, installID: install, stored: stored,
-                               deliveries: zip(ledger, added).map { TransactionLife.Handled(delivery: $0, addedHeart: $1) }, events: events)
+        return TransactionLife(
+            transactionID: 12, installID: install, stored: stored,
+            deliveries: zip(ledger, added).map { TransactionLife.Handled(delivery: $0, addedHeart: $1) }, events: events)
     }
 
     /// The diagram rendered by the dashboard's own template, as a page includes it.
@@ -45,12 +53,16 @@ struct SequenceDiagramTests {
         let events = [
             InstallEvent(installID: Self.install, at: Self.at(0), kind: "sheet.confirmed", detail: ""),
             InstallEvent(installID: Self.install, at: Self.at(0), kind: "purchase.open", detail: ""),
-            InstallEvent(installID: Self.install, at: Self.at(0.2), kind: "purchase.closed", detail: "",
-                         attributes: ["transactionID": "12", "outcome": "purchased"]),
+            InstallEvent(
+                installID: Self.install, at: Self.at(0.2), kind: "purchase.closed", detail: "",
+                attributes: ["transactionID": "12", "outcome": "purchased"]),
         ]
         let steps = Self.life(Self.stored(), [Self.delivery(.purchase, .counted, at: 0.1)], hearts: 1, events: events).steps
-        #expect(steps == [Step(.app, .store, "purchase()"), Step(.store, .app, "sheet: Confirm"), Step(.store, .app, ".success"),
-                          Step(.app, .app, "verified → counted", heart: .added), Step(.app, .store, "finish()")])
+        #expect(
+            steps == [
+                Step(.app, .store, "purchase()"), Step(.store, .app, "sheet: Confirm"), Step(.store, .app, ".success"),
+                Step(.app, .app, "verified → counted", heart: .added), Step(.app, .store, "finish()"),
+            ])
     }
 
     @Test(arguments: [
@@ -61,8 +73,11 @@ struct SequenceDiagramTests {
     func aSecondDeliveryIsDrawnOnTheListenerLaneAsItArrived(_ path: DeliveryPath, _ arrival: [Step]) {
         let ledger = [Self.delivery(.purchase, .counted, at: 0.1), Self.delivery(path, .duplicate, at: 5)]
         let steps = Self.life(Self.stored(), ledger, hearts: 1).steps
-        #expect(Array(steps.suffix(arrival.count + 2)) == arrival + [Step(.listener, .listener, "duplicate: not counted", heart: .notAdded),
-                                                                      Step(.listener, .store, "finish()")])
+        #expect(
+            Array(steps.suffix(arrival.count + 2)) == arrival + [
+                Step(.listener, .listener, "duplicate: not counted", heart: .notAdded),
+                Step(.listener, .store, "finish()"),
+            ])
     }
 
     @Test func aRefundIsATrapOnTheStoreLaneBeforeTheRevokedDelivery() {
@@ -71,14 +86,20 @@ struct SequenceDiagramTests {
         stored.transaction.revocationReason = .developerIssue
         let ledger = [Self.delivery(.purchase, .counted, at: 0.1), Self.delivery(.listener, .revoked, at: 10)]
         let steps = Self.life(stored, ledger, hearts: 1).steps
-        #expect(Array(steps.suffix(4)) == [Step(.store, .store, "refund: developer issue", isTrap: true), Step(.store, .listener, "updates: revoked"),
-                                           Step(.listener, .listener, "revoked: nothing added", heart: .notAdded), Step(.listener, .store, "finish()")])
+        #expect(
+            Array(steps.suffix(4)) == [
+                Step(.store, .store, "refund: developer issue", isTrap: true), Step(.store, .listener, "updates: revoked"),
+                Step(.listener, .listener, "revoked: nothing added", heart: .notAdded), Step(.listener, .store, "finish()"),
+            ])
     }
 
     @Test func aDeclinedAskToBuyIsATrapThatAddedNoHeart() {
         let steps = Self.life(Self.stored(status: .declined), [], hearts: 0).steps
-        #expect(steps == [Step(.app, .store, "purchase()"), Step(.store, .app, ".pending (Ask to Buy)"),
-                          Step(.store, .store, "Ask to Buy declined", heart: .notAdded, isTrap: true)])
+        #expect(
+            steps == [
+                Step(.app, .store, "purchase()"), Step(.store, .app, ".pending (Ask to Buy)"),
+                Step(.store, .store, "Ask to Buy declined", heart: .notAdded, isTrap: true),
+            ])
     }
 
     @Test func aPurchaseOutsideTheAppStartsInTheStoreAndReachesTheListener() {
@@ -102,11 +123,16 @@ struct SequenceDiagramTests {
 
     @Test func finishIgnoredIsDrawnAsAFinishTheStoreIgnores() {
         let events = [InstallEvent(installID: Self.install, at: Self.at(6), kind: "finish.ignored", detail: "", attributes: ["transactionID": "12"])]
-        let ledger = [Self.delivery(.purchase, .counted, finished: false, at: 0.1, note: .finishIgnored),
-                      Self.delivery(.purchase, .duplicate, finished: false, at: 6, note: .unfinishedReturned)]
+        let ledger = [
+            Self.delivery(.purchase, .counted, finished: false, at: 0.1, note: .finishIgnored),
+            Self.delivery(.purchase, .duplicate, finished: false, at: 6, note: .unfinishedReturned),
+        ]
         let steps = Self.life(Self.stored(), ledger, hearts: 1, events: events).steps
-        #expect(steps.filter { $0.label == "finish() ignored" } == [Step(.store, .store, "finish() ignored", isTrap: true),
-                                                                   Step(.store, .store, "finish() ignored", isTrap: true)])
+        #expect(
+            steps.filter { $0.label == "finish() ignored" } == [
+                Step(.store, .store, "finish() ignored", isTrap: true),
+                Step(.store, .store, "finish() ignored", isTrap: true),
+            ])
         #expect(steps.contains(Step(.store, .app, "returns the unfinished one", isTrap: true)))
     }
 
@@ -123,14 +149,21 @@ struct SequenceDiagramTests {
     }
 
     @Test func theMigratedHeartIsTheOneTheCountedRowsDoNotExplain() {
-        let ledger = [Self.delivery(.purchase, .counted, at: 0), Self.delivery(.listener, .duplicate, at: 1),
-                      Self.delivery(.purchase, .counted, at: 2, id: 13)]
+        let ledger = [
+            Self.delivery(.purchase, .counted, at: 0), Self.delivery(.listener, .duplicate, at: 1),
+            Self.delivery(.purchase, .counted, at: 2, id: 13),
+        ]
         #expect(TransactionLife.heartsAdded(ledger: ledger, hearts: 3) == [true, false, true])
     }
 
     @Test func aHeartAddedIsFilledAndAHeartNotAddedIsCrossedOut() throws {
-        let svg = try Self.rendered(SequenceDiagram(title: "t", steps: [Step(.app, .app, "counted", heart: .added),
-                                                                        Step(.listener, .listener, "duplicate", heart: .notAdded)]))
+        let svg = try Self.rendered(
+            SequenceDiagram(
+                title: "t",
+                steps: [
+                    Step(.app, .app, "counted", heart: .added),
+                    Step(.listener, .listener, "duplicate", heart: .notAdded),
+                ]))
         #expect(svg.components(separatedBy: #"class="heart heart-added""#).count - 1 == 2, "the row and the legend")
         #expect(svg.components(separatedBy: #"class="heart heart-none""#).count - 1 == 2)
         #expect(svg.components(separatedBy: #"class="heart-cross""#).count - 1 == 2)
@@ -161,15 +194,19 @@ struct SequenceDiagramTests {
         #expect(!svg.contains("style="), "the Content-Security-Policy refuses inline styles")
     }
 
-    @Test(arguments: [("Transaction.updates", 14, ["Transaction.", "updates"]), ("verified → counted", 13, ["verified →", "counted"]),
-                      ("refund: developer issue", 13, ["refund:", "developer", "issue"]), ("a", 13, ["a"])])
+    @Test(arguments: [
+        ("Transaction.updates", 14, ["Transaction.", "updates"]), ("verified → counted", 13, ["verified →", "counted"]),
+        ("refund: developer issue", 13, ["refund:", "developer", "issue"]), ("a", 13, ["a"]),
+    ])
     func labelsWrapToTheRoomTheirRowHas(_ label: String, _ limit: Int, _ lines: [String]) {
         #expect(SequenceDiagram.wrap(label, limit: limit) == lines)
     }
 
     @Test func everyRowStaysInsideTheViewBox() {
-        let steps = [Step(.app, .listener, "a label long enough to wrap over several lines"), Step(.listener, .app, "back"),
-                     Step(.listener, .listener, "counted; five hearts already", heart: .notAdded, isTrap: true)]
+        let steps = [
+            Step(.app, .listener, "a label long enough to wrap over several lines"), Step(.listener, .app, "back"),
+            Step(.listener, .listener, "counted; five hearts already", heart: .notAdded, isTrap: true),
+        ]
         var top = SequenceDiagram.rowsTop
         for step in steps {
             let row = SequenceDiagram.row(step, top: top)

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// `tipjar serve` with late deliveries still waiting (Public/scenarios/README.md, "Rehearse these StoreKit traps"): a signal stops it
 /// without waiting for them, and a charged transaction the stopped app never received reaches it at its first
@@ -58,8 +58,9 @@ struct ServeLateDeliveryTests {
         #expect(await second.json("PUT", "/api/store", #"{"chargedDespiteError":false}"#).status == 200)
         #expect(await second.json("POST", "/api/installs/\(id)/launch").status == 200)
         let ledger = await second.json("GET", "/api/installs/\(id)/ledger").array
-        #expect(ledger.map { "\($0["path"] as? String ?? "") \($0["outcome"] as? String ?? "")" } == ["purchase counted", "launch counted"],
-                "the charged transaction arrives at the first launch after the restart; the dropped re-emit never does")
+        #expect(
+            ledger.map { "\($0["path"] as? String ?? "") \($0["outcome"] as? String ?? "")" } == ["purchase counted", "launch counted"],
+            "the charged transaction arrives at the first launch after the restart; the dropped re-emit never does")
         #expect(await second.json("GET", "/api/installs/\(id)").object["hearts"] as? Int == 2)
         #expect(await second.terminate())
     }

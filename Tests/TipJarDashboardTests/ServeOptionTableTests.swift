@@ -27,23 +27,26 @@ struct ServeOptionTableTests {
     /// The options the help text names: each line of `usage` that starts, after its indent, with `--name`.
     static func helpOptions(in source: String) -> Set<String> {
         guard let start = source.range(of: "static let usage = \"\"\""),
-              let end = source.range(of: "\"\"\"", range: start.upperBound..<source.endIndex) else { return [] }
+            let end = source.range(of: "\"\"\"", range: start.upperBound..<source.endIndex)
+        else { return [] }
         return matches(#"(?m)^\s+(?:-h, )?(--[a-z][a-z-]*)"#, in: String(source[start.upperBound..<end.lowerBound]))
             .subtracting(["--help"])
     }
 
     /// The options `ServeCommand` reads: every string literal in its `ArgumentReader(…)` call.
     static func readOptions(in source: String) -> Set<String> {
-        guard let start = source.range(of: "ArgumentReader(arguments"),
-              let end = source.range(of: ")\n", range: start.upperBound..<source.endIndex) else { return [] }
+        guard let start = source.range(of: "ArgumentReader("),
+            let end = source.range(of: "])\n", range: start.upperBound..<source.endIndex)
+        else { return [] }
         return matches(#""(--[a-z][a-z-]*)""#, in: String(source[start.upperBound..<end.lowerBound]))
     }
 
     static func matches(_ pattern: String, in text: String) -> Set<String> {
         let expression = try! NSRegularExpression(pattern: pattern)
-        return Set(expression.matches(in: text, range: NSRange(text.startIndex..., in: text)).map {
-            (text as NSString).substring(with: $0.range(at: 1))
-        })
+        return Set(
+            expression.matches(in: text, range: NSRange(text.startIndex..., in: text)).map {
+                (text as NSString).substring(with: $0.range(at: 1))
+            })
     }
 
     @Test func theReadmeTableListsEveryOptionTheHelpAndTheCommandKnow() throws {
@@ -68,10 +71,14 @@ struct ServeOptionTableTests {
     }
 
     @Test(arguments: [
-        ("| option | default | what it does |\n| --- | --- | --- |\n| `--host ADDRESS` | x | y |\n| `--templates DIR`, `--public DIR` | a | b |\n\nafter",
-         ["--host", "--templates", "--public"]),
-        ("text `--not-an-option`\n| option | default | what it does |\n| --- | --- | --- |\n| `--port N` | 8080 | `--host` in the description |",
-         ["--port"]),
+        (
+            "| option | default | what it does |\n| --- | --- | --- |\n| `--host ADDRESS` | x | y |\n| `--templates DIR`, `--public DIR` | a | b |\n\nafter",
+            ["--host", "--templates", "--public"]
+        ),
+        (
+            "text `--not-an-option`\n| option | default | what it does |\n| --- | --- | --- |\n| `--port N` | 8080 | `--host` in the description |",
+            ["--port"]
+        ),
     ])
     func aTableRowNamesTheOptionsOfItsFirstCell(_ markdown: String, _ expected: [String]) {
         #expect(Self.documentedOptions(in: markdown) == Set(expected))

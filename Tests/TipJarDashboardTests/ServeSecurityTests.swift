@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// `tipjar serve` in admin-token mode, as an operator runs it: what its access log writes and
 /// which `Host` names it answers.
@@ -10,9 +10,12 @@ struct ServeSecurityTests {
         let token = "0123456789abcdef0123456789abcdef"
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tipjar-serve-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let process = try ChildProcess(CommandLineTests.binary, arguments: [
-            "serve", "--port", "0", "--database", directory.appendingPathComponent("tipjar.sqlite3").path,
-            "--admin-token", token, "--allowed-host", "tipjar.test", "--allowed-host", "proxy.test:8443"])
+        let process = try ChildProcess(
+            CommandLineTests.binary,
+            arguments: [
+                "serve", "--port", "0", "--database", directory.appendingPathComponent("tipjar.sqlite3").path,
+                "--admin-token", token, "--allowed-host", "tipjar.test", "--allowed-host", "proxy.test:8443",
+            ])
         let text = await onThread { CommandLineTests.banner(process.standardOutput) }
         let port = try #require(text.range(of: "http://127.0.0.1:").flatMap { Int(text[$0.upperBound...].prefix { $0.isNumber }) })
         func get(_ target: String, host: String? = nil) async -> HTTPReply {

@@ -1,7 +1,7 @@
 import Foundation
+import TestSupport
 import Testing
 import TipJar
-import TestSupport
 
 /// The pages of the session controls and the history, without JavaScript: confirmation pages whose forms
 /// post with the CSRF token, the Transactions page and the account page.
@@ -13,9 +13,13 @@ struct SessionAndHistoryPageTests {
     func session(_ server: LiveServer) async throws -> Session { try await PageTests().session(server) }
 
     func post(_ server: LiveServer, _ target: String, _ session: Session, token: Bool = true) async -> HTTPReply {
-        await server.send("POST", target, fields: [("Content-Type", "application/x-www-form-urlencoded"), ("Cookie", session.cookie),
-                                                   ("Origin", server.origin), ("Sec-Fetch-Site", "same-origin")],
-                          body: token ? "csrfToken=\(session.token)" : "")
+        await server.send(
+            "POST", target,
+            fields: [
+                ("Content-Type", "application/x-www-form-urlencoded"), ("Cookie", session.cookie),
+                ("Origin", server.origin), ("Sec-Fetch-Site", "same-origin"),
+            ],
+            body: token ? "csrfToken=\(session.token)" : "")
     }
 
     func get(_ server: LiveServer, _ target: String, _ session: Session) async -> HTTPReply {
@@ -30,7 +34,10 @@ struct SessionAndHistoryPageTests {
             #expect(page.body.contains(#"<tr class="muted"><td><code>_timeRate</code></td><td><span class="badge">ignored</span></td><td>"#))
             #expect(page.body.contains(#"<tr><td><code>_disableDialogs</code></td><td><span class="badge badge-normal">applied</span></td><td>true: skipPurchaseSheet on"#))
             #expect(!page.body.contains("applied setting:") && !page.body.contains("ignored setting:"))
-            #expect(page.body.contains(#"name="skipPurchaseSheet" value="1" checked> Skip the purchase sheet (Xcode's Disable Dialogs): every purchase is confirmed at once <span class="badge">from the file</span>"#))
+            #expect(
+                page.body.contains(
+                    #"name="skipPurchaseSheet" value="1" checked> Skip the purchase sheet (Xcode's Disable Dialogs): every purchase is confirmed at once <span class="badge">from the file</span>"#
+                ))
             #expect(page.body.contains(#"name="askToBuyEnabled" value="1" checked> Ask to Buy: every purchase waits for approval <span class="badge">from the file</span>"#))
             #expect(page.body.contains(#"App Store Sync <span class="badge">from the file</span>"#))
             #expect(!page.body.contains(#"Load Products <span class="badge">from the file</span>"#))
@@ -42,8 +49,9 @@ struct SessionAndHistoryPageTests {
         try await withLiveServer(catalog: try LiveServer.fixtureCatalog("settings-ask-to-buy-pt-BR")) { server in
             let session = try await session(server)
             _ = await server.json("PUT", "/api/store", #"{"askToBuyEnabled":false,"failures":{"sync":null}}"#)
-            #expect(!(await get(server, "/store", session)).body.contains(#"App Store Sync <span class="badge">from the file</span>"#),
-                    "a setting changed since is no longer marked")
+            #expect(
+                !(await get(server, "/store", session)).body.contains(#"App Store Sync <span class="badge">from the file</span>"#),
+                "a setting changed since is no longer marked")
             let confirm = await get(server, "/confirm/store-reset", session)
             #expect(confirm.status == 200)
             #expect(confirm.body.contains(#"<form method="post" action="/store/reset""#))

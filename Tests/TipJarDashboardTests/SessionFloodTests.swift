@@ -2,6 +2,7 @@ import Foundation
 import HTTPServer
 import Testing
 import TipJar
+
 @testable import TipJarDashboard
 
 /// Another site can make a browser send any number of cookie-less requests (`<img src>`: a

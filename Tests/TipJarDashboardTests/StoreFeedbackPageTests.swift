@@ -1,7 +1,7 @@
 import Foundation
+import TestSupport
 import Testing
 import TipJar
-import TestSupport
 
 /// `/store` without JavaScript: each form post answers 303 to `/store?flash=…#section`, and the section acted
 /// on says exactly what happened: delivered now (with the outcome and the hearts), or waiting for the next
@@ -90,24 +90,38 @@ struct StoreFeedbackPageTests {
             let running = try await install(server)
             let stopped = try await install(server, launch: false)
             let session = try await pages.session(server)
-            let now = try await follow(server, await pages.post(server, "/store/external-purchases", session,
-                                                                 form: "csrfToken=\(session.token)&installID=\(running)&productID=\(Self.coffee)"), session)
+            let now = try await follow(
+                server,
+                await pages.post(
+                    server, "/store/external-purchases", session,
+                    form: "csrfToken=\(session.token)&installID=\(running)&productID=\(Self.coffee)"), session)
             #expect(now.fragment == "external")
-            #expect(now.section.range(of: #"Purchased outside the app: transaction \d+ was delivered to install \#(running.prefix(8)) \(counted, 1 heart\)\."#,
-                                      options: .regularExpression) != nil)
-            let later = try await follow(server, await pages.post(server, "/store/external-purchases", session,
-                                                                   form: "csrfToken=\(session.token)&installID=\(stopped)&productID=\(Self.coffee)"), session)
+            #expect(
+                now.section.range(
+                    of: #"Purchased outside the app: transaction \d+ was delivered to install \#(running.prefix(8)) \(counted, 1 heart\)\."#,
+                    options: .regularExpression) != nil)
+            let later = try await follow(
+                server,
+                await pages.post(
+                    server, "/store/external-purchases", session,
+                    form: "csrfToken=\(session.token)&installID=\(stopped)&productID=\(Self.coffee)"), session)
             #expect(later.fragment == "external")
-            #expect(later.section.range(of: #"Purchased outside the app: transaction \d+ waits for the next launch of install \#(stopped.prefix(8)) \(the app is stopped\)\."#,
-                                        options: .regularExpression) != nil)
+            #expect(
+                later.section.range(
+                    of: #"Purchased outside the app: transaction \d+ waits for the next launch of install \#(stopped.prefix(8)) \(the app is stopped\)\."#,
+                    options: .regularExpression) != nil)
         }
     }
 
     @Test func savingResettingAndClearingReturnToTheirSections() async throws {
         try await withLiveServer { server in
             let session = try await pages.session(server)
-            let saved = try await follow(server, await pages.post(server, "/store", session, form: "csrfToken=\(session.token)&catalog=normal&latencyMs=0"
-                                                                   + "&purchaseOutcome=success&purchaseError=networkError&purchaseLatencyMs=0&listenerReemits=0"), session)
+            let saved = try await follow(
+                server,
+                await pages.post(
+                    server, "/store", session,
+                    form: "csrfToken=\(session.token)&catalog=normal&latencyMs=0"
+                        + "&purchaseOutcome=success&purchaseError=networkError&purchaseLatencyMs=0&listenerReemits=0"), session)
             #expect(saved.fragment == "settings")
             #expect(saved.section.contains("Store settings saved."))
             let reset = try await follow(server, await pages.post(server, "/store/reset", session, form: "csrfToken=\(session.token)"), session)
@@ -119,9 +133,11 @@ struct StoreFeedbackPageTests {
         }
     }
 
-    @Test(arguments: ["/store?flash=approved", "/store?flash=approved&transaction=x&install=abc&delivery=waiting",
-                      "/store?flash=approved&transaction=1&install=%3Cb%3E&delivery=waiting",
-                      "/store?flash=approved&transaction=1&install=abc&delivery=counted&hearts=9", "/store?flash=hello"])
+    @Test(arguments: [
+        "/store?flash=approved", "/store?flash=approved&transaction=x&install=abc&delivery=waiting",
+        "/store?flash=approved&transaction=1&install=%3Cb%3E&delivery=waiting",
+        "/store?flash=approved&transaction=1&install=abc&delivery=counted&hearts=9", "/store?flash=hello",
+    ])
     func aFlashWhoseFactsAreMissingOrMalformedShowsNoMessage(_ target: String) async throws {
         try await withLiveServer { server in
             let page = await server.send("GET", target)

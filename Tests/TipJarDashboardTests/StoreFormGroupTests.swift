@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TipJar
+
 @testable import TipJarDashboard
 
 /// `/store` in groups (`Templates/pages/store.mustache`), each with its own form and Apply button: a form posts only
@@ -19,7 +20,9 @@ struct StoreFormGroupTests {
     /// `group`'s form as the page posts it, every one of its settings at its default.
     static func form(_ group: StoreFormGroup) -> String {
         let fields = declarations(group).map(\.formName)
-        return (["group=\(group.rawValue)"] + StoreSettingDeclarationTests.form().split(separator: "&").map(String.init)
+        return
+            (["group=\(group.rawValue)"]
+            + StoreSettingDeclarationTests.form().split(separator: "&").map(String.init)
             .filter { fields.contains(String($0.prefix { $0 != "=" })) }).joined(separator: "&")
     }
 
@@ -27,12 +30,13 @@ struct StoreFormGroupTests {
     static func otherValues(_ declarations: [StoreSetting]) throws -> String {
         var body: [String: Any] = [:]
         for declaration in declarations {
-            let value: Any = switch StoreSettingDeclarationTests.otherValue(declaration) {
-            case .text(let text)?: text
-            case .number(let number)?: number
-            case .flag(let flag)?: flag
-            case .off?, nil: NSNull()
-            }
+            let value: Any =
+                switch StoreSettingDeclarationTests.otherValue(declaration) {
+                case .text(let text)?: text
+                case .number(let number)?: number
+                case .flag(let flag)?: flag
+                case .off?, nil: NSNull()
+                }
             let path = declaration.path
             if path.count == 2 {
                 var object = body[path[0]] as? [String: Any] ?? [:]
@@ -61,12 +65,14 @@ struct StoreFormGroupTests {
             #expect(reply.status == 303, "\(reply.body)")
             let settings = await server.json("GET", "/api/store").object
             for declaration in others {
-                #expect(StoreSettingDeclarationTests.value(declaration, in: settings) == StoreSettingDeclarationTests.otherValue(declaration),
-                        "\(declaration.key), outside \(group), kept its value")
+                #expect(
+                    StoreSettingDeclarationTests.value(declaration, in: settings) == StoreSettingDeclarationTests.otherValue(declaration),
+                    "\(declaration.key), outside \(group), kept its value")
             }
             for declaration in Self.declarations(group) {
-                #expect(StoreSettingDeclarationTests.value(declaration, in: settings) == declaration.defaultValue,
-                        "\(declaration.key), in \(group), took the form's value")
+                #expect(
+                    StoreSettingDeclarationTests.value(declaration, in: settings) == declaration.defaultValue,
+                    "\(declaration.key), in \(group), took the form's value")
             }
         }
     }

@@ -85,11 +85,12 @@ struct StoreSettingDeclarationTests {
         try await withLiveServer { server in
             let before = await server.json("GET", "/api/store").body
             for declaration in StoreSettings.declarations {
-                let (bad, message): (String, String) = switch declaration.kind {
-                case .choice(let values, _): ("\"nope\"", "\(declaration.key) must be one of \(values.joined(separator: ", ")).")
-                case .integer(let range, _): ("\(range.upperBound + 1)", "\(declaration.key) must be a whole number from \(range.lowerBound) to \(range.upperBound).")
-                case .flag: ("1", "\(declaration.key) must be true or false.")
-                }
+                let (bad, message): (String, String) =
+                    switch declaration.kind {
+                    case .choice(let values, _): ("\"nope\"", "\(declaration.key) must be one of \(values.joined(separator: ", ")).")
+                    case .integer(let range, _): ("\(range.upperBound + 1)", "\(declaration.key) must be a whole number from \(range.lowerBound) to \(range.upperBound).")
+                    case .flag: ("1", "\(declaration.key) must be true or false.")
+                    }
                 let reply = await server.json("PUT", "/api/store", Self.patch(declaration, bad))
                 #expect(reply.status == 400, "\(declaration.key)")
                 #expect(reply.object["error"] as? String == message, "\(declaration.key)")
@@ -103,8 +104,10 @@ struct StoreSettingDeclarationTests {
         (#"{"latencyMs":60001}"#, "latencyMs must be a whole number from 0 to 60000."),
         (#"{"listenerReemits":4}"#, "listenerReemits must be a whole number from 0 to 3."),
         (#"{"catalog":"sometimes"}"#, "catalog must be one of normal, empty, failing, slow, mismatch."),
-        (#"{"failures":{"sync":"flood"}}"#,
-         "failures.sync must be one of networkError, systemError, userCancelled, notAvailableInStorefront, notEntitled, unknown, unsupported."),
+        (
+            #"{"failures":{"sync":"flood"}}"#,
+            "failures.sync must be one of networkError, systemError, userCancelled, notAvailableInStorefront, notEntitled, unknown, unsupported."
+        ),
         (#"{"skipPurchaseSheet":1}"#, "skipPurchaseSheet must be true or false."),
         (#"{"surprise":1}"#, #"Unknown field "surprise"."#),
         (#"{"failures":{"refund":null}}"#, #"Unknown field "failures.refund"."#),

@@ -1,7 +1,7 @@
 import Foundation
+import TestSupport
 import Testing
 import TipJar
-import TestSupport
 
 /// Every storefront through the JSON API and the forms, the storefront change of a running install
 /// (`PUT /api/installs/{id}/storefront`, `POST /installs/{id}/storefront`), and `/catalog`'s storefront list
@@ -84,9 +84,12 @@ struct StorefrontRouteTests {
             let badCreate = await pages.post(server, "/installs", session, form: "locale=en&storefront=LUQ")
             #expect(badCreate.status == 400)
             #expect(badCreate.body.contains("closest: LUX"))
-            let noToken = await server.send("POST", "/installs/\(id)/storefront",
-                                            fields: [("Content-Type", "application/x-www-form-urlencoded"), ("Cookie", session.cookie),
-                                                     ("Origin", server.origin), ("Sec-Fetch-Site", "same-origin")], body: "storefront=GBR")
+            let noToken = await server.send(
+                "POST", "/installs/\(id)/storefront",
+                fields: [
+                    ("Content-Type", "application/x-www-form-urlencoded"), ("Cookie", session.cookie),
+                    ("Origin", server.origin), ("Sec-Fetch-Site", "same-origin"),
+                ], body: "storefront=GBR")
             #expect(noToken.status == 403)
             #expect(await server.json("GET", "/api/installs/\(id)").object["storefront"] as? String == "HRV")
         }

@@ -38,8 +38,10 @@ struct TemplateSafetyTests {
         #expect(Self.problems(in: text).isEmpty, "\(name): \(Self.problems(in: text))")
     }
 
-    @Test(arguments: [#"<a href={{url}}>"#, #"<p>{{{raw}}}</p>"#, #"<script>var x = "{{name}}";</script>"#,
-                      #"<button onclick="go()">"#, #"<div style="color: red">"#, #"<style>p{}</style>"#, #"<p>{{& raw}}</p>"#])
+    @Test(arguments: [
+        #"<a href={{url}}>"#, #"<p>{{{raw}}}</p>"#, #"<script>var x = "{{name}}";</script>"#,
+        #"<button onclick="go()">"#, #"<div style="color: red">"#, #"<style>p{}</style>"#, #"<p>{{& raw}}</p>"#,
+    ])
     func theCheckCatchesEachUnsafePattern(_ snippet: String) {
         #expect(!Self.problems(in: snippet).isEmpty)
     }

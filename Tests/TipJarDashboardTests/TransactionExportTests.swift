@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import TipJarDashboard
 
 /// `GET /api/transactions?format=csv|json`: every matching transaction (all pages) as a download
@@ -7,7 +8,8 @@ import Testing
 /// the download links of `/transactions` (keeping its filters) and `/accounts/{accountID}`.
 @Suite("Transactions export")
 struct TransactionExportTests {
-    static let header = "transactionID,originalID,installID,accountID,productID,purchaseDate,purchasedQuantity,storefront,"
+    static let header =
+        "transactionID,originalID,installID,accountID,productID,purchaseDate,purchasedQuantity,storefront,"
         + "environment,ownershipType,reason,revocationDate,revocationReason,status,isFinished,isExternal,price,currency"
 
     /// Creates an install on `account` and buys `productID` outside the app on it; answers the install ID.
@@ -21,8 +23,10 @@ struct TransactionExportTests {
 
     @Test func hostileAccountsAndProductIDsAreNeutralisedInTheCSV() async throws {
         try await withLiveServer { server in
-            let hostile = [("=HYPERLINK(\"evil.example\",\"x\")", "=cmd|' /C calc'!A0"), ("+ana", "+1"), ("-bob", "-1+2"),
-                           ("@cy", "@SUM(A1)")]
+            let hostile = [
+                ("=HYPERLINK(\"evil.example\",\"x\")", "=cmd|' /C calc'!A0"), ("+ana", "+1"), ("-bob", "-1+2"),
+                ("@cy", "@SUM(A1)"),
+            ]
             for (account, product) in hostile { _ = try await Self.externalPurchase(server, account: account, productID: product) }
 
             let reply = await server.send("GET", "/api/transactions?format=csv")

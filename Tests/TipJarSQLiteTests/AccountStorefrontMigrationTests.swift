@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TipJar
+
 @testable import TipJarSQLite
 
 /// `v7-account-storefronts` (Sources/TipJarSQLite/TipJarSchema.swift): a database of the previous version, where each
@@ -72,11 +73,13 @@ struct AccountStorefrontMigrationTests {
             return try pool.readSync { db in
                 try db.fetchAll(sql: "SELECT type || ' ' || name || ' ' || coalesce(sql, '') FROM sqlite_schema ORDER BY name") {
                     try $0.value(at: 0, as: String.self)
-                } + db.fetchAll(sql: "SELECT id || ' ' || storefront || ' ' || account_id FROM installs ORDER BY id") {
-                    try $0.value(at: 0, as: String.self)
-                } + db.fetchAll(sql: "SELECT identifier FROM \(DatabaseMigrator.tableName) ORDER BY rowid") {
-                    try $0.value(at: 0, as: String.self)
                 }
+                    + db.fetchAll(sql: "SELECT id || ' ' || storefront || ' ' || account_id FROM installs ORDER BY id") {
+                        try $0.value(at: 0, as: String.self)
+                    }
+                    + db.fetchAll(sql: "SELECT identifier FROM \(DatabaseMigrator.tableName) ORDER BY rowid") {
+                        try $0.value(at: 0, as: String.self)
+                    }
             }
         }
         let before = try snapshot()
@@ -88,8 +91,9 @@ struct AccountStorefrontMigrationTests {
         } catch let error as DatabaseError {
             #expect(error.message.contains("v7-account-storefronts"), "the error names the migration: \(error.message)")
             #expect(error.message.contains("rolled back"))
-            #expect(error.message.contains("local_installs_by_storefront") || error.message.contains("storefront"),
-                    "and SQLite's reason: \(error.message)")
+            #expect(
+                error.message.contains("local_installs_by_storefront") || error.message.contains("storefront"),
+                "and SQLite's reason: \(error.message)")
             #expect(error.path == path)
         }
         #expect(try snapshot() == before, "no accounts table, installs keep their storefronts, v7 not recorded")

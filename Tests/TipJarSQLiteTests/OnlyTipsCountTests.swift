@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TipJar
+
 @testable import TipJarSQLite
 
 /// A transaction for anything that is not one of the catalog's tips — a subscription, a non-consumable, an ID
@@ -9,8 +10,9 @@ import TipJar
 struct OnlyTipsCountTests {
     /// `v3-tips-and-subscriptions.storekit`: three consumable tips beside a non-consumable and two subscriptions.
     static func catalog() throws -> Catalog {
-        try Catalog.load(contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("TipJarTests/Fixtures/storekit/v3-tips-and-subscriptions.storekit"))
+        try Catalog.load(
+            contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+                .appendingPathComponent("TipJarTests/Fixtures/storekit/v3-tips-and-subscriptions.storekit"))
     }
 
     static let tip = "io.example.config.tip.a"

@@ -15,7 +15,8 @@ struct ProductLoadRuleTests {
             _ = try await world.service.purchase(productID: TestWorld.coffee, installID: install.id)
         }
         #expect(try await world.storage.transactions(matching: TransactionQuery(pageSize: 10)).transactions.isEmpty)
-        #expect(TipJarError.productNotLoaded(productID: TestWorld.coffee, reason: .loadFailed).description
+        #expect(
+            TipJarError.productNotLoaded(productID: TestWorld.coffee, reason: .loadFailed).description
                 == "The app has not loaded this product: the last load failed.")
     }
 

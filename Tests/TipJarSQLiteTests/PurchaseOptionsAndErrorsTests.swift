@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TipJar
+
 @testable import TipJarSQLite
 
 /// `Product.purchase(options:)`'s `quantity(_:)` and `appAccountToken(_:)`
@@ -16,8 +17,9 @@ struct PurchaseOptionsAndErrorsTests {
     func aQuantityOutsideOneToTenThrowsInvalidQuantityAndChargesNothing(_ quantity: Int) async throws {
         let world = try await TestWorld.make()
         let install = try await world.runningInstall()
-        let report = try await world.service.purchase(productID: TestWorld.coffee, installID: install.id,
-                                                      options: Product.PurchaseOptions(quantity: quantity))
+        let report = try await world.service.purchase(
+            productID: TestWorld.coffee, installID: install.id,
+            options: Product.PurchaseOptions(quantity: quantity))
         #expect(report.outcome == .failed)
         #expect(report.errorName == "invalidQuantity")
         #expect(try await world.storage.recentTransactions(limit: 10).isEmpty)
@@ -27,8 +29,9 @@ struct PurchaseOptionsAndErrorsTests {
     @Test func quantityAndTokenAreCarriedOnTheTransactionAndTheLedgerAndOneTransactionIsOneHeart() async throws {
         let world = try await TestWorld.make()
         let install = try await world.runningInstall()
-        let report = try await world.service.purchase(productID: TestWorld.coffee, installID: install.id,
-                                                      options: Product.PurchaseOptions(quantity: 10, appAccountToken: Self.token))
+        let report = try await world.service.purchase(
+            productID: TestWorld.coffee, installID: install.id,
+            options: Product.PurchaseOptions(quantity: 10, appAccountToken: Self.token))
         #expect(report.outcome == .purchased)
         #expect(try await world.hearts(install.id) == 1, "the seed counts tips, not units")
         let transactionID = try #require(report.transactionID)
@@ -63,8 +66,9 @@ struct PurchaseOptionsAndErrorsTests {
 
     @Test func theBundleIDIsTheStoresOwn() async throws {
         let world = try await TestWorld.make()
-        let store = try await SimulatedStore(catalog: world.store.catalog, storage: world.storage,
-                                             environment: TestWorld.environment(gate: nil, log: world.logged), appBundleID: "org.example.jar")
+        let store = try await SimulatedStore(
+            catalog: world.store.catalog, storage: world.storage,
+            environment: TestWorld.environment(gate: nil, log: world.logged), appBundleID: "org.example.jar")
         let install = try await world.runningInstall()
         let stored = try await store.externalPurchase(productID: TestWorld.snack, for: install)
         #expect(stored.transaction.appBundleID == "org.example.jar")
@@ -82,16 +86,20 @@ struct PurchaseOptionsAndErrorsTests {
 
     /// The precedence rule (Sources/TipJar/README.md, "Which purchase setting wins"): the Purchase failure injection is thrown first.
     @Test func thePurchaseFailureInjectionWinsOverAFailedOutcomeAndOverABadQuantity() async throws {
-        let world = try await TestWorld.make(settings: StoreSettings(purchaseOutcome: .failed, purchaseError: .networkError,
-                                                                     failures: StoreSettings.Failures(purchase: PurchaseFailure(Product.PurchaseError.purchaseNotAllowed))))
+        let world = try await TestWorld.make(
+            settings: StoreSettings(
+                purchaseOutcome: .failed, purchaseError: .networkError,
+                failures: StoreSettings.Failures(purchase: PurchaseFailure(Product.PurchaseError.purchaseNotAllowed))))
         let install = try await world.runningInstall()
         #expect(try await world.service.purchase(productID: TestWorld.coffee, installID: install.id).errorName == "purchaseNotAllowed")
-        let badQuantity = try await world.service.purchase(productID: TestWorld.coffee, installID: install.id,
-                                                           options: Product.PurchaseOptions(quantity: 0))
+        let badQuantity = try await world.service.purchase(
+            productID: TestWorld.coffee, installID: install.id,
+            options: Product.PurchaseOptions(quantity: 0))
         #expect(badQuantity.errorName == "purchaseNotAllowed")
         try await world.setSettings { $0.failures.purchase = nil }
-        #expect(try await world.service.purchase(productID: TestWorld.coffee, installID: install.id).errorName == "networkError",
-                "without the injection the outcome's error is thrown")
+        #expect(
+            try await world.service.purchase(productID: TestWorld.coffee, installID: install.id).errorName == "networkError",
+            "without the injection the outcome's error is thrown")
     }
 
     @Test func everyPurchaseFailureNamesOneErrorOfItsType() {

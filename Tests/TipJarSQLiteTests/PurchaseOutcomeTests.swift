@@ -1,9 +1,10 @@
 import CSQLite
 import Foundation
+import TestSupport
 import Testing
 import TipJar
+
 @testable import TipJarSQLite
-import TestSupport
 
 /// README "Domain rules" 4: every purchase outcome, and the purchase lock.
 @Suite("Purchase outcomes")
@@ -20,15 +21,18 @@ struct PurchaseOutcomeTests {
         #expect(try await world.storage.transaction(withID: 1)?.isFinished == true)
     }
 
-    @Test("If the store's enqueued insert fails, the handler records nothing and the purchase throws that error",
-          arguments: [false, true])
+    @Test(
+        "If the store's enqueued insert fails, the handler records nothing and the purchase throws that error",
+        arguments: [false, true])
     func failedStoreInsertFailsThePurchaseAndRecordsNothing(groupCommit: Bool) async throws {
         let world = try await TestWorld.make(database: DatabaseConfiguration(durability: .normal, groupCommit: groupCommit))
         let install = try await world.runningInstall()
         // A row already holds the ID the store issues next, so the store's INSERT fails (primary key).
-        let squatter = StoredTransaction(transaction: Transaction(id: 1, productID: TestWorld.coffee, purchaseDate: TestWorld.epoch,
-                                                                  storefront: "USA"),
-                                         accountID: "another-account", installID: install.id, status: .declined)
+        let squatter = StoredTransaction(
+            transaction: Transaction(
+                id: 1, productID: TestWorld.coffee, purchaseDate: TestWorld.epoch,
+                storefront: "USA"),
+            accountID: "another-account", installID: install.id, status: .declined)
         try await world.storage.insert(squatter)
         let error = await #expect(throws: DatabaseError.self) {
             try await world.service.purchase(productID: TestWorld.coffee, installID: install.id)
@@ -44,15 +48,16 @@ struct PurchaseOutcomeTests {
         #expect(report.hearts == 1)
     }
 
-    @Test("A store insert that failed while another process held the lock is never recorded, and nothing is left behind",
-          arguments: [false, true])
+    @Test(
+        "A store insert that failed while another process held the lock is never recorded, and nothing is left behind",
+        arguments: [false, true])
     func insertFailedUnderALockIsNeverRecorded(groupCommit: Bool) async throws {
         let world = try await TestWorld.make(database: DatabaseConfiguration(durability: .normal, busyTimeout: .zero, groupCommit: groupCommit))
         let install = try await world.runningInstall()
         var other: OpaquePointer?
         #expect(sqlite3_open(world.path, &other) == SQLITE_OK)
         defer { sqlite3_close(other) }
-        #expect(sqlite3_exec(other, "BEGIN IMMEDIATE", nil, nil, nil) == SQLITE_OK) // another process holds the write lock
+        #expect(sqlite3_exec(other, "BEGIN IMMEDIATE", nil, nil, nil) == SQLITE_OK)  // another process holds the write lock
         for _ in 0..<20 {
             await #expect(throws: DatabaseError.self) {
                 try await world.service.purchase(productID: TestWorld.coffee, installID: install.id)
@@ -60,11 +65,14 @@ struct PurchaseOutcomeTests {
         }
         // The store's insert fails (SQLITE_BUSY); the handler's record, in the same operation, never runs.
         let transaction = Transaction(id: 9_001, productID: TestWorld.coffee, purchaseDate: TestWorld.epoch, storefront: "USA")
-        let delivery = Delivery(installID: install.id, transactionID: 9_001, productID: TestWorld.coffee, path: .purchase,
-                                outcome: .counted, finished: true, at: TestWorld.epoch)
+        let delivery = Delivery(
+            installID: install.id, transactionID: 9_001, productID: TestWorld.coffee, path: .purchase,
+            outcome: .counted, finished: true, at: TestWorld.epoch)
         let error = await #expect(throws: DatabaseError.self) {
-            try await world.storage.issue(StoredTransaction(transaction: transaction, accountID: install.accountID, installID: install.id,
-                                                            status: .purchased), thenRecord: delivery)
+            try await world.storage.issue(
+                StoredTransaction(
+                    transaction: transaction, accountID: install.accountID, installID: install.id,
+                    status: .purchased), thenRecord: delivery)
         }
         #expect(error?.isBusy == true)
         #expect(sqlite3_exec(other, "ROLLBACK", nil, nil, nil) == SQLITE_OK)
@@ -75,8 +83,9 @@ struct PurchaseOutcomeTests {
         #expect(try await world.service.purchase(productID: TestWorld.coffee, installID: install.id).hearts == 1)
     }
 
-    @Test("A fault between the store's issue and the handler's record leaves the transaction charged, unfinished and unrecorded; the next launch delivers it",
-          arguments: [false, true])
+    @Test(
+        "A fault between the store's issue and the handler's record leaves the transaction charged, unfinished and unrecorded; the next launch delivers it",
+        arguments: [false, true])
     func faultBetweenIssueAndRecordLeavesAChargedUnfinishedTransaction(groupCommit: Bool) async throws {
         let world = try await TestWorld.make(database: DatabaseConfiguration(durability: .normal, groupCommit: groupCommit))
         let install = try await world.runningInstall()

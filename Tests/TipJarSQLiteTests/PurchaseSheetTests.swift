@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TipJar
+
 @testable import TipJarSQLite
 
 /// The simulated App Store purchase sheet (`PurchaseSheet`): part of the install's one open purchase, answered by
@@ -76,8 +77,9 @@ struct PurchaseSheetTests {
     /// The test clock ticks one second per reading, so a 3-second timeout passes after a few readings.
     @Test func aSheetLeftOpenClosesAfterItsTimeoutSoTheInstallIsNeverLocked() async throws {
         let world = try await TestWorld.make()
-        let service = TipJarService(store: world.store, storage: world.storage, environment: TestWorld.environment(gate: nil, log: world.logged),
-                                    purchaseSheetTimeout: 3)
+        let service = TipJarService(
+            store: world.store, storage: world.storage, environment: TestWorld.environment(gate: nil, log: world.logged),
+            purchaseSheetTimeout: 3)
         let install = try await service.createInstall(locale: .en, storefront: "USA")
         _ = try await service.launch(installID: install.id)
         _ = try await service.openPurchaseSheet(productID: TestWorld.coffee, installID: install.id)

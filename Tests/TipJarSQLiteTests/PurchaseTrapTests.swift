@@ -1,8 +1,9 @@
 import Foundation
+import TestSupport
 import Testing
 import TipJar
+
 @testable import TipJarSQLite
-import TestSupport
 
 /// The purchase traps of Public/scenarios/README.md's "Rehearse these StoreKit traps" (interrupted purchases, finish() ignored, charged
 /// despite an error, Restore replays, re-emit later), each a store setting, on a real SQLite file. Late deliveries

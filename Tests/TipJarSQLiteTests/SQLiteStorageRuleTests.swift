@@ -1,9 +1,9 @@
 import Foundation
+import TestSupport
 import Testing
 import TipJar
 import TipJarSQLite
 import TipJarStorageRules
-import TestSupport
 
 /// The domain rules and the storage's guarantees (`Tests/TipJarStorageRules`) on a new SQLite file each; the
 /// core's tests run the same rules on `InMemoryTipJarStorage`. Each file is created and migrated, and closed, on a

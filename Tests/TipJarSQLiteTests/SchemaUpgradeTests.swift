@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TipJar
+
 @testable import TipJarSQLite
 
 /// A database created by the first schema version upgrades in place, keeping its data.
@@ -26,8 +27,9 @@ struct SchemaUpgradeTests {
         #expect(settings.listenerReemits == 0, "a field added later takes its default")
         #expect(try await storage.largestTransactionID() == 2)
         // v3 moved the counted keys: delivering a counted transaction again is still a duplicate.
-        let again = Delivery(installID: tipped.id, transactionID: 1, productID: "com.example.tipjar.tip.coffee", path: .restore,
-                             outcome: .counted, finished: true, at: Date(timeIntervalSince1970: 1_757_462_400))
+        let again = Delivery(
+            installID: tipped.id, transactionID: 1, productID: "com.example.tipjar.tip.coffee", path: .restore,
+            outcome: .counted, finished: true, at: Date(timeIntervalSince1970: 1_757_462_400))
         #expect(try await storage.record(again).outcome == .duplicate)
         #expect(try await storage.install(withID: tipped.id)?.hearts == 2)
         let table = try storage.pool.readSync { db in
@@ -78,18 +80,19 @@ struct SchemaUpgradeTests {
         let old = try DatabasePool(path: path)
         try migrator.migrate(old)
         try old.writeSync { db in
-            try db.execute(sql: """
-                INSERT INTO installs (id, locale, storefront, account_id, hearts, created_at_ms) VALUES ('\(install)', 'en', 'USA', 'ana', 1, 0);
-                INSERT INTO transactions (id, product_id, purchase_date_ms, storefront, account_id, install_id, status, is_finished,
-                    purchased_quantity, app_account_token, price, currency, product_type, app_bundle_id, signed_date_ms)
-                    VALUES (7, 'com.example.tipjar.tip.coffee', 1000, 'USA', 'ana', '\(install)', 'purchased', 1, 3, '\(token)', '0.99', 'USD',
-                            'Consumable', 'com.example.tipjar', 1000),
-                           (8, 'com.example.tipjar.tip.snack', 2000, 'USA', 'ana', '\(install)', 'pending', 0, 1, NULL, '1.99', 'USD',
-                            'Consumable', 'com.example.tipjar', 2000);
-                INSERT INTO counted_transactions (transaction_id, install_id) VALUES (7, '\(install)');
-                INSERT INTO deliveries (install_id, transaction_id, product_id, path, outcome, finished, at_ms)
-                    VALUES ('\(install)', 7, 'com.example.tipjar.tip.coffee', 'purchase', 'counted', 1, 1000);
-                """)
+            try db.execute(
+                sql: """
+                    INSERT INTO installs (id, locale, storefront, account_id, hearts, created_at_ms) VALUES ('\(install)', 'en', 'USA', 'ana', 1, 0);
+                    INSERT INTO transactions (id, product_id, purchase_date_ms, storefront, account_id, install_id, status, is_finished,
+                        purchased_quantity, app_account_token, price, currency, product_type, app_bundle_id, signed_date_ms)
+                        VALUES (7, 'com.example.tipjar.tip.coffee', 1000, 'USA', 'ana', '\(install)', 'purchased', 1, 3, '\(token)', '0.99', 'USD',
+                                'Consumable', 'com.example.tipjar', 1000),
+                               (8, 'com.example.tipjar.tip.snack', 2000, 'USA', 'ana', '\(install)', 'pending', 0, 1, NULL, '1.99', 'USD',
+                                'Consumable', 'com.example.tipjar', 2000);
+                    INSERT INTO counted_transactions (transaction_id, install_id) VALUES (7, '\(install)');
+                    INSERT INTO deliveries (install_id, transaction_id, product_id, path, outcome, finished, at_ms)
+                        VALUES ('\(install)', 7, 'com.example.tipjar.tip.coffee', 'purchase', 'counted', 1, 1000);
+                    """)
         }
         #expect(try old.readSync { try migrator.appliedIdentifiers($0) }.last == "v5-transaction-fields")
         try old.close()
@@ -110,8 +113,9 @@ struct SchemaUpgradeTests {
         #expect(ledger.first?.purchasedQuantity == 3 && ledger.first?.note == nil)
 
         // The v6 column works on the upgraded file: an interrupted purchase keeps its v5 fields beside its issue flag.
-        var transaction = Transaction(id: 9, productID: "com.example.tipjar.tip.coffee", purchaseDate: Date(timeIntervalSince1970: 3),
-                                      storefront: "USA")
+        var transaction = Transaction(
+            id: 9, productID: "com.example.tipjar.tip.coffee", purchaseDate: Date(timeIntervalSince1970: 3),
+            storefront: "USA")
         transaction.purchasedQuantity = 2
         try await storage.insert(StoredTransaction(transaction: transaction, accountID: "ana", installID: install, status: .interrupted))
         let saved = try #require(try await storage.transaction(withID: 9))

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TipJar
 import TipJarStorageRules
+
 @testable import TipJarSQLite
 
 /// The domain rule that needs a file: a count survives a restart. The other rules (README "Domain rules") run on

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TipJar
+
 @testable import TipJarSQLite
 
 /// StoreKitTest's session controls on the real store and a real SQLite file: the `.storekit` file's settings
@@ -41,7 +42,9 @@ struct SessionControlTests {
         let world = try await TestWorld.make(catalog: try Self.catalog("settings-load-products-fails"))
         let fromFile = StoreSettings.Failures(loadProducts: .networkError, verification: .invalidSignature)
         #expect(world.store.settings.failures == fromFile)
-        try await world.setSettings { $0.failures = StoreSettings.Failures(); $0.purchaseLatencyMs = 250 }
+        try await world.setSettings {
+            $0.failures = StoreSettings.Failures(); $0.purchaseLatencyMs = 250
+        }
         let restarted = try await world.reopened()
         #expect(restarted.store.settings.failures == fromFile, "the file's fields are applied over the saved ones")
         #expect(restarted.store.settings.purchaseLatencyMs == 250, "the others keep what was saved")
@@ -102,7 +105,9 @@ struct SessionControlTests {
         let (unlock, _) = try await world.service.externalPurchase(productID: "io.example.config.unlock", installID: install.id)
         try await world.setSettings { $0.askToBuyEnabled = true }
         _ = try await world.service.purchase(productID: "io.example.config.tip.a", installID: install.id)  // pending: no Transaction yet
-        try await world.setSettings { $0.askToBuyEnabled = false; $0.crashBeforeFinish = true }
+        try await world.setSettings {
+            $0.askToBuyEnabled = false; $0.crashBeforeFinish = true
+        }
         let unfinished = try #require(try await world.service.purchase(productID: "io.example.config.tip.c", installID: install.id).transactionID)
 
         func ids(_ view: TransactionHistoryView, _ productID: String? = nil) async throws -> [UInt64] {

@@ -2,6 +2,7 @@ import CSQLite
 import Foundation
 import Testing
 import TipJar
+
 @testable import TipJarSQLite
 
 /// The SQLite adapter names its failures in the core's words (`StorageUnavailable`), so the web layer
@@ -10,13 +11,13 @@ import TipJar
 struct StorageUnavailableMappingTests {
     /// Each extended result code and the case it maps to (`nil`: not the storage being unavailable).
     static let codes: [(Int32, StorageUnavailable?)] = [
-        (SQLITE_BUSY, .locked), (SQLITE_BUSY | (2 << 8), .locked), // SQLITE_BUSY_SNAPSHOT
+        (SQLITE_BUSY, .locked), (SQLITE_BUSY | (2 << 8), .locked),  // SQLITE_BUSY_SNAPSHOT
         (SQLITE_LOCKED, .locked),
         (SQLITE_FULL, .diskFull),
-        (SQLITE_CORRUPT, .damaged), (SQLITE_CORRUPT | (1 << 8), .damaged), // SQLITE_CORRUPT_VTAB
-        (SQLITE_READONLY, .readOnly), (SQLITE_READONLY | (1 << 8), .readOnly), // SQLITE_READONLY_RECOVERY
+        (SQLITE_CORRUPT, .damaged), (SQLITE_CORRUPT | (1 << 8), .damaged),  // SQLITE_CORRUPT_VTAB
+        (SQLITE_READONLY, .readOnly), (SQLITE_READONLY | (1 << 8), .readOnly),  // SQLITE_READONLY_RECOVERY
         (DatabaseFileWatch.movedCode, .fileMoved(path: "/data/tipjar.sqlite3-wal")),
-        (SQLITE_CONSTRAINT | (6 << 8), nil), // SQLITE_CONSTRAINT_PRIMARYKEY
+        (SQLITE_CONSTRAINT | (6 << 8), nil),  // SQLITE_CONSTRAINT_PRIMARYKEY
         (SQLITE_MISUSE, nil), (SQLITE_ERROR, nil), (SQLITE_IOERR, nil),
     ]
 

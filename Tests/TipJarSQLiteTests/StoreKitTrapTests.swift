@@ -1,8 +1,9 @@
 import Foundation
+import TestSupport
 import Testing
 import TipJar
+
 @testable import TipJarSQLite
-import TestSupport
 
 /// The real-world StoreKit traps (Public/scenarios/README.md, "Rehearse these StoreKit traps"), each reproduced as a scenario with injected clock and IDs.
 @Suite("StoreKit traps")
@@ -210,8 +211,11 @@ struct StoreKitTrapTests {
         _ = try await world.service.loadOffers(installID: install.id)
         _ = try await world.service.purchase(productID: TestWorld.coffee, installID: install.id)
         let kinds = world.service.timeline.events(installID: install.id, limit: 20).map(\.kind).reversed()
-        #expect(Array(kinds) == ["install.created", "launch", "state.ready", "sheet.confirmed",
-                                 "purchase.open", "purchase.closed"])
+        #expect(
+            Array(kinds) == [
+                "install.created", "launch", "state.ready", "sheet.confirmed",
+                "purchase.open", "purchase.closed",
+            ])
     }
 
     @Test func reloadingTheSameStateRecordsNoEvent() async throws {

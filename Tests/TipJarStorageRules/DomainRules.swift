@@ -55,8 +55,9 @@ extension StorageRule {
         },
         StorageRule(name: "an unverified transaction is neither recorded nor finished") { world in
             let install = try await world.runningInstall()
-            let delivery = try await world.service.handle(.unverified(RuleWorld.transaction(10), .invalidSignature),
-                                                          installID: install.id, path: .purchase)
+            let delivery = try await world.service.handle(
+                .unverified(RuleWorld.transaction(10), .invalidSignature),
+                installID: install.id, path: .purchase)
             #expect(delivery.outcome == .unverified)
             #expect(delivery.finished == false)
             #expect(try await world.hearts(install.id) == 0)
@@ -85,8 +86,10 @@ extension StorageRule {
             _ = try await world.service.launch(installID: install.id)
             #expect(try await world.hearts(install.id) == 2, "the boolean becomes one heart only if the count is still zero")
         },
-        StorageRule(name: "a load is unavailable when empty, then when it throws, then ready on Retry",
-                    settings: StoreSettings(catalog: .empty)) { world in
+        StorageRule(
+            name: "a load is unavailable when empty, then when it throws, then ready on Retry",
+            settings: StoreSettings(catalog: .empty)
+        ) { world in
             let install = try await world.runningInstall()
             #expect(try await world.service.loadOffers(installID: install.id) == .unavailable(.empty))
             try await world.setSettings { $0.catalog = .failing }
@@ -98,8 +101,10 @@ extension StorageRule {
             }
             #expect(offers.map(\.productID) == [RuleWorld.coffee, RuleWorld.snack, RuleWorld.lunch])
         },
-        StorageRule(name: "an injected loadProducts failure throws the chosen error",
-                    settings: StoreSettings(failures: .init(loadProducts: .notEntitled))) { world in
+        StorageRule(
+            name: "an injected loadProducts failure throws the chosen error",
+            settings: StoreSettings(failures: .init(loadProducts: .notEntitled))
+        ) { world in
             let install = try await world.runningInstall()
             #expect(try await world.service.loadOffers(installID: install.id) == .unavailable(.loadFailed(.notEntitled)))
         },

@@ -99,7 +99,8 @@ extension StorageRule {
             }
             #expect(winners(results) >= 1)
             for loser in losers(results) {
-                #expect(loser == .purchaseInProgress(installID: install.id) || loser == .installBeingDeleted(install.id)
+                #expect(
+                    loser == .purchaseInProgress(installID: install.id) || loser == .installBeingDeleted(install.id)
                         || loser == .installNotFound(install.id))
             }
             // Whatever the order, nothing was charged that nobody was told of.

@@ -34,14 +34,21 @@ public struct RuleWorld: Sendable {
         let ticks = Mutex(0)
         let installs = Mutex(0)
         let environment = TipJarEnvironment(
-            now: { epoch.addingTimeInterval(Double(ticks.withLock { $0 += 1; return $0 })) },
+            now: {
+                epoch.addingTimeInterval(
+                    Double(
+                        ticks.withLock {
+                            $0 += 1; return $0
+                        }))
+            },
             sleep: { _ in },
             makeInstallID: { "install-\(installs.withLock { $0 += 1; return $0 })" },
             log: { message, metadata in logged.append(message, metadata) })
         let store = try await SimulatedStore(catalog: try shippedCatalog.get(), storage: storage, environment: environment)
         if settings != .normal { try await store.update(settings) }
-        return RuleWorld(storage: storage, store: store, service: TipJarService(store: store, storage: storage, environment: environment),
-                         logged: logged)
+        return RuleWorld(
+            storage: storage, store: store, service: TipJarService(store: store, storage: storage, environment: environment),
+            logged: logged)
     }
 
     /// A running install (created, then launched).

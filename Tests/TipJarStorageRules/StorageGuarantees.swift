@@ -10,13 +10,16 @@ extension StorageRule {
     }
 
     static func delivery(_ id: UInt64, to installID: String, finished: Bool = true) -> Delivery {
-        Delivery(installID: installID, transactionID: id, productID: RuleWorld.coffee, path: .listener, outcome: .counted,
-                 finished: finished, at: RuleWorld.epoch)
+        Delivery(
+            installID: installID, transactionID: id, productID: RuleWorld.coffee, path: .listener, outcome: .counted,
+            finished: finished, at: RuleWorld.epoch)
     }
 
     /// Records `count` deliveries at once, transaction `id(index)` each, and returns their outcomes.
-    static func recordConcurrently(_ world: RuleWorld, installID: String, count: Int,
-                                   id: @escaping @Sendable (Int) -> UInt64) async throws -> [RecordOutcome] {
+    static func recordConcurrently(
+        _ world: RuleWorld, installID: String, count: Int,
+        id: @escaping @Sendable (Int) -> UInt64
+    ) async throws -> [RecordOutcome] {
         try await withThrowingTaskGroup(of: RecordOutcome.self) { group in
             for index in 0..<count {
                 group.addTask { try await world.storage.record(delivery(id(index), to: installID)).outcome }
@@ -141,8 +144,10 @@ extension StorageRule {
         StorageRule(name: "installs are listed newest first, found by ID prefix or by label ignoring case") { world in
             let ids = ["0a1b2c3d-0000-4000-8000-000000000001", "0a1b9999-0000-4000-8000-000000000002", "ffff0000-0000-4000-8000-000000000003"]
             for (index, id) in ids.enumerated() {
-                try await world.storage.insert(Install(id: id, label: index == 2 ? "Ana's iPhone" : "iPad \(index)", locale: .en,
-                                                       storefront: "USA", accountID: "ana", createdAt: RuleWorld.epoch.addingTimeInterval(Double(index))))
+                try await world.storage.insert(
+                    Install(
+                        id: id, label: index == 2 ? "Ana's iPhone" : "iPad \(index)", locale: .en,
+                        storefront: "USA", accountID: "ana", createdAt: RuleWorld.epoch.addingTimeInterval(Double(index))))
             }
             let first = try await world.storage.installs(matching: InstallQuery(pageSize: 2))
             #expect(first.installs.map(\.id) == [ids[2], ids[1]])

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import TipJar
 
 /// Pure rules of the core, tested without storage (README "Domain rules" 1–6).
@@ -51,8 +52,9 @@ struct TipJarRuleTests {
         let catalog = try Catalog.shipped()
         let products = order.map { name in
             let entry = catalog.product(withID: "com.example.tipjar.tip.\(name)")!
-            return Product(id: entry.productID, type: entry.type, displayName: name, description: "", price: entry.price,
-                           displayPrice: Storefront.usa.displayPrice(entry.price))
+            return Product(
+                id: entry.productID, type: entry.type, displayName: name, description: "", price: entry.price,
+                displayPrice: Storefront.usa.displayPrice(entry.price))
         }
         let offers = TipJarService.offers(from: products, catalog: catalog, locale: .en)
         #expect(offers.map(\.tier) == [.coffee, .snack, .lunch])

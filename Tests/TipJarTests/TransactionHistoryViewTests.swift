@@ -39,8 +39,11 @@ struct TransactionHistoryViewTests {
     ]
 
     func ids(_ view: TransactionHistoryView, _ productID: String? = nil, including: Bool) throws -> [UInt64] {
-        let catalog = try Catalog.load(contentsOf: try #require(Bundle.module.url(forResource: "Fixtures/storekit/v5-nested-offers",
-                                                                                 withExtension: "storekit")))
+        let catalog = try Catalog.load(
+            contentsOf: try #require(
+                Bundle.module.url(
+                    forResource: "Fixtures/storekit/v5-nested-offers",
+                    withExtension: "storekit")))
         let mine = Self.history.filter { productID == nil || $0.transaction.productID == productID }
         return SimulatedStore.history(mine, view: view, catalog: catalog, includeConsumableInAppPurchaseHistory: including).map(\.transaction.id)
     }
@@ -60,8 +63,9 @@ struct TransactionHistoryViewTests {
     @Test(arguments: [false, true])
     func theKeyChangesNeitherUnfinishedNorCurrentEntitlements(including: Bool) throws {
         #expect(try ids(.unfinished, including: including) == [5])
-        #expect(try ids(.currentEntitlements, including: including) == [6],
-                "the latest period of the non-renewing subscription, finished; consumables never")
+        #expect(
+            try ids(.currentEntitlements, including: including) == [6],
+            "the latest period of the non-renewing subscription, finished; consumables never")
     }
 
     @Test func theSettingIsDeclaredOnceOffByDefaultWithApplesName() throws {

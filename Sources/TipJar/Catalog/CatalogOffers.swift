@@ -42,11 +42,15 @@ public final class CatalogOffers: Sendable {
         tipIDs = catalog.tips.map(\.productID)
         // `Product.displayName` and `description` follow the file's `_locale`, whatever the install's language
         // (``Catalog/productDisplayName(of:)``); a price depends on the storefront only: each is computed once.
-        texts = Dictionary(uniqueKeysWithValues: AppLocale.allCases.map { locale in
-            (locale, catalog.products.map { entry in
-                (name: catalog.productDisplayName(of: entry), description: catalog.productDescription(of: entry))
+        texts = Dictionary(
+            uniqueKeysWithValues: AppLocale.allCases.map { locale in
+                (
+                    locale,
+                    catalog.products.map { entry in
+                        (name: catalog.productDisplayName(of: entry), description: catalog.productDescription(of: entry))
+                    }
+                )
             })
-        })
         listings = Mutex([:])
         for storefront in storefronts ?? [catalog.defaultStorefront, .usa, .bra] {
             _ = listing(storefront: storefront, locale: .en)
@@ -69,8 +73,9 @@ public final class CatalogOffers: Sendable {
         for locale in AppLocale.allCases {
             let text = texts[locale] ?? []
             let products = catalog.products.indices.map { index in
-                Product(id: catalog.products[index].productID, type: catalog.products[index].type, displayName: text[index].name,
-                        description: text[index].description, price: catalog.products[index].price, displayPrice: prices[index])
+                Product(
+                    id: catalog.products[index].productID, type: catalog.products[index].type, displayName: text[index].name,
+                    description: text[index].description, price: catalog.products[index].price, displayPrice: prices[index])
             }
             computed[Key(storefront: storefront.countryCode, locale: locale)] = Self.listing(products: products, catalog: catalog, locale: locale)
         }
@@ -93,8 +98,9 @@ public final class CatalogOffers: Sendable {
     /// (``Catalog/productDisplayName(of:)``, empty when the file leaves it empty) and the price formatted for the
     /// storefront. `locale` is the install's; StoreKit's names do not follow it.
     static func product(for entry: CatalogProduct, catalog: Catalog, storefront: Storefront, locale: AppLocale) -> Product {
-        Product(id: entry.productID, type: entry.type, displayName: catalog.productDisplayName(of: entry),
-                description: catalog.productDescription(of: entry), price: entry.price, displayPrice: storefront.displayPrice(entry.price))
+        Product(
+            id: entry.productID, type: entry.type, displayName: catalog.productDisplayName(of: entry),
+            description: catalog.productDescription(of: entry), price: entry.price, displayPrice: storefront.displayPrice(entry.price))
     }
 
     private static func listing(products: [Product], catalog: Catalog, locale: AppLocale) -> Listing {

@@ -70,8 +70,9 @@ struct StoreKitFileDecoder {
         func add(_ node: StoreKitJSONNode, _ section: Section) throws(CatalogError) {
             let product = try decodeProduct(node, section: section, fileIndex: products.count)
             if let first = seen[product.productID] {
-                throw CatalogError(file: file, location: node.path(forKey: "productID"),
-                                   problem: "duplicate productID \(StoreKitJSONNode.shown("\"\(product.productID)\"")) (already used at \(first))")
+                throw CatalogError(
+                    file: file, location: node.path(forKey: "productID"),
+                    problem: "duplicate productID \(StoreKitJSONNode.shown("\"\(product.productID)\"")) (already used at \(first))")
             }
             seen[product.productID] = node.path(forKey: "productID")
             products.append(product)
@@ -87,8 +88,9 @@ struct StoreKitFileDecoder {
                 for node in try subscriptions.elements() { try add(node, .subscriptions) }
             }
         }
-        return Catalog(identifier: identifier, formatVersion: version, defaultStorefront: settings.storefront ?? .usa,
-                       fileLocale: settings.locale, fileSettings: settings, products: products)
+        return Catalog(
+            identifier: identifier, formatVersion: version, defaultStorefront: settings.storefront ?? .usa,
+            fileLocale: settings.locale, fileSettings: settings, products: products)
     }
 
     /// Decodes and checks `version`: `{"major": Int, "minor": Int}`, 1.0 through 5.x.
@@ -135,14 +137,16 @@ struct StoreKitFileDecoder {
         if let list = try node.optionalMember("localizations") {
             for entry in try list.elements() {
                 _ = try entry.object()
-                localizations.append(CatalogLocalization(
-                    locale: try entry.requiredMember("locale").string(),
-                    displayName: try entry.optionalMember("displayName")?.string() ?? "",
-                    description: try entry.optionalMember("description")?.string() ?? ""
-                ))
+                localizations.append(
+                    CatalogLocalization(
+                        locale: try entry.requiredMember("locale").string(),
+                        displayName: try entry.optionalMember("displayName")?.string() ?? "",
+                        description: try entry.optionalMember("description")?.string() ?? ""
+                    ))
             }
         }
-        return CatalogProduct(productID: productID, referenceName: referenceName, type: type, price: price,
-                              localizations: localizations, familyShareable: familyShareable, fileIndex: fileIndex)
+        return CatalogProduct(
+            productID: productID, referenceName: referenceName, type: type, price: price,
+            localizations: localizations, familyShareable: familyShareable, fileIndex: fileIndex)
     }
 }

@@ -45,8 +45,10 @@ public struct StoreKitFileSettings: Sendable, Equatable {
     public var notes: [Note]
 
     /// No settings: nothing applied, nothing to report.
-    public init(storefront: Storefront? = nil, locale: String? = nil, askToBuyEnabled: Bool? = nil,
-                disableDialogs: Bool? = nil, failures: StoreSettings.Failures = StoreSettings.Failures(), notes: [Note] = []) {
+    public init(
+        storefront: Storefront? = nil, locale: String? = nil, askToBuyEnabled: Bool? = nil,
+        disableDialogs: Bool? = nil, failures: StoreSettings.Failures = StoreSettings.Failures(), notes: [Note] = []
+    ) {
         self.storefront = storefront
         self.locale = locale
         self.notes = notes

@@ -17,9 +17,12 @@ enum StoreKitJSONSyntax {
             let head = String(decoding: bytes[first.offset...].prefix(16), as: UTF8.self)
             let plist = head.hasPrefix("<?xml") || head.hasPrefix("<plist") || head.hasPrefix("<!DOCTYPE") || head.hasPrefix("bplist")
             let scalar = "\"-0123456789tfn".utf8.contains(first.byte)
-            let problem = plist ? "not a StoreKit configuration file (not JSON; it looks like a property list)"
-                : scalar ? "not a StoreKit configuration file (the JSON is not an object)"
-                : "not a StoreKit configuration file (not JSON)"
+            let problem =
+                plist
+                ? "not a StoreKit configuration file (not JSON; it looks like a property list)"
+                : scalar
+                    ? "not a StoreKit configuration file (the JSON is not an object)"
+                    : "not a StoreKit configuration file (not JSON)"
             return CatalogError(file: file, location: position(ofByte: first.offset, in: bytes), problem: problem)
         }
         if message.contains("end of file") || message.contains("Unexpected end") {
@@ -74,7 +77,8 @@ enum StoreKitJSONSyntax {
         } else if let innermost = stack.last {
             let objects = stack.filter { $0.byte == UInt8(ascii: "{") }.count
             let kind = innermost.byte == UInt8(ascii: "{") ? "object" : "array"
-            problem += ", inside an unclosed \(kind) opened at \(position(ofByte: innermost.offset, in: bytes))"
+            problem +=
+                ", inside an unclosed \(kind) opened at \(position(ofByte: innermost.offset, in: bytes))"
                 + " (\(objects) object(s) and \(stack.count - objects) array(s) left open)"
         }
         return CatalogError(file: file, location: location, problem: problem + ": the file looks truncated")

@@ -20,8 +20,9 @@ extension StoreKitSettingsDecoder {
         static let purchase = ErrorKind(type: "purchase", typeName: "Product.PurchaseError", names: purchaseErrors.map(\.rawValue))
         /// `SKTestFailures.Verification.verification(VerificationError)`, indexed by
         /// ``StoreKitSettingsDecoder/verificationErrors``.
-        static let verification = ErrorKind(type: "verification", typeName: "VerificationResult.VerificationError",
-                                            names: verificationErrors.map(\.rawValue))
+        static let verification = ErrorKind(
+            type: "verification", typeName: "VerificationResult.VerificationError",
+            names: verificationErrors.map(\.rawValue))
     }
 
     /// `current.index` for `current.type` `generic` (`SKTestFailures.*.generic(StoreKitError)`): the position in
@@ -30,8 +31,10 @@ extension StoreKitSettingsDecoder {
     /// `StoreKit.swiftmodule/arm64-apple-ios.swiftinterface`), then `unsupported` (added in iOS 18.4,
     /// https://developer.apple.com/documentation/storekit/storekiterror). No Apple document states how Xcode
     /// numbers `current.index`; this order is the dashboard's choice (Sources/TipJar/README.md, "The file's settings").
-    static let genericErrors: [StoreKitError] = [.unknown, .userCancelled, .networkError, .systemError,
-                                                 .notAvailableInStorefront, .notEntitled, .unsupported]
+    static let genericErrors: [StoreKitError] = [
+        .unknown, .userCancelled, .networkError, .systemError,
+        .notAvailableInStorefront, .notEntitled, .unsupported,
+    ]
 
     /// `current.index` for `current.type` `purchase` (`SKTestFailures.Purchase.purchase(Product.PurchaseError)`,
     /// StoreKitTest's Swift interface in the iOS 17 SDK): the position in `Product.PurchaseError`'s declaration
@@ -41,9 +44,11 @@ extension StoreKitSettingsDecoder {
     /// same cases alphabetically). A later case (the iOS 26.5 SDK declares `paymentMethodBindingConfigurationRequired`
     /// ninth) is out of range and reported, never simulated. Apple's documentation is silent on how Xcode numbers
     /// `current.index`: this order is the dashboard's choice, like ``genericErrors``.
-    static let purchaseErrors: [Product.PurchaseError] = [.invalidQuantity, .productUnavailable, .purchaseNotAllowed,
-                                                          .ineligibleForOffer, .invalidOfferIdentifier, .invalidOfferPrice,
-                                                          .invalidOfferSignature, .missingOfferParameters]
+    static let purchaseErrors: [Product.PurchaseError] = [
+        .invalidQuantity, .productUnavailable, .purchaseNotAllowed,
+        .ineligibleForOffer, .invalidOfferIdentifier, .invalidOfferPrice,
+        .invalidOfferSignature, .missingOfferParameters,
+    ]
 
     /// `current.index` for `current.type` `verification` (`SKTestFailures.Verification.verification(_:)`): the
     /// order Apple's documentation lists `VerificationResult.VerificationError`'s cases in
@@ -54,12 +59,14 @@ extension StoreKitSettingsDecoder {
     /// `SKError.Code` names by raw value, 0...20 (`SKError.h` of the iOS SDK;
     /// https://developer.apple.com/documentation/storekit/skerror/code): what the legacy `_storeKitError`
     /// holds, as `SKTestSession.failureError` does.
-    static let skErrorCodes = ["unknown", "clientInvalid", "paymentCancelled", "paymentInvalid", "paymentNotAllowed",
-                               "storeProductNotAvailable", "cloudServicePermissionDenied", "cloudServiceNetworkConnectionFailed",
-                               "cloudServiceRevoked", "privacyAcknowledgementRequired", "unauthorizedRequestData",
-                               "invalidOfferIdentifier", "invalidSignature", "missingOfferParams", "invalidOfferPrice",
-                               "overlayCancelled", "overlayInvalidConfiguration", "overlayTimeout", "ineligibleForOffer",
-                               "unsupportedPlatform", "overlayPresentedInBackgroundScene"]
+    static let skErrorCodes = [
+        "unknown", "clientInvalid", "paymentCancelled", "paymentInvalid", "paymentNotAllowed",
+        "storeProductNotAvailable", "cloudServicePermissionDenied", "cloudServiceNetworkConnectionFailed",
+        "cloudServiceRevoked", "privacyAcknowledgementRequired", "unauthorizedRequestData",
+        "invalidOfferIdentifier", "invalidSignature", "missingOfferParams", "invalidOfferPrice",
+        "overlayCancelled", "overlayInvalidConfiguration", "overlayTimeout", "ineligibleForOffer",
+        "unsupportedPlatform", "overlayPresentedInBackgroundScene",
+    ]
 
     /// The `SKError.Code`s `SKTestSession.failureError` supports, and what a StoreKit 2 purchase throws for each.
     ///

@@ -43,11 +43,12 @@ struct StoreKitSettingsDecoder {
 
     /// The boolean keys of `settings` that feed a store setting (``StoreSetting/FileFeed/flag(key:whenTrue:whenFalse:)``),
     /// with the setting and the report's words for true and false.
-    static let flagFeeds: [String: (StoreSetting, String, String)] = Dictionary(uniqueKeysWithValues:
-        StoreSettings.declarations.compactMap { declaration in
-            guard case .flag(let key, let whenTrue, let whenFalse) = declaration.file else { return nil }
-            return (key, (declaration, whenTrue, whenFalse))
-        })
+    static let flagFeeds: [String: (StoreSetting, String, String)] = Dictionary(
+        uniqueKeysWithValues:
+            StoreSettings.declarations.compactMap { declaration in
+                guard case .flag(let key, let whenTrue, let whenFalse) = declaration.file else { return nil }
+                return (key, (declaration, whenTrue, whenFalse))
+            })
 
     /// Decodes the `settings` node.
     /// - Throws: ``CatalogError`` when `settings` is not an object or `_storefront` names no storefront.
@@ -83,9 +84,11 @@ struct StoreKitSettingsDecoder {
                 result.locale = nonEmpty
                 let install = result.installLocale
                 let language = Catalog.language(of: Catalog.normalized(nonEmpty))
-                note(key, true, "\(StoreKitJSONNode.shown(nonEmpty)): new installs start in \(install.rawValue)"
-                     + (language == "pt" || language == "en" ? "" : " (the tip jar speaks en and pt-BR)")
-                     + "; product names fall back to it")
+                note(
+                    key, true,
+                    "\(StoreKitJSONNode.shown(nonEmpty)): new installs start in \(install.rawValue)"
+                        + (language == "pt" || language == "en" ? "" : " (the tip jar speaks en and pt-BR)")
+                        + "; product names fall back to it")
             case let key where Self.flagFeeds[key] != nil:
                 guard let feed = Self.flagFeeds[key], let flag = bool(key) else { continue }
                 result.set(feed.0, to: .flag(flag))
@@ -109,8 +112,10 @@ struct StoreKitSettingsDecoder {
     /// reported and fails nothing: Apple does not say what the test environment does with one, so nothing is
     /// guessed. An absent `_storeKitError` is 0 (`unknown`): Apple does not document `failureError`'s default
     /// either, so that too is a choice.
-    private func decodeLegacy(failEnabled: Bool?, code node: StoreKitJSONNode?, into result: inout StoreKitFileSettings,
-                              note: (String, Bool, String) -> Void) {
+    private func decodeLegacy(
+        failEnabled: Bool?, code node: StoreKitJSONNode?, into result: inout StoreKitFileSettings,
+        note: (String, Bool, String) -> Void
+    ) {
         var code: Int?
         var isSupported = true
         if let node {
@@ -143,21 +148,28 @@ struct StoreKitSettingsDecoder {
             return
         }
         guard isSupported, let failure = Self.legacyPurchaseFailures[code ?? 0] else {
-            note("_failTransactionsEnabled", false, "true, but _storeKitError is not a code SKTestSession.failureError supports"
-                 + " (0, 11, 12, 13, 14): no purchase failure applied")
+            note(
+                "_failTransactionsEnabled", false,
+                "true, but _storeKitError is not a code SKTestSession.failureError supports"
+                    + " (0, 11, 12, 13, 14): no purchase failure applied")
             return
         }
         result.failures.purchase = failure
         note("_failTransactionsEnabled", true, "true: every purchase throws \(failure.typeName).\(failure.rawValue)")
         let source = "Apple documents failureError for StoreKit 1 only; the StoreKit 2 error is this dashboard's choice, see README"
-        note("_storeKitError", true, code == nil ? "absent: SKError.Code 0 (unknown), a choice (failureError's default is undocumented) → StoreKitError.unknown; \(source)"
-             : "\(code!) = SKError.Code.\(Self.skErrorCodes[code!]) → \(failure.typeName).\(failure.rawValue) (\(source))")
+        note(
+            "_storeKitError", true,
+            code == nil
+                ? "absent: SKError.Code 0 (unknown), a choice (failureError's default is undocumented) → StoreKitError.unknown; \(source)"
+                : "\(code!) = SKError.Code.\(Self.skErrorCodes[code!]) → \(failure.typeName).\(failure.rawValue) (\(source))")
     }
 
     /// `_storeKitErrors`: `[{name, enabled, current: {type, index} | null}]`, one entry per API; `current.type`
     /// names the `SKTestFailures` case (``API/errorKinds``) and `current.index` the error in that case's table.
-    private func decodeErrors(_ node: StoreKitJSONNode, into result: inout StoreKitFileSettings,
-                              note: (String, Bool, String) -> Void) {
+    private func decodeErrors(
+        _ node: StoreKitJSONNode, into result: inout StoreKitFileSettings,
+        note: (String, Bool, String) -> Void
+    ) {
         guard let entries = try? node.elements() else {
             note("_storeKitErrors", false, node.mismatch("an array").problem)
             return
@@ -192,7 +204,8 @@ struct StoreKitSettingsDecoder {
                 continue
             }
             guard !api.errorKinds.isEmpty,
-                  let feed = StoreSettings.declarations.first(where: { $0.file == .storeKitErrors(api: api.rawValue) }) else {
+                let feed = StoreSettings.declarations.first(where: { $0.file == .storeKitErrors(api: api.rawValue) })
+            else {
                 note(key, false, "\(name) is enabled, but a tip jar never calls this API")
                 continue
             }
@@ -201,16 +214,19 @@ struct StoreKitSettingsDecoder {
                 continue
             }
             guard let currentFields = try? current.object(),
-                  let currentType = try? current.requiredMember("type").string(),
-                  let position = try? current.requiredMember("index").smallInt() else {
+                let currentType = try? current.requiredMember("type").string(),
+                let position = try? current.requiredMember("index").smallInt()
+            else {
                 note(key, false, "\(name): current must be {\"type\": string, \"index\": whole number}, found \(StoreKitJSONNode.kind(of: current.value))")
                 continue
             }
             let unknownKeys = currentFields.keys.sorted().filter { $0 != "type" && $0 != "index" }
             guard unknownKeys.isEmpty else {
                 let shown = unknownKeys.map { StoreKitJSONNode.shown("\"\($0)\"") }.joined(separator: ", ")
-                note(key, false, "\(name): current holds \(shown) beside type and index, a shape no Apple document or public file"
-                     + " explains: not simulated")
+                note(
+                    key, false,
+                    "\(name): current holds \(shown) beside type and index, a shape no Apple document or public file"
+                        + " explains: not simulated")
                 continue
             }
             guard let kind = api.errorKinds.first(where: { $0.type == currentType }) else {
@@ -224,8 +240,10 @@ struct StoreKitSettingsDecoder {
             }
             let error = kind.names[position]
             result.set(feed, to: .text(error))
-            summary.append(kind == .generic || kind == .verification ? "\(name): \(error) (index \(position))"
-                           : "\(name): \(kind.typeName).\(error) (\(kind.type) index \(position))")
+            summary.append(
+                kind == .generic || kind == .verification
+                    ? "\(name): \(error) (index \(position))"
+                    : "\(name): \(kind.typeName).\(error) (\(kind.type) index \(position))")
         }
         let chosen = summary.contains { $0.contains("index ") } ? "; current.index → error is this dashboard's choice, see README" : ""
         note("_storeKitErrors", true, (summary.isEmpty ? "no failure" : summary.joined(separator: ", ")) + chosen)

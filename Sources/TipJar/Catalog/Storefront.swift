@@ -92,8 +92,9 @@ public struct Storefront: Sendable, Hashable, Codable, CustomStringConvertible {
 
     /// Text as ``closest(to:limit:)`` compares names: case and diacritics folded, only letters and digits kept.
     static func nameKey(_ text: String) -> String {
-        String(text.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: Locale(identifier: "en_US"))
-            .unicodeScalars.filter { CharacterSet.alphanumerics.contains($0) }.map(Character.init))
+        String(
+            text.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: Locale(identifier: "en_US"))
+                .unicodeScalars.filter { CharacterSet.alphanumerics.contains($0) }.map(Character.init))
     }
     static let aliasKeys = Dictionary(aliases.map { (nameKey($0.key), $0.value) }, uniquingKeysWith: { a, _ in a })
     static let nameKeys = Dictionary(all.map { ($0.countryCode, nameKey($0.name)) }, uniquingKeysWith: { a, _ in a })
@@ -140,8 +141,9 @@ public struct Storefront: Sendable, Hashable, Codable, CustomStringConvertible {
     }
     /// ``regionCode`` and ``name`` of every storefront of ``all``, computed once.
     static let regionCodes = Dictionary(all.map { ($0.countryCode, regionCode(of: $0.localeIdentifier)) }, uniquingKeysWith: { a, _ in a })
-    static let names = Dictionary(all.map { ($0.countryCode, name(ofRegion: regionCode(of: $0.localeIdentifier), fallback: $0.countryCode)) },
-                                  uniquingKeysWith: { a, _ in a })
+    static let names = Dictionary(
+        all.map { ($0.countryCode, name(ofRegion: regionCode(of: $0.localeIdentifier), fallback: $0.countryCode)) },
+        uniquingKeysWith: { a, _ in a })
 
     /// Formats a catalog price like StoreKit's `Product.displayPrice`: the number unchanged, in this
     /// storefront's currency, formatted by Foundation (`Decimal.FormatStyle.Currency`) for this storefront's

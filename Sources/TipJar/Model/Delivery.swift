@@ -54,8 +54,10 @@ public struct Delivery: Sendable, Equatable {
     public var appAccountToken: UUID?
 
     /// Creates a ledger row.
-    public init(installID: String, transactionID: UInt64, productID: String, path: DeliveryPath,
-                outcome: RecordOutcome, finished: Bool, at: Date, note: DeliveryNote? = nil) {
+    public init(
+        installID: String, transactionID: UInt64, productID: String, path: DeliveryPath,
+        outcome: RecordOutcome, finished: Bool, at: Date, note: DeliveryNote? = nil
+    ) {
         self.note = note
         self.installID = installID
         self.transactionID = transactionID

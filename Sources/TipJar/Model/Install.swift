@@ -29,8 +29,10 @@ public struct Install: Sendable, Equatable, Identifiable {
     public static let maximumHearts = 5
 
     /// Creates an install value.
-    public init(id: String, label: String = "", locale: AppLocale, storefront: String, accountID: String,
-                hearts: Int = 0, legacyHasTipped: Bool = false, isRunning: Bool = false, createdAt: Date) {
+    public init(
+        id: String, label: String = "", locale: AppLocale, storefront: String, accountID: String,
+        hearts: Int = 0, legacyHasTipped: Bool = false, isRunning: Bool = false, createdAt: Date
+    ) {
         self.id = id
         self.label = label
         self.locale = locale

@@ -20,7 +20,8 @@ public struct PurchaseFailure: RawRepresentable, Hashable, Sendable, Codable, Ca
     public init(_ error: Product.PurchaseError) { rawValue = error.rawValue }
 
     /// Every `StoreKitError`, then every `Product.PurchaseError`, in their declaration order.
-    public static let allCases: [PurchaseFailure] = StoreKitError.allCases.map(PurchaseFailure.init)
+    public static let allCases: [PurchaseFailure] =
+        StoreKitError.allCases.map(PurchaseFailure.init)
         + Product.PurchaseError.allCases.map(PurchaseFailure.init)
 
     /// `StoreKitError.networkError`, the default error of a failed purchase.

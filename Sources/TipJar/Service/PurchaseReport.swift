@@ -38,9 +38,11 @@ public struct PurchaseReport: Sendable, Equatable {
     }
 
     /// Creates a report.
-    public init(outcome: Outcome, transactionID: UInt64? = nil, recordOutcome: RecordOutcome? = nil, hearts: Int,
-                addedHeart: Bool = false, error: (any Error & LocalizedMessage & Sendable)? = nil,
-                verificationError: VerificationError? = nil) {
+    public init(
+        outcome: Outcome, transactionID: UInt64? = nil, recordOutcome: RecordOutcome? = nil, hearts: Int,
+        addedHeart: Bool = false, error: (any Error & LocalizedMessage & Sendable)? = nil,
+        verificationError: VerificationError? = nil
+    ) {
         self.addedHeart = addedHeart
         self.outcome = outcome
         self.transactionID = transactionID

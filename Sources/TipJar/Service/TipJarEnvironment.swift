@@ -15,11 +15,13 @@ public struct TipJarEnvironment: Sendable {
     public var log: @Sendable (_ message: String, _ metadata: [String: String]) -> Void
 
     /// Creates an environment from its parts.
-    public init(now: @escaping @Sendable () -> Date,
-                sleep: @escaping @Sendable (Duration) async throws -> Void,
-                makeInstallID: @escaping @Sendable () -> String,
-                nextTransactionID: @escaping @Sendable (UInt64) -> UInt64 = { $0 + 1 },
-                log: @escaping @Sendable (_ message: String, _ metadata: [String: String]) -> Void) {
+    public init(
+        now: @escaping @Sendable () -> Date,
+        sleep: @escaping @Sendable (Duration) async throws -> Void,
+        makeInstallID: @escaping @Sendable () -> String,
+        nextTransactionID: @escaping @Sendable (UInt64) -> UInt64 = { $0 + 1 },
+        log: @escaping @Sendable (_ message: String, _ metadata: [String: String]) -> Void
+    ) {
         self.now = now
         self.sleep = sleep
         self.makeInstallID = makeInstallID

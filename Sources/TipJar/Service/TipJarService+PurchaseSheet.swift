@@ -46,19 +46,24 @@ extension TipJarService {
     /// - Returns: the sheet now shown.
     /// - Throws: `TipJarError.installNotFound`, `.unknownProduct` (422), `.purchaseInProgress` (409, a sheet or a
     ///   purchase is already open); storage errors.
-    public func openPurchaseSheet(productID: String, installID: String,
-                                  options: Product.PurchaseOptions = Product.PurchaseOptions()) async throws -> PurchaseSheet {
+    public func openPurchaseSheet(
+        productID: String, installID: String,
+        options: Product.PurchaseOptions = Product.PurchaseOptions()
+    ) async throws -> PurchaseSheet {
         let install = try await beginPurchase(productID: productID, installID: installID)
         guard let entry = catalog.product(withID: productID) else {
             openPurchases.remove(installID)
             throw TipJarError.unknownProduct(productID)
         }
         let storefront = Storefront.named(install.storefront) ?? catalog.defaultStorefront
-        let sheet = PurchaseSheet(installID: installID, product: store.product(for: entry, storefront: storefront, locale: install.locale),
-                                  accountID: install.accountID, options: options, openedAt: environment.now())
+        let sheet = PurchaseSheet(
+            installID: installID, product: store.product(for: entry, storefront: storefront, locale: install.locale),
+            accountID: install.accountID, options: options, openedAt: environment.now())
         openSheets[installID] = sheet
-        event(installID, "sheet.shown", "Purchase sheet shown: \(sheet.product.displayName), \(sheet.product.displayPrice)"
-              + "\(Self.describe(options)), account \(install.accountID); every tip button disabled.")
+        event(
+            installID, "sheet.shown",
+            "Purchase sheet shown: \(sheet.product.displayName), \(sheet.product.displayPrice)"
+                + "\(Self.describe(options)), account \(install.accountID); every tip button disabled.")
         return sheet
     }
 
@@ -93,7 +98,8 @@ extension TipJarService {
     /// Closes a sheet whose ``purchaseSheetTimeout`` has passed, as a cancel.
     func expireSheet(installID: String) {
         guard let sheet = openSheets[installID],
-              environment.now().timeIntervalSince(sheet.openedAt) >= purchaseSheetTimeout else { return }
+            environment.now().timeIntervalSince(sheet.openedAt) >= purchaseSheetTimeout
+        else { return }
         closeSheet(installID: installID, because: "it was left open for \(Int(purchaseSheetTimeout)) seconds")
     }
 

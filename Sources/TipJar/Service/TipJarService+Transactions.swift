@@ -15,16 +15,20 @@ extension TipJarService {
     /// - Returns: What the tap came to; a thrown store error is a `.failed` report, not a throw.
     /// - Throws: `TipJarError.installNotFound`, `.unknownProduct` (422), `.purchaseInProgress` (409);
     ///   storage errors.
-    public func purchase(productID: String, installID: String, options: Product.PurchaseOptions = Product.PurchaseOptions(),
-                         userAction: PurchaseSheet.UserAction = .confirm) async throws -> PurchaseReport {
-        let settings = store.settings // read once for the whole purchase (the store reads them again after a latency)
+    public func purchase(
+        productID: String, installID: String, options: Product.PurchaseOptions = Product.PurchaseOptions(),
+        userAction: PurchaseSheet.UserAction = .confirm
+    ) async throws -> PurchaseReport {
+        let settings = store.settings  // read once for the whole purchase (the store reads them again after a latency)
         let showsSheet = !settings.skipPurchaseSheet
         let install = try await beginPurchase(productID: productID, installID: installID)
         defer { openPurchases.remove(installID) }
         // The sheet is shown and answered in the same call, so it needs no display values and no `openSheets` entry.
         if showsSheet, userAction == .cancel {
-            event(installID, "sheet.cancelled", "Purchase sheet closed because the user cancelled (userAction cancel): "
-                  + "Product.purchase() returned .userCancelled; nothing charged.")
+            event(
+                installID, "sheet.cancelled",
+                "Purchase sheet closed because the user cancelled (userAction cancel): "
+                    + "Product.purchase() returned .userCancelled; nothing charged.")
             var report = PurchaseReport(outcome: .cancelled, hearts: install.hearts)
             report.locale = install.locale
             return report
@@ -74,8 +78,10 @@ extension TipJarService {
 
     /// `Product.purchase(options:)` for an open purchase, and the handler for its result, under the store's
     /// `settings` (read now when `nil`).
-    func runPurchase(productID: String, install: Install, options: Product.PurchaseOptions,
-                     settings: StoreSettings? = nil) async throws -> PurchaseReport {
+    func runPurchase(
+        productID: String, install: Install, options: Product.PurchaseOptions,
+        settings: StoreSettings? = nil
+    ) async throws -> PurchaseReport {
         var install = install
         let installID = install.id
         event(installID, "purchase.open", "purchase open: \(productID)\(Self.describe(options)); every tip button disabled.")
@@ -85,17 +91,19 @@ extension TipJarService {
             switch answer.result {
             case .success(let verification):
                 let heartsBefore = install.hearts
-                let (delivery, hearts) = try await record(verification, installID: installID, path: .purchase,
-                                                          note: answer.returnsUnfinished ? .unfinishedReturned : nil, issuing: answer.issued,
-                                                          settings: answer.settings)
+                let (delivery, hearts) = try await record(
+                    verification, installID: installID, path: .purchase,
+                    note: answer.returnsUnfinished ? .unfinishedReturned : nil, issuing: answer.issued,
+                    settings: answer.settings)
                 install.hearts = hearts
                 if try await reemit(verification.unsafePayloadValue, installID: installID, settings: answer.settings) {
                     install = try await self.install(installID)
                 }
-                report = PurchaseReport(outcome: verification.verificationError == nil ? .purchased : .unverified,
-                                        transactionID: verification.unsafePayloadValue.id, recordOutcome: delivery.outcome,
-                                        hearts: install.hearts, addedHeart: install.hearts > heartsBefore,
-                                        verificationError: verification.verificationError)
+                report = PurchaseReport(
+                    outcome: verification.verificationError == nil ? .purchased : .unverified,
+                    transactionID: verification.unsafePayloadValue.id, recordOutcome: delivery.outcome,
+                    hearts: install.hearts, addedHeart: install.hearts > heartsBefore,
+                    verificationError: verification.verificationError)
             case .userCancelled:
                 report = PurchaseReport(outcome: .cancelled, hearts: install.hearts)
             case .pending:
@@ -143,44 +151,53 @@ extension TipJarService {
     /// With `finishIgnored` the store ignores the `finish()`: the row says `finished` false, with that reason.
     /// - Parameter note: the reason a store trap puts on the row, if any.
     @discardableResult
-    public func handle(_ verification: VerificationResult<Transaction>, installID: String, path: DeliveryPath,
-                       note: DeliveryNote? = nil) async throws -> Delivery {
+    public func handle(
+        _ verification: VerificationResult<Transaction>, installID: String, path: DeliveryPath,
+        note: DeliveryNote? = nil
+    ) async throws -> Delivery {
         try await record(verification, installID: installID, path: path, note: note).delivery
     }
 
     /// The handler's work; also returns the install's hearts as committed. With `issuing` (a purchase's new
     /// transaction, not saved yet), the store's save and this record are one storage operation, in that order
     /// (`TipJarStorage.issue(_:thenRecord:)`). `settings` are the store's as the caller read them (read now when `nil`).
-    func record(_ verification: VerificationResult<Transaction>, installID: String, path: DeliveryPath,
-                note: DeliveryNote? = nil, issuing: StoredTransaction? = nil,
-                settings: StoreSettings? = nil) async throws -> (delivery: Delivery, hearts: Int) {
+    func record(
+        _ verification: VerificationResult<Transaction>, installID: String, path: DeliveryPath,
+        note: DeliveryNote? = nil, issuing: StoredTransaction? = nil,
+        settings: StoreSettings? = nil
+    ) async throws -> (delivery: Delivery, hearts: Int) {
         let transaction = verification.unsafePayloadValue
         let proposed = Self.proposedOutcome(for: verification, isTip: catalog.tip(withID: transaction.productID) != nil)
         if proposed == .unknownProduct {
             let kind = catalog.product(withID: transaction.productID).map { "a \($0.type.rawValue), not a tip" } ?? "outside the catalog"
-            environment.log("ignored a transaction for a product that is not a tip (\(kind))",
-                            ["install.id": installID, "transaction.id": "\(transaction.id)", "product.id": transaction.productID])
+            environment.log(
+                "ignored a transaction for a product that is not a tip (\(kind))",
+                ["install.id": installID, "transaction.id": "\(transaction.id)", "product.id": transaction.productID])
         }
         let settings = settings ?? store.settings
         let crashes = settings.crashBeforeFinish && proposed != .unverified
         let finishIgnored = settings.finishIgnored && proposed != .unverified && !crashes
-        var delivery = Delivery(installID: installID, transactionID: transaction.id, productID: transaction.productID, path: path,
-                                outcome: proposed, finished: proposed != .unverified && !crashes && !finishIgnored, at: environment.now(),
-                                note: note ?? (finishIgnored ? .finishIgnored : nil))
-        let committed = if let issuing {
-            try await storage.issue(issuing, thenRecord: delivery)
-        } else {
-            try await storage.record(delivery)
-        }
+        var delivery = Delivery(
+            installID: installID, transactionID: transaction.id, productID: transaction.productID, path: path,
+            outcome: proposed, finished: proposed != .unverified && !crashes && !finishIgnored, at: environment.now(),
+            note: note ?? (finishIgnored ? .finishIgnored : nil))
+        let committed =
+            if let issuing {
+                try await storage.issue(issuing, thenRecord: delivery)
+            } else {
+                try await storage.record(delivery)
+            }
         delivery.outcome = committed.outcome
         if finishIgnored {
-            event(installID, "finish.ignored", "finish() was ignored: transaction \(transaction.id) stays unfinished.",
-                  ["transactionID": "\(transaction.id)"])
+            event(
+                installID, "finish.ignored", "finish() was ignored: transaction \(transaction.id) stays unfinished.",
+                ["transactionID": "\(transaction.id)"])
         }
         if crashes {
             try await storage.setRunning(false, installID: installID)
-            event(installID, "crash", "The app crashed before finish(): transaction \(transaction.id) stays unfinished.",
-                  ["transactionID": "\(transaction.id)"])
+            event(
+                installID, "crash", "The app crashed before finish(): transaction \(transaction.id) stays unfinished.",
+                ["transactionID": "\(transaction.id)"])
         }
         return (delivery, committed.hearts)
     }
@@ -206,8 +223,9 @@ extension TipJarService {
     @discardableResult
     public func deliverThroughListener(_ stored: StoredTransaction, note: DeliveryNote? = nil) async throws -> Delivery? {
         guard let install = try await storage.install(withID: stored.installID), install.isRunning else {
-            event(stored.installID, "listener.queued", "Transaction \(stored.transaction.id) waits for the next launch (app not running).",
-                  ["transactionID": "\(stored.transaction.id)"])
+            event(
+                stored.installID, "listener.queued", "Transaction \(stored.transaction.id) waits for the next launch (app not running).",
+                ["transactionID": "\(stored.transaction.id)"])
             return nil
         }
         let delivery: Delivery
@@ -284,16 +302,18 @@ extension TipJarService {
     @discardableResult
     public func decline(transactionID: UInt64) async throws -> StoredTransaction {
         let stored = try await store.decline(transactionID: transactionID)
-        event(stored.installID, "askToBuy.declined", "Ask to Buy declined: transaction \(transactionID); nothing recorded.",
-              ["transactionID": "\(transactionID)"])
+        event(
+            stored.installID, "askToBuy.declined", "Ask to Buy declined: transaction \(transactionID); nothing recorded.",
+            ["transactionID": "\(transactionID)"])
         return stored
     }
 
     /// A refund from the dashboard: the revoked transaction, same ID, reaches the listener.
     public func refund(transactionID: UInt64, reason: Transaction.RevocationReason = .other) async throws -> Delivery? {
         let stored = try await store.refund(transactionID: transactionID, reason: reason)
-        event(stored.installID, "refund", "Refunded transaction \(transactionID) (\(reason.rawValue)).",
-              ["transactionID": "\(transactionID)", "reason": reason.rawValue])
+        event(
+            stored.installID, "refund", "Refunded transaction \(transactionID) (\(reason.rawValue)).",
+            ["transactionID": "\(transactionID)", "reason": reason.rawValue])
         return try await deliverThroughListener(stored)
     }
 
@@ -305,12 +325,14 @@ extension TipJarService {
         }
         let productID = productID.trimmingCharacters(in: .whitespaces)
         guard !productID.isEmpty, productID.count <= 200,
-              !productID.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+            !productID.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
+        else {
             throw TipJarError.invalidValue(field: "productID", reason: "must be 1 to 200 printable characters")
         }
         let stored = try await store.externalPurchase(productID: productID, for: try await install(installID))
-        event(installID, "external", "Purchased outside the app: transaction \(stored.transaction.id) (\(productID)).",
-              ["transactionID": "\(stored.transaction.id)", "productID": productID])
+        event(
+            installID, "external", "Purchased outside the app: transaction \(stored.transaction.id) (\(productID)).",
+            ["transactionID": "\(stored.transaction.id)", "productID": productID])
         return (stored, try await deliverThroughListener(stored))
     }
 

@@ -21,8 +21,9 @@ extension TipJarService {
     @discardableResult
     public func resolveIssue(transactionID: UInt64) async throws -> Delivery? {
         let stored = try await store.resolveIssue(transactionID: transactionID)
-        event(stored.installID, "interrupted.resolved", "Interrupted purchase resolved: transaction \(transactionID) goes to Transaction.updates.",
-              ["transactionID": "\(transactionID)"])
+        event(
+            stored.installID, "interrupted.resolved", "Interrupted purchase resolved: transaction \(transactionID) goes to Transaction.updates.",
+            ["transactionID": "\(transactionID)"])
         return try await deliverThroughListener(stored, note: .interruptionResolved)
     }
 
@@ -42,9 +43,10 @@ extension TipJarService {
     /// the failed purchase answered.
     func scheduleChargedDelivery(_ charged: ChargedDespiteError) {
         let id = charged.transaction.transaction.id
-        event(charged.transaction.installID, "purchase.charged",
-              "purchase() threw \(charged.error) although the store charged: transaction \(id) reaches the listener "
-              + "in \(StoreSettings.lateDeliveryDelayMs) ms (or at the next launch).")
+        event(
+            charged.transaction.installID, "purchase.charged",
+            "purchase() threw \(charged.error) although the store charged: transaction \(id) reaches the listener "
+                + "in \(StoreSettings.lateDeliveryDelayMs) ms (or at the next launch).")
         schedule(.charged(transactionID: id), afterMs: StoreSettings.lateDeliveryDelayMs)
     }
 
@@ -82,7 +84,8 @@ extension TipJarService {
             case .charged(let transactionID):
                 // Delivered already (a launch or Restore came first), refunded or deleted: the listener has nothing new.
                 guard let stored = try await storage.transaction(withID: transactionID), stored.status == .purchased,
-                      !stored.isFinished, !stored.transaction.isRevoked else { return }
+                    !stored.isFinished, !stored.transaction.isRevoked
+                else { return }
                 try await deliverThroughListener(stored, note: .chargedDespiteError)
             }
         } catch {

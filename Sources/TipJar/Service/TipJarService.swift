@@ -37,8 +37,10 @@ public actor TipJarService {
     public static let defaultPurchaseSheetTimeout: TimeInterval = 300
 
     /// Creates the service over a store and its storage.
-    public init(store: SimulatedStore, storage: any TipJarStorage, environment: TipJarEnvironment,
-                purchaseSheetTimeout: TimeInterval = TipJarService.defaultPurchaseSheetTimeout) {
+    public init(
+        store: SimulatedStore, storage: any TipJarStorage, environment: TipJarEnvironment,
+        purchaseSheetTimeout: TimeInterval = TipJarService.defaultPurchaseSheetTimeout
+    ) {
         self.store = store
         self.catalog = store.catalog
         self.storage = storage
@@ -65,8 +67,10 @@ public actor TipJarService {
     ///   - legacyHasTipped: Created by the old app version, which stored only "has tipped".
     /// - Throws: `TipJarError.invalidValue` for an unknown storefront (with the closest codes), a too-long label,
     ///   or an account ID that is longer than 100 characters or holds a `/`.
-    public func createInstall(locale: AppLocale, storefront: String?, accountID: String? = nil, label: String = "",
-                              legacyHasTipped: Bool = false) async throws -> Install {
+    public func createInstall(
+        locale: AppLocale, storefront: String?, accountID: String? = nil, label: String = "",
+        legacyHasTipped: Bool = false
+    ) async throws -> Install {
         let code = try Self.validatedStorefront(storefront ?? catalog.defaultStorefront.countryCode).countryCode
         let label = try Self.validatedLabel(label)
         let id = environment.makeInstallID()
@@ -77,11 +81,14 @@ public actor TipJarService {
         guard account?.contains("/") != true else {
             throw TipJarError.invalidValue(field: "accountID", reason: "must not contain \"/\"")
         }
-        let requested = Install(id: id, label: label, locale: locale, storefront: code, accountID: account ?? "account-\(id.prefix(8))",
-                                legacyHasTipped: legacyHasTipped, createdAt: environment.now())
+        let requested = Install(
+            id: id, label: label, locale: locale, storefront: code, accountID: account ?? "account-\(id.prefix(8))",
+            legacyHasTipped: legacyHasTipped, createdAt: environment.now())
         let install = try await storage.insert(requested)
-        var attributes = ["locale": locale.rawValue, "storefront": install.storefront, "accountID": install.accountID, "label": label,
-                          "legacyHasTipped": String(legacyHasTipped)]
+        var attributes = [
+            "locale": locale.rawValue, "storefront": install.storefront, "accountID": install.accountID, "label": label,
+            "legacyHasTipped": String(legacyHasTipped),
+        ]
         var detail = "Installed (\(locale.rawValue), \(install.storefront))\(legacyHasTipped ? " by the old version, has tipped" : "")."
         if install.storefront != code, storefront != nil {
             attributes["requestedStorefront"] = code
@@ -117,18 +124,23 @@ public actor TipJarService {
         let install = try await install(installID)
         let storefront = try Self.validatedStorefront(code)
         guard storefront.countryCode != install.storefront,
-              let before = try await storage.setStorefront(storefront.countryCode, accountID: install.accountID) else {
+            let before = try await storage.setStorefront(storefront.countryCode, accountID: install.accountID)
+        else {
             return try await self.install(installID)
         }
         for other in try await installs(accountID: install.accountID) {
             if other.isRunning {
-                event(other.id, "storefront.changed", "Storefront.updates: \(before) → \(storefront.countryCode) "
-                      + "(\(storefront.name)); prices now in \(storefront.currencyCode).",
-                      ["accountID": install.accountID, "from": before, "storefront": storefront.countryCode])
+                event(
+                    other.id, "storefront.changed",
+                    "Storefront.updates: \(before) → \(storefront.countryCode) "
+                        + "(\(storefront.name)); prices now in \(storefront.currencyCode).",
+                    ["accountID": install.accountID, "from": before, "storefront": storefront.countryCode])
             } else {
-                event(other.id, "account.storefront", "Apple Account \(install.accountID) moved \(before) → \(storefront.countryCode) "
-                      + "(\(storefront.name)); the app reads it from Storefront.current at its next launch.",
-                      ["accountID": install.accountID, "from": before, "storefront": storefront.countryCode])
+                event(
+                    other.id, "account.storefront",
+                    "Apple Account \(install.accountID) moved \(before) → \(storefront.countryCode) "
+                        + "(\(storefront.name)); the app reads it from Storefront.current at its next launch.",
+                    ["accountID": install.accountID, "from": before, "storefront": storefront.countryCode])
             }
         }
         return try await self.install(installID)
@@ -165,9 +177,12 @@ public actor TipJarService {
     /// - Throws: `TipJarError.invalidValue` naming `field` and the limits.
     public static func checkSize(_ text: String, field: String, characters: Int, slack: Int = 0) throws {
         guard text.utf8.count <= 4 * characters + slack, text.unicodeScalars.count <= 2 * characters + slack,
-              text.count <= characters + slack else {
-            throw TipJarError.invalidValue(field: field, reason: "must be at most \(characters) characters "
-                                           + "(\(2 * characters) Unicode scalars, \(4 * characters) bytes of UTF-8)")
+            text.count <= characters + slack
+        else {
+            throw TipJarError.invalidValue(
+                field: field,
+                reason: "must be at most \(characters) characters "
+                    + "(\(2 * characters) Unicode scalars, \(4 * characters) bytes of UTF-8)")
         }
     }
 
@@ -260,8 +275,9 @@ public actor TipJarService {
             guard let product = byID[entry.productID] else { return nil }
             let tier = catalog.tier(of: entry)
             let name = catalog.tipOrder == .tierOrder && tier != nil ? catalog.tileName(of: entry, locale: locale) : product.displayName
-            return TipOffer(productID: product.id, tier: tier, name: name, emoji: tier?.emoji ?? "💝",
-                            tint: tier?.tint ?? TipTier.otherTint, displayPrice: product.displayPrice)
+            return TipOffer(
+                productID: product.id, tier: tier, name: name, emoji: tier?.emoji ?? "💝",
+                tint: tier?.tint ?? TipTier.otherTint, displayPrice: product.displayPrice)
         }
     }
 }

@@ -26,7 +26,8 @@ extension InMemoryTipJarStorage {
     public func update(_ stored: StoredTransaction, from expected: StoredTransaction) -> Bool {
         write { state in
             guard var saved = state.transactions[stored.transaction.id], saved.status == expected.status,
-                  saved.transaction.isRevoked == expected.transaction.isRevoked else { return false }
+                saved.transaction.isRevoked == expected.transaction.isRevoked
+            else { return false }
             saved.transaction.purchaseDate = stored.transaction.purchaseDate
             saved.transaction.signedDate = stored.transaction.signedDate
             saved.transaction.revocationDate = stored.transaction.revocationDate
@@ -170,8 +171,9 @@ extension InMemoryTipJarStorage {
     /// `TipJarStorage.overview()`.
     public func overview() -> Overview {
         state.withLock { state in
-            Overview(installs: state.installs.count, tips: state.counted.values.reduce(0) { $0 + $1.count },
-                     hearts: state.installs.values.reduce(0) { $0 + $1.hearts })
+            Overview(
+                installs: state.installs.count, tips: state.counted.values.reduce(0) { $0 + $1.count },
+                hearts: state.installs.values.reduce(0) { $0 + $1.hearts })
         }
     }
 }

@@ -16,8 +16,10 @@ public struct TransactionQuery: Sendable, Equatable {
 
     /// Creates a query; `page` is clamped to 1...`InstallQuery.maximumPage` and `pageSize` to 1...200
     /// (the dashboard refuses values outside them with a 400 before building a query).
-    public init(accountID: String? = nil, installID: String? = nil, productID: String? = nil,
-                status: StoredTransaction.Status? = nil, page: Int = 1, pageSize: Int = 50) {
+    public init(
+        accountID: String? = nil, installID: String? = nil, productID: String? = nil,
+        status: StoredTransaction.Status? = nil, page: Int = 1, pageSize: Int = 50
+    ) {
         self.accountID = accountID
         self.installID = installID
         self.productID = productID

@@ -39,8 +39,9 @@ extension SimulatedStore {
         }
         let stored = try await storage.transactions(accountID: accountID, limit: 100_000)
             .filter { productID == nil || $0.transaction.productID == productID }
-        return Self.history(stored, view: view, catalog: catalog,
-                            includeConsumableInAppPurchaseHistory: settings.includeConsumableInAppPurchaseHistory)
+        return Self.history(
+            stored, view: view, catalog: catalog,
+            includeConsumableInAppPurchaseHistory: settings.includeConsumableInAppPurchaseHistory)
     }
 
     /// The rule of each view on an account's transactions (newest first), as a pure function.
@@ -50,8 +51,10 @@ extension SimulatedStore {
     ///   - catalog: the products' types (a product the catalog does not hold counts as a consumable).
     ///   - includeConsumableInAppPurchaseHistory: the app's `SKIncludeConsumableInAppPurchaseHistory`: when true,
     ///     finished consumables are in ``TransactionHistoryView/all`` and ``TransactionHistoryView/latest``.
-    public static func history(_ stored: [StoredTransaction], view: TransactionHistoryView, catalog: Catalog,
-                               includeConsumableInAppPurchaseHistory: Bool) -> [StoredTransaction] {
+    public static func history(
+        _ stored: [StoredTransaction], view: TransactionHistoryView, catalog: Catalog,
+        includeConsumableInAppPurchaseHistory: Bool
+    ) -> [StoredTransaction] {
         func type(_ entry: StoredTransaction) -> ProductType? { catalog.product(withID: entry.transaction.productID)?.type }
         func inHistory(_ entry: StoredTransaction) -> Bool {
             guard entry.status == .purchased else { return false }

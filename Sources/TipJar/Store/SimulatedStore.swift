@@ -39,8 +39,10 @@ public final class SimulatedStore: Sendable {
 
     /// Opens the store on saved settings (or healthy defaults on a new database).
     /// - Throws: what `storage` throws.
-    public init(catalog: Catalog, storage: any TipJarStorage, environment: TipJarEnvironment,
-                appBundleID: String = SimulatedStore.defaultAppBundleID) async throws {
+    public init(
+        catalog: Catalog, storage: any TipJarStorage, environment: TipJarEnvironment,
+        appBundleID: String = SimulatedStore.defaultAppBundleID
+    ) async throws {
         self.catalog = catalog
         self.offers = CatalogOffers(catalog: catalog)
         self.appBundleID = appBundleID
@@ -60,8 +62,9 @@ public final class SimulatedStore: Sendable {
             guard case .integer(let range, let unit) = declaration.kind else {
                 throw TipJarError.invalidValue(field: declaration.key, reason: "has a value that is not allowed")
             }
-            throw TipJarError.invalidValue(field: declaration.key,
-                                           reason: "must be between \(range.lowerBound) and \(range.upperBound)\(unit.map { " " + $0 } ?? "")")
+            throw TipJarError.invalidValue(
+                field: declaration.key,
+                reason: "must be between \(range.lowerBound) and \(range.upperBound)\(unit.map { " " + $0 } ?? "")")
         }
         try await storage.save(newSettings)
         current.withLock { $0 = newSettings }
@@ -159,9 +162,11 @@ public final class SimulatedStore: Sendable {
     ///   `Product.PurchaseError`); ``ChargedDespiteError``; `Product.PurchaseError.productUnavailable` when the
     ///   store does not hold the product, `.invalidQuantity` for a quantity outside
     ///   ``Product/PurchaseOptions/allowedQuantities``.
-    public nonisolated(nonsending) func purchase(productID: String, for install: Install,
-                                                 options: Product.PurchaseOptions = Product.PurchaseOptions(),
-                                                 settings: StoreSettings? = nil) async throws -> PurchaseAnswer {
+    public nonisolated(nonsending) func purchase(
+        productID: String, for install: Install,
+        options: Product.PurchaseOptions = Product.PurchaseOptions(),
+        settings: StoreSettings? = nil
+    ) async throws -> PurchaseAnswer {
         var settings = settings ?? self.settings
         if settings.purchaseLatencyMs > 0 {
             try await environment.sleep(.milliseconds(settings.purchaseLatencyMs))
@@ -177,13 +182,15 @@ public final class SimulatedStore: Sendable {
             return PurchaseAnswer(result: .pending, settings: settings)
         }
         if settings.chargedDespiteError {
-            throw ChargedDespiteError(error: settings.purchaseError,
-                                      transaction: try await issue(productID: productID, for: install, status: .purchased, options: options))
+            throw ChargedDespiteError(
+                error: settings.purchaseError,
+                transaction: try await issue(productID: productID, for: install, status: .purchased, options: options))
         }
         if !settings.askToBuyEnabled, settings.purchaseOutcome == .success || settings.purchaseOutcome == .unverified,
-           let unfinished = try await storage.unfinishedTransactions(accountID: install.accountID).first(where: {
-               $0.transaction.productID == productID && !$0.transaction.isRevoked
-           }) {
+            let unfinished = try await storage.unfinishedTransactions(accountID: install.accountID).first(where: {
+                $0.transaction.productID == productID && !$0.transaction.isRevoked
+            })
+        {
             return PurchaseAnswer(result: .success(verify(unfinished.transaction, settings)), settings: settings, returnsUnfinished: true)
         }
         if settings.askToBuyEnabled {
@@ -201,8 +208,9 @@ public final class SimulatedStore: Sendable {
             return PurchaseAnswer(result: .success(verify(issued.transaction, settings)), settings: settings, issued: issued)
         case .unverified:
             let issued = newTransaction(productID: productID, for: install, status: .purchased, options: options)
-            return PurchaseAnswer(result: .success(.unverified(issued.transaction, settings.failures.verification ?? .invalidSignature)),
-                                  settings: settings, issued: issued)
+            return PurchaseAnswer(
+                result: .success(.unverified(issued.transaction, settings.failures.verification ?? .invalidSignature)),
+                settings: settings, issued: issued)
         }
     }
 
@@ -337,24 +345,29 @@ public final class SimulatedStore: Sendable {
     }
 
     /// Issues and saves a transaction.
-    private nonisolated(nonsending) func issue(productID: String, for install: Install, status: StoredTransaction.Status,
-                       options: Product.PurchaseOptions = Product.PurchaseOptions(),
-                       isExternal: Bool = false) async throws -> StoredTransaction {
+    private nonisolated(nonsending) func issue(
+        productID: String, for install: Install, status: StoredTransaction.Status,
+        options: Product.PurchaseOptions = Product.PurchaseOptions(),
+        isExternal: Bool = false
+    ) async throws -> StoredTransaction {
         let stored = newTransaction(productID: productID, for: install, status: status, options: options, isExternal: isExternal)
         try await storage.insert(stored)
         return stored
     }
 
     /// Issues a transaction with the next ID, not saved yet.
-    private func newTransaction(productID: String, for install: Install, status: StoredTransaction.Status,
-                                options: Product.PurchaseOptions = Product.PurchaseOptions(),
-                                isExternal: Bool = false) -> StoredTransaction {
+    private func newTransaction(
+        productID: String, for install: Install, status: StoredTransaction.Status,
+        options: Product.PurchaseOptions = Product.PurchaseOptions(),
+        isExternal: Bool = false
+    ) -> StoredTransaction {
         let id = lastTransactionID.withLock { last in
             last = environment.nextTransactionID(last)
             return last
         }
-        var transaction = Transaction(id: id, productID: productID,
-                                      purchaseDate: environment.now(), storefront: install.storefront)
+        var transaction = Transaction(
+            id: id, productID: productID,
+            purchaseDate: environment.now(), storefront: install.storefront)
         let entry = catalog.product(withID: productID)
         transaction.purchasedQuantity = options.quantity
         transaction.appAccountToken = options.appAccountToken
@@ -363,8 +376,9 @@ public final class SimulatedStore: Sendable {
         transaction.currency = Storefront.named(install.storefront)?.currencyCode
         transaction.productType = entry?.type
         transaction.appBundleID = appBundleID
-        return StoredTransaction(transaction: transaction, accountID: install.accountID, installID: install.id,
-                                 status: status, isExternal: isExternal)
+        return StoredTransaction(
+            transaction: transaction, accountID: install.accountID, installID: install.id,
+            status: status, isExternal: isExternal)
     }
 }
 

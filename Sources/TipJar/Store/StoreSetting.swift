@@ -164,10 +164,12 @@ public struct StoreSetting: Sendable {
         try decodeSaved(&settings, container, StoreSettingCodingKey(path.last ?? key))
     }
 
-    private init(key: String, formName: String, kind: Kind, control: Control, group: Group, label: String, help: String?,
-                 choiceNames: [String], file: FileFeed?, summary: Summary?,
-                 read: @escaping @Sendable (StoreSettings) -> Value, write: @escaping @Sendable (inout StoreSettings, Value) -> Bool,
-                 decode: @escaping @Sendable (inout StoreSettings, KeyedDecodingContainer<StoreSettingCodingKey>, StoreSettingCodingKey) throws -> Void) {
+    private init(
+        key: String, formName: String, kind: Kind, control: Control, group: Group, label: String, help: String?,
+        choiceNames: [String], file: FileFeed?, summary: Summary?,
+        read: @escaping @Sendable (StoreSettings) -> Value, write: @escaping @Sendable (inout StoreSettings, Value) -> Bool,
+        decode: @escaping @Sendable (inout StoreSettings, KeyedDecodingContainer<StoreSettingCodingKey>, StoreSettingCodingKey) throws -> Void
+    ) {
         self.key = key
         self.formName = formName
         self.kind = kind
@@ -190,76 +192,86 @@ extension StoreSetting {
     public static func choice<E: RawRepresentable & CaseIterable & Codable & Sendable>(
         _ keyPath: WritableKeyPath<StoreSettings, E> & Sendable, key: String, formName: String? = nil, control: Control = .select,
         group: Group, label: String, help: String? = nil, name: @Sendable (E) -> String = { $0.rawValue },
-        file: FileFeed? = nil, summary: Summary? = nil) -> StoreSetting where E.RawValue == String {
-        StoreSetting(key: key, formName: formName ?? key, kind: .choice(values: E.allCases.map(\.rawValue), optional: false),
-                     control: control, group: group, label: label, help: help, choiceNames: E.allCases.map(name), file: file,
-                     summary: summary,
-                     read: { .text($0[keyPath: keyPath].rawValue) },
-                     write: { settings, value in
-                         guard case .text(let raw) = value, let typed = E(rawValue: raw) else { return false }
-                         settings[keyPath: keyPath] = typed
-                         return true
-                     },
-                     decode: { settings, container, key in
-                         if let value = try container.decodeIfPresent(E.self, forKey: key) { settings[keyPath: keyPath] = value }
-                     })
+        file: FileFeed? = nil, summary: Summary? = nil
+    ) -> StoreSetting where E.RawValue == String {
+        StoreSetting(
+            key: key, formName: formName ?? key, kind: .choice(values: E.allCases.map(\.rawValue), optional: false),
+            control: control, group: group, label: label, help: help, choiceNames: E.allCases.map(name), file: file,
+            summary: summary,
+            read: { .text($0[keyPath: keyPath].rawValue) },
+            write: { settings, value in
+                guard case .text(let raw) = value, let typed = E(rawValue: raw) else { return false }
+                settings[keyPath: keyPath] = typed
+                return true
+            },
+            decode: { settings, container, key in
+                if let value = try container.decodeIfPresent(E.self, forKey: key) { settings[keyPath: keyPath] = value }
+            })
     }
 
     /// A setting holding a case of `E` or nothing (off): JSON `null`, the form's first option, named `off`.
     public static func optionalChoice<E: RawRepresentable & CaseIterable & Codable & Sendable>(
         _ keyPath: WritableKeyPath<StoreSettings, E?> & Sendable, key: String, formName: String, group: Group, label: String,
         help: String? = nil, name: @Sendable (E) -> String = { $0.rawValue }, file: FileFeed? = nil,
-        summary: Summary? = nil) -> StoreSetting where E.RawValue == String {
-        StoreSetting(key: key, formName: formName, kind: .choice(values: E.allCases.map(\.rawValue), optional: true),
-                     control: .select, group: group, label: label, help: help, choiceNames: ["off"] + E.allCases.map(name),
-                     file: file, summary: summary,
-                     read: { $0[keyPath: keyPath].map { .text($0.rawValue) } ?? .off },
-                     write: { settings, value in
-                         switch value {
-                         case .off: settings[keyPath: keyPath] = nil
-                         case .text(let raw):
-                             guard let typed = E(rawValue: raw) else { return false }
-                             settings[keyPath: keyPath] = typed
-                         default: return false
-                         }
-                         return true
-                     },
-                     decode: { settings, container, key in
-                         if container.contains(key) { settings[keyPath: keyPath] = try container.decodeIfPresent(E.self, forKey: key) }
-                     })
+        summary: Summary? = nil
+    ) -> StoreSetting where E.RawValue == String {
+        StoreSetting(
+            key: key, formName: formName, kind: .choice(values: E.allCases.map(\.rawValue), optional: true),
+            control: .select, group: group, label: label, help: help, choiceNames: ["off"] + E.allCases.map(name),
+            file: file, summary: summary,
+            read: { $0[keyPath: keyPath].map { .text($0.rawValue) } ?? .off },
+            write: { settings, value in
+                switch value {
+                case .off: settings[keyPath: keyPath] = nil
+                case .text(let raw):
+                    guard let typed = E(rawValue: raw) else { return false }
+                    settings[keyPath: keyPath] = typed
+                default: return false
+                }
+                return true
+            },
+            decode: { settings, container, key in
+                if container.contains(key) { settings[keyPath: keyPath] = try container.decodeIfPresent(E.self, forKey: key) }
+            })
     }
 
     /// A setting holding a whole number in `range`.
-    public static func integer(_ keyPath: WritableKeyPath<StoreSettings, Int> & Sendable, key: String, range: ClosedRange<Int>,
-                               unit: String? = nil, control: Control = .number(), group: Group, label: String, help: String? = nil,
-                               name: @Sendable (Int) -> String = { "\($0)" }, summary: Summary? = nil) -> StoreSetting {
-        StoreSetting(key: key, formName: key, kind: .integer(range: range, unit: unit), control: control, group: group,
-                     label: label, help: help, choiceNames: control == .select ? range.map(name) : [], file: nil, summary: summary,
-                     read: { .number($0[keyPath: keyPath]) },
-                     write: { settings, value in
-                         guard case .number(let number) = value else { return false }
-                         settings[keyPath: keyPath] = number
-                         return true
-                     },
-                     decode: { settings, container, key in
-                         if let value = try container.decodeIfPresent(Int.self, forKey: key) { settings[keyPath: keyPath] = value }
-                     })
+    public static func integer(
+        _ keyPath: WritableKeyPath<StoreSettings, Int> & Sendable, key: String, range: ClosedRange<Int>,
+        unit: String? = nil, control: Control = .number(), group: Group, label: String, help: String? = nil,
+        name: @Sendable (Int) -> String = { "\($0)" }, summary: Summary? = nil
+    ) -> StoreSetting {
+        StoreSetting(
+            key: key, formName: key, kind: .integer(range: range, unit: unit), control: control, group: group,
+            label: label, help: help, choiceNames: control == .select ? range.map(name) : [], file: nil, summary: summary,
+            read: { .number($0[keyPath: keyPath]) },
+            write: { settings, value in
+                guard case .number(let number) = value else { return false }
+                settings[keyPath: keyPath] = number
+                return true
+            },
+            decode: { settings, container, key in
+                if let value = try container.decodeIfPresent(Int.self, forKey: key) { settings[keyPath: keyPath] = value }
+            })
     }
 
     /// A setting that is on or off, a checkbox on the form.
-    public static func flag(_ keyPath: WritableKeyPath<StoreSettings, Bool> & Sendable, key: String, group: Group, label: String,
-                            help: String? = nil, file: FileFeed? = nil, summary: Summary? = nil) -> StoreSetting {
-        StoreSetting(key: key, formName: key, kind: .flag, control: .checkbox, group: group, label: label, help: help,
-                     choiceNames: [], file: file, summary: summary,
-                     read: { .flag($0[keyPath: keyPath]) },
-                     write: { settings, value in
-                         guard case .flag(let flag) = value else { return false }
-                         settings[keyPath: keyPath] = flag
-                         return true
-                     },
-                     decode: { settings, container, key in
-                         if let value = try container.decodeIfPresent(Bool.self, forKey: key) { settings[keyPath: keyPath] = value }
-                     })
+    public static func flag(
+        _ keyPath: WritableKeyPath<StoreSettings, Bool> & Sendable, key: String, group: Group, label: String,
+        help: String? = nil, file: FileFeed? = nil, summary: Summary? = nil
+    ) -> StoreSetting {
+        StoreSetting(
+            key: key, formName: key, kind: .flag, control: .checkbox, group: group, label: label, help: help,
+            choiceNames: [], file: file, summary: summary,
+            read: { .flag($0[keyPath: keyPath]) },
+            write: { settings, value in
+                guard case .flag(let flag) = value else { return false }
+                settings[keyPath: keyPath] = flag
+                return true
+            },
+            decode: { settings, container, key in
+                if let value = try container.decodeIfPresent(Bool.self, forKey: key) { settings[keyPath: keyPath] = value }
+            })
     }
 }
 

@@ -3,75 +3,118 @@
 extension StoreSettings {
     /// Every setting, in form order.
     public static let declarations: [StoreSetting] = [
-        .choice(\.catalog, key: "catalog", control: .radios, group: .catalog, label: "Answer",
-                summary: .line("Catalog", { settings in
+        .choice(
+            \.catalog, key: "catalog", control: .radios, group: .catalog, label: "Answer",
+            summary: .line(
+                "Catalog",
+                { settings in
                     [StoreSetting.SummaryPart(settings.catalog.rawValue, badge: settings.catalog.rawValue)]
-                        + (settings.catalog == .slow ? [StoreSetting.SummaryPart(" (\(settings.latencyMs) ms)")]
+                        + (settings.catalog == .slow
+                            ? [StoreSetting.SummaryPart(" (\(settings.latencyMs) ms)")]
                             : settings.latencyMs != 0 ? [StoreSetting.SummaryPart(" (\(settings.latencyMs) ms when slow)")] : [])
                 })),
-        .integer(\.latencyMs, key: "latencyMs", range: 0...maximumLatencyMs, unit: "milliseconds",
-                 control: .number(slowDefault: slowDefaultLatencyMs), group: .catalog,
-                 label: "Latency when slow (ms; 0 sets \(slowDefaultLatencyMs))"),
-        .choice(\.purchaseOutcome, key: "purchaseOutcome", control: .radios, group: .purchase, label: "Outcome",
-                summary: .line("Purchase outcome", { settings in
-                    [StoreSetting.SummaryPart(settings.purchaseOutcome.rawValue
-                        + (settings.purchaseOutcome == .failed ? " (\(settings.purchaseError.rawValue))"
-                            : settings.purchaseError != .networkError ? " (\(settings.purchaseError.rawValue) when failed)" : ""))]
+        .integer(
+            \.latencyMs, key: "latencyMs", range: 0...maximumLatencyMs, unit: "milliseconds",
+            control: .number(slowDefault: slowDefaultLatencyMs), group: .catalog,
+            label: "Latency when slow (ms; 0 sets \(slowDefaultLatencyMs))"),
+        .choice(
+            \.purchaseOutcome, key: "purchaseOutcome", control: .radios, group: .purchase, label: "Outcome",
+            summary: .line(
+                "Purchase outcome",
+                { settings in
+                    [
+                        StoreSetting.SummaryPart(
+                            settings.purchaseOutcome.rawValue
+                                + (settings.purchaseOutcome == .failed
+                                    ? " (\(settings.purchaseError.rawValue))"
+                                    : settings.purchaseError != .networkError ? " (\(settings.purchaseError.rawValue) when failed)" : ""))
+                    ]
                 })),
-        .choice(\.purchaseError, key: "purchaseError", group: .purchase, label: "Error when failed",
-                name: { "\($0.typeName).\($0.rawValue)" }),
-        .flag(\.askToBuyEnabled, key: "askToBuyEnabled", group: .purchase, label: "Ask to Buy", help: "every purchase waits for approval",
-              file: .flag(key: "_askToBuyEnabled", whenTrue: "true: every purchase waits for Ask to Buy approval (Approve / Decline on /store)",
-                          whenFalse: "false: purchases need no approval"),
-              summary: .line("Ask to Buy", { [StoreSetting.SummaryPart($0.askToBuyEnabled ? "on: every purchase waits for approval" : "off")] })),
-        .integer(\.purchaseLatencyMs, key: "purchaseLatencyMs", range: 0...maximumLatencyMs, unit: "milliseconds", group: .purchase,
-                 label: "Purchase latency (ms)", summary: .line("Purchase latency", { [StoreSetting.SummaryPart("\($0.purchaseLatencyMs) ms")] })),
-        .optionalChoice(\.failures.loadProducts, key: "failures.loadProducts", formName: "failLoadProducts", group: .failures,
-                        label: "Load Products", file: .storeKitErrors(api: "Load Products"),
-                        summary: .badge(line: "Failures", { $0.failures.loadProducts.map { "Load Products: \($0.rawValue)" } })),
-        .optionalChoice(\.failures.purchase, key: "failures.purchase", formName: "failPurchase", group: .failures, label: "Purchase",
-                        name: { "\($0.typeName).\($0.rawValue)" }, file: .storeKitErrors(api: "Purchase"),
-                        summary: .badge(line: "Failures", { $0.failures.purchase.map { "Purchase: \($0.rawValue)" } })),
-        .optionalChoice(\.failures.verification, key: "failures.verification", formName: "failVerification", group: .failures,
-                        label: "Verification", file: .storeKitErrors(api: "Verification"),
-                        summary: .badge(line: "Failures", { $0.failures.verification.map { "Verification: \($0.rawValue)" } })),
-        .optionalChoice(\.failures.sync, key: "failures.sync", formName: "failSync", group: .failures, label: "App Store Sync",
-                        file: .storeKitErrors(api: "App Store Sync"),
-                        summary: .badge(line: "Failures", { $0.failures.sync.map { "App Store Sync: \($0.rawValue)" } })),
-        .integer(\.listenerReemits, key: "listenerReemits", range: 0...3, control: .select, group: .listenerTraps,
-                 label: "Re-emit each delivered transaction", name: { $0 == 0 ? "never" : "\($0) time\($0 == 1 ? "" : "s")" },
-                 summary: .badge(line: "Listener traps", { $0.listenerReemits > 0 ? "re-emits \($0.listenerReemits)×" : nil })),
-        .flag(\.crashBeforeFinish, key: "crashBeforeFinish", group: .listenerTraps, label: "The app crashes before finish()",
-              summary: .badge(line: "Listener traps", { $0.crashBeforeFinish ? "crashes before finish()" : nil })),
-        .flag(\.interruptedPurchases, key: "interruptedPurchases", group: .purchaseTraps, label: "Interrupted purchases",
-              help: "purchase() answers pending until the issue is resolved below",
-              summary: .badge(line: "Purchase traps", { $0.interruptedPurchases ? "interrupted purchases" : nil })),
-        .flag(\.chargedDespiteError, key: "chargedDespiteError", group: .purchaseTraps, label: "Charged despite an error",
-              help: "purchase() throws the error above, the transaction arrives through the listener \(lateDeliveryDelayMs / 1_000) s later",
-              summary: .badge(line: "Purchase traps", { $0.chargedDespiteError ? "charged despite an error" : nil })),
-        .flag(\.finishIgnored, key: "finishIgnored", group: .purchaseTraps, label: "finish() is ignored",
-              help: "the transaction stays unfinished, buying the same tip returns it again",
-              summary: .badge(line: "Purchase traps", { $0.finishIgnored ? "finish() is ignored" : nil })),
-        .flag(\.syncReplaysFinished, key: "syncReplaysFinished", group: .purchaseTraps, label: "Restore replays",
-              help: "AppStore.sync() re-delivers finished transactions",
-              summary: .badge(line: "Purchase traps", { $0.syncReplaysFinished ? "Restore replays" : nil })),
-        .integer(\.listenerReemitDelayMs, key: "listenerReemitDelayMs", range: 0...maximumLatencyMs, unit: "milliseconds",
-                 group: .purchaseTraps, label: "Re-emit later", help: "delay of the re-emits above (ms; 0 = inside the purchase)",
-                 summary: .badge(line: "Purchase traps", { $0.listenerReemitDelayMs > 0 ? "re-emit later" : nil })),
-        .flag(\.skipPurchaseSheet, key: "skipPurchaseSheet", group: .purchaseSheet, label: "Skip the purchase sheet (Xcode's Disable Dialogs)",
-              help: "every purchase is confirmed at once",
-              file: .flag(key: "_disableDialogs", whenTrue: "true: skipPurchaseSheet on: no purchase sheet; every purchase is confirmed at once",
-                          whenFalse: "false: skipPurchaseSheet off: every purchase shows the purchase sheet (Confirm / Cancel)"),
-              summary: .line("Purchase sheet", { [StoreSetting.SummaryPart($0.skipPurchaseSheet ? "skipped: every purchase is confirmed at once"
-                                                                                                : "shown: Confirm or Cancel")] })),
-        .flag(\.includeConsumableInAppPurchaseHistory, key: "includeConsumableInAppPurchaseHistory", group: .infoPlist,
-              label: "SKIncludeConsumableInAppPurchaseHistory",
-              help: "finished consumables appear in Transaction.all and Transaction.latest(for:) on the account page",
-              summary: .line("Info.plist", { settings in
-                  [StoreSetting.SummaryPart(settings.includeConsumableInAppPurchaseHistory
-                      ? "SKIncludeConsumableInAppPurchaseHistory true: finished consumables in Transaction.all"
-                      : "SKIncludeConsumableInAppPurchaseHistory false: finished consumables left out of Transaction.all")]
-              })),
+        .choice(
+            \.purchaseError, key: "purchaseError", group: .purchase, label: "Error when failed",
+            name: { "\($0.typeName).\($0.rawValue)" }),
+        .flag(
+            \.askToBuyEnabled, key: "askToBuyEnabled", group: .purchase, label: "Ask to Buy", help: "every purchase waits for approval",
+            file: .flag(
+                key: "_askToBuyEnabled", whenTrue: "true: every purchase waits for Ask to Buy approval (Approve / Decline on /store)",
+                whenFalse: "false: purchases need no approval"),
+            summary: .line("Ask to Buy", { [StoreSetting.SummaryPart($0.askToBuyEnabled ? "on: every purchase waits for approval" : "off")] })),
+        .integer(
+            \.purchaseLatencyMs, key: "purchaseLatencyMs", range: 0...maximumLatencyMs, unit: "milliseconds", group: .purchase,
+            label: "Purchase latency (ms)", summary: .line("Purchase latency", { [StoreSetting.SummaryPart("\($0.purchaseLatencyMs) ms")] })),
+        .optionalChoice(
+            \.failures.loadProducts, key: "failures.loadProducts", formName: "failLoadProducts", group: .failures,
+            label: "Load Products", file: .storeKitErrors(api: "Load Products"),
+            summary: .badge(line: "Failures", { $0.failures.loadProducts.map { "Load Products: \($0.rawValue)" } })),
+        .optionalChoice(
+            \.failures.purchase, key: "failures.purchase", formName: "failPurchase", group: .failures, label: "Purchase",
+            name: { "\($0.typeName).\($0.rawValue)" }, file: .storeKitErrors(api: "Purchase"),
+            summary: .badge(line: "Failures", { $0.failures.purchase.map { "Purchase: \($0.rawValue)" } })),
+        .optionalChoice(
+            \.failures.verification, key: "failures.verification", formName: "failVerification", group: .failures,
+            label: "Verification", file: .storeKitErrors(api: "Verification"),
+            summary: .badge(line: "Failures", { $0.failures.verification.map { "Verification: \($0.rawValue)" } })),
+        .optionalChoice(
+            \.failures.sync, key: "failures.sync", formName: "failSync", group: .failures, label: "App Store Sync",
+            file: .storeKitErrors(api: "App Store Sync"),
+            summary: .badge(line: "Failures", { $0.failures.sync.map { "App Store Sync: \($0.rawValue)" } })),
+        .integer(
+            \.listenerReemits, key: "listenerReemits", range: 0...3, control: .select, group: .listenerTraps,
+            label: "Re-emit each delivered transaction", name: { $0 == 0 ? "never" : "\($0) time\($0 == 1 ? "" : "s")" },
+            summary: .badge(line: "Listener traps", { $0.listenerReemits > 0 ? "re-emits \($0.listenerReemits)×" : nil })),
+        .flag(
+            \.crashBeforeFinish, key: "crashBeforeFinish", group: .listenerTraps, label: "The app crashes before finish()",
+            summary: .badge(line: "Listener traps", { $0.crashBeforeFinish ? "crashes before finish()" : nil })),
+        .flag(
+            \.interruptedPurchases, key: "interruptedPurchases", group: .purchaseTraps, label: "Interrupted purchases",
+            help: "purchase() answers pending until the issue is resolved below",
+            summary: .badge(line: "Purchase traps", { $0.interruptedPurchases ? "interrupted purchases" : nil })),
+        .flag(
+            \.chargedDespiteError, key: "chargedDespiteError", group: .purchaseTraps, label: "Charged despite an error",
+            help: "purchase() throws the error above, the transaction arrives through the listener \(lateDeliveryDelayMs / 1_000) s later",
+            summary: .badge(line: "Purchase traps", { $0.chargedDespiteError ? "charged despite an error" : nil })),
+        .flag(
+            \.finishIgnored, key: "finishIgnored", group: .purchaseTraps, label: "finish() is ignored",
+            help: "the transaction stays unfinished, buying the same tip returns it again",
+            summary: .badge(line: "Purchase traps", { $0.finishIgnored ? "finish() is ignored" : nil })),
+        .flag(
+            \.syncReplaysFinished, key: "syncReplaysFinished", group: .purchaseTraps, label: "Restore replays",
+            help: "AppStore.sync() re-delivers finished transactions",
+            summary: .badge(line: "Purchase traps", { $0.syncReplaysFinished ? "Restore replays" : nil })),
+        .integer(
+            \.listenerReemitDelayMs, key: "listenerReemitDelayMs", range: 0...maximumLatencyMs, unit: "milliseconds",
+            group: .purchaseTraps, label: "Re-emit later", help: "delay of the re-emits above (ms; 0 = inside the purchase)",
+            summary: .badge(line: "Purchase traps", { $0.listenerReemitDelayMs > 0 ? "re-emit later" : nil })),
+        .flag(
+            \.skipPurchaseSheet, key: "skipPurchaseSheet", group: .purchaseSheet, label: "Skip the purchase sheet (Xcode's Disable Dialogs)",
+            help: "every purchase is confirmed at once",
+            file: .flag(
+                key: "_disableDialogs", whenTrue: "true: skipPurchaseSheet on: no purchase sheet; every purchase is confirmed at once",
+                whenFalse: "false: skipPurchaseSheet off: every purchase shows the purchase sheet (Confirm / Cancel)"),
+            summary: .line(
+                "Purchase sheet",
+                {
+                    [
+                        StoreSetting.SummaryPart(
+                            $0.skipPurchaseSheet
+                                ? "skipped: every purchase is confirmed at once"
+                                : "shown: Confirm or Cancel")
+                    ]
+                })),
+        .flag(
+            \.includeConsumableInAppPurchaseHistory, key: "includeConsumableInAppPurchaseHistory", group: .infoPlist,
+            label: "SKIncludeConsumableInAppPurchaseHistory",
+            help: "finished consumables appear in Transaction.all and Transaction.latest(for:) on the account page",
+            summary: .line(
+                "Info.plist",
+                { settings in
+                    [
+                        StoreSetting.SummaryPart(
+                            settings.includeConsumableInAppPurchaseHistory
+                                ? "SKIncludeConsumableInAppPurchaseHistory true: finished consumables in Transaction.all"
+                                : "SKIncludeConsumableInAppPurchaseHistory false: finished consumables left out of Transaction.all")
+                    ]
+                })),
     ]
 
     /// The latency the `/store` form sets when "slow" is chosen with none (0 or empty).

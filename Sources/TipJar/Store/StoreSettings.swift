@@ -48,8 +48,10 @@ public struct StoreSettings: Sendable, Equatable, Codable {
         public var sync: StoreKitError?
 
         /// All failures off.
-        public init(loadProducts: StoreKitError? = nil, purchase: PurchaseFailure? = nil,
-                    verification: VerificationError? = nil, sync: StoreKitError? = nil) {
+        public init(
+            loadProducts: StoreKitError? = nil, purchase: PurchaseFailure? = nil,
+            verification: VerificationError? = nil, sync: StoreKitError? = nil
+        ) {
             self.loadProducts = loadProducts
             self.purchase = purchase
             self.verification = verification
@@ -122,12 +124,14 @@ public struct StoreSettings: Sendable, Equatable, Codable {
     public static let normal = StoreSettings()
 
     /// Creates settings; defaults are a healthy store.
-    public init(catalog: CatalogMode = .normal, latencyMs: Int = 0, purchaseOutcome: PurchaseOutcome = .success,
-                purchaseError: PurchaseFailure = .networkError, failures: Failures = Failures(),
-                purchaseLatencyMs: Int = 0, crashBeforeFinish: Bool = false, listenerReemits: Int = 0,
-                askToBuyEnabled: Bool = false, interruptedPurchases: Bool = false, finishIgnored: Bool = false,
-                chargedDespiteError: Bool = false, syncReplaysFinished: Bool = false, listenerReemitDelayMs: Int = 0,
-                skipPurchaseSheet: Bool = false, includeConsumableInAppPurchaseHistory: Bool = false) {
+    public init(
+        catalog: CatalogMode = .normal, latencyMs: Int = 0, purchaseOutcome: PurchaseOutcome = .success,
+        purchaseError: PurchaseFailure = .networkError, failures: Failures = Failures(),
+        purchaseLatencyMs: Int = 0, crashBeforeFinish: Bool = false, listenerReemits: Int = 0,
+        askToBuyEnabled: Bool = false, interruptedPurchases: Bool = false, finishIgnored: Bool = false,
+        chargedDespiteError: Bool = false, syncReplaysFinished: Bool = false, listenerReemitDelayMs: Int = 0,
+        skipPurchaseSheet: Bool = false, includeConsumableInAppPurchaseHistory: Bool = false
+    ) {
         self.catalog = catalog
         self.latencyMs = latencyMs
         self.purchaseOutcome = purchaseOutcome

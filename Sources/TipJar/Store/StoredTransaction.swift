@@ -30,8 +30,10 @@ public struct StoredTransaction: Sendable, Equatable {
     public var isExternal: Bool
 
     /// Creates a stored transaction.
-    public init(transaction: Transaction, accountID: String, installID: String, status: Status,
-                isFinished: Bool = false, isExternal: Bool = false) {
+    public init(
+        transaction: Transaction, accountID: String, installID: String, status: Status,
+        isFinished: Bool = false, isExternal: Bool = false
+    ) {
         self.transaction = transaction
         self.accountID = accountID
         self.installID = installID

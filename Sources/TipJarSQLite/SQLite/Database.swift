@@ -28,7 +28,7 @@ public final class Database {
         let code = sqlite3_open_v2(path, &connection, flags | SQLITE_OPEN_EXRESCODE | SQLITE_OPEN_NOMUTEX, nil)
         guard code == SQLITE_OK, let connection else {
             let error = DatabaseError.fromConnection(connection, code: code, path: path)
-            sqlite3_close_v2(connection) // required even on failure; nil is a no-op
+            sqlite3_close_v2(connection)  // required even on failure; nil is a no-op
             throw DatabaseError(extendedResultCode: error.extendedResultCode, message: "cannot open \(path): \(error.message)", path: path)
         }
         self.handle = connection
@@ -144,7 +144,7 @@ public final class Database {
                 let code = sqlite3_prepare_v2(connection, cursor, -1, &statementHandle, &tail)
                 guard code == SQLITE_OK else { throw DatabaseError.fromConnection(connection, code: code, sql: sql) }
                 current = tail
-                guard let statementHandle else { continue } // whitespace or comment
+                guard let statementHandle else { continue }  // whitespace or comment
                 let statement = Statement(handle: statementHandle, sql: sql)
                 guard statement.parameterCount == 0 else {
                     throw DatabaseError(extendedResultCode: SQLITE_RANGE, message: "statement has \(statement.parameterCount) parameters but no arguments were given", sql: sql)

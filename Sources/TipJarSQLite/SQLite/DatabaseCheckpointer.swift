@@ -62,11 +62,13 @@ final class DatabaseCheckpointer: @unchecked Sendable {
     /// alive for as long as the connection is open (the hook holds it unretained).
     func watch(_ writer: Database) throws {
         let handle = try writer.connection()
-        sqlite3_wal_hook(handle, { context, connection, _, pages in
-            guard let context else { return SQLITE_OK }
-            Unmanaged<DatabaseCheckpointer>.fromOpaque(context).takeUnretainedValue().walGrew(to: pages, connection: connection)
-            return SQLITE_OK
-        }, Unmanaged.passUnretained(self).toOpaque())
+        sqlite3_wal_hook(
+            handle,
+            { context, connection, _, pages in
+                guard let context else { return SQLITE_OK }
+                Unmanaged<DatabaseCheckpointer>.fromOpaque(context).takeUnretainedValue().walGrew(to: pages, connection: connection)
+                return SQLITE_OK
+            }, Unmanaged.passUnretained(self).toOpaque())
     }
 
     /// Called by the WAL hook on the writer's thread, after a commit, with the WAL's size in pages.

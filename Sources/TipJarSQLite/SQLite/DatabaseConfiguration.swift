@@ -60,8 +60,10 @@ public struct DatabaseConfiguration: Sendable {
     ///   - readOnly: Default `false`.
     ///   - groupCommit: Default `false`.
     ///   - onFault: Default `nil`.
-    public init(durability: Durability = .full, busyTimeout: Duration = .seconds(5), readOnly: Bool = false, groupCommit: Bool = false,
-                onFault: (@Sendable (DatabaseError) -> Void)? = nil) {
+    public init(
+        durability: Durability = .full, busyTimeout: Duration = .seconds(5), readOnly: Bool = false, groupCommit: Bool = false,
+        onFault: (@Sendable (DatabaseError) -> Void)? = nil
+    ) {
         self.durability = durability
         self.busyTimeout = busyTimeout
         self.readOnly = readOnly

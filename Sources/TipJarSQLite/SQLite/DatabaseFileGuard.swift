@@ -35,7 +35,11 @@ enum DatabaseFileGuard {
     static func validate(path: String, readOnly: Bool, checksIntegrity: Bool = true) throws {
         let problems = try inspect(path: path, readOnly: readOnly, checksIntegrity: checksIntegrity)
         if let first = problems.first {
-            throw DatabaseError(extendedResultCode: SQLITE_CORRUPT, message: "\(path) is damaged: PRAGMA integrity_check found \(problems.count == 100 ? "100 or more" : "\(problems.count)") problem(s), first: \(first); refusing to open it", path: path)
+            throw DatabaseError(
+                extendedResultCode: SQLITE_CORRUPT,
+                message:
+                    "\(path) is damaged: PRAGMA integrity_check found \(problems.count == 100 ? "100 or more" : "\(problems.count)") problem(s), first: \(first); refusing to open it",
+                path: path)
         }
     }
 
@@ -55,8 +59,9 @@ enum DatabaseFileGuard {
             throw DatabaseError(extendedResultCode: SQLITE_CANTOPEN, message: "\(path) is not a regular file", path: path)
         }
         if !readOnly {
-            try requireWritable(folder, what: "folder \(folder) holding the database \(path)", path: path,
-                                reason: "SQLite must create \((walPath as NSString).lastPathComponent) and -shm files beside the database")
+            try requireWritable(
+                folder, what: "folder \(folder) holding the database \(path)", path: path,
+                reason: "SQLite must create \((walPath as NSString).lastPathComponent) and -shm files beside the database")
             if let fileInfo { try requireWritable(path, info: fileInfo, what: "database file \(path)", path: path, reason: "tips cannot be recorded") }
             if let walInfo { try requireWritable(walPath, info: walInfo, what: "write-ahead log \(walPath)", path: walPath, reason: "tips cannot be recorded") }
         } else if fileInfo == nil {
@@ -66,14 +71,17 @@ enum DatabaseFileGuard {
         let walSize = Int(walInfo?.st_size ?? 0)
         guard Int(fileInfo?.st_size ?? 0) > 0 else {
             if walSize > 0 {
-                throw DatabaseError(extendedResultCode: SQLITE_NOTADB, message: "\(walPath) exists but its database \(path) is missing or empty; refusing to open (SQLite would delete the write-ahead log)", path: walPath)
+                throw DatabaseError(
+                    extendedResultCode: SQLITE_NOTADB,
+                    message: "\(walPath) exists but its database \(path) is missing or empty; refusing to open (SQLite would delete the write-ahead log)", path: walPath)
             }
             return []
         }
 
         let header = try readBytes(path, count: 100)
         guard header.count >= 100, Array(header[0..<16]) == sqliteMagic else {
-            throw DatabaseError(extendedResultCode: SQLITE_NOTADB, message: "\(path) is not an SQLite database: its first 16 bytes are not \"SQLite format 3\\0\"; refusing to open it", path: path)
+            throw DatabaseError(
+                extendedResultCode: SQLITE_NOTADB, message: "\(path) is not an SQLite database: its first 16 bytes are not \"SQLite format 3\\0\"; refusing to open it", path: path)
         }
         let fileIdentity = UInt32(header[60]) << 24 | UInt32(header[61]) << 16 | UInt32(header[62]) << 8 | UInt32(header[63])
         // The header's page count is the file's own only without a WAL: a checkpoint a crash interrupted may leave the
@@ -86,7 +94,11 @@ enum DatabaseFileGuard {
             let pageSize = rawPageSize == 1 ? 65_536 : rawPageSize
             let pages = number(at: 28)
             if number(at: 92) == number(at: 24), pages > 0, Int(fileInfo?.st_size ?? 0) < pages * pageSize {
-                throw DatabaseError(extendedResultCode: SQLITE_CORRUPT, message: "\(path) is damaged: its header counts \(pages) pages of \(pageSize) bytes but the file holds \(fileInfo?.st_size ?? 0) bytes (truncated); refusing to open it", path: path)
+                throw DatabaseError(
+                    extendedResultCode: SQLITE_CORRUPT,
+                    message:
+                        "\(path) is damaged: its header counts \(pages) pages of \(pageSize) bytes but the file holds \(fileInfo?.st_size ?? 0) bytes (truncated); refusing to open it",
+                    path: path)
             }
             return []
         }
@@ -99,7 +111,8 @@ enum DatabaseFileGuard {
         var problems: [String] = []
         var viewIdentity: UInt32 = 0
         do {
-            let probe = walSize > 0
+            let probe =
+                walSize > 0
                 ? try Database(path: path, flags: SQLITE_OPEN_READONLY)
                 : try Database(path: immutableURI(path), flags: SQLITE_OPEN_READONLY | SQLITE_OPEN_URI)
             defer { try? probe.close() }
@@ -110,10 +123,15 @@ enum DatabaseFileGuard {
             viewIdentity = UInt32(bitPattern: Int32(truncatingIfNeeded: try probe.fetchValue(sql: "PRAGMA user_version", as: Int64.self) ?? 0))
         } catch let error as DatabaseError where error.path != path {
             let subject = walSize > 0 ? "\(path) (with its write-ahead log \(walPath))" : path
-            throw DatabaseError(extendedResultCode: error.extendedResultCode, message: "\(subject) cannot be read safely: \(error.message); refusing to open it", sql: error.sql, path: path)
+            throw DatabaseError(
+                extendedResultCode: error.extendedResultCode, message: "\(subject) cannot be read safely: \(error.message); refusing to open it", sql: error.sql, path: path)
         }
         if walSize > 0, fileIdentity != 0, viewIdentity != fileIdentity {
-            throw DatabaseError(extendedResultCode: SQLITE_NOTADB, message: "\(walPath) belongs to another database: it changes the database identity stamp (PRAGMA user_version) from \(fileIdentity) to \(viewIdentity); refusing to open \(path)", path: walPath)
+            throw DatabaseError(
+                extendedResultCode: SQLITE_NOTADB,
+                message:
+                    "\(walPath) belongs to another database: it changes the database identity stamp (PRAGMA user_version) from \(fileIdentity) to \(viewIdentity); refusing to open \(path)",
+                path: walPath)
         }
         return problems
     }

@@ -49,9 +49,11 @@ struct DatabaseFileWatch {
         }
         guard now != first else { return nil }
         let state = now == nil ? "no file is there any more" : "another file is there now"
-        return DatabaseError(extendedResultCode: movedCode,
-                             message: "the \(what) \(file) was deleted, renamed or replaced while it was open (\(state)); writes are refused from now on, since SQLite would keep writing to the old file and a crash would lose them",
-                             path: file)
+        return DatabaseError(
+            extendedResultCode: movedCode,
+            message:
+                "the \(what) \(file) was deleted, renamed or replaced while it was open (\(state)); writes are refused from now on, since SQLite would keep writing to the old file and a crash would lose them",
+            path: file)
     }
 
     private static func identity(_ file: String) -> Identity? {

@@ -41,9 +41,10 @@ public struct DatabaseMigrator: Sendable {
     /// - Parameter db: A connection (inside `read` or `write`).
     /// - Throws: ``DatabaseError`` from the queries.
     public func appliedIdentifiers(_ db: Database) throws -> [String] {
-        let tableExists = try db.fetchValue(
-            sql: "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?",
-            arguments: [Self.tableName], as: Int64.self) != nil
+        let tableExists =
+            try db.fetchValue(
+                sql: "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?",
+                arguments: [Self.tableName], as: Int64.self) != nil
         guard tableExists else { return [] }
         return try db.fetchAll(sql: "SELECT identifier FROM \(Self.tableName) ORDER BY rowid") {
             try $0.value(at: 0, as: String.self)
@@ -73,10 +74,11 @@ public struct DatabaseMigrator: Sendable {
                     try migration.body(db)
                 } catch let error as DatabaseError {
                     // The transaction rolls back: say which step could not run, and that nothing of it was kept.
-                    throw DatabaseError(extendedResultCode: error.extendedResultCode,
-                                        message: "migration \(migration.identifier) could not run and was rolled back, "
-                                            + "leaving the database as it was: \(error.message)",
-                                        sql: error.sql, path: error.path ?? pool.path)
+                    throw DatabaseError(
+                        extendedResultCode: error.extendedResultCode,
+                        message: "migration \(migration.identifier) could not run and was rolled back, "
+                            + "leaving the database as it was: \(error.message)",
+                        sql: error.sql, path: error.path ?? pool.path)
                 }
                 try db.execute(
                     sql: "INSERT INTO \(Self.tableName) (identifier, applied_at) VALUES (?, ?)",

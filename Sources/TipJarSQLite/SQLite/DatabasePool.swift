@@ -61,8 +61,9 @@ public final class DatabasePool: Sendable {
             throw error
         }
         // The files as the connections opened them.
-        writer = DatabaseWriter(database: db, path: path, configuration: configuration, fileWatch: DatabaseFileWatch(path: path),
-                                checkpointer: checkpointer)
+        writer = DatabaseWriter(
+            database: db, path: path, configuration: configuration, fileWatch: DatabaseFileWatch(path: path),
+            checkpointer: checkpointer)
     }
 
     /// Runs, read-only and without changing anything, the checks ``init(path:configuration:)``

@@ -8,8 +8,10 @@ extension DatabaseWriter {
     /// Group commit: queues `body` for the next batch; `completion` runs on the writer's queue
     /// with what `body` returned once the batch committed, with what it threw (its savepoint rolled
     /// back, before the next job runs), or with the error that undid the batch.
-    func enqueue<T>(_ body: @escaping @Sendable (Database) throws -> T, savepoint: Bool = true,
-                 completion: @escaping (Result<T, any Error>) -> Void) {
+    func enqueue<T>(
+        _ body: @escaping @Sendable (Database) throws -> T, savepoint: Bool = true,
+        completion: @escaping (Result<T, any Error>) -> Void
+    ) {
         let box = ResultBox<T>()
         let job = WriteJob(
             ticket: nextTicket(),
@@ -30,7 +32,7 @@ extension DatabaseWriter {
             defer { pending.removeAll() }
             return pending
         }
-        guard !jobs.isEmpty else { return } // an earlier drain took them
+        guard !jobs.isEmpty else { return }  // an earlier drain took them
         let db: Database
         do { db = try openDatabase() } catch {
             jobs.forEach { $0.finish(error) }
@@ -65,14 +67,15 @@ extension DatabaseWriter {
                         ok = false
                     }
                 } else {
-                    ok = job.run(db) // it changes nothing when it fails (`write(savepoint:_:)`)
+                    ok = job.run(db)  // it changes nothing when it fails (`write(savepoint:_:)`)
                 }
                 // A failed job learns it at once (its work is already undone), before the next job runs.
                 if ok { succeeded.append(job) } else { job.finish(nil) }
                 if !db.isInsideTransaction {
                     // SQLite rolled back the whole transaction (e.g. SQLITE_FULL): the
                     // earlier jobs' work is gone too.
-                    transactionLost = DatabaseError(extendedResultCode: SQLITE_ABORT, message: "group-committed write was rolled back because another write in the same transaction failed", path: path)
+                    transactionLost = DatabaseError(
+                        extendedResultCode: SQLITE_ABORT, message: "group-committed write was rolled back because another write in the same transaction failed", path: path)
                 }
             }
             if let transactionLost {

@@ -49,8 +49,10 @@ public final class DatabaseWriter: @unchecked Sendable {
 
     /// Takes ownership of `database`, an open and configured read-write connection to `path`;
     /// `fileWatch` records the files as the connections opened them; `checkpointer` watches `database`'s WAL.
-    init(database: Database, path: String, configuration: DatabaseConfiguration, fileWatch: DatabaseFileWatch,
-         checkpointer: DatabaseCheckpointer? = nil) {
+    init(
+        database: Database, path: String, configuration: DatabaseConfiguration, fileWatch: DatabaseFileWatch,
+        checkpointer: DatabaseCheckpointer? = nil
+    ) {
         self.checkpointer = checkpointer
         self.path = path
         self.configuration = configuration
@@ -83,8 +85,10 @@ public final class DatabaseWriter: @unchecked Sendable {
     /// and commit in the order they were handed over. `completion` runs on the writer's queue with
     /// what `body` returned once it committed, or with the error that undid it (before any later
     /// write runs when `body` itself threw).
-    func submit<T>(savepoint: Bool = true, _ body: @escaping @Sendable (Database) throws -> T,
-                   completion: @escaping @Sendable (Result<T, any Error>) -> Void) {
+    func submit<T>(
+        savepoint: Bool = true, _ body: @escaping @Sendable (Database) throws -> T,
+        completion: @escaping @Sendable (Result<T, any Error>) -> Void
+    ) {
         guard configuration.groupCommit else {
             let ticket = nextTicket()
             queue.async { completion(Result { try self.performWrite(body, ticket: ticket) }) }
@@ -138,7 +142,8 @@ public final class DatabaseWriter: @unchecked Sendable {
         if var fault = fileWatch.problem() {
             if fault.path != path, let connection = db.handle {
                 let code = sqlite3_wal_checkpoint_v2(connection, nil, SQLITE_CHECKPOINT_FULL, nil, nil)
-                let outcome = code == SQLITE_OK
+                let outcome =
+                    code == SQLITE_OK
                     ? "every commit it held was first copied into \(path)"
                     : "copying its commits into \(path) failed: \(DatabaseError.fromConnection(connection, code: code).message)"
                 fault = DatabaseError(extendedResultCode: fault.extendedResultCode, message: "\(fault.message); \(outcome)", path: fault.path)
@@ -174,7 +179,8 @@ public final class DatabaseWriter: @unchecked Sendable {
 
     private func requireOpenTransaction(_ db: Database) throws {
         guard db.isInsideTransaction else {
-            throw DatabaseError(extendedResultCode: SQLITE_MISUSE, message: "the write closure ended the transaction itself (COMMIT/ROLLBACK or an error that made SQLite roll back)", path: path)
+            throw DatabaseError(
+                extendedResultCode: SQLITE_MISUSE, message: "the write closure ended the transaction itself (COMMIT/ROLLBACK or an error that made SQLite roll back)", path: path)
         }
     }
 }

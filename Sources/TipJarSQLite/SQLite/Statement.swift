@@ -235,7 +235,8 @@ public final class Statement {
         }
         let stored = value(at: index)
         guard let converted = T.fromDatabaseValue(stored) else {
-            throw DatabaseError(extendedResultCode: SQLITE_MISMATCH, message: "column \(index) (\(columnNames[index])) holds \(Self.storageName(stored)), not convertible to \(T.self)", sql: sql)
+            throw DatabaseError(
+                extendedResultCode: SQLITE_MISMATCH, message: "column \(index) (\(columnNames[index])) holds \(Self.storageName(stored)), not convertible to \(T.self)", sql: sql)
         }
         return converted
     }
@@ -249,9 +250,10 @@ public final class Statement {
     ///   `SQLITE_MISMATCH` when the stored value does not convert.
     public func value<T: DatabaseValueConvertible>(named name: String, as type: T.Type = T.self) throws -> T {
         guard let index = columnIndex(named: name) else {
-            throw DatabaseError(extendedResultCode: SQLITE_RANGE,
-                                message: "no result column named \"\(name)\" (the columns are \(columnNames.joined(separator: ", ")))",
-                                sql: sql)
+            throw DatabaseError(
+                extendedResultCode: SQLITE_RANGE,
+                message: "no result column named \"\(name)\" (the columns are \(columnNames.joined(separator: ", ")))",
+                sql: sql)
         }
         return try value(at: index, as: type)
     }

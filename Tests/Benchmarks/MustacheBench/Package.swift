@@ -18,7 +18,7 @@ let package = Package(
     name: "MustacheBench",
     platforms: [.macOS(.v14)],
     dependencies: [
-        .package(path: "../../.."),
+        .package(path: "../../..")
     ],
     targets: [
         .executableTarget(
@@ -27,7 +27,7 @@ let package = Package(
             path: ".",
             exclude: ["Package.swift"],
             sources: ["main.swift"]
-        ),
+        )
     ],
     swiftLanguageModes: [.v6]
 )

@@ -71,15 +71,16 @@ let data: MustacheValue = [
         ["title": "This week", "amount": "$84.50", "note": "21 tips", "highlight": false, "trend": nil],
         ["title": "All time", "amount": "$1,204.00", "note": "311 tips", "highlight": false, "trend": "+9"],
     ],
-    "ledger": .array((0..<20).map { i in
-        [
-            "date": .string("2025-01-\(String(format: "%02d", i + 1))"),
-            "product": .string(i % 3 == 0 ? "Large Tip" : "Small <Tip>"),
-            "customer": .string("c\(i)@example.com"),
-            "amount": .string(i % 3 == 0 ? "$9.99" : "$0.99"),
-            "refunded": .bool(i % 7 == 0),
-        ]
-    }),
+    "ledger": .array(
+        (0..<20).map { i in
+            [
+                "date": .string("2025-01-\(String(format: "%02d", i + 1))"),
+                "product": .string(i % 3 == 0 ? "Large Tip" : "Small <Tip>"),
+                "customer": .string("c\(i)@example.com"),
+                "amount": .string(i % 3 == 0 ? "$9.99" : "$0.99"),
+                "refunded": .bool(i % 7 == 0),
+            ]
+        }),
 ]
 
 let library = try MustacheLibrary(templates: templates)
@@ -97,15 +98,22 @@ let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
 print("typed MustacheValue: \(iterations) renders in \(String(format: "%.3f", seconds)) s = \(Int(Double(iterations) / seconds)) renders/s (\(totalBytes) bytes)")
 
 // The same page from JSONSerialization output (converted to MustacheValue on each render).
-let jsonData = try JSONSerialization.data(withJSONObject: [
-    "year": 2025, "user": ["name": "Ada & Co"],
-    "nav": [["href": "/", "label": "Overview", "active": true]],
-    "tiles": [["title": "Today", "amount": "$12.99", "note": "3 tips", "highlight": true, "trend": "+2"],
-              ["title": "This week", "amount": "$84.50", "note": "21 tips", "highlight": false],
-              ["title": "All time", "amount": "$1,204.00", "note": "311 tips", "highlight": false, "trend": "+9"]],
-    "ledger": (0..<20).map { i in ["date": "2025-01-\(i + 1)", "product": "Tip", "customer": "c\(i)@example.com",
-                                   "amount": "$0.99", "refunded": i % 7 == 0] as [String: Any] },
-] as [String: Any])
+let jsonData = try JSONSerialization.data(
+    withJSONObject: [
+        "year": 2025, "user": ["name": "Ada & Co"],
+        "nav": [["href": "/", "label": "Overview", "active": true]],
+        "tiles": [
+            ["title": "Today", "amount": "$12.99", "note": "3 tips", "highlight": true, "trend": "+2"],
+            ["title": "This week", "amount": "$84.50", "note": "21 tips", "highlight": false],
+            ["title": "All time", "amount": "$1,204.00", "note": "311 tips", "highlight": false, "trend": "+9"],
+        ],
+        "ledger": (0..<20).map { i in
+            [
+                "date": "2025-01-\(i + 1)", "product": "Tip", "customer": "c\(i)@example.com",
+                "amount": "$0.99", "refunded": i % 7 == 0,
+            ] as [String: Any]
+        },
+    ] as [String: Any])
 let json = try JSONSerialization.jsonObject(with: jsonData)
 let anyIterations = 20_000
 let anyStart = DispatchTime.now().uptimeNanoseconds

@@ -80,8 +80,12 @@ struct RecordedScenarioTests {
         #expect(purchase.expect.outcome == "purchased")
         #expect(purchase.expect.errorName == .null)
         #expect(purchase.expect.hearts == 1)
-        #expect(purchase.expect.ledger == [ScenarioExpectation.LedgerRow(path: "purchase", outcome: "counted", finished: true,
-                                                                          productID: Self.coffee, transaction: "t1")])
+        #expect(
+            purchase.expect.ledger == [
+                ScenarioExpectation.LedgerRow(
+                    path: "purchase", outcome: "counted", finished: true,
+                    productID: Self.coffee, transaction: "t1")
+            ])
     }
 
     @Test func aTransactionOfAnotherInstallOnTheAccountIsRefusedWithTheReason() async throws {

@@ -1,9 +1,10 @@
 import Foundation
+import Testing
+import TipJarScenario
+
 #if canImport(FoundationXML)
 import FoundationXML
 #endif
-import Testing
-import TipJarScenario
 
 /// Malformed and hostile scenario files are refused whole, before any step runs, naming the JSON
 /// location; the runner's bounds and the JUnit report's escaping hold.
@@ -32,18 +33,27 @@ struct ScenarioFormatTests {
         (#"{"name":"x","steps":[{"step":"createInstall","install":"a"},{"step":"purchase","install":"a"}]}"#, "steps[1].productID", "needs \"productID\""),
         (#"{"name":"x","steps":[{"step":"createInstall","install":"a"},{"step":"purchase","install":"a","productID":5}]}"#, "steps[1].productID", "expected a string"),
         (#"{"name":"x","steps":[{"step":"createInstall","install":"a"},{"step":"purchase","install":"a","productID":"p","tabs":9}]}"#, "steps[1].tabs", "from 1 to 5"),
-        (#"{"name":"x","steps":[{"step":"createInstall","install":"a"},{"step":"purchase","install":"a","productID":"p","userAction":"maybe"}]}"#, "steps[1].userAction", "one of confirm, cancel"),
+        (
+            #"{"name":"x","steps":[{"step":"createInstall","install":"a"},{"step":"purchase","install":"a","productID":"p","userAction":"maybe"}]}"#, "steps[1].userAction",
+            "one of confirm, cancel"
+        ),
         (#"{"name":"x","steps":[{"step":"createInstall","install":"a","expect":{"hearts":"two"}}]}"#, "steps[0].expect.hearts", "found the string \"two\""),
         (#"{"name":"x","steps":[{"step":"createInstall","install":"a","expect":{"hearts":6}}]}"#, "steps[0].expect.hearts", "from 0 to 5"),
         (#"{"name":"x","steps":[{"step":"createInstall","install":"a","expect":{"hearts":1.5}}]}"#, "steps[0].expect.hearts", "found the number 1.5"),
         (#"{"name":"x","steps":[{"step":"createInstall","install":"a","expect":{"running":1}}]}"#, "steps[0].expect.running", "true or false"),
         (#"{"name":"x","steps":[{"step":"createInstall","install":"a","expect":{"ledger":[{"outcome":"great"}]}}]}"#, "steps[0].expect.ledger[0].outcome", "one of counted"),
-        (#"{"name":"x","steps":[{"step":"createInstall","install":"a","expect":{"ledger":[{"transaction":"t"}]}}]}"#, "steps[0].expect.ledger[0].transaction", "no transaction named \"t\""),
+        (
+            #"{"name":"x","steps":[{"step":"createInstall","install":"a","expect":{"ledger":[{"transaction":"t"}]}}]}"#, "steps[0].expect.ledger[0].transaction",
+            "no transaction named \"t\""
+        ),
         (#"{"name":"x","steps":[{"step":"createInstall","install":"a"},{"step":"refund","install":"a","transaction":"t"}]}"#, "steps[1].transaction", "no transaction named \"t\""),
         (#"{"name":"x","steps":[{"step":"createInstall","install":"a"},{"step":"wait","install":"a"}]}"#, "steps[1].until", "needs \"until\""),
         (#"{"name":"x","steps":[{"step":"createInstall","install":"a"},{"step":"wait","install":"a","until":{}}]}"#, "steps[1].until", "at least one condition"),
         (#"{"name":"x","steps":[{"step":"createInstall","install":"a"},{"step":"wait","install":"a","until":{"status":200}}]}"#, "steps[1].until.status", "unknown field"),
-        (#"{"name":"x","steps":[{"step":"createInstall","install":"a"},{"step":"wait","install":"a","until":{"hearts":1},"timeoutMs":0}]}"#, "steps[1].timeoutMs", "from 1 to 600000"),
+        (
+            #"{"name":"x","steps":[{"step":"createInstall","install":"a"},{"step":"wait","install":"a","until":{"hearts":1},"timeoutMs":0}]}"#, "steps[1].timeoutMs",
+            "from 1 to 600000"
+        ),
     ]
 
     @Test(arguments: malformed.indices)
@@ -67,8 +77,10 @@ struct ScenarioFormatTests {
         #expect(!run.output.contains("ok   1"), "nothing runs when a file is malformed")
     }
 
-    @Test(arguments: [["scenario"], ["scenario", "walk", "x.json"], ["scenario", "run"], ["scenario", "run", "x.json", "--url", "https://example.com"],
-                      ["scenario", "run", "x.json", "--junit"], ["scenario", "run", "x.json", "--frobnicate"]])
+    @Test(arguments: [
+        ["scenario"], ["scenario", "walk", "x.json"], ["scenario", "run"], ["scenario", "run", "x.json", "--url", "https://example.com"],
+        ["scenario", "run", "x.json", "--junit"], ["scenario", "run", "x.json", "--frobnicate"],
+    ])
     func usageErrorsExit64(_ arguments: [String]) async throws {
         let run = try await CommandLineTests.run(arguments)
         #expect(run.status == 64)
@@ -84,7 +96,9 @@ struct ScenarioFormatTests {
 
     @Test func aFileLargerThanAnyScenarioIsRefusedUnread() throws {
         let file = try ScenarioFiles.write(String(repeating: " ", count: Scenario.maximumFileSize + 1))
-        #expect(throws: ScenarioError(file: file.path, location: "$", problem: "is \(Scenario.maximumFileSize + 1) bytes; a scenario file is at most \(Scenario.maximumFileSize) bytes")) {
+        #expect(
+            throws: ScenarioError(file: file.path, location: "$", problem: "is \(Scenario.maximumFileSize + 1) bytes; a scenario file is at most \(Scenario.maximumFileSize) bytes")
+        ) {
             try Scenario.load(contentsOf: file.path)
         }
     }
@@ -102,13 +116,15 @@ struct ScenarioFormatTests {
     }
 
     @Test func aWaitThatNeverHoldsStopsAtItsBound() async throws {
-        let text = #"{"name":"never","steps":[{"step":"createInstall","install":"a"},{"step":"wait","install":"a","until":{"hearts":3},"timeoutMs":200},{"step":"stop","install":"a"}]}"#
+        let text =
+            #"{"name":"never","steps":[{"step":"createInstall","install":"a"},{"step":"wait","install":"a","until":{"hearts":3},"timeoutMs":200},{"step":"stop","install":"a"}]}"#
         let result = try await ShippedScenarioTests.run(try Scenario(data: Data(text.utf8), file: "never.json"))
         #expect(result.steps.map(\.verdict) == [.passed, .failed("waited 200 ms and the condition never held: hearts: expected 3, got 0"), .skipped])
     }
 
     @Test func aWaitEndsAsSoonAsItsConditionHolds() async throws {
-        let text = #"{"name":"held","steps":[{"step":"createInstall","install":"a","launch":true},{"step":"wait","install":"a","until":{"running":true,"hearts":0,"pending":0,"offers":"ready"},"timeoutMs":60000}]}"#
+        let text =
+            #"{"name":"held","steps":[{"step":"createInstall","install":"a","launch":true},{"step":"wait","install":"a","until":{"running":true,"hearts":0,"pending":0,"offers":"ready"},"timeoutMs":60000}]}"#
         let result = try await ShippedScenarioTests.run(try Scenario(data: Data(text.utf8), file: "held.json"))
         #expect(result.passed, "\(result.firstFailure?.line ?? "")")
     }
@@ -127,7 +143,8 @@ struct ScenarioFormatTests {
     }
 
     @Test func aStorefrontStepChangesTheInstallsStorefrontAndTheNextOffersCurrency() async throws {
-        let text = #"{"name":"x","steps":[{"step":"createInstall","install":"a","storefront":"USA"},{"step":"storefront","install":"a","storefront":"BRA","expect":{"status":200}},{"step":"storefront","install":"a","storefront":"XYZ","expect":{"status":400}}]}"#
+        let text =
+            #"{"name":"x","steps":[{"step":"createInstall","install":"a","storefront":"USA"},{"step":"storefront","install":"a","storefront":"BRA","expect":{"status":200}},{"step":"storefront","install":"a","storefront":"XYZ","expect":{"status":400}}]}"#
         let scenario = try Scenario(data: Data(text.utf8), file: "x.json")
         #expect(scenario.steps[1].fields["storefront"] == .string("BRA"))
         // PUT /api/installs/{id}/storefront answers the install (200), an unknown code 400; the step reports what came back.
@@ -151,15 +168,18 @@ struct ScenarioFormatTests {
     @Test func theJUnitReportEscapesHostileTextAndParses() throws {
         let hostile = "<script>&\"'\u{1}\r\n]]>"
         let step = ScenarioStepResult(number: 1, title: hostile, verdict: .failed("hearts: \(hostile)"), detail: hostile, seconds: 0.5)
-        let report = JUnitReport(results: [ScenarioResult(file: hostile, name: hostile, steps: [step])],
-                                 malformed: [ScenarioError(file: hostile, location: "$", problem: hostile)])
+        let report = JUnitReport(
+            results: [ScenarioResult(file: hostile, name: hostile, steps: [step])],
+            malformed: [ScenarioError(file: hostile, location: "$", problem: hostile)])
         let xml = report.xml
         #expect(!xml.contains("<script>"))
         #expect(!xml.contains("\u{1}"))
         final class Collector: NSObject, XMLParserDelegate {
             var attributes: [[String: String]] = []
-            func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?,
-                        attributes: [String: String]) { self.attributes.append(attributes) }
+            func parser(
+                _ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?,
+                attributes: [String: String]
+            ) { self.attributes.append(attributes) }
         }
         let parser = XMLParser(data: Data(xml.utf8))
         let collector = Collector()

@@ -1,8 +1,9 @@
 import Foundation
-import TestSupport
 import HTTPServer
 import Synchronization
+import TestSupport
 import Testing
+
 @testable import TipJarScenario
 
 /// What the runner sends: a real `HTTPServer` on a loopback port whose responder keeps every
@@ -15,13 +16,15 @@ struct ScenarioRequestTests {
 
     static func withRecordingServer(_ body: (ScenarioHTTPClient, Recorder) async throws -> Void) async throws {
         let recorder = Recorder()
-        let server = HTTPServer(configuration: .onTestExecutor(), responder: ClosureResponder { request in
-            recorder.requests.withLock {
-                $0.append((request.method, request.target, String(decoding: request.body, as: UTF8.self), request.fields["Content-Type"]))
-            }
-            let answer = request.path == "/api/installs" ? #"{"id":"i-1","hearts":0}"# : #"{"outcome":"cancelled","hearts":0}"#
-            return .json(data: Array(answer.utf8), status: request.path == "/api/installs" ? .created : .ok)
-        }, accessLog: nil)
+        let server = HTTPServer(
+            configuration: .onTestExecutor(),
+            responder: ClosureResponder { request in
+                recorder.requests.withLock {
+                    $0.append((request.method, request.target, String(decoding: request.body, as: UTF8.self), request.fields["Content-Type"]))
+                }
+                let answer = request.path == "/api/installs" ? #"{"id":"i-1","hearts":0}"# : #"{"outcome":"cancelled","hearts":0}"#
+                return .json(data: Array(answer.utf8), status: request.path == "/api/installs" ? .created : .ok)
+            }, accessLog: nil)
         let port = try server.start()
         do {
             try await body(ScenarioHTTPClient(host: "127.0.0.1", port: port), recorder)
@@ -34,9 +37,11 @@ struct ScenarioRequestTests {
 
     @Test func userActionAndTheProductArePassedThroughAndTabsSendThatManyTaps() async throws {
         try await Self.withRecordingServer { client, recorder in
-            let text = #"{"name":"x","steps":[{"step":"createInstall","install":"a","account":"ana","label":"L"},{"step":"purchase","install":"a","productID":"p","userAction":"cancel","tabs":3,"expect":{"statuses":[200,200,200],"outcome":"cancelled"}}]}"#
-            let result = await ScenarioRunner(transport: client, output: { _ in }).run(try Scenario(data: Data(text.utf8), file: "x.json"), file: "x.json",
-                                                                                 accountSuffix: "run1")
+            let text =
+                #"{"name":"x","steps":[{"step":"createInstall","install":"a","account":"ana","label":"L"},{"step":"purchase","install":"a","productID":"p","userAction":"cancel","tabs":3,"expect":{"statuses":[200,200,200],"outcome":"cancelled"}}]}"#
+            let result = await ScenarioRunner(transport: client, output: { _ in }).run(
+                try Scenario(data: Data(text.utf8), file: "x.json"), file: "x.json",
+                accountSuffix: "run1")
             #expect(result.passed, "\(result.firstFailure?.line ?? "")")
             let requests = recorder.requests.withLock { $0 }
             #expect(requests.first?.path == "/api/installs")
@@ -79,8 +84,10 @@ struct ScenarioClientAnswerTests {
         try ScenarioHTTPClient.parse(Array(text.utf8), host: "127.0.0.1", port: 9)
     }
 
-    @Test(arguments: [("", "without a complete HTTP answer"), ("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n", "without a complete HTTP answer"),
-                      ("SSH-2.0-OpenSSH_9.6\r\n\r\n", "not HTTP/1.1"), ("HTTP/1.1 OK\r\n\r\n", "not HTTP/1.1")])
+    @Test(arguments: [
+        ("", "without a complete HTTP answer"), ("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n", "without a complete HTTP answer"),
+        ("SSH-2.0-OpenSSH_9.6\r\n\r\n", "not HTTP/1.1"), ("HTTP/1.1 OK\r\n\r\n", "not HTTP/1.1"),
+    ])
     func aBrokenAnswerIsAFailureThatSaysWhy(_ text: String, _ problem: String) {
         #expect(throws: ScenarioHTTPClient.Failure.self) { try Self.parse(text) }
         do { _ = try Self.parse(text) } catch { #expect(error.description.contains(problem), "\(error)") }

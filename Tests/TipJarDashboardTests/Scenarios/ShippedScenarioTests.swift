@@ -52,8 +52,9 @@ struct ShippedScenarioTests {
     }
 
     @Test func aScenarioExpectingAWrongHeartCountFailsNamingTheStepAndExits1() async throws {
-        let original = try String(contentsOf: Self.folder.appendingPathComponent("trap-01-purchase-and-listener-report-the-same-transaction.json"),
-                                  encoding: .utf8)
+        let original = try String(
+            contentsOf: Self.folder.appendingPathComponent("trap-01-purchase-and-listener-report-the-same-transaction.json"),
+            encoding: .utf8)
         let edited = original.replacingOccurrences(of: #""hearts": 1,"#, with: #""hearts": 2,"#)
         #expect(edited != original)
         let file = try ScenarioFiles.write(edited)

@@ -1,13 +1,14 @@
 import Foundation
-import Synchronization
-#if canImport(Glibc)
-import Glibc
-#endif
 import HTTPServer
+import Synchronization
+import TestSupport
 import TipJar
 import TipJarDashboard
 import TipJarSQLite
-import TestSupport
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The dashboard as `tipjar serve` builds it (``DashboardStack``, the one composition root) on a temporary SQLite
 /// file, the shipped catalog, and the repository's `Templates/` and `Public/`. Requests are answered in process
@@ -52,19 +53,24 @@ final class LiveServer: Sendable {
     /// after start-up (left alone when `nil`, so the catalog file's settings stay in force).
     /// `sleep` is the environment's wait (simulated latencies, late deliveries); a test passes a ``DelayGate``'s to
     /// decide when a delay is over.
-    init(transport: Transport = .inProcess, settings: StoreSettings? = nil, catalog: Catalog? = nil, adminToken: String? = nil,
-         database: DatabaseConfiguration = LiveServer.testDatabase,
-         sleep: @escaping @Sendable (Duration) async throws -> Void = LiveServer.realTime) async throws {
+    init(
+        transport: Transport = .inProcess, settings: StoreSettings? = nil, catalog: Catalog? = nil, adminToken: String? = nil,
+        database: DatabaseConfiguration = LiveServer.testDatabase,
+        sleep: @escaping @Sendable (Duration) async throws -> Void = LiveServer.realTime
+    ) async throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("tipjar-live-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         storage = try SQLiteTipJarStorage(path: directory.appendingPathComponent("tipjar.sqlite3").path, configuration: database)
-        let environment = TipJarEnvironment(now: { Date() }, sleep: sleep,
-                                            makeInstallID: { UUID().uuidString.lowercased() }, log: { _, _ in })
-        stack = try await DashboardStack(catalog: try catalog ?? Catalog.shipped(), storage: storage,
-                                         configuration: DashboardConfiguration(templatesDirectory: Self.repositoryRoot.appendingPathComponent("Templates"),
-                                                                               publicDirectory: Self.repositoryRoot.appendingPathComponent("Public"),
-                                                                               adminToken: adminToken),
-                                         environment: environment)
+        let environment = TipJarEnvironment(
+            now: { Date() }, sleep: sleep,
+            makeInstallID: { UUID().uuidString.lowercased() }, log: { _, _ in })
+        stack = try await DashboardStack(
+            catalog: try catalog ?? Catalog.shipped(), storage: storage,
+            configuration: DashboardConfiguration(
+                templatesDirectory: Self.repositoryRoot.appendingPathComponent("Templates"),
+                publicDirectory: Self.repositoryRoot.appendingPathComponent("Public"),
+                adminToken: adminToken),
+            environment: environment)
         if let settings { try await stack.service.store.update(settings) }
         switch transport {
         case .inProcess:
@@ -103,8 +109,11 @@ final class LiveServer: Sendable {
         guard let boundPort else {
             var headers: HTTPFields = ["Host": authority]
             for (name, value) in fields { headers.append(name: name, value: value) }
-            guard let request = try? HTTPRequest(method: method, decoding: target, fields: headers, body: Array(body.utf8),
-                                                 remoteAddress: "127.0.0.1", requestID: "test-\(UUID().uuidString.prefix(8))") else {
+            guard
+                let request = try? HTTPRequest(
+                    method: method, decoding: target, fields: headers, body: Array(body.utf8),
+                    remoteAddress: "127.0.0.1", requestID: "test-\(UUID().uuidString.prefix(8))")
+            else {
                 return HTTPReply(HTTPResponse.status(.badRequest), method: method)  // as the server's parser answers it
             }
             return HTTPReply(await stack.respond(to: request), method: method)
@@ -124,14 +133,17 @@ final class LiveServer: Sendable {
 /// Runs `body` with a ``LiveServer`` started with these arguments (``LiveServer/init(transport:settings:catalog:adminToken:database:sleep:)``)
 /// and awaits the server's shutdown before it returns, whether `body` returned or threw: a test never leaves a
 /// server, its connections or its SQLite file behind for the tests after it.
-func withLiveServer<T>(transport: LiveServer.Transport = .inProcess, settings: StoreSettings? = nil, catalog: Catalog? = nil,
-                       adminToken: String? = nil, database: DatabaseConfiguration = LiveServer.testDatabase,
-                       sleep: @escaping @Sendable (Duration) async throws -> Void = LiveServer.realTime,
-                       isolation: isolated (any Actor)? = #isolation,
-                       _ body: (LiveServer) async throws -> T) async throws -> T {
+func withLiveServer<T>(
+    transport: LiveServer.Transport = .inProcess, settings: StoreSettings? = nil, catalog: Catalog? = nil,
+    adminToken: String? = nil, database: DatabaseConfiguration = LiveServer.testDatabase,
+    sleep: @escaping @Sendable (Duration) async throws -> Void = LiveServer.realTime,
+    isolation: isolated (any Actor)? = #isolation,
+    _ body: (LiveServer) async throws -> T
+) async throws -> T {
     try await TestSlots.dashboards.holding {
-        let server = try await LiveServer(transport: transport, settings: settings, catalog: catalog, adminToken: adminToken,
-                                          database: database, sleep: sleep)
+        let server = try await LiveServer(
+            transport: transport, settings: settings, catalog: catalog, adminToken: adminToken,
+            database: database, sleep: sleep)
         let result: T
         do {
             result = try await body(server)
@@ -152,8 +164,9 @@ extension HTTPReply {
         if response.stream == nil, !fields.contains(where: { $0.name.lowercased() == "content-length" }) {
             fields.append((name: "Content-Length", value: String(response.body.count)))
         }
-        self.init(status: response.status.code, fields: fields,
-                  body: method == "HEAD" ? "" : String(decoding: response.body, as: UTF8.self))
+        self.init(
+            status: response.status.code, fields: fields,
+            body: method == "HEAD" ? "" : String(decoding: response.body, as: UTF8.self))
     }
 }
 

@@ -1,7 +1,8 @@
 import CSQLite
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
 @testable import TipJarSQLite
 
 /// The WAL checkpoints run beside the writer (`DatabaseCheckpointer`): SQLite's WAL file format

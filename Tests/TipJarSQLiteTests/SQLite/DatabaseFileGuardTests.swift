@@ -1,6 +1,7 @@
-import Foundation
 import CSQLite
+import Foundation
 import Testing
+
 @testable import TipJarSQLite
 
 /// "A bad database file must never be made worse": each refusal names the file and leaves
@@ -8,8 +9,10 @@ import Testing
 @Suite("Opening safety")
 struct DatabaseFileGuardTests {
     /// Opens `path`, expects a refusal naming `named`, and checks the files did not change.
-    func expectRefusal(_ path: String, naming named: String, configuration: DatabaseConfiguration = .init(),
-                       sourceLocation: SourceLocation = #_sourceLocation) -> DatabaseError? {
+    func expectRefusal(
+        _ path: String, naming named: String, configuration: DatabaseConfiguration = .init(),
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) -> DatabaseError? {
         let before = (sqliteFileBytes(path), sqliteFileBytes(path + "-wal"))
         let error = expectSQLiteError({ _ = try DatabasePool(path: path, configuration: configuration) }, sourceLocation: sourceLocation)
         #expect(error?.description.contains(named) == true, "\(String(describing: error))", sourceLocation: sourceLocation)
@@ -92,7 +95,7 @@ struct DatabaseFileGuardTests {
         try db.execute(sql: "PRAGMA wal_checkpoint(FULL)")
         let database = try #require(sqliteFileBytes(path))
         let old = try #require(sqliteFileBytes(path + "-wal"))
-        try db.execute(sql: "INSERT INTO t(payload) VALUES (zeroblob(500))") // never acknowledged: the crash comes first
+        try db.execute(sql: "INSERT INTO t(payload) VALUES (zeroblob(500))")  // never acknowledged: the crash comes first
         let new = try #require(sqliteFileBytes(path + "-wal"))
         let pageSize = try #require(try db.fetchValue(sql: "PRAGMA page_size", as: Int64.self))
         #expect(new.prefix(32) != old.prefix(32), "SQLite restarted the WAL with new salts")

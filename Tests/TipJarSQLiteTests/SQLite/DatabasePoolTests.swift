@@ -2,6 +2,7 @@ import CSQLite
 import Foundation
 import Synchronization
 import Testing
+
 @testable import TipJarSQLite
 
 @Suite("DatabasePool")
@@ -16,7 +17,7 @@ struct DatabasePoolTests {
                 #expect(try db.fetchValue(sql: "PRAGMA synchronous", as: Int64.self) == expected)
                 #expect(try db.fetchValue(sql: "PRAGMA foreign_keys", as: Int64.self) == 1)
                 #expect(try db.fetchValue(sql: "PRAGMA busy_timeout", as: Int64.self) == 5000)
-                #expect(try db.fetchValue(sql: "PRAGMA user_version", as: Int64.self) != 0) // identity stamp
+                #expect(try db.fetchValue(sql: "PRAGMA user_version", as: Int64.self) != 0)  // identity stamp
             }
             try pool.close()
         }
@@ -41,7 +42,7 @@ struct DatabasePoolTests {
         // A second connection sees the committed row only.
         let other = try DatabasePool(path: folder.path("db.sqlite"))
         #expect(try await other.read { try $0.fetchAll(sql: "SELECT cents FROM tips") { try $0.value(at: 0, as: Int64.self) } } == [299])
-        #expect(throws: DatabaseError.self) { try other.readSync { try $0.execute(sql: "DELETE FROM tips") } } // query_only
+        #expect(throws: DatabaseError.self) { try other.readSync { try $0.execute(sql: "DELETE FROM tips") } }  // query_only
     }
 
     @Test("Disk full (max_page_count) throws isFull, rolls back, and the next write succeeds once space is back")
@@ -100,7 +101,7 @@ struct DatabasePoolTests {
                     do {
                         try await pool.write { db throws in
                             try db.execute(sql: "INSERT INTO t VALUES (?)", arguments: [i])
-                            if i % 10 == 3 { try db.execute(sql: "INSERT INTO t VALUES (NULL)") } // fails
+                            if i % 10 == 3 { try db.execute(sql: "INSERT INTO t VALUES (NULL)") }  // fails
                         }
                         return (i, true)
                     } catch {
@@ -119,22 +120,26 @@ struct DatabasePoolTests {
     }
 
     /// Hands one statement to the writer without waiting for it (`DatabaseWriter.submit`); `onFailure` gets its error.
-    func submit(_ pool: DatabasePool, sql: String, arguments: StatementArguments, savepoint: Bool = false,
-                onFailure: @escaping @Sendable (any Error) -> Void) {
+    func submit(
+        _ pool: DatabasePool, sql: String, arguments: StatementArguments, savepoint: Bool = false,
+        onFailure: @escaping @Sendable (any Error) -> Void
+    ) {
         pool.writer.submit(savepoint: savepoint, { db in try db.execute(sql: sql, arguments: arguments) }) { result in
             if case .failure(let error) = result { onFailure(error) }
         }
     }
 
-    @Test("A submitted write commits no later than the next awaited write, with and without group commit",
-          arguments: [false, true])
+    @Test(
+        "A submitted write commits no later than the next awaited write, with and without group commit",
+        arguments: [false, true])
     func submittedWriteCommitsBeforeTheNextAwaitedWrite(groupCommit: Bool) async throws {
         let folder = try SQLiteTemporaryFolder()
         let pool = try DatabasePool(path: folder.path("db.sqlite"), configuration: .init(groupCommit: groupCommit))
         try await pool.write { db in try db.execute(sql: "CREATE TABLE t(x INTEGER NOT NULL)") }
         for i in 0..<50 {
-            submit(pool, sql: "INSERT INTO t VALUES (?)", arguments: [i],
-                   onFailure: { error in Issue.record("submitted write \(i) failed: \(error)") })
+            submit(
+                pool, sql: "INSERT INTO t VALUES (?)", arguments: [i],
+                onFailure: { error in Issue.record("submitted write \(i) failed: \(error)") })
             // The awaited write sees the submitted row: it ran first, and both are committed on return.
             let seen = try await pool.write { db in try db.fetchValue(sql: "SELECT count(*) FROM t WHERE x = ?", arguments: [i], as: Int64.self) }
             #expect(seen == 1)
@@ -142,8 +147,9 @@ struct DatabasePoolTests {
         }
     }
 
-    @Test("A failing submitted statement, without a savepoint, is backed out alone and reported before the next write runs",
-          arguments: [false, true])
+    @Test(
+        "A failing submitted statement, without a savepoint, is backed out alone and reported before the next write runs",
+        arguments: [false, true])
     func failingSubmittedWriteIsReportedBeforeTheNextWrite(groupCommit: Bool) async throws {
         let folder = try SQLiteTemporaryFolder()
         let pool = try DatabasePool(path: folder.path("db.sqlite"), configuration: .init(groupCommit: groupCommit))
@@ -151,13 +157,14 @@ struct DatabasePoolTests {
         let reported = Mutex<[Int32]>([])
         submit(pool, sql: "INSERT INTO t VALUES (1)", arguments: [], onFailure: { error in Issue.record("\(error)") })
         // The second row violates NOT NULL: the whole statement is backed out, and only it.
-        submit(pool, sql: "INSERT INTO t VALUES (2), (NULL)", arguments: [],
-               onFailure: { error in reported.withLock { $0.append((error as? DatabaseError)?.extendedResultCode ?? -1) } })
+        submit(
+            pool, sql: "INSERT INTO t VALUES (2), (NULL)", arguments: [],
+            onFailure: { error in reported.withLock { $0.append((error as? DatabaseError)?.extendedResultCode ?? -1) } })
         let seenByNextWrite = try await pool.write { db in
             try db.execute(sql: "INSERT INTO t VALUES (3)")
             return reported.withLock { $0 }
         }
-        #expect(seenByNextWrite == [SQLITE_CONSTRAINT | (5 << 8)]) // SQLITE_CONSTRAINT_NOTNULL
+        #expect(seenByNextWrite == [SQLITE_CONSTRAINT | (5 << 8)])  // SQLITE_CONSTRAINT_NOTNULL
         #expect(try pool.readSync { try $0.fetchAll(sql: "SELECT x FROM t ORDER BY x") { try $0.value(at: 0, as: Int64.self) } } == [1, 3])
     }
 
@@ -175,7 +182,7 @@ struct DatabasePoolTests {
             try await pool.write { db in
                 try db.execute(sql: "INSERT INTO t VALUES (2)")
                 writing.signal()
-                release.wait() // the writer is busy inside its transaction
+                release.wait()  // the writer is busy inside its transaction
             }
         }
         writing.wait()
@@ -197,8 +204,7 @@ struct DatabasePoolTests {
             try db.execute(sql: "INSERT INTO t VALUES (?)", arguments: [1])
         }
         try pool.close()
-        #expect(!FileManager.default.fileExists(atPath: path + "-wal")) // clean close checkpoints and removes the WAL
+        #expect(!FileManager.default.fileExists(atPath: path + "-wal"))  // clean close checkpoints and removes the WAL
         await #expect(throws: DatabaseError.self) { try await pool.read { _ in 1 } }
     }
 }
-

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import TipJarSQLite
 
 @Suite("Database and Statement")
@@ -11,22 +12,25 @@ struct DatabaseTests {
         folder = try SQLiteTemporaryFolder()
         pool = try DatabasePool(path: folder.path("db.sqlite"))
         try pool.writeSync { db throws in
-            try db.execute(sql: """
-                CREATE TABLE v(id INTEGER PRIMARY KEY, i INTEGER, s TEXT, d REAL, b INTEGER, bytes BLOB, data BLOB);
-                CREATE TABLE u(name TEXT NOT NULL UNIQUE)
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE v(id INTEGER PRIMARY KEY, i INTEGER, s TEXT, d REAL, b INTEGER, bytes BLOB, data BLOB);
+                    CREATE TABLE u(name TEXT NOT NULL UNIQUE)
+                    """)
         }
     }
 
     @Test("Every supported Swift type round-trips through bind and column reads, 64-bit intact")
     func typesRoundTrip() throws {
         try pool.writeSync { db throws in
-            try db.execute(sql: "INSERT INTO v(i, s, d, b, bytes, data) VALUES (?, ?, ?, ?, ?, ?)",
-                           arguments: [Int64.max, "pourboire ☕️", 2.5, true, [UInt8]([0, 1, 255]), Data([9, 8]) as Data?])
+            try db.execute(
+                sql: "INSERT INTO v(i, s, d, b, bytes, data) VALUES (?, ?, ?, ?, ?, ?)",
+                arguments: [Int64.max, "pourboire ☕️", 2.5, true, [UInt8]([0, 1, 255]), Data([9, 8]) as Data?])
             #expect(db.lastInsertedRowID == 1)
             #expect(db.changes == 1)
-            try db.execute(sql: "INSERT INTO v(i, s, data, bytes) VALUES (:i, :s, :data, :bytes)",
-                           arguments: ["i": Int.min, "s": nil, "data": nil as Data?, "bytes": [UInt8]()])
+            try db.execute(
+                sql: "INSERT INTO v(i, s, data, bytes) VALUES (:i, :s, :data, :bytes)",
+                arguments: ["i": Int.min, "s": nil, "data": nil as Data?, "bytes": [UInt8]()])
         }
         try pool.readSync { db throws in
             let statement = try db.cachedStatement(sql: "SELECT i, s, d, b, bytes, data FROM v ORDER BY id")
@@ -57,9 +61,9 @@ struct DatabaseTests {
         try pool.writeSync { db in try db.execute(sql: "INSERT INTO v(s) VALUES ('12')") }
         try pool.readSync { db throws in
             let error = expectSQLiteError { _ = try db.fetchValue(sql: "SELECT s FROM v", as: Int64.self) }
-            #expect(error?.resultCode == 20) // SQLITE_MISMATCH
+            #expect(error?.resultCode == 20)  // SQLITE_MISMATCH
             let missing = expectSQLiteError { _ = try db.fetchOne(sql: "SELECT s FROM v") { try $0.value(named: "nope", as: String.self) } }
-            #expect(missing?.resultCode == 25) // SQLITE_RANGE
+            #expect(missing?.resultCode == 25)  // SQLITE_RANGE
         }
     }
 
@@ -72,7 +76,7 @@ struct DatabaseTests {
             let again = try db.cachedStatement(sql: "SELECT ?")
             #expect(first === again)
             #expect(try again.step())
-            #expect(again.value(at: 0) == .null) // bindings cleared, statement restarted
+            #expect(again.value(at: 0) == .null)  // bindings cleared, statement restarted
             #expect(try db.prepare(sql: "SELECT ?") !== first)
         }
     }
@@ -99,7 +103,7 @@ struct DatabaseTests {
         }
         let unwrapped = try #require(error)
         #expect(unwrapped.isConstraintViolation)
-        #expect(unwrapped.extendedResultCode == 2067) // SQLITE_CONSTRAINT_UNIQUE
+        #expect(unwrapped.extendedResultCode == 2067)  // SQLITE_CONSTRAINT_UNIQUE
         #expect(unwrapped.sql == "INSERT INTO u(name) VALUES (?)")
         #expect(unwrapped.description.contains("SQLITE_CONSTRAINT"))
         #expect(unwrapped.description.contains("INSERT INTO u(name) VALUES (?)"))
@@ -126,6 +130,6 @@ struct DatabaseTests {
         try pool.close()
         #expect(expectSQLiteError { _ = try statement.step() }?.resultCode == 21)
         #expect(expectSQLiteError { try pool.readSync { _ in } }?.resultCode == 21)
-        try pool.close() // idempotent
+        try pool.close()  // idempotent
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TipJar
+
 @testable import TipJarSQLite
 
 /// Reading a result column by its name (`sqlite3_column_name`, https://www.sqlite.org/c3ref/column_name.html):
@@ -23,10 +24,12 @@ struct RowByNameTests {
         #expect(stored.hearts == 1 && transactions.count == 1 && !ledger.isEmpty)
 
         let (shuffledInstall, shuffledTransactions) = try world.storage.pool.readSync { db in
-            let install = try db.cachedStatement(sql: """
-                SELECT \(Self.reversed(SQLiteTipJarStorage.installColumns)) FROM \(SQLiteTipJarStorage.installsWithAccounts)
-                WHERE installs.id = ?
-                """).fetchOne(arguments: [install.id], SQLiteTipJarStorage.install)
+            let install = try db.cachedStatement(
+                sql: """
+                    SELECT \(Self.reversed(SQLiteTipJarStorage.installColumns)) FROM \(SQLiteTipJarStorage.installsWithAccounts)
+                    WHERE installs.id = ?
+                    """
+            ).fetchOne(arguments: [install.id], SQLiteTipJarStorage.install)
             let transactions = try db.cachedStatement(sql: "SELECT \(Self.reversed(SQLiteTipJarStorage.transactionColumns)) FROM transactions")
                 .fetchAll(SQLiteTipJarStorage.storedTransaction)
             return (install, transactions)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import TipJarSQLite
 
 /// A fresh folder under the system temp dir, removed (with permissions restored) on deinit.
@@ -44,8 +45,10 @@ func makeDatabaseWithDamagedIndex(at path: String) throws -> Int {
         try db.execute(sql: "CREATE TABLE t(id INTEGER PRIMARY KEY, key TEXT NOT NULL)")
         try db.execute(sql: "CREATE INDEX by_key ON t(key)")
         for id in 1...50 { try db.execute(sql: "INSERT INTO t(id, key) VALUES (?, ?)", arguments: [id, "key-\(String(format: "%05d", id * 10))"]) }
-        return (try db.fetchValue(sql: "SELECT rootpage FROM sqlite_master WHERE name = 'by_key'", as: Int64.self) ?? 0,
-                try db.fetchValue(sql: "PRAGMA page_size", as: Int64.self) ?? 0)
+        return (
+            try db.fetchValue(sql: "SELECT rootpage FROM sqlite_master WHERE name = 'by_key'", as: Int64.self) ?? 0,
+            try db.fetchValue(sql: "PRAGMA page_size", as: Int64.self) ?? 0
+        )
     }
     try pool.close()
     var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))

@@ -1,9 +1,10 @@
 import CSQLite
 import Foundation
 import Synchronization
-import Testing
 import TestSupport
+import Testing
 import TipJar
+
 @testable import TipJarSQLite
 
 /// "A server never acknowledges a write that cannot survive", and a locked database costs a
@@ -31,7 +32,7 @@ struct WriteRefusalTests {
         queue.writer.submit({ db in try db.execute(sql: "INSERT INTO t VALUES (1)") }) { result in
             if case .failure(let error) = result { submitted.withLock { $0 = error } }
         }
-        #expect(eventuallyBlocking { queue.pendingWriteCount == 0 }) // the writer took it and waits for the lock
+        #expect(eventuallyBlocking { queue.pendingWriteCount == 0 })  // the writer took it and waits for the lock
         await #expect(throws: DatabaseError.self) {
             try await queue.write { db in try db.execute(sql: "INSERT INTO t VALUES (2)") }
         }
@@ -58,11 +59,14 @@ struct WriteRefusalTests {
         try blocker.execute(sql: "BEGIN EXCLUSIVE")
         let transaction = Transaction(id: 9_001, productID: TestWorld.coffee, purchaseDate: TestWorld.epoch, storefront: "USA")
         let waits = world.storage.pool.busyTimeoutCount
-        let delivery = Delivery(installID: install.id, transactionID: 9_001, productID: TestWorld.coffee, path: .purchase,
-                                outcome: .counted, finished: true, at: TestWorld.epoch)
+        let delivery = Delivery(
+            installID: install.id, transactionID: 9_001, productID: TestWorld.coffee, path: .purchase,
+            outcome: .counted, finished: true, at: TestWorld.epoch)
         let error = await #expect(throws: DatabaseError.self) {
-            try await world.storage.issue(StoredTransaction(transaction: transaction, accountID: install.accountID, installID: install.id,
-                                                            status: .purchased), thenRecord: delivery)
+            try await world.storage.issue(
+                StoredTransaction(
+                    transaction: transaction, accountID: install.accountID, installID: install.id,
+                    status: .purchased), thenRecord: delivery)
         }
         #expect(error?.isBusy == true)
         #expect(world.storage.pool.busyTimeoutCount - waits == 1, "the record did not wait for the lock again")

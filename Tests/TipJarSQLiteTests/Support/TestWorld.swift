@@ -1,8 +1,9 @@
 import Foundation
 import Synchronization
-import TipJar
 import TestSupport
+import TipJar
 import TipJarStorageRules
+
 @testable import TipJarSQLite
 
 /// A deterministic world for service scenarios: a real SQLite file in a temporary folder, the
@@ -22,8 +23,10 @@ struct TestWorld {
 
     static let epoch = Date(timeIntervalSince1970: 1_757_462_400)
 
-    static func make(catalog: Catalog? = nil, settings: StoreSettings = .normal, gate: DelayGate? = nil,
-                     directory: URL? = nil, database: DatabaseConfiguration = TestWorld.testDatabase) async throws -> TestWorld {
+    static func make(
+        catalog: Catalog? = nil, settings: StoreSettings = .normal, gate: DelayGate? = nil,
+        directory: URL? = nil, database: DatabaseConfiguration = TestWorld.testDatabase
+    ) async throws -> TestWorld {
         let directory = directory ?? FileManager.default.temporaryDirectory.appendingPathComponent("tipjar-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let path = directory.appendingPathComponent("tipjar.sqlite3").path
@@ -32,15 +35,22 @@ struct TestWorld {
         let environment = TestWorld.environment(gate: gate, log: logged)
         let store = try await SimulatedStore(catalog: try catalog ?? Catalog.shipped(), storage: storage, environment: environment)
         if settings != .normal { try await store.update(settings) }
-        return TestWorld(directory: directory, path: path, storage: storage, store: store,
-                         service: TipJarService(store: store, storage: storage, environment: environment), logged: logged)
+        return TestWorld(
+            directory: directory, path: path, storage: storage, store: store,
+            service: TipJarService(store: store, storage: storage, environment: environment), logged: logged)
     }
 
     static func environment(gate: DelayGate?, log: LogRecorder) -> TipJarEnvironment {
         let ticks = Mutex(0)
         let installs = Mutex(0)
         return TipJarEnvironment(
-            now: { epoch.addingTimeInterval(Double(ticks.withLock { $0 += 1; return $0 })) },
+            now: {
+                epoch.addingTimeInterval(
+                    Double(
+                        ticks.withLock {
+                            $0 += 1; return $0
+                        }))
+            },
             sleep: { duration in if let gate { await gate.wait(duration) } },
             makeInstallID: { "install-\(installs.withLock { $0 += 1; return $0 })" },
             log: { message, metadata in log.append(message, metadata) })
@@ -52,15 +62,19 @@ struct TestWorld {
         let storage = try SQLiteTipJarStorage(path: path, configuration: TestWorld.testDatabase)
         let environment = TestWorld.environment(gate: nil, log: logged)
         let store = try await SimulatedStore(catalog: store.catalog, storage: storage, environment: environment)
-        return TestWorld(directory: directory, path: path, storage: storage, store: store,
-                         service: TipJarService(store: store, storage: storage, environment: environment), logged: logged)
+        return TestWorld(
+            directory: directory, path: path, storage: storage, store: store,
+            service: TipJarService(store: store, storage: storage, environment: environment), logged: logged)
     }
 
     /// A running install (created, then launched).
-    func runningInstall(locale: AppLocale = .en, storefront: String = "USA", accountID: String? = nil,
-                        legacyHasTipped: Bool = false) async throws -> Install {
-        let install = try await service.createInstall(locale: locale, storefront: storefront, accountID: accountID,
-                                                      legacyHasTipped: legacyHasTipped)
+    func runningInstall(
+        locale: AppLocale = .en, storefront: String = "USA", accountID: String? = nil,
+        legacyHasTipped: Bool = false
+    ) async throws -> Install {
+        let install = try await service.createInstall(
+            locale: locale, storefront: storefront, accountID: accountID,
+            legacyHasTipped: legacyHasTipped)
         _ = try await service.launch(installID: install.id)
         return try await service.install(install.id)
     }

@@ -1,4 +1,5 @@
 import Foundation
+
 @testable import TipJar
 
 /// Loads the `.storekit` fixtures kept in `Fixtures/storekit/`.

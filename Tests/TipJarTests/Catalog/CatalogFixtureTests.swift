@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import TipJar
 
 /// Every `v*` fixture against the expectations table of Fixtures/storekit/README.md
@@ -10,69 +11,102 @@ struct CatalogFixtureTests {
     static let expectations: [(String, String, [String])] = [
         ("v1-single-tip", "en", ["org.example.lantern.tip\tBig Thanks\t$99.99"]),
         ("v1.1-legacy-error-key", "en", ["com.example.helper.consumable.tip\tGenerous tip\t$29.00"]),
-        ("v3-three-tiers-pt-BR", "pt-BR", [
-            "app.example.photos.tip.coffee\tCafé\tR$\u{A0}4,90",
-            "app.example.photos.tip.snack\tLanche\tR$\u{A0}6,90",
-            "app.example.photos.tip.lunch\tAlmoço completo\tR$\u{A0}9,90",
-        ]),
-        ("v3-three-tiers-pt-BR", "en", [
-            "app.example.photos.tip.coffee\tCoffee\tR$\u{A0}4,90",
-            "app.example.photos.tip.snack\tSnack\tR$\u{A0}6,90",
-            "app.example.photos.tip.lunch\tLunch\tR$\u{A0}9,90",
-        ]),
-        ("v3-tips-and-subscriptions", "en", [
-            "io.example.config.tip.a\tSmall tip\t$0.99",
-            "io.example.config.tip.b\tMedium tip\t$1.99",
-            "io.example.config.tip.c\tLarge tip\t$4.99",
-            "not a tip: io.example.config.unlock (NonConsumable)",
-            "not a tip: io.example.config.monthly.small (RecurringSubscription)",
-            "not a tip: io.example.config.monthly.large (RecurringSubscription)",
-        ]),
-        ("v3-yen-integer-prices", "en", [
-            "jp.example.cards.tip.s\t小さな応援\t¥100",
-            "jp.example.cards.tip.m\t応援\t¥200",
-            "jp.example.cards.tip.l\t大きな応援\t¥500",
-        ]),
-        ("v4-ja-only-names", "pt-BR", [
-            "jp.example.quiz.tip1\tコーヒー\t$0.99",
-            "jp.example.quiz.tip2\tおやつ\t$2.99",
-            "jp.example.quiz.tip3\tランチ\t$6.99",
-        ]),
-        ("v4-empty-display-names", "en", [
-            // Product.displayName is "" until a localization names it (Apple): a blank name, never referenceName.
-            "church.example.app.tip.small\t\t$0.99",
-            "church.example.app.tip.medium\t\t$2.99",
-            "church.example.app.tip.large\t\t$4.99",
-        ]),
-        ("v4-compact-no-newline", "en", [
-            "tip.small\tSmall tip — thanks!\t$1.99",
-            "tip.medium\tMedium tip\t$4.99",
-            "tip.large\tLarge tip\t$9.99",
-        ]),
+        (
+            "v3-three-tiers-pt-BR", "pt-BR",
+            [
+                "app.example.photos.tip.coffee\tCafé\tR$\u{A0}4,90",
+                "app.example.photos.tip.snack\tLanche\tR$\u{A0}6,90",
+                "app.example.photos.tip.lunch\tAlmoço completo\tR$\u{A0}9,90",
+            ]
+        ),
+        (
+            "v3-three-tiers-pt-BR", "en",
+            [
+                "app.example.photos.tip.coffee\tCoffee\tR$\u{A0}4,90",
+                "app.example.photos.tip.snack\tSnack\tR$\u{A0}6,90",
+                "app.example.photos.tip.lunch\tLunch\tR$\u{A0}9,90",
+            ]
+        ),
+        (
+            "v3-tips-and-subscriptions", "en",
+            [
+                "io.example.config.tip.a\tSmall tip\t$0.99",
+                "io.example.config.tip.b\tMedium tip\t$1.99",
+                "io.example.config.tip.c\tLarge tip\t$4.99",
+                "not a tip: io.example.config.unlock (NonConsumable)",
+                "not a tip: io.example.config.monthly.small (RecurringSubscription)",
+                "not a tip: io.example.config.monthly.large (RecurringSubscription)",
+            ]
+        ),
+        (
+            "v3-yen-integer-prices", "en",
+            [
+                "jp.example.cards.tip.s\t小さな応援\t¥100",
+                "jp.example.cards.tip.m\t応援\t¥200",
+                "jp.example.cards.tip.l\t大きな応援\t¥500",
+            ]
+        ),
+        (
+            "v4-ja-only-names", "pt-BR",
+            [
+                "jp.example.quiz.tip1\tコーヒー\t$0.99",
+                "jp.example.quiz.tip2\tおやつ\t$2.99",
+                "jp.example.quiz.tip3\tランチ\t$6.99",
+            ]
+        ),
+        (
+            "v4-empty-display-names", "en",
+            [
+                // Product.displayName is "" until a localization names it (Apple): a blank name, never referenceName.
+                "church.example.app.tip.small\t\t$0.99",
+                "church.example.app.tip.medium\t\t$2.99",
+                "church.example.app.tip.large\t\t$4.99",
+            ]
+        ),
+        (
+            "v4-compact-no-newline", "en",
+            [
+                "tip.small\tSmall tip — thanks!\t$1.99",
+                "tip.medium\tMedium tip\t$4.99",
+                "tip.large\tLarge tip\t$9.99",
+            ]
+        ),
         // StoreKit names a product in the file's _locale (en_US when absent), not the install's language.
-        ("v4-compact-no-newline", "de-DE", [
-            "tip.small\tSmall tip — thanks!\t$1.99",
-            "tip.medium\tMedium tip\t$4.99",
-            "tip.large\tLarge tip\t$9.99",
-        ]),
-        ("v3-storefront-LUX-fr-de", "de", [
-            "lu.example.pourboire.cafe\tUn café\t1,99\u{A0}€",
-            "lu.example.pourboire.croissant\tUn croissant\t3,99\u{A0}€",
-            "lu.example.pourboire.repas\tUn repas\t7,99\u{A0}€",
-        ]),
-        ("v4-partial-tier-names", "en", [
-            "com.example.cafeapp.SomeTip\tSome tip\t$0.99",
-            "com.example.cafeapp.Coffee\tCoffee\t$2.99",
-            "com.example.cafeapp.FancyDrink\tFancy drink\t$9.99",
-            "com.example.cafeapp.TacoDinner\tTaco dinner\t$19.99",
-        ]),
+        (
+            "v4-compact-no-newline", "de-DE",
+            [
+                "tip.small\tSmall tip — thanks!\t$1.99",
+                "tip.medium\tMedium tip\t$4.99",
+                "tip.large\tLarge tip\t$9.99",
+            ]
+        ),
+        (
+            "v3-storefront-LUX-fr-de", "de",
+            [
+                "lu.example.pourboire.cafe\tUn café\t1,99\u{A0}€",
+                "lu.example.pourboire.croissant\tUn croissant\t3,99\u{A0}€",
+                "lu.example.pourboire.repas\tUn repas\t7,99\u{A0}€",
+            ]
+        ),
+        (
+            "v4-partial-tier-names", "en",
+            [
+                "com.example.cafeapp.SomeTip\tSome tip\t$0.99",
+                "com.example.cafeapp.Coffee\tCoffee\t$2.99",
+                "com.example.cafeapp.FancyDrink\tFancy drink\t$9.99",
+                "com.example.cafeapp.TacoDinner\tTaco dinner\t$19.99",
+            ]
+        ),
         ("v4-empty-catalog", "en", []),
-        ("v5-nested-offers", "en", [
-            "com.example.v5.tip.coffee\tCoffee\t$1.69",
-            "com.example.v5.tip.snack\tSnack\t$3.49",
-            "not a tip: com.example.v5.season (NonRenewingSubscription)",
-            "not a tip: com.example.v5.pro (RecurringSubscription)",
-        ]),
+        (
+            "v5-nested-offers", "en",
+            [
+                "com.example.v5.tip.coffee\tCoffee\t$1.69",
+                "com.example.v5.tip.snack\tSnack\t$3.49",
+                "not a tip: com.example.v5.season (NonRenewingSubscription)",
+                "not a tip: com.example.v5.pro (RecurringSubscription)",
+            ]
+        ),
     ]
 
     @Test("every v* file loads and lists the README's tips", arguments: expectations)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import TipJar
 
 /// Any locale a file holds can name its tips; a name that fell back from another locale says so; the
@@ -13,9 +14,12 @@ struct CatalogLocaleTests {
         #expect(try CatalogFixture.load("v4-empty-catalog").fileLocales.isEmpty)
     }
 
-    @Test("a locale is held by its identifier or, without a region, by its language",
-          arguments: [("fr", true), ("fr_FR", true), ("fr-FR", true), ("FR_fr", true), ("de", true), ("en", true),
-                      ("fr_CA", false), ("ja", false), ("pt-BR", false), ("", false)])
+    @Test(
+        "a locale is held by its identifier or, without a region, by its language",
+        arguments: [
+            ("fr", true), ("fr_FR", true), ("fr-FR", true), ("FR_fr", true), ("de", true), ("en", true),
+            ("fr_CA", false), ("ja", false), ("pt-BR", false), ("", false),
+        ])
     func holds(locale: String, held: Bool) throws {
         #expect(try CatalogFixture.load("v3-storefront-LUX-fr-de").holdsLocale(locale) == held)
     }
@@ -38,18 +42,23 @@ struct CatalogLocaleTests {
     @Test("a tab, line feed, carriage return or backslash in a name never breaks a listing line")
     func escapedListing() throws {
         let listing = try CatalogFixture.load("v4-names-with-tab-and-newline").tipListing(locale: "en")
-        #expect(listing == [
-            #"com.example.tabs.tip.small"# + "\t" + #"Small\ttip"# + "\t$0.99",
-            #"com.example.tabs.tip.medium"# + "\t" + #"Medium tip\nwith a second line"# + "\t$2.99",
-            #"com.example.tabs.tip.large"# + "\t" + #"Large \\ tip\r"# + "\t$4.99",
-        ])
+        #expect(
+            listing == [
+                #"com.example.tabs.tip.small"# + "\t" + #"Small\ttip"# + "\t$0.99",
+                #"com.example.tabs.tip.medium"# + "\t" + #"Medium tip\nwith a second line"# + "\t$2.99",
+                #"com.example.tabs.tip.large"# + "\t" + #"Large \\ tip\r"# + "\t$4.99",
+            ])
         #expect(listing.allSatisfy { $0.split(separator: "\t", omittingEmptySubsequences: false).count == 3 })
         #expect(listing.allSatisfy { !$0.contains("\n") && !$0.contains("\r") })
     }
 
-    @Test("escapedField", arguments: [("plain", "plain"), ("a\tb", #"a\tb"#), ("a\nb\r", #"a\nb\r"#), (#"C:\x"#, #"C:\\x"#),
-                                      ("bell\u{7}", #"bell\u{7}"#), ("nul\u{0}", #"nul\u{0}"#), ("next\u{85}", #"next\u{85}"#),
-                                      ("Café — ☕", "Café — ☕")])
+    @Test(
+        "escapedField",
+        arguments: [
+            ("plain", "plain"), ("a\tb", #"a\tb"#), ("a\nb\r", #"a\nb\r"#), (#"C:\x"#, #"C:\\x"#),
+            ("bell\u{7}", #"bell\u{7}"#), ("nul\u{0}", #"nul\u{0}"#), ("next\u{85}", #"next\u{85}"#),
+            ("Café — ☕", "Café — ☕"),
+        ])
     func escapedField(raw: String, escaped: String) {
         #expect(Catalog.escapedField(raw) == escaped)
     }

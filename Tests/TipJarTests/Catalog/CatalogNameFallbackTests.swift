@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import TipJar
 
 /// The name fallback order of Tests/TipJarTests/Fixtures/storekit/README.md: the install's locale (`pt-BR` matches `pt_BR`),

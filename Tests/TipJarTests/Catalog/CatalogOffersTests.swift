@@ -1,17 +1,21 @@
 import Foundation
 import Testing
+
 @testable import TipJar
 
 /// What a loaded catalog offers, computed once per storefront and locale and kept (`CatalogOffers`): the same names (with
 /// their fallback), Foundation-formatted prices, tier order, emoji and tint that resolving each load would give.
 @Suite("Offers computed once per storefront and locale")
 struct CatalogOffersTests {
-    static let catalogs: [String] = ["v3-three-tiers-pt-BR", "v4-partial-tier-names", "v3-tips-and-subscriptions", "v4-ja-only-names",
-                                     "v3-yen-integer-prices", "v4-empty-catalog"]
+    static let catalogs: [String] = [
+        "v3-three-tiers-pt-BR", "v4-partial-tier-names", "v3-tips-and-subscriptions", "v4-ja-only-names",
+        "v3-yen-integer-prices", "v4-empty-catalog",
+    ]
 
     static func fixture(_ name: String) throws -> Catalog {
-        try Catalog.load(contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("Fixtures/storekit/\(name).storekit"))
+        try Catalog.load(
+            contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+                .appendingPathComponent("Fixtures/storekit/\(name).storekit"))
     }
 
     @Test("every storefront and locale holds what a load would resolve", arguments: catalogs)
@@ -57,9 +61,11 @@ struct CatalogOffersTests {
         let offers = CatalogOffers(catalog: catalog)
         let listing = offers.listing(storefront: .bra, locale: .ptBR)
         #expect(listing.tipOffers.map(\.displayPrice).allSatisfy { $0.hasPrefix("R$\u{A0}") })
-        #expect(Set(listing.tipOffers.map(\.name)) != Set(offers.listing(storefront: .bra, locale: .en).tipOffers.map(\.name)),
-                "pt-BR names differ from en ones in the shipped catalog")
-        #expect(listing.storeTips.map(\.id) == catalog.products.reversed().filter(\.isTip).map(\.productID)
+        #expect(
+            Set(listing.tipOffers.map(\.name)) != Set(offers.listing(storefront: .bra, locale: .en).tipOffers.map(\.name)),
+            "pt-BR names differ from en ones in the shipped catalog")
+        #expect(
+            listing.storeTips.map(\.id) == catalog.products.reversed().filter(\.isTip).map(\.productID)
                 && listing.storeTips.map(\.id) != listing.tipOffers.map(\.productID), "the store answers in reversed file order, not tier order")
     }
 }

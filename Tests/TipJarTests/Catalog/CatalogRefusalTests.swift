@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import TipJar
 
 /// Every `bad-*` fixture and hostile input is refused with file, location and problem — never a crash,
@@ -40,7 +41,10 @@ struct CatalogRefusalTests {
         ("major is a string", #"{"version":{"major":"3"},"products":[]}"#, "version.major", "expected a whole number"),
         ("products not an array", CatalogFixture.file(products: "{}"), "products", "expected an array, found an object"),
         ("product not an object", CatalogFixture.file(products: "[\"x\"]"), "products[0]", "expected an object"),
-        ("productID not a string", CatalogFixture.file(products: #"[{"productID":5,"type":"Consumable","displayPrice":"1"}]"#), "products[0].productID", "expected a string, found the number 5"),
+        (
+            "productID not a string", CatalogFixture.file(products: #"[{"productID":5,"type":"Consumable","displayPrice":"1"}]"#), "products[0].productID",
+            "expected a string, found the number 5"
+        ),
         ("productID missing", CatalogFixture.file(products: #"[{"type":"Consumable","displayPrice":"1"}]"#), "products[0].productID", "missing key"),
         ("productID empty", CatalogFixture.file(products: "[\(CatalogFixture.product(" "))]"), "products[0].productID", "empty"),
         ("type missing", CatalogFixture.file(products: #"[{"productID":"a","displayPrice":"1"}]"#), "products[0].type", "missing key"),
@@ -51,20 +55,56 @@ struct CatalogRefusalTests {
         ("price with currency", CatalogFixture.file(products: "[\(CatalogFixture.product("a", price: "\"$0.99\""))]"), "products[0].displayPrice", "not a decimal number"),
         ("price with comma", CatalogFixture.file(products: "[\(CatalogFixture.product("a", price: "\"0,99\""))]"), "products[0].displayPrice", "not a decimal number"),
         ("price empty", CatalogFixture.file(products: "[\(CatalogFixture.product("a", price: "\"\""))]"), "products[0].displayPrice", "not a decimal number"),
-        ("huge price string", CatalogFixture.file(products: "[\(CatalogFixture.product("a", price: "\"\(String(repeating: "9", count: 400))\""))]"), "products[0].displayPrice", "too many digits"),
-        ("huge price number", CatalogFixture.file(products: "[\(CatalogFixture.product("a", price: String(repeating: "9", count: 40)))]"), "products[0].displayPrice", "too many digits"),
+        (
+            "huge price string", CatalogFixture.file(products: "[\(CatalogFixture.product("a", price: "\"\(String(repeating: "9", count: 400))\""))]"), "products[0].displayPrice",
+            "too many digits"
+        ),
+        (
+            "huge price number", CatalogFixture.file(products: "[\(CatalogFixture.product("a", price: String(repeating: "9", count: 40)))]"), "products[0].displayPrice",
+            "too many digits"
+        ),
         ("price 1e300", CatalogFixture.file(products: "[\(CatalogFixture.product("a", price: "1e300"))]"), "products[0].displayPrice", "not a decimal number"),
         ("localizations not an array", CatalogFixture.file(products: "[\(CatalogFixture.product("a", localizations: "{}"))]"), "products[0].localizations", "expected an array"),
-        ("localization without locale", CatalogFixture.file(products: "[\(CatalogFixture.product("a", localizations: #"[{"displayName":"x"}]"#))]"), "products[0].localizations[0].locale", "missing key"),
-        ("displayName not a string", CatalogFixture.file(products: "[\(CatalogFixture.product("a", localizations: #"[{"locale":"en_US","displayName":[]}]"#))]"), "products[0].localizations[0].displayName", "expected a string, found an array"),
-        ("familyShareable a string", CatalogFixture.file(products: #"[{"productID":"a","type":"Consumable","displayPrice":"1","familyShareable":"yes"}]"#), "products[0].familyShareable", "expected true or false"),
+        (
+            "localization without locale", CatalogFixture.file(products: "[\(CatalogFixture.product("a", localizations: #"[{"displayName":"x"}]"#))]"),
+            "products[0].localizations[0].locale", "missing key"
+        ),
+        (
+            "displayName not a string", CatalogFixture.file(products: "[\(CatalogFixture.product("a", localizations: #"[{"locale":"en_US","displayName":[]}]"#))]"),
+            "products[0].localizations[0].displayName", "expected a string, found an array"
+        ),
+        (
+            "familyShareable a string", CatalogFixture.file(products: #"[{"productID":"a","type":"Consumable","displayPrice":"1","familyShareable":"yes"}]"#),
+            "products[0].familyShareable", "expected true or false"
+        ),
         ("settings not an object", CatalogFixture.file(products: "[]", extra: #","settings":[]"#), "settings", "expected an object"),
         ("unknown storefront", CatalogFixture.file(products: "[]", extra: #","settings":{"_storefront":"XYZ"}"#), "settings._storefront", "unknown storefront \"XYZ\""),
-        ("subscription in products", CatalogFixture.file(products: "[\(CatalogFixture.product("a", type: "\"RecurringSubscription\""))]"), "products[0].type", "does not belong here"),
-        ("consumable in subscriptions", CatalogFixture.file(products: "[]", extra: #","subscriptionGroups":[{"subscriptions":[{"productID":"s","type":"Consumable","displayPrice":"1"}]}]"#), "subscriptionGroups[0].subscriptions[0].type", "does not belong here"),
-        ("subscriptions not an array", CatalogFixture.file(products: "[]", extra: #","subscriptionGroups":[{"subscriptions":1}]"#), "subscriptionGroups[0].subscriptions", "expected an array"),
-        ("duplicate across sections", CatalogFixture.file(products: "[\(CatalogFixture.product("dup"))]", extra: #","nonRenewingSubscriptions":[{"productID":"dup","type":"NonRenewingSubscription","displayPrice":"1"}]"#), "nonRenewingSubscriptions[0].productID", "duplicate productID \"dup\""),
-        ("duplicate in a subscription group", CatalogFixture.file(products: "[\(CatalogFixture.product("dup"))]", extra: #","subscriptionGroups":[{"subscriptions":[{"productID":"dup","type":"RecurringSubscription","displayPrice":"1"}]}]"#), "subscriptionGroups[0].subscriptions[0].productID", "already used at products[0].productID"),
+        (
+            "subscription in products", CatalogFixture.file(products: "[\(CatalogFixture.product("a", type: "\"RecurringSubscription\""))]"), "products[0].type",
+            "does not belong here"
+        ),
+        (
+            "consumable in subscriptions",
+            CatalogFixture.file(products: "[]", extra: #","subscriptionGroups":[{"subscriptions":[{"productID":"s","type":"Consumable","displayPrice":"1"}]}]"#),
+            "subscriptionGroups[0].subscriptions[0].type", "does not belong here"
+        ),
+        (
+            "subscriptions not an array", CatalogFixture.file(products: "[]", extra: #","subscriptionGroups":[{"subscriptions":1}]"#), "subscriptionGroups[0].subscriptions",
+            "expected an array"
+        ),
+        (
+            "duplicate across sections",
+            CatalogFixture.file(
+                products: "[\(CatalogFixture.product("dup"))]", extra: #","nonRenewingSubscriptions":[{"productID":"dup","type":"NonRenewingSubscription","displayPrice":"1"}]"#),
+            "nonRenewingSubscriptions[0].productID", "duplicate productID \"dup\""
+        ),
+        (
+            "duplicate in a subscription group",
+            CatalogFixture.file(
+                products: "[\(CatalogFixture.product("dup"))]",
+                extra: #","subscriptionGroups":[{"subscriptions":[{"productID":"dup","type":"RecurringSubscription","displayPrice":"1"}]}]"#),
+            "subscriptionGroups[0].subscriptions[0].productID", "already used at products[0].productID"
+        ),
         ("truncated inside a string", "{\n\"version\": \"ab", "end of file (line 2, column 15)", "inside a string"),
         ("bad literal", "{\"é\": x}", "line 1, column 7", "invalid JSON"),
         ("control character in a string", "{\"a\":\"\u{1}\"}", "line 1, column 7", "control character"),

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import TipJar
 
 /// Offers are in tier order — coffee, snack, lunch — whatever the file order when the IDs name all three tiers
@@ -42,17 +43,21 @@ struct CatalogTierOrderTests {
 
     @Test("all three tiers named once: those first in tier order, then the others by price")
     func everyTierNamedThenOthers() throws {
-        let products = [CatalogFixture.product("t.extra", price: "\"0.10\""), CatalogFixture.product("t.lunch", price: "\"5\""),
-                        CatalogFixture.product("t.snack", price: "\"9\""), CatalogFixture.product("t.coffee", price: "\"1\"")]
+        let products = [
+            CatalogFixture.product("t.extra", price: "\"0.10\""), CatalogFixture.product("t.lunch", price: "\"5\""),
+            CatalogFixture.product("t.snack", price: "\"9\""), CatalogFixture.product("t.coffee", price: "\"1\""),
+        ]
         let catalog = try CatalogFixture.parse(CatalogFixture.file(products: "[\(products.joined(separator: ","))]"))
         #expect(catalog.tips.map(\.productID) == ["t.coffee", "t.snack", "t.lunch", "t.extra"])
         #expect(catalog.tier(of: catalog.tips[3]) == nil)
     }
 
-    @Test("a tier named partly, twice or not at all: every tip by ascending price", arguments: [
-        [("t.extra", "0.10"), ("t.lunch", "5"), ("t.coffee", "1")],
-        [("a.coffee", "3"), ("b.coffee", "1"), ("t.snack", "2"), ("t.lunch", "0.5")],
-    ])
+    @Test(
+        "a tier named partly, twice or not at all: every tip by ascending price",
+        arguments: [
+            [("t.extra", "0.10"), ("t.lunch", "5"), ("t.coffee", "1")],
+            [("a.coffee", "3"), ("b.coffee", "1"), ("t.snack", "2"), ("t.lunch", "0.5")],
+        ])
     func priceOrderUnlessEveryTierIsNamedOnce(tips: [(String, String)]) throws {
         let products = tips.map { CatalogFixture.product($0.0, price: "\"\($0.1)\"") }
         let catalog = try CatalogFixture.parse(CatalogFixture.file(products: "[\(products.joined(separator: ","))]"))
@@ -64,7 +69,8 @@ struct CatalogTierOrderTests {
     func partialTierNamesFixture() throws {
         let catalog = try CatalogFixture.load("v4-partial-tier-names")
         #expect(catalog.tips.map { Storefront.usa.displayPrice($0.price) } == ["$0.99", "$2.99", "$9.99", "$19.99"])
-        #expect(catalog.tips.map(\.productID).map { $0.split(separator: ".").last.map(String.init) ?? "" }
+        #expect(
+            catalog.tips.map(\.productID).map { $0.split(separator: ".").last.map(String.init) ?? "" }
                 == ["SomeTip", "Coffee", "FancyDrink", "TacoDinner"])
     }
 
@@ -83,7 +89,9 @@ struct CatalogTierOrderTests {
 
     @Test("each tier has its emoji, tint and shipped product ID", arguments: TipTier.allCases)
     func tierTable(tier: TipTier) {
-        let expected: [TipTier: (String, String)] = [.coffee: ("☕", "com.example.tipjar.tip.coffee"), .snack: ("🥐", "com.example.tipjar.tip.snack"), .lunch: ("🍱", "com.example.tipjar.tip.lunch")]
+        let expected: [TipTier: (String, String)] = [
+            .coffee: ("☕", "com.example.tipjar.tip.coffee"), .snack: ("🥐", "com.example.tipjar.tip.snack"), .lunch: ("🍱", "com.example.tipjar.tip.lunch"),
+        ]
         #expect(tier.emoji == expected[tier]?.0)
         #expect(tier.productID == expected[tier]?.1)
         #expect(tier.tint.hasPrefix("#") && tier.tint.count == 7)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import TipJar
 
 /// Every App Store storefront is known, with Apple's currency and a Foundation formatting locale; an unknown
@@ -24,8 +25,10 @@ struct EveryStorefrontTests {
 
     @Test("currencies follow App Store Connect's financial report regions")
     func currencies() throws {
-        let expected = ["LUX": "EUR", "RUS": "RUB", "HRV": "EUR", "KAZ": "KZT", "BGR": "EUR", "ARG": "USD", "UKR": "USD",
-                        "TZA": "TZS", "QAT": "QAR", "SRB": "EUR", "ISL": "USD", "XKS": "EUR", "USA": "USD", "GBR": "GBP"]
+        let expected = [
+            "LUX": "EUR", "RUS": "RUB", "HRV": "EUR", "KAZ": "KZT", "BGR": "EUR", "ARG": "USD", "UKR": "USD",
+            "TZA": "TZS", "QAT": "QAR", "SRB": "EUR", "ISL": "USD", "XKS": "EUR", "USA": "USD", "GBR": "GBP",
+        ]
         for (code, currency) in expected {
             #expect(Storefront.named(code)?.currencyCode == currency, "\(code)")
         }
@@ -54,10 +57,12 @@ struct EveryStorefrontTests {
         #expect(try #require(Storefront.named(code)).displayPrice(Decimal(string: price)!) == expected)
     }
 
-    @Test("an unknown code gets the closest valid codes", arguments: [
-        ("LUQ", ["LUX"]), ("lu", ["LUX"]), ("Luxembourg", ["LUX"]), ("RUZ", ["RUS"]), ("US", ["USA"]), ("XYZ", []),
-        ("KZA", ["DZA", "KAZ", "KNA", "TZA"]), ("Russia", ["RUS"]), ("GB", ["GBR"]), ("USAA", ["USA"]), ("AR", ["ARG"]), ("", []),
-    ])
+    @Test(
+        "an unknown code gets the closest valid codes",
+        arguments: [
+            ("LUQ", ["LUX"]), ("lu", ["LUX"]), ("Luxembourg", ["LUX"]), ("RUZ", ["RUS"]), ("US", ["USA"]), ("XYZ", []),
+            ("KZA", ["DZA", "KAZ", "KNA", "TZA"]), ("Russia", ["RUS"]), ("GB", ["GBR"]), ("USAA", ["USA"]), ("AR", ["ARG"]), ("", []),
+        ])
     func closestCodes(code: String, expected: [String]) {
         #expect(Storefront.named(code) == nil)
         #expect(Storefront.closest(to: code) == expected)
@@ -68,8 +73,10 @@ struct EveryStorefrontTests {
 
     @Test("a file's _storefront may be any storefront; an unknown one names the closest", arguments: ["LUX", "RUS", "HRV", "KAZ", "kaz"])
     func fileStorefront(code: String) throws {
-        let catalog = try CatalogFixture.parse(CatalogFixture.file(products: "[\(CatalogFixture.product("t.a"))]",
-                                                                   extra: #","settings":{"_storefront":"\#(code)"}"#))
+        let catalog = try CatalogFixture.parse(
+            CatalogFixture.file(
+                products: "[\(CatalogFixture.product("t.a"))]",
+                extra: #","settings":{"_storefront":"\#(code)"}"#))
         #expect(catalog.defaultStorefront.countryCode == code.uppercased())
         let refusal = try #require(CatalogFixture.refusal(CatalogFixture.file(products: "[]", extra: #","settings":{"_storefront":"LUZ"}"#)))
         #expect(refusal.location == "settings._storefront")
@@ -80,12 +87,14 @@ struct EveryStorefrontTests {
     func luxembourgFixture() throws {
         let catalog = try CatalogFixture.load("v3-storefront-LUX-fr-de")
         #expect(catalog.defaultStorefront.countryCode == "LUX")
-        #expect(catalog.tipListing(locale: "fr") == [
-            "lu.example.pourboire.cafe\tUn café\t1,99\u{A0}€",
-            "lu.example.pourboire.croissant\tUn croissant\t3,99\u{A0}€",
-            "lu.example.pourboire.repas\tUn repas\t7,99\u{A0}€",
-        ])
-        #expect(catalog.tipListing(locale: "en", storefront: Storefront.named("GBR")).map { $0.split(separator: "\t").last.map(String.init) }
+        #expect(
+            catalog.tipListing(locale: "fr") == [
+                "lu.example.pourboire.cafe\tUn café\t1,99\u{A0}€",
+                "lu.example.pourboire.croissant\tUn croissant\t3,99\u{A0}€",
+                "lu.example.pourboire.repas\tUn repas\t7,99\u{A0}€",
+            ])
+        #expect(
+            catalog.tipListing(locale: "en", storefront: Storefront.named("GBR")).map { $0.split(separator: "\t").last.map(String.init) }
                 == ["£1.99", "£3.99", "£7.99"])
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import TipJar
 
 /// The shipped `TipProducts.storekit` (README "Domain rules" 1): an Xcode 3.0 file with coffee, snack and lunch,
@@ -20,16 +21,18 @@ struct ShippedCatalogTests {
     @Test("tip listing in English, USA and Portuguese, Brazil")
     func listings() throws {
         let catalog = try Catalog.shipped()
-        #expect(catalog.tipListing(locale: "en") == [
-            "com.example.tipjar.tip.coffee\tCoffee\t$0.99",
-            "com.example.tipjar.tip.snack\tSnack\t$2.99",
-            "com.example.tipjar.tip.lunch\tLunch\t$4.99",
-        ])
-        #expect(catalog.tipListing(locale: "pt-BR", storefront: .bra) == [
-            "com.example.tipjar.tip.coffee\tCafé\tR$\u{A0}0,99",
-            "com.example.tipjar.tip.snack\tLanche\tR$\u{A0}2,99",
-            "com.example.tipjar.tip.lunch\tAlmoço completo\tR$\u{A0}4,99",
-        ])
+        #expect(
+            catalog.tipListing(locale: "en") == [
+                "com.example.tipjar.tip.coffee\tCoffee\t$0.99",
+                "com.example.tipjar.tip.snack\tSnack\t$2.99",
+                "com.example.tipjar.tip.lunch\tLunch\t$4.99",
+            ])
+        #expect(
+            catalog.tipListing(locale: "pt-BR", storefront: .bra) == [
+                "com.example.tipjar.tip.coffee\tCafé\tR$\u{A0}0,99",
+                "com.example.tipjar.tip.snack\tLanche\tR$\u{A0}2,99",
+                "com.example.tipjar.tip.lunch\tAlmoço completo\tR$\u{A0}4,99",
+            ])
     }
 
     @Test("every tip has a non-empty en_US and pt_BR name and description")

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import TipJar
 
 /// Every key of a `.storekit` file's `settings` is applied or reported with the reason, never dropped
@@ -17,8 +18,11 @@ struct StoreKitFileSettingsTests {
         #expect(catalog.defaultLocale == .ptBR)
         #expect(catalog.defaultStorefront.countryCode == "BRA")
         #expect(file.failures.sync == .networkError)
-        #expect(file.defaultStoreSettings == StoreSettings(failures: StoreSettings.Failures(sync: .networkError), askToBuyEnabled: true,
-                                                           skipPurchaseSheet: true))
+        #expect(
+            file.defaultStoreSettings
+                == StoreSettings(
+                    failures: StoreSettings.Failures(sync: .networkError), askToBuyEnabled: true,
+                    skipPurchaseSheet: true))
         #expect(line(catalog, "_askToBuyEnabled")?.hasPrefix("applied setting: _askToBuyEnabled (true") == true)
         #expect(line(catalog, "_locale")?.contains("new installs start in pt-BR") == true)
         #expect(line(catalog, "_storefront")?.hasPrefix("applied setting: _storefront (BRA") == true)
@@ -109,15 +113,18 @@ struct StoreKitFileSettingsTests {
     func onlyTheSKErrorCodesFailureErrorSupportsFailPurchases(_ code: Int) throws {
         let json = CatalogFixture.file(products: "[]", extra: #","settings":{"_failTransactionsEnabled":true,"_storeKitError":\#(code)}"#)
         let catalog = try CatalogFixture.parse(json)
-        let supported: [Int: PurchaseFailure] = [0: PurchaseFailure(StoreKitError.unknown),
-                                                 11: PurchaseFailure(Product.PurchaseError.invalidOfferIdentifier),
-                                                 12: PurchaseFailure(Product.PurchaseError.invalidOfferSignature),
-                                                 13: PurchaseFailure(Product.PurchaseError.missingOfferParameters),
-                                                 14: PurchaseFailure(Product.PurchaseError.invalidOfferPrice)]
+        let supported: [Int: PurchaseFailure] = [
+            0: PurchaseFailure(StoreKitError.unknown),
+            11: PurchaseFailure(Product.PurchaseError.invalidOfferIdentifier),
+            12: PurchaseFailure(Product.PurchaseError.invalidOfferSignature),
+            13: PurchaseFailure(Product.PurchaseError.missingOfferParameters),
+            14: PurchaseFailure(Product.PurchaseError.invalidOfferPrice),
+        ]
         let note = try #require(line(catalog, "_storeKitError"))
         if let failure = supported[code] {
             #expect(catalog.fileSettings.failures == StoreSettings.Failures(purchase: failure))
-            #expect(note.hasPrefix("applied setting: _storeKitError (\(code) = SKError.Code.\(StoreKitSettingsDecoder.skErrorCodes[code]) → \(failure.typeName).\(failure.rawValue) ("))
+            #expect(
+                note.hasPrefix("applied setting: _storeKitError (\(code) = SKError.Code.\(StoreKitSettingsDecoder.skErrorCodes[code]) → \(failure.typeName).\(failure.rawValue) ("))
             #expect(note.contains("this dashboard's choice"), "the mapping says it is a choice")
             #expect(line(catalog, "_failTransactionsEnabled") == "applied setting: _failTransactionsEnabled (true: every purchase throws \(failure.typeName).\(failure.rawValue))")
         } else if code < StoreKitSettingsDecoder.skErrorCodes.count {
@@ -138,8 +145,9 @@ struct StoreKitFileSettingsTests {
         let note = try #require(line(catalog, "_storeKitErrors"))
         #expect(note.contains("Purchase: Product.PurchaseError.invalidOfferSignature (purchase index 6)"), "\(note)")
         #expect(note.contains("this dashboard's choice, see README"))
-        #expect(line(catalog, "_storeKitErrors[3]")?.contains("App Store Sync: current.type \"purchase\" is not simulated (expected \"generic\")") == true,
-                "App Store Sync has no purchase case in SKTestFailures")
+        #expect(
+            line(catalog, "_storeKitErrors[3]")?.contains("App Store Sync: current.type \"purchase\" is not simulated (expected \"generic\")") == true,
+            "App Store Sync has no purchase case in SKTestFailures")
         #expect(line(catalog, "_failTransactionsEnabled")?.contains("the _storeKitErrors Purchase entry sets the Purchase failure and wins") == true)
         #expect(line(catalog, "_storeKitError") == "ignored setting: _storeKitError (12 (invalidSignature) is not used: the _storeKitErrors Purchase entry wins)")
     }
@@ -177,16 +185,21 @@ struct StoreKitFileSettingsTests {
     }
 
     @Test func aStoreKitErrorsPurchaseEntryWinsOverTheLegacyKeys() throws {
-        let json = CatalogFixture.file(products: "[]", extra: #","settings":{"_failTransactionsEnabled":true,"_storeKitError":0,"_storeKitErrors":[{"name":"Purchase","enabled":true,"current":{"type":"generic","index":4}}]}"#)
+        let json = CatalogFixture.file(
+            products: "[]",
+            extra:
+                #","settings":{"_failTransactionsEnabled":true,"_storeKitError":0,"_storeKitErrors":[{"name":"Purchase","enabled":true,"current":{"type":"generic","index":4}}]}"#)
         let catalog = try CatalogFixture.parse(json)
         #expect(catalog.fileSettings.failures.purchase == PurchaseFailure(StoreKitError.notAvailableInStorefront))
         #expect(line(catalog, "_failTransactionsEnabled")?.contains("the _storeKitErrors Purchase entry sets the Purchase failure and wins") == true)
     }
 
-    static let everyFixture = ["settings-ask-to-buy-pt-BR", "settings-load-products-fails", "settings-hostile-values", "settings-purchase-errors",
-                               "settings-legacy-fail-transactions", "v1-single-tip", "v1.1-legacy-error-key", "v3-three-tiers-pt-BR",
-                               "v3-tips-and-subscriptions", "v3-yen-integer-prices", "v4-compact-no-newline", "v4-empty-catalog",
-                               "v4-empty-display-names", "v4-ja-only-names", "v5-nested-offers"]
+    static let everyFixture = [
+        "settings-ask-to-buy-pt-BR", "settings-load-products-fails", "settings-hostile-values", "settings-purchase-errors",
+        "settings-legacy-fail-transactions", "v1-single-tip", "v1.1-legacy-error-key", "v3-three-tiers-pt-BR",
+        "v3-tips-and-subscriptions", "v3-yen-integer-prices", "v4-compact-no-newline", "v4-empty-catalog",
+        "v4-empty-display-names", "v4-ja-only-names", "v5-nested-offers",
+    ]
 
     @Test("every key under settings gets a line, in every fixture", arguments: everyFixture)
     func everyKeyIsAppliedOrReported(_ name: String) throws {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import TipJar
 
 /// Whose language a `Product` speaks, and what an empty name is: `Product.displayName` and `description` come from the
@@ -17,13 +18,15 @@ struct StoreKitNameTests {
             #expect(listing.tipOffers.map(\.name) == ["", "", ""], "the tile shows what the app would show")
         }
         #expect(catalog.emptyDisplayNameWarnings.count == 3)
-        #expect(catalog.emptyDisplayNameWarnings.first?.hasPrefix("products[0] church.example.app.tip.small: Product.displayName is \"\"") == true,
-                "\(catalog.emptyDisplayNameWarnings)")
+        #expect(
+            catalog.emptyDisplayNameWarnings.first?.hasPrefix("products[0] church.example.app.tip.small: Product.displayName is \"\"") == true,
+            "\(catalog.emptyDisplayNameWarnings)")
         #expect(try Catalog.shipped().emptyDisplayNameWarnings.isEmpty)
     }
 
     @Test func aProductWithoutLocalizationsHasAnEmptyName() throws {
-        let catalog = try CatalogFixture.parse("""
+        let catalog = try CatalogFixture.parse(
+            """
             {"identifier":"X","products":[{"displayPrice":"0.99","familyShareable":false,"internalID":"1","localizations":[],
             "productID":"tip.a","referenceName":"A reference","type":"Consumable"}],"settings":{},"version":{"major":4,"minor":0}}
             """)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import TipJar
 
 /// The store settings' declarations (Sources/TipJar/Store/StoreSettings+Declarations.swift) in the core: every
@@ -21,12 +22,16 @@ struct StoreSettingDeclarationCoreTests {
         case .flag(let key, _, _)?:
             return [([key: true], .flag(true)), ([key: false], .flag(false))]
         case .storeKitErrors(let api)?:
-            let kinds: [(String, [String])] = switch api {
-            case "Verification": [("verification", StoreKitSettingsDecoder.verificationErrors.map(\.rawValue))]
-            case "Purchase": [("generic", StoreKitSettingsDecoder.genericErrors.map(\.rawValue)),
-                              ("purchase", StoreKitSettingsDecoder.purchaseErrors.map(\.rawValue))]
-            default: [("generic", StoreKitSettingsDecoder.genericErrors.map(\.rawValue))]
-            }
+            let kinds: [(String, [String])] =
+                switch api {
+                case "Verification": [("verification", StoreKitSettingsDecoder.verificationErrors.map(\.rawValue))]
+                case "Purchase":
+                    [
+                        ("generic", StoreKitSettingsDecoder.genericErrors.map(\.rawValue)),
+                        ("purchase", StoreKitSettingsDecoder.purchaseErrors.map(\.rawValue)),
+                    ]
+                default: [("generic", StoreKitSettingsDecoder.genericErrors.map(\.rawValue))]
+                }
             return kinds.flatMap { type, names in
                 names.indices.map { index in
                     (["_storeKitErrors": [["name": api, "enabled": true, "current": ["type": type, "index": index]]]], .text(names[index]))
@@ -39,8 +44,11 @@ struct StoreSettingDeclarationCoreTests {
 
     @Test func everySettingAFileFeedsIsImportedAndAppliedAloneFromIt() throws {
         let fed = StoreSettings.declarations.filter { $0.file != nil }
-        #expect(Set(fed.map(\.key)) == ["askToBuyEnabled", "skipPurchaseSheet", "failures.loadProducts", "failures.purchase",
-                                        "failures.verification", "failures.sync"])
+        #expect(
+            Set(fed.map(\.key)) == [
+                "askToBuyEnabled", "skipPurchaseSheet", "failures.loadProducts", "failures.purchase",
+                "failures.verification", "failures.sync",
+            ])
         for declaration in fed {
             for (settings, value) in Self.fileCases(declaration) {
                 let file = try Self.catalog(settings: settings).fileSettings

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import TipJar
 
 /// `Storefront.id`: Apple's storefront identifier, StoreKit's `Storefront.id` and the JWS payload's `storefrontId`
@@ -7,10 +8,12 @@ import Testing
 /// `Storefront.all` (Sources/TipJar/Catalog/Storefront+IDs.swift).
 @Suite("Storefront IDs")
 struct StorefrontIDTests {
-    @Test("a storefront's ID is Apple's", arguments: [
-        ("USA", "143441"), ("BRA", "143503"), ("GBR", "143444"), ("JPN", "143462"), ("DEU", "143443"),
-        ("FRA", "143442"), ("CAN", "143455"), ("XKS", "143624"),
-    ])
+    @Test(
+        "a storefront's ID is Apple's",
+        arguments: [
+            ("USA", "143441"), ("BRA", "143503"), ("GBR", "143444"), ("JPN", "143462"), ("DEU", "143443"),
+            ("FRA", "143442"), ("CAN", "143455"), ("XKS", "143624"),
+        ])
     func aStorefrontsIDIsApples(code: String, id: String) throws {
         #expect(try #require(Storefront.named(code)).id == id)
     }

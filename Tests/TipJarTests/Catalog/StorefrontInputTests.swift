@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import TipJar
 
 /// What a person types for a storefront, and what the catalog shows back: every storefront's price has a
@@ -17,8 +18,11 @@ struct StorefrontInputTests {
 
     /// The price without its digits, separators and spaces: what is left is the currency's symbol or code.
     static func currencyMark(_ price: String) -> String {
-        String(price.unicodeScalars.filter { !CharacterSet.decimalDigits.contains($0) && !CharacterSet.whitespaces.contains($0)
-            && !".,٫\u{202F}-".unicodeScalars.contains($0) }.map(Character.init))
+        String(
+            price.unicodeScalars.filter {
+                !CharacterSet.decimalDigits.contains($0) && !CharacterSet.whitespaces.contains($0)
+                    && !".,٫\u{202F}-".unicodeScalars.contains($0)
+            }.map(Character.init))
     }
 
     // One test over every storefront rather than 175 cases: each case would be a task of its own on the
@@ -44,14 +48,16 @@ struct StorefrontInputTests {
         #expect(storefront.name == "Cape Verde" || storefront.name == "Cabo Verde")
     }
 
-    @Test("common English names and aliases suggest the right code", arguments: [
-        ("UK", "GBR"), ("Great Britain", "GBR"), ("England", "GBR"), ("united kingdom", "GBR"), ("Turkey", "TUR"),
-        ("Korea", "KOR"), ("South Korea", "KOR"), ("China", "CHN"), ("Czech Republic", "CZE"), ("czechia", "CZE"),
-        ("UAE", "ARE"), ("United States of America", "USA"), ("US", "USA"), ("America", "USA"), ("Macau", "MAC"),
-        ("Ivory Coast", "CIV"), ("Cote d'Ivoire", "CIV"), ("Côte d’Ivoire", "CIV"), ("Macedonia", "MKD"), ("Russia", "RUS"),
-        ("Vietnam", "VNM"), ("Taiwan", "TWN"), ("Hong Kong", "HKG"), ("  hong kong\n", "HKG"), ("türkiye", "TUR"),
-        ("TURKIYE", "TUR"), ("St Lucia", "LCA"),
-    ])
+    @Test(
+        "common English names and aliases suggest the right code",
+        arguments: [
+            ("UK", "GBR"), ("Great Britain", "GBR"), ("England", "GBR"), ("united kingdom", "GBR"), ("Turkey", "TUR"),
+            ("Korea", "KOR"), ("South Korea", "KOR"), ("China", "CHN"), ("Czech Republic", "CZE"), ("czechia", "CZE"),
+            ("UAE", "ARE"), ("United States of America", "USA"), ("US", "USA"), ("America", "USA"), ("Macau", "MAC"),
+            ("Ivory Coast", "CIV"), ("Cote d'Ivoire", "CIV"), ("Côte d’Ivoire", "CIV"), ("Macedonia", "MKD"), ("Russia", "RUS"),
+            ("Vietnam", "VNM"), ("Taiwan", "TWN"), ("Hong Kong", "HKG"), ("  hong kong\n", "HKG"), ("türkiye", "TUR"),
+            ("TURKIYE", "TUR"), ("St Lucia", "LCA"),
+        ])
     func aliases(_ text: String, _ code: String) {
         #expect(Storefront.named(text) == nil)
         #expect(Storefront.closest(to: text) == [code], "\(text)")
@@ -80,9 +86,11 @@ struct StorefrontInputTests {
         #expect(TipJarError.unknownProduct("x\u{1B}").description == #"x\u{1B} is not a tip in the loaded catalog."#)
     }
 
-    @Test("line and paragraph separators and bidi controls are escaped in listing fields", arguments: [
-        0x2028, 0x2029, 0x0085, 0x202A, 0x202B, 0x202C, 0x202D, 0x202E, 0x2066, 0x2067, 0x2068, 0x2069,
-    ])
+    @Test(
+        "line and paragraph separators and bidi controls are escaped in listing fields",
+        arguments: [
+            0x2028, 0x2029, 0x0085, 0x202A, 0x202B, 0x202C, 0x202D, 0x202E, 0x2066, 0x2067, 0x2068, 0x2069,
+        ])
     func separatorsAndBidiControls(_ value: UInt32) throws {
         let scalar = try #require(Unicode.Scalar(value))
         let field = Catalog.escapedField("a\(Character(scalar))b")

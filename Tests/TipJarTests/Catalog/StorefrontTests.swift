@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import TipJar
 
 /// Prices like `Product.displayPrice`: the file's number in the storefront's currency, formatted by Foundation
