@@ -39,7 +39,7 @@ extension EventLoop {
         openStreams += 1
         connection.peer.streams += 1
         let fd = connection.fd, serial = connection.serial, inbox = self.inbox
-        stream.task = Task(executorPreference: configuration.responderExecutor) {
+        stream.task = Task {
             for await chunk in body.chunks {
                 if Task.isCancelled { break }
                 inbox.post(.streamChunk(fd: fd, serial: serial, bytes: chunk))

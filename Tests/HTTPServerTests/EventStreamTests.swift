@@ -9,7 +9,9 @@ import Testing
 /// standard describes them (https://html.spec.whatwg.org/multipage/server-sent-events.html), framed by
 /// the connection's close (RFC 9112 §6.3), kept alive past the idle timeout, ended by shutdown, and
 /// counted in the connection caps.
-@Suite("Event streams over real sockets")
+// Serialized: its servers' caps are fitted to the process's one descriptor limit (`DescriptorLimit.swift`), and a
+// stream another test of it holds open counts against them.
+@Suite("Event streams over real sockets", .serialized)
 struct EventStreamTests {
     /// The producer side of the route's stream, and whether the server has ended it.
     final class Producer: Sendable {

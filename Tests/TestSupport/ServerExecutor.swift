@@ -1,5 +1,6 @@
 import Dispatch
 import HTTPServer
+import Synchronization
 
 /// The executor the tests' HTTP servers run their responders on (`HTTPServerConfiguration.responderExecutor`): a
 /// concurrent dispatch queue of its own, outside Swift's global concurrent executor. Swift Testing starts every test
@@ -9,12 +10,17 @@ public final class ServerExecutor: TaskExecutor, @unchecked Sendable {
     /// The one executor every test server shares.
     public static let shared = ServerExecutor()
 
-    private let queue = DispatchQueue(label: "TestSupport.ServerExecutor", attributes: .concurrent)
+    /// Serial queues, taken in turn: libdispatch gives a serial queue a thread of its own when the others are busy
+    /// (it overcommits), where a concurrent queue is held to one thread per core, so a job that blocks its thread
+    /// (a handler that works for a while) cannot stall every other server's answers.
+    private let lanes = (0..<8).map { DispatchQueue(label: "TestSupport.ServerExecutor.\($0)") }
+    private let next = Atomic<Int>(0)
 
-    /// Runs `job` on the queue.
+    /// Runs `job` on the next lane.
     public func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
-        queue.async { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
+        let lane = lanes[next.add(1, ordering: .relaxed).newValue % lanes.count]
+        lane.async { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
     }
 }
 
