@@ -22,13 +22,7 @@ extension EventLoop {
         let output = ResponseSerializer.serialize(
             prepared, isHead: inFlight.isHead, keepAlive: keepAlive, http10: inFlight.http10, dateLine: date.fieldLine())
         connection.inFlight = nil
-        if let accessLog {
-            accessLog(
-                AccessLogEntry(
-                    method: inFlight.method, target: inFlight.target, status: prepared.status.code, bytes: output.bodyBytes,
-                    durationMilliseconds: Double(now &- inFlight.started) / 1_000_000, requestID: inFlight.requestID,
-                    remoteAddress: connection.remoteAddress))
-        }
+        logAnswer(connection, inFlight, status: prepared.status.code, bytes: output.bodyBytes)
         startWrite(connection, output, close: !keepAlive)
     }
 

@@ -40,23 +40,13 @@ extension EventLoop {
                 respond(connection, inFlight, streamRefusal(), close: true)
                 return
             }
-            accessLog?(
-                AccessLogEntry(
-                    method: inFlight.method, target: inFlight.target, status: response.status.code, bytes: 0,
-                    durationMilliseconds: Double(now &- inFlight.started) / 1_000_000, requestID: inFlight.requestID,
-                    remoteAddress: connection.remoteAddress))
+            logAnswer(connection, inFlight, status: response.status.code, bytes: 0)
             startStream(connection, head: output.head, stream)
             return
         }
         // Not streamed (HEAD, an error status, shutdown, FIN): end the producer's stream.
         if let unused = response.stream?.chunks { Self.endUnwritten(unused) }
-        if let accessLog {
-            accessLog(
-                AccessLogEntry(
-                    method: inFlight.method, target: inFlight.target, status: response.status.code, bytes: output.bodyBytes,
-                    durationMilliseconds: Double(now &- inFlight.started) / 1_000_000, requestID: inFlight.requestID,
-                    remoteAddress: connection.remoteAddress))
-        }
+        logAnswer(connection, inFlight, status: response.status.code, bytes: output.bodyBytes)
         startWrite(connection, output, close: !keepAlive)
     }
 
@@ -276,5 +266,16 @@ extension EventLoop {
             close(listenFD)
         }
         lastSweep = 0
+    }
+
+    /// The access log line of an answer, once it is handed to the socket: the request, the status, the body bytes
+    /// and the time since its head arrived.
+    func logAnswer(_ connection: Connection, _ inFlight: Connection.InFlight, status: Int, bytes: Int) {
+        guard let accessLog else { return }
+        accessLog(
+            AccessLogEntry(
+                method: inFlight.method, target: inFlight.target, status: status, bytes: bytes,
+                durationMilliseconds: Double(now &- inFlight.started) / 1_000_000, requestID: inFlight.requestID,
+                remoteAddress: connection.remoteAddress))
     }
 }
