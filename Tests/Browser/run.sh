@@ -6,5 +6,5 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 "$here/install.sh" || exit $?
 cd "$here/../.." || exit 1
-python3 -m pytest -p no:cacheprovider "$@" Tests/Browser
+python3 -m pytest -p no:cacheprovider --durations=12 "$@" Tests/Browser
 exit $?
