@@ -1,16 +1,37 @@
 /// Per-connection state. Owned and mutated only by the event-loop thread.
 final class Connection {
+    /// Where the connection is between a request and its answer. Each state carries what only it uses,
+    /// so nothing of a finished state is left behind to be read by mistake in the next.
     enum State {
         /// Waiting for (more of) the next request.
         case reading
         /// A request is with the responder.
-        case responding
-        /// A response is partially written; waiting for EPOLLOUT.
-        case writing
-        /// Half-closed after a closing response; discarding input until EOF or the linger deadline.
-        case lingering
-        /// Writing an ``HTTPBodyStream`` (see ``Connection/stream``); input is discarded.
-        case streaming
+        case responding(InFlight)
+        /// A response is being written; with `closes`, the connection half-closes after it
+        /// (``lingering(deadline:)``). `deadline` is when the whole response must be sent, monotonic ns.
+        case writing(Outgoing, closes: Bool, deadline: UInt64)
+        /// Half-closed after a closing response; discarding input until EOF or `deadline`, monotonic ns.
+        case lingering(deadline: UInt64)
+        /// Writing an ``HTTPBodyStream``; input is discarded.
+        case streaming(Stream)
+    }
+
+    /// Bytes being written and how far they have gone: a response, or a stream's current chunk.
+    final class Outgoing {
+        let output: ResponseSerializer.Output
+        /// How much of ``output`` is sent.
+        var offset = 0
+        /// When the last byte went out (or the write began), monotonic ns.
+        var lastProgress: UInt64
+        /// What this write still counts in the loop's unsent output (``HTTPServerConfiguration/maxUnsentOutputBytes``):
+        /// ``ResponseSerializer/Output/ownedByteCount`` until it is released, then 0, so it is released once.
+        var countedBytes: Int
+
+        init(_ output: ResponseSerializer.Output, now: UInt64) {
+            self.output = output
+            lastProgress = now
+            countedBytes = output.ownedByteCount
+        }
     }
 
     /// An open ``HTTPBodyStream``: what waits to be written and when something last went out.
@@ -18,7 +39,9 @@ final class Connection {
         let heartbeat: [UInt8]
         let heartbeatInterval: UInt64
         let maxBacklog: Int
-        /// Chunks that arrived while ``Connection/output`` was still being written, oldest first, each
+        /// The chunk (first the head) being written, if any.
+        var outgoing: Outgoing?
+        /// Chunks that arrived while ``outgoing`` was still being written, oldest first, each
         /// as the producer yielded it: a chunk the producer hands to many streams stays one buffer.
         var backlog: [[UInt8]] = []
         /// Where the next chunk to write is in ``backlog``.
@@ -58,15 +81,6 @@ final class Connection {
     let peer: Peer
     var parser: HTTPRequestParser
     var state: State = .reading
-    var inFlight: InFlight?
-    /// Set in ``State/streaming``.
-    var stream: Stream?
-    /// The response being written (``State/writing``), and how much of it is sent.
-    var output: ResponseSerializer.Output?
-    var outputOffset = 0
-    /// When the last byte of ``output`` went out (or the write began), monotonic ns.
-    var lastWriteProgress: UInt64 = 0
-    var closeAfterWrite = false
     /// The socket may hold input not read yet: epoll reported readiness since the last read that
     /// came back short, empty or with EAGAIN. Input is only read in ``State/reading``, one request
     /// at a time, so a client that sends faster than it reads waits in its own socket buffers.
@@ -87,9 +101,8 @@ final class Connection {
     var phaseStart: UInt64
     /// Last time the connection became idle (or was accepted), monotonic ns.
     var lastActivity: UInt64
-    /// Deadline for ``State/writing`` or ``State/lingering``, monotonic ns.
-    var deadline: UInt64 = 0
-    var lingerDiscarded = 0
+    /// Input thrown away in ``State/streaming`` and ``State/lingering``: past 4 MiB the connection closes.
+    var discardedBytes = 0
 
     init(fd: Int32, serial: UInt64, remoteAddress: String, peer: Peer, parser: HTTPRequestParser, now: UInt64, shed: Bool) {
         self.fd = fd
@@ -104,7 +117,17 @@ final class Connection {
 
     /// No request in progress and nothing to send: closing it loses nothing.
     var isIdle: Bool {
-        !shed && state == .reading && parser.bufferedByteCount == 0 && parser.phase == .idle
+        guard case .reading = state else { return false }
+        return !shed && parser.bufferedByteCount == 0 && parser.phase == .idle
+    }
+
+    /// The write under way, in ``State/writing`` or ``State/streaming``.
+    var outgoing: Outgoing? {
+        switch state {
+        case .writing(let outgoing, _, _): outgoing
+        case .streaming(let stream): stream.outgoing
+        case .reading, .responding, .lingering: nil
+        }
     }
 }
 

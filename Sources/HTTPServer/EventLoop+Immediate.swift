@@ -4,13 +4,12 @@
 extension EventLoop {
     /// Writes the immediate answer to `request` when the responder has one (``ImmediateResponder``).
     /// - Parameters:
-    ///   - connection: the connection, in ``Connection/State/responding`` with its ``Connection/inFlight`` set.
+    ///   - connection: the connection, in ``Connection/State/responding(_:)``.
+    ///   - inFlight: what its state holds of the request.
     ///   - request: the request as the responder would get it.
     /// - Returns: whether it was answered (else it goes to the responder the normal way).
-    func answersImmediately(_ connection: Connection, _ request: HTTPRequest) -> Bool {
-        guard let immediate, let inFlight = connection.inFlight,
-            let prepared = immediate.immediateResponse(to: request)
-        else { return false }
+    func answersImmediately(_ connection: Connection, _ inFlight: Connection.InFlight, _ request: HTTPRequest) -> Bool {
+        guard let immediate, let prepared = immediate.immediateResponse(to: request) else { return false }
         respond(connection, inFlight, prepared)
         return true
     }
@@ -21,7 +20,6 @@ extension EventLoop {
         let keepAlive = inFlight.keepAlive && !draining
         let output = ResponseSerializer.serialize(
             prepared, isHead: inFlight.isHead, keepAlive: keepAlive, http10: inFlight.http10, dateLine: date.fieldLine())
-        connection.inFlight = nil
         logAnswer(connection, inFlight, status: prepared.status.code, bytes: output.bodyBytes)
         startWrite(connection, output, close: !keepAlive)
     }

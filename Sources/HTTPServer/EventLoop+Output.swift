@@ -10,14 +10,16 @@ extension EventLoop {
             case .response(let fd, let serial, let response, let pipelined):
                 if pipelined { pipelinedInFlight -= 1 }
                 guard let connection = connection(fd), connection.serial == serial,
-                    connection.state == .responding, let inFlight = connection.inFlight
+                    case .responding(let inFlight) = connection.state
                 else { continue }
                 respond(connection, inFlight, response)
             case .shutdown(let deadline):
                 beginDrain(deadline: deadline)
             case .streamChunk(let fd, let serial, let bytes):
-                guard let connection = connection(fd), connection.serial == serial, connection.state == .streaming else { continue }
-                queueStreamBytes(connection, bytes)
+                guard let connection = connection(fd), connection.serial == serial,
+                    case .streaming(let stream) = connection.state
+                else { continue }
+                queueStreamBytes(connection, stream, bytes)
             case .statistics(let reply):
                 reply(statistics())
             }
@@ -29,7 +31,6 @@ extension EventLoop {
         let keepAlive = inFlight.keepAlive && !draining && !close && response.stream == nil  // a stream's body ends with the connection
         let output = ResponseSerializer.serialize(
             response, isHead: inFlight.isHead, keepAlive: keepAlive, http10: inFlight.http10, dateLine: date.fieldLine())
-        connection.inFlight = nil
         // A client that sent its FIN with (or after) the request gets the head and the close, not a
         // stream held open for a peer that will send nothing more (RFC 9293 §3.6).
         if let stream = response.stream, !inFlight.isHead, !draining, response.status.code == 200,
@@ -69,15 +70,11 @@ extension EventLoop {
     /// and the owned bytes of unsent output exceed the cap, the connections that have waited longest
     /// for their client to read are reset (``HTTPServerConfiguration/maxUnsentOutputBytes``).
     func startWrite(_ connection: Connection, _ output: ResponseSerializer.Output, close: Bool) {
-        connection.output = output
-        connection.outputOffset = 0
-        unsentOutputBytes += output.ownedByteCount
-        connection.closeAfterWrite = close
-        connection.state = .writing
-        connection.deadline = now &+ t.write
-        connection.lastWriteProgress = now
+        let outgoing = Connection.Outgoing(output, now: now)
+        unsentOutputBytes += outgoing.countedBytes
+        connection.state = .writing(outgoing, closes: close, deadline: now &+ t.write)
         flush(connection)
-        if connection.state == .writing && !isClosed(connection) && unsentOutputBytes > configuration.maxUnsentOutputBytes {
+        if case .writing = connection.state, !isClosed(connection), unsentOutputBytes > configuration.maxUnsentOutputBytes {
             resetStalledWriters(sparing: connection)
         }
     }
@@ -85,11 +82,12 @@ extension EventLoop {
     /// Resets writers (responses and streams with a write under way), longest-waiting first, until
     /// unsent output is back under the cap.
     func resetStalledWriters(sparing keep: Connection?) {
-        var writers = connections.compactMap { $0 }.filter {
-            ($0.state == .writing || ($0.state == .streaming && $0.output != nil)) && $0 !== keep
+        var writers: [(connection: Connection, lastProgress: UInt64)] = []
+        for case let connection? in connections where connection !== keep {
+            if let outgoing = connection.outgoing { writers.append((connection, outgoing.lastProgress)) }
         }
-        writers.sort { $0.lastWriteProgress < $1.lastWriteProgress }
-        for writer in writers {
+        writers.sort { $0.lastProgress < $1.lastProgress }
+        for (writer, _) in writers {
             guard unsentOutputBytes > configuration.maxUnsentOutputBytes else { return }
             counters.resetForOutputMemory += 1
             closeConnection(writer, reset: true)
@@ -98,13 +96,13 @@ extension EventLoop {
 
     /// Writes pending output; on completion moves on to the next request, lingering close, or close.
     func flush(_ connection: Connection) {
-        guard let output = connection.output else { return }
-        let total = output.count
-        while connection.outputOffset < total {
-            let n = Self.sendOutput(connection.fd, output, from: connection.outputOffset)
+        guard let outgoing = connection.outgoing else { return }
+        let total = outgoing.output.count
+        while outgoing.offset < total {
+            let n = Self.sendOutput(connection.fd, outgoing.output, from: outgoing.offset)
             if n > 0 {
-                connection.outputOffset += n
-                connection.lastWriteProgress = now
+                outgoing.offset += n
+                outgoing.lastProgress = now
             } else if n < 0 && errno == EINTR {
                 continue
             } else if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {
@@ -114,14 +112,17 @@ extension EventLoop {
                 return
             }
         }
-        releaseOutput(connection)
-        if connection.state == .streaming {
-            streamWritten(connection)
+        release(outgoing)
+        switch connection.state {
+        case .streaming(let stream):
+            stream.outgoing = nil
+            streamWritten(connection, stream)
             return
-        }
-        if connection.closeAfterWrite {
+        case .writing(_, closes: true, _):
             beginLinger(connection)
             return
+        case .writing, .reading, .responding, .lingering:
+            break
         }
         connection.state = .reading
         connection.lastActivity = now
@@ -161,19 +162,18 @@ extension EventLoop {
         }
     }
 
-    func releaseOutput(_ connection: Connection) {
-        guard let output = connection.output else { return }
-        unsentOutputBytes -= output.ownedByteCount
-        connection.output = nil
-        connection.outputOffset = 0
+    /// Takes a write's bytes out of the loop's unsent output, once.
+    func release(_ outgoing: Connection.Outgoing) {
+        unsentOutputBytes -= outgoing.countedBytes
+        outgoing.countedBytes = 0
     }
 
     /// Half-closes and discards input until EOF or the linger deadline, so the peer reads the
     /// response instead of a reset (RFC 9112 §9.6).
     func beginLinger(_ connection: Connection) {
         shutdown(connection.fd, Int32(SHUT_WR))
-        connection.state = .lingering
-        connection.deadline = now &+ t.linger
+        endStream(connection)
+        connection.state = .lingering(deadline: now &+ t.linger)
         discardInput(connection)
     }
 
@@ -181,8 +181,8 @@ extension EventLoop {
         while true {
             let n = recv(connection.fd, readBuffer.baseAddress, readBuffer.count, 0)
             if n > 0 {
-                connection.lingerDiscarded += n
-                if connection.lingerDiscarded > 4 * 1024 * 1024 {
+                connection.discardedBytes += n
+                if connection.discardedBytes > 4 * 1024 * 1024 {
                     closeConnection(connection)
                     return
                 }
@@ -199,7 +199,7 @@ extension EventLoop {
     /// the kernel still holds unsent (`SO_LINGER` with a zero timeout, socket(7)).
     func closeConnection(_ connection: Connection, reset: Bool = false) {
         guard self.connection(connection.fd) === connection else { return }
-        releaseOutput(connection)
+        if let outgoing = connection.outgoing { release(outgoing) }
         endStream(connection)
         SystemCalls.epollDelete(epfd, connection.fd)
         if reset {
@@ -241,15 +241,15 @@ extension EventLoop {
                 }
             case .responding:
                 break
-            case .writing, .lingering:
-                if now >= connection.deadline { closeConnection(connection) }
-            case .streaming:
+            case .writing(_, _, let deadline), .lingering(let deadline):
+                if now >= deadline { closeConnection(connection) }
+            case .streaming(let stream):
                 if draining {
                     closeConnection(connection)  // shutdown ends every stream
-                } else if connection.output != nil {
-                    if now &- connection.lastWriteProgress >= t.write { closeConnection(connection, reset: true) }
-                } else if let stream = connection.stream, now &- stream.lastQueued >= stream.heartbeatInterval {
-                    queueStreamBytes(connection, stream.heartbeat)
+                } else if let outgoing = stream.outgoing {
+                    if now &- outgoing.lastProgress >= t.write { closeConnection(connection, reset: true) }
+                } else if now &- stream.lastQueued >= stream.heartbeatInterval {
+                    queueStreamBytes(connection, stream, stream.heartbeat)
                 }
             }
         }

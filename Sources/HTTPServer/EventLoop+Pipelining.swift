@@ -15,7 +15,7 @@ extension EventLoop {
     }
 
     /// Hands queued connections their turn, oldest first, while there is room: those queued when it starts.
-    /// A connection that queues again during its turn (its answer was given on this thread, ``answersImmediately(_:_:)``,
+    /// A connection that queues again during its turn (its answer was given on this thread, ``answersImmediately(_:_:_:)``,
     /// and more of its pipelined requests wait) is served in the loop's next turn, after `epoll` was asked
     /// what else is ready, so no connection keeps the thread (or the stack) to itself.
     func dispatchPipelined() {

@@ -33,9 +33,7 @@ extension EventLoop {
 
     func startStream(_ connection: Connection, head: [UInt8], _ body: HTTPBodyStream) {
         let stream = Connection.Stream(body, now: now)
-        connection.stream = stream
-        connection.state = .streaming
-        connection.closeAfterWrite = true
+        connection.state = .streaming(stream)
         openStreams += 1
         connection.peer.streams += 1
         let fd = connection.fd, serial = connection.serial, inbox = self.inbox
@@ -46,58 +44,54 @@ extension EventLoop {
             }
             inbox.post(.streamChunk(fd: fd, serial: serial, bytes: nil))
         }
-        writeStream(connection, head)
+        writeStream(connection, stream, head)
     }
 
     /// Queues a chunk (or, with `nil`, the end of the stream). The chunk is written at once when
     /// nothing else is being written; otherwise it waits, and the stream is reset when what it holds
     /// unsent (``queuedStreamBytes(_:)``) passes its ``HTTPBodyStream/maxBacklog``, or the
     /// longest-stalled writers are when all unsent output passes the total cap.
-    func queueStreamBytes(_ connection: Connection, _ bytes: [UInt8]?) {
-        guard let stream = connection.stream else { return }
+    func queueStreamBytes(_ connection: Connection, _ stream: Connection.Stream, _ bytes: [UInt8]?) {
         guard let bytes else {
             stream.ended = true
-            if connection.output == nil { beginLinger(connection) }
+            if stream.outgoing == nil { beginLinger(connection) }
             return
         }
         stream.lastQueued = now
-        if connection.output == nil {
-            writeStream(connection, bytes)
+        if stream.outgoing == nil {
+            writeStream(connection, stream, bytes)
         } else {
             stream.backlog.append(bytes)
             stream.backlogBytes += bytes.count
             unsentOutputBytes += bytes.count
-            if queuedStreamBytes(connection) > stream.maxBacklog {
+            if queuedStreamBytes(stream) > stream.maxBacklog {
                 counters.resetStreamOverBacklog += 1
                 closeConnection(connection, reset: true)
                 return
             }
         }
-        if !isClosed(connection) && connection.output != nil && unsentOutputBytes > configuration.maxUnsentOutputBytes {
+        if !isClosed(connection) && stream.outgoing != nil && unsentOutputBytes > configuration.maxUnsentOutputBytes {
             resetStalledWriters(sparing: nil)
         }
     }
 
     /// The bytes the server holds for a stream's client: what is left of the chunk being written
     /// plus the backlog behind it.
-    func queuedStreamBytes(_ connection: Connection) -> Int {
-        let writing = connection.output.map { $0.count - connection.outputOffset } ?? 0
-        return writing + (connection.stream?.backlogBytes ?? 0)
+    func queuedStreamBytes(_ stream: Connection.Stream) -> Int {
+        let writing = stream.outgoing.map { $0.output.count - $0.offset } ?? 0
+        return writing + stream.backlogBytes
     }
 
-    func writeStream(_ connection: Connection, _ bytes: [UInt8]) {
-        let output = ResponseSerializer.Output(head: bytes, body: [], bodyIsShared: false)
-        connection.output = output
-        connection.outputOffset = 0
-        unsentOutputBytes += output.ownedByteCount
-        connection.lastWriteProgress = now
+    func writeStream(_ connection: Connection, _ stream: Connection.Stream, _ bytes: [UInt8]) {
+        let outgoing = Connection.Outgoing(ResponseSerializer.Output(head: bytes, body: [], bodyIsShared: false), now: now)
+        stream.outgoing = outgoing
+        unsentOutputBytes += outgoing.countedBytes
         flush(connection)
     }
 
     /// The current write completed: the next chunk of the backlog goes next, or the connection
     /// closes if the stream ended.
-    func streamWritten(_ connection: Connection) {
-        guard let stream = connection.stream else { return }
+    func streamWritten(_ connection: Connection, _ stream: Connection.Stream) {
         if stream.backlogHead < stream.backlog.count {
             let next = stream.backlog[stream.backlogHead]
             stream.backlogHead += 1
@@ -107,21 +101,23 @@ extension EventLoop {
             }
             stream.backlogBytes -= next.count
             unsentOutputBytes -= next.count
-            writeStream(connection, next)
+            writeStream(connection, stream, next)
         } else if stream.ended {
             beginLinger(connection)
         }
     }
 
-    /// Forgets a closing connection's stream: its budget, its backlog, its producer.
+    /// Forgets the stream of a connection that closes or half-closes after it: its budget, its backlog,
+    /// its producer. The caller then closes the connection or moves it to ``Connection/State/lingering(deadline:)``;
+    /// a connection not streaming is left alone.
     func endStream(_ connection: Connection) {
-        guard let stream = connection.stream else { return }
+        guard case .streaming(let stream) = connection.state else { return }
         stream.task?.cancel()
+        if let outgoing = stream.outgoing { release(outgoing) }
         unsentOutputBytes -= stream.backlogBytes
         stream.backlog = []
         stream.backlogBytes = 0
         openStreams -= 1
         connection.peer.streams -= 1
-        connection.stream = nil
     }
 }

@@ -126,19 +126,18 @@ final class EventLoop: @unchecked Sendable {
             connection.readPending = true
             if flags & (SystemCalls.EPOLLRDHUP | SystemCalls.EPOLLHUP) != 0 { connection.peerShutdown = true }
         }
-        if connection.state == .streaming {
+        switch connection.state {
+        case .streaming:
             if flags & SystemCalls.EPOLLOUT != 0 { flush(connection) }
             if connection.readPending && !isClosed(connection) { discardInput(connection) }
-            return
-        }
-        if flags & SystemCalls.EPOLLOUT != 0, connection.state == .writing {
-            flush(connection)  // on completion this goes on to the next request itself
-            return
-        }
-        switch connection.state {
-        case .reading: if !connection.queued { processInput(connection) }  // a queued one is read in its turn
-        case .lingering: if connection.readPending { discardInput(connection) }
-        case .responding, .writing, .streaming: break  // read later: one request at a time (back-pressure)
+        case .writing:
+            if flags & SystemCalls.EPOLLOUT != 0 { flush(connection) }  // on completion this goes on to the next request itself
+        case .reading:
+            if !connection.queued { processInput(connection) }  // a queued one is read in its turn
+        case .lingering:
+            if connection.readPending { discardInput(connection) }
+        case .responding:
+            break  // read later: one request at a time (back-pressure)
         }
     }
 
@@ -152,7 +151,7 @@ final class EventLoop: @unchecked Sendable {
     /// when only a partial request (or nothing) is left: an incomplete request is dropped without an
     /// answer, which RFC 9112 §8 allows.
     func processInput(_ connection: Connection, pipelined: Bool = false) {
-        while connection.state == .reading {
+        while case .reading = connection.state {
             let event: HTTPRequestParser.Event
             do {
                 event = try connection.parser.nextEvent()
@@ -217,12 +216,12 @@ final class EventLoop: @unchecked Sendable {
         var request = parsed.request
         request.remoteAddress = connection.remoteAddress
         request.requestID = String(connection.serial, radix: 16) + "-" + String(requestCounter, radix: 16)
-        connection.state = .responding
-        connection.inFlight = Connection.InFlight(
+        let inFlight = Connection.InFlight(
             method: request.method, target: request.target, requestID: request.requestID,
             isHead: request.method == "HEAD", http10: request.version == .http1_0,
             keepAlive: parsed.keepAlive, started: now)
-        if answersImmediately(connection, request) { return }
+        connection.state = .responding(inFlight)
+        if answersImmediately(connection, inFlight, request) { return }
         if pipelined { pipelinedInFlight += 1 }
         let fd = connection.fd, serial = connection.serial
         let responder = self.responder, inbox = self.inbox
