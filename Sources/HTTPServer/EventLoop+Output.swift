@@ -42,7 +42,7 @@ extension EventLoop {
                 return
             }
             logAnswer(connection, inFlight, status: response.status.code, bytes: 0)
-            startStream(connection, head: output.head, stream)
+            startStream(connection, head: output.bytes, stream)
             return
         }
         // Not streamed (HEAD, an error status, shutdown, FIN): end the producer's stream.
@@ -135,32 +135,38 @@ extension EventLoop {
         }
     }
 
-    /// One `sendmsg(2)` of what is left of head and body, without joining them into one buffer.
+    /// One `sendmsg(2)` of what is left of the output's parts (at most ``maxVectors`` of them), gathered from
+    /// where each part is kept, without joining them into one buffer.
     static func sendOutput(_ fd: Int32, _ output: ResponseSerializer.Output, from offset: Int) -> Int {
-        output.head.withUnsafeBytes { head in
-            output.body.withUnsafeBytes { body in
-                var vectors = [iovec(), iovec()]
-                var count = 0
-                if offset < head.count {
-                    vectors[0] = iovec(iov_base: UnsafeMutableRawPointer(mutating: head.baseAddress! + offset), iov_len: head.count - offset)
-                    count = 1
-                }
-                let bodyOffset = max(0, offset - head.count)
-                if bodyOffset < body.count {
-                    vectors[count] = iovec(
-                        iov_base: UnsafeMutableRawPointer(mutating: body.baseAddress! + bodyOffset),
-                        iov_len: body.count - bodyOffset)
-                    count += 1
-                }
-                return vectors.withUnsafeMutableBufferPointer { vectors in
+        let parts = output.parts
+        var first = 0, skip = offset
+        while first < parts.count && skip >= parts[first].count {
+            skip -= parts[first].count
+            first += 1
+        }
+        let count = min(parts.count - first, maxVectors)
+        guard count > 0 else { return 0 }
+        return withUnsafeTemporaryAllocation(of: iovec.self, capacity: count) { vectors in
+            // Each part's bytes are pinned while the call below runs: one `withUnsafeBytes` per part, nested.
+            func gather(_ index: Int) -> Int {
+                guard index < count else {
                     var message = msghdr()
                     message.msg_iov = vectors.baseAddress
                     message.msg_iovlen = count
                     return sendmsg(fd, &message, Int32(MSG_NOSIGNAL))
                 }
+                return parts[first + index].withUnsafeBytes { bytes in
+                    let start = index == 0 ? skip : 0
+                    vectors[index] = iovec(iov_base: bytes.baseAddress.map { UnsafeMutableRawPointer(mutating: $0 + start) }, iov_len: bytes.count - start)
+                    return gather(index + 1)
+                }
             }
+            return gather(0)
         }
     }
+
+    /// The most parts one `sendmsg(2)` gathers (Linux allows `IOV_MAX`, 1,024); the rest go in the next call.
+    static let maxVectors = 64
 
     /// Takes a write's bytes out of the loop's unsent output, once.
     func release(_ outgoing: Connection.Outgoing) {

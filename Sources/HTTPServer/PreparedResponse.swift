@@ -12,10 +12,16 @@ public struct PreparedResponse: Sendable {
     let statusLine: [UInt8]
     /// Every field line after `Date`, `Content-Length` included; no `Connection`, no empty line.
     let fieldLines: [UInt8]
-    /// The body to send (empty for 1xx, 204 and 304; dropped on the wire for HEAD).
-    public let body: [UInt8]
-    /// Whether ``body`` lives in a long-lived cache (not counted as this answer's own memory).
+    /// The body as the parts it is sent in, in order: the array it was made from, or a stored page's segments
+    /// with a session's token between them (``splicing(_:with:)``). Empty for 1xx, 204 and 304; dropped on the wire for HEAD.
+    let bodyParts: [[UInt8]]
+    /// Bytes of ``bodyParts``, which `Content-Length` states.
+    public let bodyByteCount: Int
+    /// Whether the body lives in a long-lived cache (not counted as this answer's own memory).
     let bodyIsShared: Bool
+
+    /// The body as one array.
+    public var body: [UInt8] { bodyParts.count == 1 ? bodyParts[0] : Array(bodyParts.joined()) }
 
     /// Serializes the head of `response` once.
     /// - Parameters:
@@ -28,26 +34,38 @@ public struct PreparedResponse: Sendable {
     public init?(_ response: HTTPResponse, bodyIsShared: Bool? = nil) {
         guard response.stream == nil else { return nil }
         let code = response.status.code
-        status = response.status
-        statusLine = ResponseSerializer.statusLine(response.status)
-        fieldLines = ResponseSerializer.fieldLines(response)
-        body = code < 200 || code == 204 || code == 304 ? [] : response.body
-        self.bodyIsShared = !body.isEmpty && (bodyIsShared ?? response.bodyIsShared)
+        let body = code < 200 || code == 204 || code == 304 ? [] : response.body
+        self.init(
+            status: response.status, statusLine: ResponseSerializer.statusLine(response.status),
+            fieldLines: ResponseSerializer.fieldLines(response), bodyParts: body.isEmpty ? [] : [body], bodyByteCount: body.count,
+            bodyIsShared: !body.isEmpty && (bodyIsShared ?? response.bodyIsShared))
     }
 
-    /// The same head with another body of the same length (a stored page with a session's token spliced in).
-    /// - Parameter body: the new body; its byte count must equal ``body``'s, which `Content-Length` states.
-    /// - Returns: the response with `body`, counted as the answer's own memory; `nil` if the length differs.
-    public func replacingBody(_ body: [UInt8]) -> PreparedResponse? {
-        guard body.count == self.body.count else { return nil }
-        return PreparedResponse(status: status, statusLine: statusLine, fieldLines: fieldLines, body: body, bodyIsShared: false)
+    /// The same head with the body `segments` joined by `token` (a stored page with a session's token spliced in),
+    /// sent as those parts: nothing is copied.
+    /// - Parameters:
+    ///   - segments: the body cut at every place the token goes; they are a cache's, so the body counts as shared.
+    ///   - token: what goes between them.
+    /// - Returns: the response with that body; `nil` if its length differs from ``bodyByteCount`` (`Content-Length`).
+    public func splicing(_ segments: [[UInt8]], with token: [UInt8]) -> PreparedResponse? {
+        let count = segments.reduce(0) { $0 + $1.count } + token.count * max(0, segments.count - 1)
+        guard count == bodyByteCount else { return nil }
+        var parts: [[UInt8]] = []
+        parts.reserveCapacity(segments.count * 2)
+        for (index, segment) in segments.enumerated() {
+            if index > 0 && !token.isEmpty { parts.append(token) }
+            if !segment.isEmpty { parts.append(segment) }
+        }
+        return PreparedResponse(
+            status: status, statusLine: statusLine, fieldLines: fieldLines, bodyParts: parts, bodyByteCount: count, bodyIsShared: true)
     }
 
-    private init(status: HTTPStatus, statusLine: [UInt8], fieldLines: [UInt8], body: [UInt8], bodyIsShared: Bool) {
+    private init(status: HTTPStatus, statusLine: [UInt8], fieldLines: [UInt8], bodyParts: [[UInt8]], bodyByteCount: Int, bodyIsShared: Bool) {
         self.status = status
         self.statusLine = statusLine
         self.fieldLines = fieldLines
-        self.body = body
+        self.bodyParts = bodyParts
+        self.bodyByteCount = bodyByteCount
         self.bodyIsShared = bodyIsShared
     }
 }

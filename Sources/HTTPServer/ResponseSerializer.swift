@@ -3,21 +3,34 @@ enum ResponseSerializer {
     /// A serialised response: the status line and fields, then the body as the response holds it
     /// (not copied, so a cached static file's bytes stay shared).
     struct Output {
-        /// Status line, fields and the empty line.
-        let head: [UInt8]
-        /// The body bytes to send (empty for HEAD, 1xx, 204 and 304).
-        let body: [UInt8]
-        /// Whether ``body`` is shared with a cache rather than owned by this response.
-        let bodyIsShared: Bool
-
+        /// What is sent, in order: the head's parts, then the body's, each the array it was made from, so a
+        /// stored head or body is sent as it is kept, not copied into one buffer (`sendmsg(2)` gathers them).
+        let parts: [[UInt8]]
         /// Body bytes included, for the access log.
-        var bodyBytes: Int { body.count }
-        /// Head and body as one array (for tests).
-        var bytes: [UInt8] { head + body }
-        /// Memory this response holds on its own: the head, plus the body unless it is shared.
-        var ownedByteCount: Int { head.count + (bodyIsShared ? 0 : body.count) }
+        let bodyBytes: Int
         /// Everything to send.
-        var count: Int { head.count + body.count }
+        let count: Int
+        /// Memory this response holds on its own: the head, plus the body unless it is shared with a cache.
+        let ownedByteCount: Int
+
+        /// A head and the body to send after it.
+        init(head: [UInt8], body: [UInt8], bodyIsShared: Bool) {
+            parts = body.isEmpty ? [head] : [head, body]
+            bodyBytes = body.count
+            count = head.count + body.count
+            ownedByteCount = head.count + (bodyIsShared ? 0 : body.count)
+        }
+
+        /// Parts already cut: the head's `headBytes` first, then the body's.
+        init(parts: [[UInt8]], headBytes: Int, bodyBytes: Int, bodyIsShared: Bool) {
+            self.parts = parts
+            self.bodyBytes = bodyBytes
+            count = headBytes + bodyBytes
+            ownedByteCount = headBytes + (bodyIsShared ? 0 : bodyBytes)
+        }
+
+        /// Everything as one array (for tests and a stream's head).
+        var bytes: [UInt8] { parts.count == 1 ? parts[0] : Array(parts.joined()) }
     }
 
     /// Builds the bytes for `response`.
@@ -57,14 +70,12 @@ enum ResponseSerializer {
         _ prepared: PreparedResponse, isHead: Bool, keepAlive: Bool, http10: Bool,
         dateLine: [UInt8]
     ) -> Output {
-        var out: [UInt8] = []
-        out.reserveCapacity(prepared.statusLine.count + dateLine.count + prepared.fieldLines.count + 26)
-        out.append(contentsOf: prepared.statusLine)
-        out.append(contentsOf: dateLine)
-        out.append(contentsOf: prepared.fieldLines)
-        appendConnection(to: &out, keepAlive: keepAlive, http10: http10)
-        guard !isHead, !prepared.body.isEmpty else { return Output(head: out, body: [], bodyIsShared: false) }
-        return Output(head: out, body: prepared.body, bodyIsShared: prepared.bodyIsShared)
+        let end = connectionEnd(keepAlive: keepAlive, http10: http10)
+        var parts = [prepared.statusLine, dateLine, prepared.fieldLines, end]
+        let headBytes = prepared.statusLine.count + dateLine.count + prepared.fieldLines.count + end.count
+        guard !isHead, prepared.bodyByteCount > 0 else { return Output(parts: parts, headBytes: headBytes, bodyBytes: 0, bodyIsShared: false) }
+        parts.append(contentsOf: prepared.bodyParts)
+        return Output(parts: parts, headBytes: headBytes, bodyBytes: prepared.bodyByteCount, bodyIsShared: prepared.bodyIsShared)
     }
 
     /// `HTTP/1.1 <code> <reason>\r\n` (RFC 9112 §4); a reason with control characters becomes `Unknown`.
@@ -113,13 +124,17 @@ enum ResponseSerializer {
     /// `Connection: close` when the connection closes after this answer, `Connection: keep-alive` for an
     /// HTTP/1.0 request that stays open (RFC 9112 §9.3), then the empty line that ends the head.
     static func appendConnection(to out: inout [UInt8], keepAlive: Bool, http10: Bool) {
-        if !keepAlive {
-            out.append(contentsOf: "Connection: close\r\n".utf8)
-        } else if http10 {
-            out.append(contentsOf: "Connection: keep-alive\r\n".utf8)
-        }
-        out.append(contentsOf: "\r\n".utf8)
+        out.append(contentsOf: connectionEnd(keepAlive: keepAlive, http10: http10))
     }
+
+    /// What ``appendConnection(to:keepAlive:http10:)`` appends, as one of three arrays made once.
+    static func connectionEnd(keepAlive: Bool, http10: Bool) -> [UInt8] {
+        !keepAlive ? closingEnd : http10 ? keepAliveEnd : plainEnd
+    }
+
+    private static let closingEnd = Array("Connection: close\r\n\r\n".utf8)
+    private static let keepAliveEnd = Array("Connection: keep-alive\r\n\r\n".utf8)
+    private static let plainEnd = Array("\r\n".utf8)
 
     private static func sanitized(_ reason: String) -> String {
         reason.utf8.contains { $0 < 0x20 || $0 == 0x7F } ? "Unknown" : reason

@@ -23,7 +23,8 @@ import Synchronization
 /// token is answered to a request without a session, and to one with a session only when the page holds no token at all.
 ///
 /// Heads are serialized once (``HTTPServer/PreparedResponse``): per file, and per stored page (kept while its entry is the
-/// one stored); the body is the cache's own array, copied only to splice a session's token in.
+/// one stored); the body is the cache's own arrays, sent with a session's token between them (``HTTPServer/PreparedResponse/splicing(_:with:)``),
+/// never copied.
 final class ImmediateAnswers: Sendable {
     /// A file's two answers.
     struct FileAnswers: Sendable {
@@ -103,12 +104,12 @@ final class ImmediateAnswers: Sendable {
         else { return nil }
         let token = entry.hasSessionToken ? Array((session ?? "").utf8) : []
         if let kept = pages.withLock({ $0.map[key] }), kept.serial == entry.serial {
-            return entry.hasSessionToken ? kept.prepared.replacingBody(PageCache.join(entry.segments, token)) : kept.prepared
+            return entry.hasSessionToken ? kept.prepared.splicing(entry.segments, with: token) : kept.prepared
         }
         var response = HTTPResponse(status: .ok, fields: entry.fields, body: PageCache.join(entry.segments, token))
         SecurityHeaders.apply(to: &response)
         guard let prepared = PreparedResponse(response, bodyIsShared: !entry.hasSessionToken) else { return nil }
-        let ownBytes = entry.segments.count == 1 && !entry.hasSessionToken ? 0 : prepared.body.count  // one segment is the cache's array
+        let ownBytes = entry.segments.count == 1 && !entry.hasSessionToken ? 0 : prepared.bodyByteCount  // one segment is the cache's array
         pages.withLock { pages in
             if pages.map.count >= pageLimit || pages.bytes + ownBytes > pageByteLimit { pages = ([:], 0) }
             pages.bytes += ownBytes
