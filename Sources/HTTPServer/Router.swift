@@ -27,7 +27,21 @@ public struct Router<Context: RequestContext>: Sendable {
         let handler: Handler
     }
 
-    var routes: [Route] = []
+    var table: [Route] = []
+
+    /// Every route's method and pattern, in the order they were added (`:name` parameters as written): a read-only
+    /// listing, e.g. for a test that checks which part of an application registers which route.
+    public var routes: [(method: String, pattern: String)] {
+        table.map { route in
+            let parts = route.segments.map { segment -> String in
+                switch segment {
+                case .literal(let text): text
+                case .parameter(let name): ":" + name
+                }
+            }
+            return (method: route.method, pattern: "/" + parts.joined(separator: "/"))
+        }
+    }
 
     /// Answers requests whose path matches no route (e.g. ``StaticFiles``); `nil` → 404.
     public var fallback: (any RouterFallback)?
@@ -45,7 +59,7 @@ public struct Router<Context: RequestContext>: Sendable {
         let segments = pattern.split(separator: "/").map { part -> Segment in
             part.hasPrefix(":") ? .parameter(String(part.dropFirst())) : .literal(String(part))
         }
-        routes.append(Route(method: method, segments: segments, handler: handler))
+        table.append(Route(method: method, segments: segments, handler: handler))
     }
 
     /// Adds a `GET` route (also answers `HEAD`).
@@ -78,7 +92,7 @@ public struct Router<Context: RequestContext>: Sendable {
     ///   or ``HTTPError/notImplemented(_:)``.
     public func respond(to request: HTTPRequest, context: Context) async throws -> HTTPResponse {
         if request.path == "*" {
-            var allowed = Set(routes.map(\.method))
+            var allowed = Set(table.map(\.method))
             allowed.insert("OPTIONS")
             return Self.allowResponse(.noContent, methods: allowed)
         }
@@ -86,7 +100,7 @@ public struct Router<Context: RequestContext>: Sendable {
         let parts = RouteSegment.parts(of: request.path)
         var methods = Set<String>()
         var getMatch: (Route, RouteParameters)?
-        for route in routes {
+        for route in table {
             guard let parameters = RouteSegment.match(route.segments, parts) else { continue }
             if route.method == request.method { return try await Self.run(route, request, context, parameters) }
             if route.method == "GET" { getMatch = (route, parameters) }
@@ -119,7 +133,7 @@ public struct Router<Context: RequestContext>: Sendable {
     /// - Parameter method: the method token, case-sensitive (e.g. `GET`; `get` is another method).
     /// - Returns: `false` when ``respond(to:context:)`` answers 501.
     public func implements(method: String) -> Bool {
-        Self.standardMethods.contains(method) || routes.contains { $0.method == method }
+        Self.standardMethods.contains(method) || table.contains { $0.method == method }
     }
 
     /// Whether a route of exactly this method matches the path, i.e. whether ``respond(to:context:)`` would run a
@@ -130,7 +144,7 @@ public struct Router<Context: RequestContext>: Sendable {
     /// - Returns: `true` when a handler would run.
     public func hasHandler(method: String, path: String) -> Bool {
         let parts = RouteSegment.parts(of: path)
-        return routes.contains { $0.method == method && RouteSegment.matches($0.segments, parts) }
+        return table.contains { $0.method == method && RouteSegment.matches($0.segments, parts) }
     }
 
     /// Whether any route, of any method, matches the path: when none does, ``respond(to:context:)`` hands the
@@ -139,7 +153,7 @@ public struct Router<Context: RequestContext>: Sendable {
     /// - Returns: `true` when the router itself answers (a handler, 405 or OPTIONS).
     public func hasRoute(forPath path: String) -> Bool {
         let parts = RouteSegment.parts(of: path)
-        return routes.contains { RouteSegment.matches($0.segments, parts) }
+        return table.contains { RouteSegment.matches($0.segments, parts) }
     }
 
     /// A response with an `Allow` field listing `methods` (plus HEAD when GET is present, and OPTIONS).

@@ -35,7 +35,7 @@ public final class Dashboard: HTTPResponder {
     /// 5. the CSRF cookie's token read and the origin and CSRF checks of every unsafe request that reaches a handler
     ///    (``SessionAndOriginCheck``).
     /// Errors become answers in `MiddlewareChain.answer(_:to:context:)`; the storage's errors are named by
-    /// ``Routes/storageFailure(_:)``. No middleware tells the page cache or the live channels about writes: they key
+    /// ``WebErrors/storageFailure(_:)``. No middleware tells the page cache or the live channels about writes: they key
     /// on the storage's commits (``CommitCounter``).
     static func chain(
         router: Router<DashboardContext>, adminToken: String?, errorPages: ErrorPages,
@@ -47,7 +47,7 @@ public final class Dashboard: HTTPResponder {
         return MiddlewareChain(
             middlewares: middlewares, router: router,
             makeContext: { DashboardContext(request: $0, errorPages: errorPages) },
-            classify: { Routes.storageFailure($0) },
+            classify: { WebErrors.storageFailure($0) },
             internalErrorMessage: "The dashboard hit an unexpected error. Part of the action may have been saved: check the install and /transactions before trying again.",
             log: log)
     }

@@ -8,7 +8,7 @@ struct DashboardContext: RequestContext {
     /// The route parameters the router captured.
     var parameters = RouteParameters()
     /// The CSRF token of the request's cookie (``CSRFCookie``), or `nil`; a page that needs one hands it out
-    /// (``Routes/withFormSession(_:_:)``).
+    /// (``PageRenderer/withFormSession(_:_:)``).
     var csrfToken: String?
     /// The fields of an `application/x-www-form-urlencoded` body (the first of a repeated name); empty for
     /// the JSON API, whose bodies are JSON.

@@ -4,7 +4,7 @@ import TipJar
 import TipJarScenario
 
 /// The composition root: the one place that wires the dashboard end to end on an open storage (the simulated
-/// store, the tip jar service, the templates, the page cache and live channels, the routes and the middlewares).
+/// store, the tip jar service, the templates, the page cache and live channels, the route controllers and the middlewares).
 /// It answers requests in process (``respond(to:)``, no socket: what most tests use), and puts an HTTP server in
 /// front of itself for a socket (``server(_:accessLog:)``, or ``server(_:gate:adminToken:accessLog:)`` for a server
 /// that listens before the stack is built). `tipjar serve` builds one on the database it was given, `tipjar scenario
@@ -19,6 +19,11 @@ public struct DashboardStack: HTTPResponder {
     public let storage: any TipJarStorage
     /// The admin token requests must carry, or `nil`.
     public let adminToken: String?
+    /// The route controllers, one per area of the dashboard, each built with only what it uses; every route is
+    /// registered by exactly one of them.
+    let controllers: [any DashboardController]
+    /// The router the controllers registered into, in front of the static files.
+    let router: Router<DashboardContext>
 
     /// Builds the stack.
     /// - Parameters:
@@ -41,13 +46,27 @@ public struct DashboardStack: HTTPResponder {
         let slot = ResponderSlot()
         let staticFiles = StaticFiles(root: configuration.publicDirectory)
         var router = Router<DashboardContext>(fallback: staticFiles)
-        let routes = Routes(
-            templates: templates, service: service, pageCache: pageCache,
-            liveChannels: liveChannels, catalogName: configuration.catalogName,
-            scenarioDownloads: ScenarioDownload.list(in: configuration.publicDirectory),
-            scenarioRuns: ScenarioRuns(transport: InProcessTransport(responder: { slot.current }, bearerToken: configuration.adminToken)),
-            apiReference: APIReference.load(in: configuration.publicDirectory))
-        routes.register(in: &router)
+        let renderer = PageRenderer(templates: templates, catalogName: configuration.catalogName)
+        let screen = InstallScreen(service: service, renderer: renderer)
+        let cachePolicy = InstallCachePolicy(service: service)
+        let scenarioDownloads = ScenarioDownload.list(in: configuration.publicDirectory)
+        let controllers: [any DashboardController] = [
+            InstallsController(service: service, pageCache: pageCache, renderer: renderer, screen: screen, cachePolicy: cachePolicy),
+            PurchasesController(service: service, renderer: renderer, screen: screen),
+            LiveEventsController(service: service, liveChannels: liveChannels, screen: screen),
+            StoreController(
+                service: service, pageCache: pageCache, renderer: renderer, scenarioDownloads: scenarioDownloads,
+                installPicker: InstallPicker(service: service)),
+            TransactionsController(service: service, renderer: renderer),
+            CatalogController(service: service, pageCache: pageCache, renderer: renderer),
+            ScenariosController(
+                service: service, renderer: renderer, scenarioDownloads: scenarioDownloads,
+                scenarioRuns: ScenarioRuns(transport: InProcessTransport(responder: { slot.current }, bearerToken: configuration.adminToken))),
+            APIController(
+                service: service, pageCache: pageCache, renderer: renderer,
+                apiReference: APIReference.load(in: configuration.publicDirectory), cachePolicy: cachePolicy),
+        ]
+        for controller in controllers { controller.register(in: &router) }
         let errorPages = ErrorPages(templates: templates, catalogName: configuration.catalogName)
         let chain = Dashboard.chain(router: router, adminToken: configuration.adminToken, errorPages: errorPages, log: environment.log)
         let immediateAnswers = ImmediateAnswers(
@@ -55,6 +74,8 @@ public struct DashboardStack: HTTPResponder {
             chain: chain, errorPages: errorPages, rendersInMemory: !configuration.reloadTemplates)
         dashboard = Dashboard(chain: chain, pageCache: pageCache, liveChannels: liveChannels, immediateAnswers: immediateAnswers)
         slot.set(dashboard)
+        self.controllers = controllers
+        self.router = router
         self.service = service
         self.storage = storage
         adminToken = configuration.adminToken

@@ -19,7 +19,7 @@ import Synchronization
 ///
 /// A stored page rendered with a session's token (``PageCache/Entry/hasSessionToken``) is answered only to a request with a
 /// session cookie (``CSRFCookie/token(fromCookie:)``), with its token spliced in: without one, the route hands out a new
-/// session (`Set-Cookie`, ``Routes/withFormSession(_:_:)``), so such a request takes the chain. A page rendered without a
+/// session (`Set-Cookie`, ``PageRenderer/withFormSession(_:_:)``), so such a request takes the chain. A page rendered without a
 /// token is answered to a request without a session, and to one with a session only when the page holds no token at all.
 ///
 /// Heads are serialized once (``HTTPServer/PreparedResponse``): per file, and per stored page (kept while its entry is the

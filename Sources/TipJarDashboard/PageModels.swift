@@ -93,7 +93,7 @@ struct StorePageModel: MustacheRenderable {
 struct CatalogPageModel: MustacheRenderable {
     var chrome: PageChrome
     var catalog: Catalog
-    /// The name columns (``Routes/catalogLocales(_:)``).
+    /// The name columns (``CatalogController/catalogLocales(_:)``).
     var locales: [String]
     /// The price columns.
     var storefronts: [Storefront]

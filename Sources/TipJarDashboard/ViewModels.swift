@@ -88,7 +88,7 @@ enum ViewModels {
     /// keep oldest first).
     static func ledgerRows(_ ledger: [Delivery]) -> MustacheValue { .array(ledger.reversed().map(delivery)) }
 
-    /// A timeline event; `installExists` says whether its install can be linked to (``Routes/eventRows(_:)``).
+    /// A timeline event; `installExists` says whether its install can be linked to (``InstallScreen/eventRows(_:)``).
     static func event(_ event: InstallEvent, installExists: Bool = true) -> MustacheValue {
         let at = UTCTimestamp(event.at)
         var data: TemplateData = [

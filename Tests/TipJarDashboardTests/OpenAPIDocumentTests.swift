@@ -13,11 +13,11 @@ struct OpenAPIDocumentTests {
         path.replacingOccurrences(of: #"(:[A-Za-z_][A-Za-z0-9_]*|\{[^/}]+\})"#, with: "{}", options: .regularExpression)
     }
 
-    /// `router.get("/api/installs/:id")` → `GET /api/installs/{}`, read from the route files.
+    /// `router.get("/api/installs/:id")` → `GET /api/installs/{}`, read from the controllers' files.
     static func registeredRoutes() throws -> Set<String> {
         let folder = LiveServer.repositoryRoot.appendingPathComponent("Sources/TipJarDashboard")
         var routes: Set<String> = []
-        for file in try FileManager.default.contentsOfDirectory(atPath: folder.path) where file.hasPrefix("Routes") {
+        for file in try FileManager.default.contentsOfDirectory(atPath: folder.path) where file.contains("Controller") {
             let text = try String(contentsOf: folder.appendingPathComponent(file), encoding: .utf8)
             let pattern = try NSRegularExpression(pattern: #"router\.(get|post|put|delete|patch)\("(/api/[^"]*)""#)
             for match in pattern.matches(in: text, range: NSRange(text.startIndex..., in: text)) {

@@ -105,7 +105,7 @@ extension PageTests {
             "catalog": catalog, "latencyMs": latency, "purchaseOutcome": "success", "purchaseError": "networkError",
             "purchaseLatencyMs": "0", "listenerReemits": "0",
         ]
-        #expect(try Routes.settings(fromForm: form).latencyMs == expected)
+        #expect(try StoreController.settings(fromForm: form).latencyMs == expected)
     }
 
     @Test func everyTableScrollsInsideItsOwnFocusableNamedRegion() {

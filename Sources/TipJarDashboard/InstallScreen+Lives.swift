@@ -3,42 +3,12 @@ import HTTPServer
 import Mustache
 import TipJar
 
-/// Each transaction's life as a sequence diagram (``SequenceDiagram``, ``TransactionLife``): the page of one
-/// transaction, `GET /transactions/{id}` (one diagram per install it reached), and the install page's latest
-/// transactions (`fragments/lives`, also in every live update).
-extension Routes {
+/// Each transaction's life as a sequence diagram (``SequenceDiagram``, ``TransactionLife``): the install page's latest
+/// transactions (`fragments/lives`, also in every live update); the page of one transaction, `GET /transactions/{id}`
+/// (``TransactionsController``), draws one diagram per install it reached with ``life(of:stored:install:ledger:events:id:)``.
+extension InstallScreen {
     /// How many of an install's transactions its page draws: the latest by their last step.
     static let livesPerInstallPage = 3
-
-    /// `GET /transactions/{id}`: the transaction's page (404 when the store does not keep it).
-    func registerTransactionLife(in router: inout Router<DashboardContext>) {
-        router.get("/transactions/:tid") { request, context in
-            try await transactionPage(context, transactionID: try context.transactionID())
-        }
-    }
-
-    /// `/transactions/{id}`: the store's facts about the transaction and its life on every install of its account
-    /// that it reached (the install it was bought on first).
-    func transactionPage(_ context: DashboardContext, transactionID: UInt64) async throws -> HTTPResponse {
-        guard let stored = try await service.records.transaction(withID: transactionID) else { throw TipJarError.transactionNotFound(transactionID) }
-        var data = pageData(context, nav: "transactions")
-        data["transaction"] = transactionRow(stored)
-        let installs = try await service.records.installs(matching: InstallQuery(pageSize: 200, accountID: stored.accountID)).installs
-            .sorted { ($0.id == stored.installID ? 0 : 1) < ($1.id == stored.installID ? 0 : 1) }
-        var lives: [MustacheValue] = []
-        for install in installs {
-            let ledger = try await service.records.ledger(installID: install.id, limit: 200)
-            guard install.id == stored.installID || ledger.contains(where: { $0.transactionID == transactionID }) else { continue }
-            lives.append(
-                Self.life(
-                    of: transactionID, stored: stored, install: install, ledger: ledger,
-                    events: Array(service.timeline.events(installID: install.id, limit: .max).reversed()),
-                    id: "life-\(transactionID)-\(lives.count + 1)"))
-        }
-        data["lives"] = .array(lives)
-        data["installGone"] = .bool(!installs.contains { $0.id == stored.installID })
-        return try html("pages/transaction", data)
-    }
 
     /// The install page's diagrams: its latest ``livesPerInstallPage`` transactions (from its ledger and the
     /// transactions bought from it that have no ledger row yet, such as a pending Ask to Buy), newest first.

@@ -3,89 +3,56 @@ import HTTPServer
 import Mustache
 import TipJar
 
-/// The store's transaction history: a filtered, paged list (`GET /api/transactions`, `/transactions`) and an
-/// account's transactions as StoreKit's views return them (`GET /api/accounts/{accountID}/transactions`,
-/// `/accounts/{accountID}`). Every query parameter is checked; a bad one is a 400 naming it.
-extension Routes {
-    func registerHistory(in router: inout Router<DashboardContext>) {
-        router.get("/api/transactions") { request, context in
-            let query = try Self.transactionQuery(request)
-            if let format = try ExportFormat(request) { return try await transactionsExport(query, format: format) }
-            let page = try await service.records.transactions(matching: query)
-            struct Page: Encodable { var transactions: [APIModels.TransactionBody]; var hasMore: Bool }
-            return JSONBody.response(
-                Page(
-                    transactions: page.transactions.map { APIModels.TransactionBody($0, delivery: nil) },
-                    hasMore: page.hasMore))
-        }
-        router.get("/api/accounts/:account/transactions") { request, context in
-            let accountID = try context.parameters.require("account")
-            let view = try Self.choice(request, "view", TransactionHistoryView.self) ?? .all
-            let stored = try await service.store.history(accountID: accountID, view: view, productID: try Self.text(request, "productID"))
-            struct Body: Encodable { var accountID: String; var view: String; var transactions: [APIModels.TransactionBody] }
-            return JSONBody.response(
-                Body(
-                    accountID: accountID, view: view.rawValue,
-                    transactions: stored.map { APIModels.TransactionBody($0, delivery: nil) }))
-        }
+/// The store's transactions and Apple Accounts as pages: the filtered, paged list (`/transactions`), one
+/// transaction's page with its life on every install it reached (`/transactions/{id}`, drawn by
+/// ``InstallScreen/life(of:stored:install:ledger:events:id:)``), an account's transactions as StoreKit's views return
+/// them (`/accounts/{accountID}`), and the session controls that forget transactions, as `SKTestSession` offers them:
+/// clear all, delete one, each behind a confirmation page (a plain GET page whose form posts, so it needs no
+/// JavaScript). The clear is offered on `/store` and answers with it, but sits here with the delete: both change the
+/// store's transactions, not its settings. Their JSON counterparts are ``APIController``'s; deleting an install is
+/// ``InstallsController``'s. Every query parameter is checked (``QueryValues``); a bad one is a 400 naming it.
+struct TransactionsController: DashboardController {
+    let service: TipJarService
+    let renderer: PageRenderer
+
+    func register(in router: inout Router<DashboardContext>) {
         router.get("/transactions") { request, context in try await transactionsPage(request, context) }
+        router.get("/transactions/:tid") { request, context in
+            try await transactionPage(context, transactionID: try context.transactionID())
+        }
         router.get("/accounts/:account") { request, context in
             try await accountPage(context, accountID: try context.parameters.require("account"))
         }
-    }
-
-    // MARK: Query parameters
-
-    /// `accountID`, `installID`, `productID`, `status`, `page` (1...1,000,000) and `pageSize` (1...200).
-    static func transactionQuery(_ request: HTTPRequest) throws -> TransactionQuery {
-        TransactionQuery(
-            accountID: try text(request, "accountID"), installID: try text(request, "installID"),
-            productID: try text(request, "productID"), status: try choice(request, "status", StoredTransaction.Status.self),
-            page: try integer(request, "page", default: 1, in: 1...InstallQuery.maximumPage),
-            pageSize: try integer(request, "pageSize", default: 50, in: 1...200))
-    }
-
-    /// A whole-number query parameter; absent or empty gives `default`.
-    /// - Throws: `RequestError` (400) for anything else outside `range`.
-    static func integer(_ request: HTTPRequest, _ name: String, default value: Int, in range: ClosedRange<Int>) throws -> Int {
-        try optionalInteger(request, name, in: range) ?? value
-    }
-
-    /// A whole-number query parameter; absent or empty gives `nil`.
-    /// - Throws: `RequestError` (400) for anything else outside `range`.
-    static func optionalInteger(_ request: HTTPRequest, _ name: String, in range: ClosedRange<Int>) throws -> Int? {
-        guard let raw = request.queryValue(name), !raw.isEmpty else { return nil }
-        guard let number = Int(raw), range.contains(number) else {
-            throw RequestError(message: "\(name) must be a whole number from \(range.lowerBound) to \(range.upperBound).")
+        router.get("/confirm/transactions-clear") { request, context in
+            try await renderer.confirmPage(
+                context, title: "Clear every transaction?",
+                message:
+                    "The store forgets every transaction (SKTestSession.clearTransactions()): pending Ask to Buy purchases, unfinished and refunded ones too. Installs keep their hearts and ledgers, as the app's UserDefaults would.",
+                action: "/store/transactions/clear", button: "Clear all transactions", cancel: "/store")
         }
-        return number
-    }
-
-    /// A query parameter naming one case of `T`; absent or empty gives `nil`.
-    /// - Throws: `RequestError` (400) listing the allowed values.
-    static func choice<T: RawRepresentable & CaseIterable>(_ request: HTTPRequest, _ name: String, _ type: T.Type) throws -> T? where T.RawValue == String {
-        guard let raw = request.queryValue(name), !raw.isEmpty else { return nil }
-        guard let value = T(rawValue: raw) else {
-            throw RequestError(message: "\(name) must be one of \(T.allCases.map(\.rawValue).joined(separator: ", ")).")
+        router.get("/confirm/transactions/:tid/delete") { request, context in
+            let id = try context.transactionID()
+            guard try await service.records.transaction(withID: id) != nil else { throw TipJarError.transactionNotFound(id) }
+            return try await renderer.confirmPage(
+                context, title: "Delete transaction \(id)?",
+                message: "The store forgets this one transaction (SKTestSession.deleteTransaction(identifier:)). The install keeps its hearts and ledger.",
+                action: "/store/transactions/\(id)/delete", button: "Delete the transaction", cancel: "/transactions")
         }
-        return value
-    }
-
-    /// A free-text filter; absent or empty gives `nil`.
-    /// - Throws: `RequestError` (400) above 200 characters or with control characters.
-    static func text(_ request: HTTPRequest, _ name: String) throws -> String? {
-        guard let raw = request.queryValue(name), !raw.isEmpty else { return nil }
-        guard raw.count <= 200, !raw.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
-            throw RequestError(message: "\(name) must be at most 200 printable characters.")
+        router.post("/store/transactions/clear") { request, context in
+            try await service.store.clearTransactions()
+            return .redirect(to: StoreFlash(kind: .cleared).location)
         }
-        return raw
+        router.post("/store/transactions/:tid/delete") { request, context in
+            try await service.store.deleteTransaction(id: try context.transactionID())
+            return .redirect(to: "/transactions?flash=deleted")
+        }
     }
 
     // MARK: Pages
 
     func transactionsPage(_ request: HTTPRequest, _ context: DashboardContext) async throws -> HTTPResponse {
-        var data = pageData(context, nav: "transactions")
-        let query = try Self.transactionQuery(request)
+        var data = renderer.pageData(context, nav: "transactions")
+        let query = try QueryValues.transactionQuery(request)
         let result = try await service.records.transactions(matching: query)
         data["transactions"] = .array(result.transactions.map(transactionRow))
         data["filters"] = [
@@ -114,11 +81,11 @@ extension Routes {
         if result.hasMore { data["nextPage"] = .string(page(query.page + 1)) }
         data["csvExport"] = .string(link("/api/transactions", [("format", "csv")] + filters))
         data["jsonExport"] = .string(link("/api/transactions", [("format", "json")] + filters))
-        return try html("pages/transactions", data)
+        return try renderer.html("pages/transactions", data)
     }
 
     func accountPage(_ context: DashboardContext, accountID: String) async throws -> HTTPResponse {
-        var data = pageData(context, nav: "")
+        var data = renderer.pageData(context, nav: "")
         async let installs = service.records.installs(matching: InstallQuery(pageSize: 200, accountID: accountID))
         let stored = try await service.records.transactions(accountID: accountID, limit: 100_000)
         let catalog = service.catalog
@@ -150,7 +117,30 @@ extension Routes {
                 return ["productID": .string(productID), "transaction": latest.map(transactionRow) ?? [:], "none": .bool(latest == nil)]
             })
         data["transactionCount"] = .int(stored.count)
-        return try html("pages/account", data)
+        return try renderer.html("pages/account", data)
+    }
+
+    /// `/transactions/{id}`: the store's facts about the transaction and its life on every install of its account
+    /// that it reached (the install it was bought on first).
+    func transactionPage(_ context: DashboardContext, transactionID: UInt64) async throws -> HTTPResponse {
+        guard let stored = try await service.records.transaction(withID: transactionID) else { throw TipJarError.transactionNotFound(transactionID) }
+        var data = renderer.pageData(context, nav: "transactions")
+        data["transaction"] = transactionRow(stored)
+        let installs = try await service.records.installs(matching: InstallQuery(pageSize: 200, accountID: stored.accountID)).installs
+            .sorted { ($0.id == stored.installID ? 0 : 1) < ($1.id == stored.installID ? 0 : 1) }
+        var lives: [MustacheValue] = []
+        for install in installs {
+            let ledger = try await service.records.ledger(installID: install.id, limit: 200)
+            guard install.id == stored.installID || ledger.contains(where: { $0.transactionID == transactionID }) else { continue }
+            lives.append(
+                InstallScreen.life(
+                    of: transactionID, stored: stored, install: install, ledger: ledger,
+                    events: Array(service.timeline.events(installID: install.id, limit: .max).reversed()),
+                    id: "life-\(transactionID)-\(lives.count + 1)"))
+        }
+        data["lives"] = .array(lives)
+        data["installGone"] = .bool(!installs.contains { $0.id == stored.installID })
+        return try renderer.html("pages/transaction", data)
     }
 
     /// One row of a transactions table: date, product, price in the transaction's storefront (`Transaction.price`,

@@ -1,36 +1,56 @@
-import Foundation
 import HTTPServer
 import Mustache
 import TipJar
 
-/// The install page's live channel: `GET /installs/{id}/events`, server-sent events
-/// (https://html.spec.whatwg.org/multipage/server-sent-events.html). On connect, and after every change that
-/// shows on it (a timeline event of the install or a store-wide one, any storage commit, see ``LiveChannels``), one
-/// `event: live` whose data lines are the fragments `GET /installs/{id}/live` returns. Every stream of an
-/// install shares one render per change (``LiveChannels``); changes that come while an event is being
-/// rendered collapse into the next one, and a stream that has not taken an event yet gets only the newest.
-/// The stream ends when the install is deleted, the page leaves, or the server shuts down.
-extension Routes {
-    func registerLiveEvents(in router: inout Router<DashboardContext>) {
-        router.get("/installs/:id/events") { request, context in
-            let install = try await service.install(try context.installID())  // 404 before a stream starts
-            return .eventStream(HTTPBodyStream(chunks: liveEvents(installID: install.id)))
+/// The simulated app's screen, as several controllers answer it: the tip jar fragment's data, the live fragments a
+/// purchase, restore, poll or live event swaps in (``liveHTML(install:feedback:)``), the timeline's rows, the install's
+/// transaction lives (`InstallScreen+Lives.swift`), and the errors answered to the screen itself: a fragment request
+/// (`X-Fragment: 1`) from an install page gets its alert in the install's language, as the app would show it, with
+/// the same status the error has everywhere else (``WebErrors/knownError(_:)``). Held by the installs, purchases
+/// and live events controllers.
+struct InstallScreen: Sendable {
+    let service: TipJarService
+    let renderer: PageRenderer
+
+    /// Runs a fragment handler of the install `installID`; an error becomes the localized alert
+    /// fragment (`fragments/error`), thrown as a ``ScreenAlert``. Requests that are not fragments keep the
+    /// chain's answers.
+    func onScreen(_ context: DashboardContext, installID: String, _ body: () async throws -> HTTPResponse) async throws -> HTTPResponse {
+        guard context.wantsFragment else { return try await body() }
+        do {
+            return try await body()
+        } catch {
+            let known = WebErrors.knownError(error)
+            let locale = (try? await service.install(installID))?.locale ?? .en
+            let strings = TipJarStrings.of(locale)
+            let (title, message) = Self.screenAlert(for: error, strings: strings)
+            throw ScreenAlert(
+                status: known?.status ?? .internalServerError, title: title, message: message, ok: strings.ok,
+                isLogged: known?.isLogged ?? true, underlying: error)
         }
     }
 
-    /// The install's events from its live channel (``LiveChannels``), rendered once per change for
-    /// every stream that watches it.
-    func liveEvents(installID: String) -> AsyncStream<[UInt8]> {
-        liveChannels.subscribe(installID: installID) { installID in await liveEvent(installID: installID) }
+    /// The alert's title and message for an error met on the screen, in the screen's strings.
+    static func screenAlert(for error: any Error, strings: TipJarStrings) -> (title: String, message: String) {
+        switch error {
+        case TipJarError.purchaseInProgress: (strings.purchaseInProgressTitle, strings.purchaseInProgress)
+        case TipJarError.unknownProduct: (strings.unknownProductTitle, strings.unknownProduct)
+        case TipJarError.productNotLoaded(_, let gap): (strings.unknownProductTitle, strings.productNotLoaded(gap))
+        case TipJarError.noPurchaseSheet: (strings.sheetClosedTitle, strings.sheetClosed)
+        default: (strings.errorTitle, strings.errorMessage)
+        }
     }
 
-    /// One `event: live` with the install's fragments (``liveHTML(install:feedback:)``), or `nil` when
-    /// the install is gone or cannot be read, which ends its streams.
-    func liveEvent(installID: String) async -> [UInt8]? {
-        guard let install = try? await service.install(installID),
-            let html = try? await liveHTML(install: install, feedback: nil)
-        else { return nil }
-        return HTTPResponse.serverSentEvent("live", data: html)
+    /// What `fragments/tipjar` needs about the tip jar itself.
+    func tipJarData(_ context: DashboardContext, install: Install, state: TipJarState, csrfToken: String? = nil) async throws -> TemplateData {
+        ViewModels.tipJar(
+            install: install, state: state, isPurchaseOpen: await service.isPurchaseOpen(installID: install.id),
+            csrfToken: csrfToken ?? renderer.csrfToken(context), skipPurchaseSheet: service.store.settings.skipPurchaseSheet)
+    }
+
+    /// ``liveHTML(install:feedback:)`` as a response.
+    func liveFragments(install: Install, feedback: Feedback?) async throws -> HTTPResponse {
+        .html(try await liveHTML(install: install, feedback: feedback))
     }
 
     /// The fragments a purchase, restore, poll or live event swaps in: hearts, feedback, ledger, the
@@ -44,6 +64,7 @@ extension Routes {
         guard let (install, ledger) = try await service.records.installWithLedger(id: given.id, limit: 200) else {
             throw TipJarError.installNotFound(given.id)
         }
+        let templates = renderer.templates
         let strings = TipJarStrings.of(install.locale)
         var notice = feedback
         if notice == nil { notice = try await liveNotice(install: install, ledger: ledger) }
@@ -94,4 +115,30 @@ extension Routes {
         }
         return Feedback(kind: delivery.outcome == .counted ? .purchased : .full, locale: install.locale)
     }
+
+    /// Timeline events as the overview's "Recent events" and an install's timeline show them: an event's install is
+    /// a link while the install exists, and plain text once it was deleted (its page would answer 404). Looks up
+    /// each install the events name once.
+    func eventRows(_ events: [InstallEvent]) async throws -> MustacheValue {
+        var existing: Set<String> = []
+        for id in Set(events.compactMap(\.installID)) where try await service.records.install(withID: id) != nil {
+            existing.insert(id)
+        }
+        return .array(events.map { ViewModels.event($0, installExists: $0.installID.map(existing.contains) ?? false) })
+    }
+}
+
+/// An error met on the simulated screen, as the app shows it: the status the error has everywhere else, the
+/// alert's words in the install's language. Logged (with the error it stands for) when that error would be.
+struct ScreenAlert: HTTPResponseError, CustomStringConvertible {
+    let status: HTTPStatus
+    let title: String
+    let message: String
+    /// The alert's button.
+    let ok: String
+    let isLogged: Bool
+    let underlying: any Error
+
+    /// The error it stands for, as the log line names it.
+    var description: String { String(describing: underlying) }
 }

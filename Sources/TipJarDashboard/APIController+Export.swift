@@ -2,9 +2,9 @@ import Foundation
 import HTTPServer
 import TipJar
 
-/// Downloads: the ledger, the installs list and the transactions as CSV or JSON (`?format=csv|json`, Sources/TipJarDashboard/README.md,
-/// "Export"), the recorded scenario of an install, and the OpenAPI description.
-extension Routes {
+/// The JSON API's downloads: the ledger, the installs list and the transactions as CSV or JSON (`?format=csv|json`,
+/// Sources/TipJarDashboard/README.md, "Export"), answered by the list and ledger routes of ``APIController``.
+extension APIController {
     /// The export formats; `nil` (no `format`) keeps the plain JSON answer.
     enum ExportFormat: String {
         case csv, json
@@ -30,14 +30,14 @@ extension Routes {
     func ledgerExport(_ rows: [Delivery], installID: String, format: ExportFormat) -> HTTPResponse {
         switch format {
         case .json:
-            return Self.attachment(JSONBody.response(rows.map(APIModels.DeliveryBody.init)), name: "ledger-\(installID).json")
+            return JSONBody.response(rows.map(APIModels.DeliveryBody.init)).attachment(named: "ledger-\(installID).json")
         case .csv:
             let table = CSVTable(
                 header: Self.ledgerColumns,
                 rows: rows.map {
                     [String($0.transactionID), $0.productID, $0.path.rawValue, $0.outcome.rawValue, String($0.finished), ViewModels.isoSeconds($0.at)]
                 })
-            return Self.csv(table, name: "ledger-\(installID).csv")
+            return .csvAttachment(table, name: "ledger-\(installID).csv")
         }
     }
 
@@ -53,14 +53,14 @@ extension Routes {
         }
         switch format {
         case .json:
-            return Self.attachment(JSONBody.response(installs.map(APIModels.InstallBody.init)), name: "installs.json")
+            return JSONBody.response(installs.map(APIModels.InstallBody.init)).attachment(named: "installs.json")
         case .csv:
             let table = CSVTable(
                 header: Self.installColumns,
                 rows: installs.map {
                     [$0.id, $0.label, $0.locale.rawValue, $0.storefront, $0.accountID, String($0.hearts), String($0.legacyHasTipped), String($0.isRunning)]
                 })
-            return Self.csv(table, name: "installs.csv")
+            return .csvAttachment(table, name: "installs.csv")
         }
     }
 
@@ -81,7 +81,7 @@ extension Routes {
         let bodies = stored.map { APIModels.TransactionBody($0, delivery: nil) }
         switch format {
         case .json:
-            return Self.attachment(JSONBody.response(bodies), name: name + ".json")
+            return JSONBody.response(bodies).attachment(named: name + ".json")
         case .csv:
             let table = CSVTable(
                 header: Self.transactionColumns,
@@ -92,26 +92,7 @@ extension Routes {
                         $0.revocationReason.map(String.init) ?? "", $0.status, String($0.isFinished), String($0.isExternal), $0.price ?? "", $0.currency ?? "",
                     ]
                 })
-            return Self.csv(table, name: name + ".csv")
+            return .csvAttachment(table, name: name + ".csv")
         }
-    }
-
-    /// `text/csv` with the `header=present` parameter (RFC 4180, section 3), as an attachment.
-    static func csv(_ table: CSVTable, name: String) -> HTTPResponse {
-        var response = HTTPResponse(status: .ok, body: Array(table.text.utf8))
-        response.fields["Content-Type"] = "text/csv; charset=utf-8; header=present"
-        return attachment(response, name: name)
-    }
-
-    /// Marks a response as a download (RFC 6266, section 4): `attachment; filename="…"`, the name
-    /// reduced to letters, digits, `-`, `_` and `.` so it needs no quoting or encoding.
-    static func attachment(_ response: HTTPResponse, name: String) -> HTTPResponse {
-        var response = response
-        let safe = String(
-            name.unicodeScalars.map { scalar -> Character in
-                scalar.isASCII && (CharacterSet.alphanumerics.contains(scalar) || "-_.".unicodeScalars.contains(scalar)) ? Character(scalar) : "_"
-            })
-        response.fields["Content-Disposition"] = "attachment; filename=\"\(safe)\""
-        return response
     }
 }

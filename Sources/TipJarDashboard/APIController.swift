@@ -2,10 +2,36 @@ import Foundation
 import HTTPServer
 import TipJar
 
-/// The JSON API under `/api/` (Public/api/openapi.json, shown at `/api`): the same actions as the pages, for scripts and
-/// the CI of an app under test. Errors are `{"error": "…"}` with a 4xx/5xx status.
-extension Routes {
-    func registerAPI(in router: inout Router<DashboardContext>) {
+/// The JSON API under `/api/` (Public/api/openapi.json) and its page for people, `GET /api`: the same actions as the
+/// pages, for scripts and the CI of an app under test. Errors are `{"error": "…"}` with a 4xx/5xx status. Its list and
+/// ledger reads also answer as downloads (`?format=csv|json`, `APIController+Export.swift`); the session controls
+/// (reset, clear, delete) answer at once, where the pages ask first. `GET /api/installs/{id}/scenario`, a recorded
+/// scenario, is ``ScenariosController``'s.
+struct APIController: DashboardController {
+    let service: TipJarService
+    /// Rendered answers by request and data version; see ``PageCache``.
+    let pageCache: PageCache
+    /// For the `/api` page alone.
+    let renderer: PageRenderer
+    /// `Public/api/openapi.json`, read once, for the `/api` page.
+    let apiReference: APIReference
+    let cachePolicy: InstallCachePolicy
+
+    func register(in router: inout Router<DashboardContext>) {
+        registerInstalls(in: &router)
+        registerStore(in: &router)
+        registerTransactions(in: &router)
+        // `GET /api`: the JSON API for people, rendered on the server from `Public/api/openapi.json` (read once at
+        // start, ``APIReference``), so it needs no JavaScript; the document itself stays at `/api/openapi.json`.
+        router.get("/api") { _, context in
+            var data = renderer.pageData(context, nav: "api")
+            if case .object(let reference) = apiReference.mustacheValue { data.merge(reference) { _, new in new } }
+            return try renderer.html("pages/api", data)
+        }
+    }
+
+    /// `/api/installs…`: create, list (or export), read, change, load offers, buy, restore, launch, stop, delete.
+    func registerInstalls(in router: inout Router<DashboardContext>) {
         router.post("/api/installs") { request, context in
             let body = try JSONBody.decode(APIModels.NewInstall.self, from: request, fields: APIModels.NewInstall.fields)
             var install = try await service.createInstall(
@@ -19,11 +45,11 @@ extension Routes {
             return JSONBody.response(APIModels.InstallBody(install), status: .created)
         }
         router.get("/api/installs") { request, context in
-            // Checked as /api/transactions checks its parameters (Routes+History.swift): a bad one is a 400 naming it.
+            // Checked as /api/transactions checks its parameters (``QueryValues``): a bad one is a 400 naming it.
             let query = InstallQuery(
-                search: try Self.text(request, "q") ?? "", hearts: try Self.optionalInteger(request, "hearts", in: 0...Install.maximumHearts),
-                page: try Self.integer(request, "page", default: 1, in: 1...InstallQuery.maximumPage),
-                pageSize: try Self.integer(request, "pageSize", default: 50, in: 1...200))
+                search: try QueryValues.text(request, "q") ?? "", hearts: try QueryValues.optionalInteger(request, "hearts", in: 0...Install.maximumHearts),
+                page: try QueryValues.integer(request, "page", default: 1, in: 1...InstallQuery.maximumPage),
+                pageSize: try QueryValues.integer(request, "pageSize", default: 50, in: 1...200))
             if let format = try ExportFormat(request) {
                 return try await installsExport(search: query.search, hearts: query.hearts, format: format)
             }
@@ -47,7 +73,7 @@ extension Routes {
         router.get("/api/installs/:id/offers") { request, context in
             let id = try context.installID()
             // A load is a read: the same answer is sent again while nothing it depends on changes (``PageCache``).
-            return try await pageCache.page(request, csrfToken: "", isStorable: { await isStorable(installID: id, loads: true) }) { _ in
+            return try await pageCache.page(request, csrfToken: "", isStorable: { await cachePolicy.isStorable(installID: id, loads: true) }) { _ in
                 let install = try await service.install(id)
                 switch try await service.loadOffers(installID: id) {
                 case .ready(let offers):
@@ -120,6 +146,14 @@ extension Routes {
                 return JSONBody.response(rows.map(APIModels.DeliveryBody.init))
             }
         }
+        router.delete("/api/installs/:id") { request, context in
+            try await service.deleteInstall(try context.installID())
+            return HTTPResponse(status: .noContent)
+        }
+    }
+
+    /// `/api/store…`: the settings, their reset to the file's, and the Ask to Buy and interrupted queues.
+    func registerStore(in router: inout Router<DashboardContext>) {
         router.get("/api/store") { request, context in
             JSONBody.response(APIModels.StoreBody(service.store.settings))
         }
@@ -127,6 +161,9 @@ extension Routes {
             let updated = try StorePatch.apply(request.body, to: service.store.settings)
             try await service.updateStore(updated)
             return JSONBody.response(APIModels.StoreBody(updated))
+        }
+        router.post("/api/store/reset") { request, context in
+            JSONBody.response(APIModels.StoreBody(try await service.store.resetToFileSettings()))
         }
         router.get("/api/store/pending") { request, context in
             JSONBody.response(
@@ -149,6 +186,35 @@ extension Routes {
             let delivery = try await service.resolveIssue(transactionID: id)
             return try await transactionResponse(id, delivery: delivery)
         }
+    }
+
+    /// The store's transactions: a filtered, paged list (or export), an account's transactions as StoreKit's views
+    /// return them (`GET /api/accounts/{accountID}/transactions`), one transaction, its refund, deleting one or all.
+    func registerTransactions(in router: inout Router<DashboardContext>) {
+        router.get("/api/transactions") { request, context in
+            let query = try QueryValues.transactionQuery(request)
+            if let format = try ExportFormat(request) { return try await transactionsExport(query, format: format) }
+            let page = try await service.records.transactions(matching: query)
+            struct Page: Encodable { var transactions: [APIModels.TransactionBody]; var hasMore: Bool }
+            return JSONBody.response(
+                Page(
+                    transactions: page.transactions.map { APIModels.TransactionBody($0, delivery: nil) },
+                    hasMore: page.hasMore))
+        }
+        router.get("/api/accounts/:account/transactions") { request, context in
+            let accountID = try context.parameters.require("account")
+            let view = try QueryValues.choice(request, "view", TransactionHistoryView.self) ?? .all
+            let stored = try await service.store.history(accountID: accountID, view: view, productID: try QueryValues.text(request, "productID"))
+            struct Body: Encodable { var accountID: String; var view: String; var transactions: [APIModels.TransactionBody] }
+            return JSONBody.response(
+                Body(
+                    accountID: accountID, view: view.rawValue,
+                    transactions: stored.map { APIModels.TransactionBody($0, delivery: nil) }))
+        }
+        router.delete("/api/transactions") { request, context in
+            try await service.store.clearTransactions()
+            return HTTPResponse(status: .noContent)
+        }
         router.get("/api/transactions/:tid") { request, context in
             try await transactionResponse(try context.transactionID(), delivery: nil)
         }
@@ -158,8 +224,14 @@ extension Routes {
             let delivery = try await service.refund(transactionID: id, reason: reason ?? .other)
             return try await transactionResponse(id, delivery: delivery)
         }
+        router.delete("/api/transactions/:tid") { request, context in
+            try await service.store.deleteTransaction(id: try context.transactionID())
+            return HTTPResponse(status: .noContent)
+        }
     }
 
+    /// The stored transaction `id` as the API shows it, with the delivery the action made, if any.
+    /// - Throws: `TipJarError.transactionNotFound` (404) when the store does not keep it.
     func transactionResponse(_ id: UInt64, delivery: Delivery?) async throws -> HTTPResponse {
         guard let stored = try await service.records.transaction(withID: id) else { throw TipJarError.transactionNotFound(id) }
         return JSONBody.response(APIModels.TransactionBody(stored, delivery: delivery))

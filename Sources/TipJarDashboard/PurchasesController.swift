@@ -3,42 +3,59 @@ import HTTPServer
 import Mustache
 import TipJar
 
-/// The simulated App Store purchase sheet on the pages (``PurchaseSheet``). A tile posts to
-/// `/installs/{id}/purchase-sheet`, which opens the purchase and its sheet: with `X-Fragment: 1` the answer is the
-/// sheet as a `<dialog>` that `app.js` opens with `showModal()`; without, a 303 to `GET …/purchase-sheet`, a page of
-/// its own. Both carry two forms, Confirm and Cancel. With `skipPurchaseSheet` on, the tile posts to `…/purchases`
-/// (confirmed at once), and a post to `…/purchase-sheet` is confirmed at once too.
-extension Routes {
-    func registerPurchaseSheet(in router: inout Router<DashboardContext>) {
+/// Purchases from the install page and the simulated App Store purchase sheet on the pages (``PurchaseSheet``). A
+/// tile posts to `/installs/{id}/purchase-sheet`, which opens the purchase and its sheet: with `X-Fragment: 1` the
+/// answer is the sheet as a `<dialog>` that `app.js` opens with `showModal()`; without, a 303 to
+/// `GET …/purchase-sheet`, a page of its own. Both carry two forms, Confirm and Cancel. With `skipPurchaseSheet` on,
+/// the tile posts to `…/purchases` (confirmed at once), and a post to `…/purchase-sheet` is confirmed at once too. The
+/// store's side of a purchase (Ask to Buy, interrupted purchases, refunds, purchases outside the app) is
+/// ``StoreController``'s; the JSON API's purchases are ``APIController``'s.
+struct PurchasesController: DashboardController {
+    let service: TipJarService
+    let renderer: PageRenderer
+    let screen: InstallScreen
+
+    func register(in router: inout Router<DashboardContext>) {
+        router.post("/installs/:id/purchases") { request, context in
+            let id = try context.installID()
+            return try await screen.onScreen(context, installID: id) { try await purchase(context, installID: id) }
+        }
         router.post("/installs/:id/purchase-sheet") { request, context in
             let id = try context.installID()
-            return try await onScreen(context, installID: id) { try await openSheet(request, context, installID: id) }
+            return try await screen.onScreen(context, installID: id) { try await openSheet(request, context, installID: id) }
         }
         router.get("/installs/:id/purchase-sheet") { request, context in
             let id = try context.installID()
             let install = try await service.install(id)
             guard let sheet = await service.purchaseSheet(installID: id) else {
-                return .redirect(to: "/installs/\(id)?load=now\(Self.textSizeQuery(context))")
+                return .redirect(to: "/installs/\(id)?load=now\(FormValues.textSizeQuery(context))")
             }
-            return try await withFormSession(context) { token in
+            return try await renderer.withFormSession(context) { token in
                 var data = sheetData(request, context, sheet: sheet, install: install, csrfToken: token, inDialog: false)
-                data["catalogName"] = .string(catalogName)
+                data["catalogName"] = .string(renderer.catalogName)
                 data["nav"] = ["installs": true]
-                return try html("pages/purchase-sheet", data)
+                return try renderer.html("pages/purchase-sheet", data)
             }
         }
         router.post("/installs/:id/purchase-sheet/confirm") { request, context in
             let id = try context.installID()
-            return try await onScreen(context, installID: id) {
+            return try await screen.onScreen(context, installID: id) {
                 try await purchaseAnswered(context, installID: id, report: try await service.confirmPurchaseSheet(installID: id))
             }
         }
         router.post("/installs/:id/purchase-sheet/cancel") { request, context in
             let id = try context.installID()
-            return try await onScreen(context, installID: id) {
+            return try await screen.onScreen(context, installID: id) {
                 try await purchaseAnswered(context, installID: id, report: try await service.cancelPurchaseSheet(installID: id))
             }
         }
+    }
+
+    func purchase(_ context: DashboardContext, installID: String) async throws -> HTTPResponse {
+        let productID = context.form["productID"] ?? ""
+        return try await purchaseAnswered(
+            context, installID: installID,
+            report: try await service.purchase(productID: productID, installID: installID))
     }
 
     /// A tap on a tile: the sheet, or (with `skipPurchaseSheet`) the purchase itself.
@@ -46,11 +63,11 @@ extension Routes {
         guard !service.store.settings.skipPurchaseSheet else { return try await purchase(context, installID: installID) }
         let sheet = try await service.openPurchaseSheet(productID: context.form["productID"] ?? "", installID: installID)
         guard context.wantsFragment else {
-            let size = Self.textSizeQuery(context)
+            let size = FormValues.textSizeQuery(context)
             return .redirect(to: "/installs/\(installID)/purchase-sheet" + (size.isEmpty ? "" : "?" + size.dropFirst()))
         }
         let install = try await service.install(installID)
-        return try html("fragments/purchase-sheet", sheetData(request, context, sheet: sheet, install: install, csrfToken: csrfToken(context)))
+        return try renderer.html("fragments/purchase-sheet", sheetData(request, context, sheet: sheet, install: install, csrfToken: renderer.csrfToken(context)))
     }
 
     /// What the sheet's templates need: the sheet, the install, the token and the text size.
@@ -68,10 +85,10 @@ extension Routes {
     func purchaseAnswered(_ context: DashboardContext, installID: String, report: PurchaseReport) async throws -> HTTPResponse {
         let feedback = Feedback.purchase(report, locale: report.locale)
         guard context.wantsFragment else {
-            return .redirect(to: "/installs/\(installID)?load=now&\(feedback.query)\(Self.textSizeQuery(context))\(FeedbackOnce.marker())")
+            return .redirect(to: "/installs/\(installID)?load=now&\(feedback.query)\(FormValues.textSizeQuery(context))\(FeedbackOnce.marker())")
         }
-        var response = try await liveFragments(install: try await service.install(installID), feedback: feedback)
-        response.body += Array("\n".utf8) + (try templates.renderUTF8("fragments/purchase-sheet", [:]))
+        var response = try await screen.liveFragments(install: try await service.install(installID), feedback: feedback)
+        response.body += Array("\n".utf8) + (try renderer.templates.renderUTF8("fragments/purchase-sheet", [:]))
         return response
     }
 }

@@ -5,8 +5,11 @@ import TipJar
 
 /// Picking an install by what a person can read off the dashboard: its full ID, the first 8 or more
 /// characters of it (the short ID every list shows), or its label. Install IDs are lowercase UUIDs
-/// (`TipJarEnvironment.makeInstallID`), so an ID is compared lowercased.
-extension Routes {
+/// (`TipJarEnvironment.makeInstallID`), so an ID is compared lowercased. Held by ``StoreController``, whose purchases
+/// outside the app name their install this way (`/store`'s external purchase form).
+struct InstallPicker: Sendable {
+    let service: TipJarService
+
     /// The most installs the `/store` forms list in a `<select>`; with more, they take typed text.
     static let installPickerLimit = 200
 

@@ -1,0 +1,45 @@
+import Foundation
+import HTTPServer
+import Mustache
+import TipJar
+
+/// The install page's live channel: `GET /installs/{id}/events`, server-sent events
+/// (https://html.spec.whatwg.org/multipage/server-sent-events.html). On connect, and after every change that
+/// shows on it (a timeline event of the install or a store-wide one, any storage commit, see ``LiveChannels``), one
+/// `event: live` whose data lines are the fragments `GET /installs/{id}/live` returns (the poll of a page without
+/// `EventSource`, also here: the same fragments, ``InstallScreen/liveHTML(install:feedback:)``). Every stream of an
+/// install shares one render per change (``LiveChannels``); changes that come while an event is being
+/// rendered collapse into the next one, and a stream that has not taken an event yet gets only the newest.
+/// The stream ends when the install is deleted, the page leaves, or the server shuts down.
+struct LiveEventsController: DashboardController {
+    let service: TipJarService
+    /// One live event channel per watched install, shared by its streams; see ``LiveChannels``.
+    let liveChannels: LiveChannels
+    let screen: InstallScreen
+
+    func register(in router: inout Router<DashboardContext>) {
+        router.get("/installs/:id/live") { _, context in
+            let install = try await service.install(try context.installID())
+            return try await screen.liveFragments(install: install, feedback: nil)
+        }
+        router.get("/installs/:id/events") { request, context in
+            let install = try await service.install(try context.installID())  // 404 before a stream starts
+            return .eventStream(HTTPBodyStream(chunks: liveEvents(installID: install.id)))
+        }
+    }
+
+    /// The install's events from its live channel (``LiveChannels``), rendered once per change for
+    /// every stream that watches it.
+    func liveEvents(installID: String) -> AsyncStream<[UInt8]> {
+        liveChannels.subscribe(installID: installID) { installID in await liveEvent(installID: installID) }
+    }
+
+    /// One `event: live` with the install's fragments (``InstallScreen/liveHTML(install:feedback:)``), or `nil` when
+    /// the install is gone or cannot be read, which ends its streams.
+    func liveEvent(installID: String) async -> [UInt8]? {
+        guard let install = try? await service.install(installID),
+            let html = try? await screen.liveHTML(install: install, feedback: nil)
+        else { return nil }
+        return HTTPResponse.serverSentEvent("live", data: html)
+    }
+}
