@@ -163,6 +163,8 @@ struct ConnectionStatistics: Sendable {
         var resetStreamOverBacklog = 0
         /// Times the freed heap was handed back to the kernel after connections left.
         var heapTrims = 0
+        /// Requests the responder answered at once on the I/O thread (``ImmediateResponder``).
+        var answeredOnLoop = 0
     }
 
     /// Open connections (not counting shed ones).

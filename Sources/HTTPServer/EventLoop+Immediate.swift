@@ -10,6 +10,7 @@ extension EventLoop {
     /// - Returns: whether it was answered (else it goes to the responder the normal way).
     func answersImmediately(_ connection: Connection, _ inFlight: Connection.InFlight, _ request: HTTPRequest) -> Bool {
         guard let immediate, let prepared = immediate.immediateResponse(to: request) else { return false }
+        counters.answeredOnLoop += 1
         respond(connection, inFlight, prepared)
         return true
     }

@@ -8,7 +8,7 @@ import Synchronization
 /// ``open(_:)``; from then on every request goes to the dashboard.
 public final class StartUpGate: HTTPResponder {
     let responder = Mutex<(any HTTPResponder)?>(nil)
-    /// The dashboard as an ``HTTPServer/ImmediateResponder`` (cast once, in ``open(_:)``), set before ``responder``.
+    /// The dashboard's answers given at once (``HTTPServer/ImmediateResponder``), set before ``responder``.
     let immediate = Mutex<(any ImmediateResponder)?>(nil)
     private let reason: String
 
@@ -21,10 +21,11 @@ public final class StartUpGate: HTTPResponder {
         self.reason = reason
     }
 
-    /// Sends every request from now on to `dashboard`.
-    public func open(_ dashboard: any HTTPResponder) {
-        immediate.withLock { $0 = dashboard as? any ImmediateResponder }
-        responder.withLock { $0 = dashboard }
+    /// Sends every request from now on to `stack`: to its dashboard's answers given at once on the I/O thread
+    /// (`Dashboard+Immediate.swift`) first, then to its middlewares and routes.
+    public func open(_ stack: DashboardStack) {
+        immediate.withLock { $0 = stack.dashboard }
+        responder.withLock { $0 = stack }
     }
 
     /// Whether ``open(_:)`` was called.

@@ -13,7 +13,7 @@ struct CommandLineTests {
         var error: String
     }
 
-    /// `TIPJAR_BIN` (CI points it at the release build), else the `tipjar` built beside the tests.
+    /// `TIPJAR_BIN` (to try another build, e.g. the release one), else the `tipjar` built beside the tests.
     static var binary: URL {
         if let path = ProcessInfo.processInfo.environment["TIPJAR_BIN"] { return URL(fileURLWithPath: path) }
         let beside = Bundle.main.bundleURL.appendingPathComponent("tipjar")

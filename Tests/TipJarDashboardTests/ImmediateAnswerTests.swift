@@ -167,12 +167,31 @@ struct ImmediateAnswerTests {
     @Test func anOpenGateAnswersAtOnceWhatTheDashboardAnswersAtOnce() async throws {
         try await withLiveServer { server in
             let gate = StartUpGate()
-            gate.open(server.dashboard)
+            gate.open(server.stack)
             _ = await gate.respond(to: Self.request("/app.css"))
             let immediate = try #require(Self.fast(gate, Self.request("/app.css")))
             #expect(immediate == (await Self.slow(gate, Self.request("/app.css"))))
             #expect(immediate.hasPrefix("HTTP/1.1 200 OK\r\n"))
             #expect(Self.fast(gate, Self.request("/no-such-file.css")) == nil)
+        }
+    }
+
+    /// The server `tipjar serve` and the tests build (``DashboardStack/server(_:accessLog:)``, the stack behind an open
+    /// ``StartUpGate``) gives the answers the dashboard can give at once on its I/O thread: a file in memory and a stored page
+    /// or JSON answer leave without a task, counted by the event loop.
+    @Test func theServerInFrontOfTheStackAnswersFilesAndStoredAnswersOnItsIOThread() async throws {
+        try await withLiveServer(transport: .live) { server in
+            let httpServer = try #require(server.server)
+            func answeredOnLoop() async -> Int { await httpServer.statistics()?.counters.answeredOnLoop ?? -1 }
+            #expect(await server.send("GET", "/app.css").status == 200)  // read from disk by the chain, kept in memory
+            #expect(await answeredOnLoop() == 0)
+            #expect(await server.send("GET", "/app.css").status == 200)
+            #expect(await answeredOnLoop() == 1, "a file in memory is answered on the I/O thread")
+            let created = await server.json("POST", "/api/installs", #"{"locale": "en", "launch": true}"#)
+            let id = try #require(created.object["id"] as? String)
+            #expect(await server.send("GET", "/api/installs/\(id)").status == 200)  // rendered and stored
+            #expect(await server.send("GET", "/api/installs/\(id)").status == 200)
+            #expect(await answeredOnLoop() == 2, "a stored JSON answer is answered on the I/O thread")
         }
     }
 }
