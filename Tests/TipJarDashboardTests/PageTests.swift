@@ -330,7 +330,7 @@ struct UTCTimestampTests {
 
     static let cookieToken = String(repeating: "0123456789abcdef", count: 4)
 
-    @Test(arguments: ["a=1; tipjar_session=\(cookieToken); b=2", "tipjar_session=\(cookieToken)", " tipjar_session=\(cookieToken) ;x=y"])
+    @Test(arguments: ["a=1; tipjar_session=\(cookieToken); b=2", "tipjar_session=\(cookieToken)", " tipjar_session=\(cookieToken) ;x=y", "tipjar_session=\t\(cookieToken)\t"])
     func readsTheCSRFCookie(_ header: String) {
         #expect(CSRFCookie.token(fromCookie: header) == Self.cookieToken)
     }
