@@ -10,8 +10,9 @@ public struct PreparedResponse: Sendable {
     public let status: HTTPStatus
     /// `HTTP/1.1 <code> <reason>\r\n`.
     let statusLine: [UInt8]
-    /// Every field line after `Date`, `Content-Length` included; no `Connection`, no empty line.
-    let fieldLines: [UInt8]
+    /// Every field line after `Date`, `Content-Length` included; no `Connection`, no empty line. One part, or cut
+    /// wherever a session's token goes (``cuttingFieldLines(at:)``, filled in by ``splicing(_:with:)``).
+    let fieldLineParts: [[UInt8]]
     /// The body as the parts it is sent in, in order: the array it was made from, or a stored page's segments
     /// with a session's token between them (``splicing(_:with:)``). Empty for 1xx, 204 and 304; dropped on the wire for HEAD.
     let bodyParts: [[UInt8]]
@@ -37,33 +38,75 @@ public struct PreparedResponse: Sendable {
         let body = code < 200 || code == 204 || code == 304 ? [] : response.body
         self.init(
             status: response.status, statusLine: ResponseSerializer.statusLine(response.status),
-            fieldLines: ResponseSerializer.fieldLines(response), bodyParts: body.isEmpty ? [] : [body], bodyByteCount: body.count,
+            fieldLineParts: [ResponseSerializer.fieldLines(response)], bodyParts: body.isEmpty ? [] : [body], bodyByteCount: body.count,
             bodyIsShared: !body.isEmpty && (bodyIsShared ?? response.bodyIsShared))
     }
 
     /// The same head with the body `segments` joined by `token` (a stored page with a session's token spliced in),
-    /// sent as those parts: nothing is copied.
+    /// and `token` in every place ``cuttingFieldLines(at:)`` cut the field lines (a new session's `Set-Cookie`); sent
+    /// as those parts: nothing is copied.
     /// - Parameters:
     ///   - segments: the body cut at every place the token goes; they are a cache's, so the body counts as shared.
-    ///   - token: what goes between them.
+    ///   - token: what goes between them; as long as the marker the field lines were cut at.
     /// - Returns: the response with that body; `nil` if its length differs from ``bodyByteCount`` (`Content-Length`).
     public func splicing(_ segments: [[UInt8]], with token: [UInt8]) -> PreparedResponse? {
         let count = segments.reduce(0) { $0 + $1.count } + token.count * max(0, segments.count - 1)
         guard count == bodyByteCount else { return nil }
-        var parts: [[UInt8]] = []
-        parts.reserveCapacity(segments.count * 2)
-        for (index, segment) in segments.enumerated() {
-            if index > 0 && !token.isEmpty { parts.append(token) }
-            if !segment.isEmpty { parts.append(segment) }
-        }
         return PreparedResponse(
-            status: status, statusLine: statusLine, fieldLines: fieldLines, bodyParts: parts, bodyByteCount: count, bodyIsShared: true)
+            status: status, statusLine: statusLine, fieldLineParts: fieldLineParts.count == 1 ? fieldLineParts : Self.interleave(fieldLineParts, token),
+            bodyParts: Self.interleave(segments, token), bodyByteCount: count, bodyIsShared: true)
     }
 
-    private init(status: HTTPStatus, statusLine: [UInt8], fieldLines: [UInt8], bodyParts: [[UInt8]], bodyByteCount: Int, bodyIsShared: Bool) {
+    /// The same response with its field lines cut at every occurrence of `marker`, for ``splicing(_:with:)`` to put a
+    /// token there (a `Set-Cookie` that hands out a new session, prepared once with a marker in the token's place).
+    /// - Parameter marker: what stands where the token goes.
+    /// - Returns: the response, its field lines in parts.
+    public func cuttingFieldLines(at marker: [UInt8]) -> PreparedResponse {
+        PreparedResponse(
+            status: status, statusLine: statusLine, fieldLineParts: Self.cut(Array(fieldLineParts.joined()), at: marker), bodyParts: bodyParts,
+            bodyByteCount: bodyByteCount, bodyIsShared: bodyIsShared)
+    }
+
+    /// `bytes` cut at every occurrence of `marker` (the marker left out); one part when it does not occur.
+    /// - Parameters:
+    ///   - bytes: what to cut.
+    ///   - marker: where to cut it.
+    /// - Returns: the parts, one more than the occurrences.
+    public static func cut(_ bytes: [UInt8], at marker: [UInt8]) -> [[UInt8]] {
+        guard let first = marker.first, bytes.count >= marker.count else { return [bytes] }
+        var parts: [[UInt8]] = []
+        var start = 0
+        var index = 0
+        while index <= bytes.count - marker.count {
+            if bytes[index] == first, bytes[index..<(index + marker.count)].elementsEqual(marker) {
+                parts.append(Array(bytes[start..<index]))
+                index += marker.count
+                start = index
+            } else {
+                index += 1
+            }
+        }
+        parts.append(Array(bytes[start...]))
+        return parts
+    }
+
+    /// `parts` with `token` between each two, empty parts left out.
+    static func interleave(_ parts: [[UInt8]], _ token: [UInt8]) -> [[UInt8]] {
+        var joined: [[UInt8]] = []
+        joined.reserveCapacity(parts.count * 2)
+        for (index, part) in parts.enumerated() {
+            if index > 0 && !token.isEmpty { joined.append(token) }
+            if !part.isEmpty { joined.append(part) }
+        }
+        return joined
+    }
+
+    private init(
+        status: HTTPStatus, statusLine: [UInt8], fieldLineParts: [[UInt8]], bodyParts: [[UInt8]], bodyByteCount: Int, bodyIsShared: Bool
+    ) {
         self.status = status
         self.statusLine = statusLine
-        self.fieldLines = fieldLines
+        self.fieldLineParts = fieldLineParts
         self.bodyParts = bodyParts
         self.bodyByteCount = bodyByteCount
         self.bodyIsShared = bodyIsShared

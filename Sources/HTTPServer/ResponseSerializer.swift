@@ -71,8 +71,16 @@ enum ResponseSerializer {
         dateLine: [UInt8]
     ) -> Output {
         let end = connectionEnd(keepAlive: keepAlive, http10: http10)
-        var parts = [prepared.statusLine, dateLine, prepared.fieldLines, end]
-        let headBytes = prepared.statusLine.count + dateLine.count + prepared.fieldLines.count + end.count
+        var parts: [[UInt8]] = []
+        parts.reserveCapacity(3 + prepared.fieldLineParts.count + (isHead ? 0 : prepared.bodyParts.count))
+        parts.append(prepared.statusLine)
+        parts.append(dateLine)
+        var headBytes = prepared.statusLine.count + dateLine.count + end.count
+        for part in prepared.fieldLineParts {
+            parts.append(part)
+            headBytes += part.count
+        }
+        parts.append(end)
         guard !isHead, prepared.bodyByteCount > 0 else { return Output(parts: parts, headBytes: headBytes, bodyBytes: 0, bodyIsShared: false) }
         parts.append(contentsOf: prepared.bodyParts)
         return Output(parts: parts, headBytes: headBytes, bodyBytes: prepared.bodyByteCount, bodyIsShared: prepared.bodyIsShared)

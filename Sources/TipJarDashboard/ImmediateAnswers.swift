@@ -17,10 +17,12 @@ import Synchronization
 ///    (``StaticFiles/cachedETag(forPath:)``);
 /// 5. ``SecurityHeaders/apply(to:)``, as the outermost middleware does.
 ///
-/// A stored page rendered with a session's token (``PageCache/Entry/hasSessionToken``) is answered only to a request with a
-/// session cookie (``CSRFCookie/token(fromCookie:)``), with its token spliced in: without one, the route hands out a new
-/// session (`Set-Cookie`, ``PageRenderer/withFormSession(_:_:)``), so such a request takes the chain. A page rendered without a
-/// token is answered to a request without a session, and to one with a session only when the page holds no token at all.
+/// A stored page rendered with a session's token (``PageCache/Entry/hasSessionToken``) is answered to a request with a
+/// session cookie (``CSRFCookie/token(fromCookie:)``), with its token spliced in. To a request without one it is answered only
+/// when its route hands out a new session (``PageCache/Entry/startsSession``, ``PageCache/formPage(_:_:isStorable:render:)``),
+/// as that route does: a new token (``CSRFCookie/randomHexPair()``) in its forms and in the `Set-Cookie` that
+/// ``PageRenderer/withFormSession(_:_:)`` adds; any other request without a session takes the chain. A page rendered without
+/// a token is answered to a request without a session, and to one with a session only when the page holds no token at all.
 ///
 /// Heads are serialized once (``HTTPServer/PreparedResponse``): per file, and per stored page (kept while its entry is the
 /// one stored); the body is the cache's own arrays, sent with a session's token between them (``HTTPServer/PreparedResponse/splicing(_:with:)``),
@@ -33,10 +35,13 @@ final class ImmediateAnswers: Sendable {
         let notModified: PreparedResponse
     }
 
-    /// A stored page's answer, with the serial of the entry it was made from.
+    /// A stored page's answers, with the serial of the entry they were made from.
     struct PageAnswer: Sendable {
         let serial: UInt64
+        /// The page, with the placeholder where a session's token goes (none when it holds no token).
         let prepared: PreparedResponse
+        /// For a page whose route starts sessions: the page with `Set-Cookie`, the placeholder where the new token goes.
+        let startingSession: PreparedResponse?
     }
 
     let staticFiles: StaticFiles
@@ -99,23 +104,41 @@ final class ImmediateAnswers: Sendable {
             let entry = pageCache.freshEntry(
                 forKey: key,
                 where: { entry in
-                    entry.hasSessionToken ? session != nil : (session == nil || entry.segments.count == 1)
+                    entry.hasSessionToken ? (session != nil || entry.startsSession) : (session == nil || entry.segments.count == 1)
                 })
         else { return nil }
-        let token = entry.hasSessionToken ? Array((session ?? "").utf8) : []
-        if let kept = pages.withLock({ $0.map[key] }), kept.serial == entry.serial {
-            return entry.hasSessionToken ? kept.prepared.splicing(entry.segments, with: token) : kept.prepared
+        let kept = pages.withLock { $0.map[key] }.flatMap { $0.serial == entry.serial ? $0 : nil } ?? keep(entry, key: key)
+        guard let kept else { return nil }
+        guard entry.hasSessionToken else { return kept.prepared }
+        if let session { return kept.prepared.splicing(entry.segments, with: Array(session.utf8)) }
+        // What `PageRenderer.withFormSession` does for a request without a session: a new token in its forms and its cookie.
+        return kept.startingSession?.splicing(entry.segments, with: Array(CSRFCookie.randomHexPair().first.utf8))
+    }
+
+    /// Prepares the answers for a stored page and keeps them while its entry is the one stored: with the session's
+    /// token spliced in (or none), and, for a page whose route starts sessions, the same with `Set-Cookie` handing out a
+    /// new one, prepared with the page cache's placeholder where the token goes.
+    func keep(_ entry: PageCache.Entry, key: String) -> PageAnswer? {
+        let placeholder = entry.hasSessionToken ? Array(pageCache.placeholder.utf8) : []
+        var response = HTTPResponse(status: .ok, fields: entry.fields, body: PageCache.join(entry.segments, placeholder))
+        var startingSession: PreparedResponse?
+        if entry.hasSessionToken && entry.startsSession {
+            var withCookie = response
+            withCookie.fields.append(name: "Set-Cookie", value: CSRFCookie.setCookie(token: pageCache.placeholder))
+            SecurityHeaders.apply(to: &withCookie)
+            startingSession = PreparedResponse(withCookie)?.cuttingFieldLines(at: placeholder)
         }
-        var response = HTTPResponse(status: .ok, fields: entry.fields, body: PageCache.join(entry.segments, token))
         SecurityHeaders.apply(to: &response)
-        guard let prepared = PreparedResponse(response, bodyIsShared: !entry.hasSessionToken) else { return nil }
-        let ownBytes = entry.segments.count == 1 && !entry.hasSessionToken ? 0 : prepared.bodyByteCount  // one segment is the cache's array
+        let bodyIsShared = entry.segments.count == 1  // joined, one segment is the cache's own array
+        guard let prepared = PreparedResponse(response, bodyIsShared: bodyIsShared) else { return nil }
+        let answer = PageAnswer(serial: entry.serial, prepared: prepared, startingSession: startingSession)
+        let ownBytes = bodyIsShared ? 0 : prepared.bodyByteCount
         pages.withLock { pages in
             if pages.map.count >= pageLimit || pages.bytes + ownBytes > pageByteLimit { pages = ([:], 0) }
             pages.bytes += ownBytes
-            pages.map[key] = PageAnswer(serial: entry.serial, prepared: prepared)
+            pages.map[key] = answer
         }
-        return prepared
+        return answer
     }
 
     /// The answers for a file no route claims, once its bytes are in memory; kept for good (the files are read once).

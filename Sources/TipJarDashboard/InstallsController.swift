@@ -22,24 +22,20 @@ struct InstallsController: DashboardController {
             try await pageCache.page(request, csrfToken: renderer.csrfToken(context)) { try await overviewPage(context, csrfToken: $0) }
         }
         router.get("/installs") { request, context in
-            try await renderer.withFormSession(context) { try await pageCache.page(request, csrfToken: $0) { try await installsPage(request, context, csrfToken: $0) } }
+            try await pageCache.formPage(request, context) { try await installsPage(request, context, csrfToken: $0) }
         }
         router.get("/installs/:id") { request, context in
             let load = request.queryValue("load") == "now"
             let installID = try context.installID()
-            return try await renderer.withFormSession(context) { token in
-                try await pageCache.page(request, csrfToken: token, isStorable: { await cachePolicy.isStorable(installID: installID, loads: load) }) {
-                    try await installPage(request, installID: installID, load: load, csrfToken: $0)
-                }
+            return try await pageCache.formPage(request, context, isStorable: { await cachePolicy.isStorable(installID: installID, loads: load) }) {
+                try await installPage(request, installID: installID, load: load, csrfToken: $0)
             }
         }
         router.get("/installs/:id/offers") { request, context in
             let installID = try context.installID()
             guard context.wantsFragment else {
-                return try await renderer.withFormSession(context) { token in
-                    try await pageCache.page(request, csrfToken: token, isStorable: { await cachePolicy.isStorable(installID: installID, loads: true) }) {
-                        try await installPage(request, installID: installID, load: true, csrfToken: $0)
-                    }
+                return try await pageCache.formPage(request, context, isStorable: { await cachePolicy.isStorable(installID: installID, loads: true) }) {
+                    try await installPage(request, installID: installID, load: true, csrfToken: $0)
                 }
             }
             // With a session, the tiles and the other states carry the same token, so the fragment can be stored.

@@ -33,6 +33,8 @@ final class PageCache: Sendable {
         var size: Int
         /// Whether it was rendered for a session's token (else for none: `csrfToken` was empty).
         var hasSessionToken = false
+        /// Whether its route hands a request without a session a new one (``formPage(_:_:isStorable:render:)``).
+        var startsSession = false
         /// Tells this entry from any other stored under the same key (``PageCache+Immediate.swift``).
         var serial: UInt64 = 0
     }
@@ -90,8 +92,9 @@ final class PageCache: Sendable {
     ///   - csrfToken: the token this answer carries (empty for a request without a session).
     ///   - isStorable: whether what was just rendered may be stored (no clock, no simulated latency).
     ///   - render: renders the page with the token it is given.
+    ///   - startsSession: whether the route hands a request without a session a new one (stored with the entry).
     func page(
-        _ request: HTTPRequest, csrfToken: String, isStorable: () async -> Bool = { true },
+        _ request: HTTPRequest, csrfToken: String, startsSession: Bool = false, isStorable: () async -> Bool = { true },
         render: (_ csrfToken: String) async throws -> HTTPResponse
     ) async throws -> HTTPResponse {
         guard enabled.load(ordering: .relaxed) else { return try await render(csrfToken) }
@@ -107,9 +110,27 @@ final class PageCache: Sendable {
             store(
                 Entry(
                     version: before, fields: response.fields, segments: segments, size: response.body.count,
-                    hasSessionToken: !csrfToken.isEmpty), key: key)
+                    hasSessionToken: !csrfToken.isEmpty, startsSession: startsSession), key: key)
         }
         return response
+    }
+
+    /// A page with forms: ``page(_:csrfToken:startsSession:isStorable:render:)`` inside
+    /// ``PageRenderer/withFormSession(_:_:)``, so a request without a session gets a new one (its token in the forms,
+    /// `Set-Cookie` on the answer). The stored entry says so (``Entry/startsSession``), and the I/O thread answers such a
+    /// request the same way (``ImmediateAnswers``).
+    /// - Parameters:
+    ///   - request: the GET (or HEAD) request.
+    ///   - context: its context (its session, if any).
+    ///   - isStorable: whether what was just rendered may be stored.
+    ///   - render: renders the page with the token it is given.
+    func formPage(
+        _ request: HTTPRequest, _ context: DashboardContext, isStorable: () async -> Bool = { true },
+        render: (_ csrfToken: String) async throws -> HTTPResponse
+    ) async throws -> HTTPResponse {
+        try await PageRenderer.withFormSession(context) { token in
+            try await page(request, csrfToken: token, startsSession: true, isStorable: isStorable, render: render)
+        }
     }
 
     /// The key a request's page is stored under: whether it asks for a fragment, and its request-target.
@@ -151,23 +172,9 @@ final class PageCache: Sendable {
         }
     }
 
-    /// `body` cut at every occurrence of `marker` (the marker left out).
+    /// `body` cut at every occurrence of `marker` (the marker left out): ``HTTPServer/PreparedResponse/cut(_:at:)``.
     static func split(_ body: [UInt8], at marker: [UInt8]) -> [[UInt8]] {
-        guard let first = marker.first, body.count >= marker.count else { return [body] }
-        var segments: [[UInt8]] = []
-        var start = 0
-        var index = 0
-        while index <= body.count - marker.count {
-            if body[index] == first, body[index..<(index + marker.count)].elementsEqual(marker) {
-                segments.append(Array(body[start..<index]))
-                index += marker.count
-                start = index
-            } else {
-                index += 1
-            }
-        }
-        segments.append(Array(body[start...]))
-        return segments
+        PreparedResponse.cut(body, at: marker)
     }
 
     /// The segments joined with `token` between each two.

@@ -22,6 +22,11 @@ struct PageRenderer: Sendable {
     /// requests for anything without a form (JSON, static files, fragments without forms, redirects, errors)
     /// never set the cookie.
     func withFormSession(_ context: DashboardContext, _ render: (_ csrfToken: String) async throws -> HTTPResponse) async throws -> HTTPResponse {
+        try await Self.withFormSession(context, render)
+    }
+
+    /// ``withFormSession(_:_:)``, which needs nothing of the renderer (for ``PageCache/formPage(_:_:isStorable:render:)``).
+    static func withFormSession(_ context: DashboardContext, _ render: (_ csrfToken: String) async throws -> HTTPResponse) async throws -> HTTPResponse {
         if let existing = context.csrfToken { return try await render(existing) }
         let token = CSRFCookie.randomHexPair().first
         var response = try await render(token)

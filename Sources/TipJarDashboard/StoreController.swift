@@ -19,7 +19,7 @@ struct StoreController: DashboardController {
 
     func register(in router: inout Router<DashboardContext>) {
         router.get("/store") { request, context in
-            try await renderer.withFormSession(context) { try await pageCache.page(request, csrfToken: $0) { try await storePage(request, context, csrfToken: $0) } }
+            try await pageCache.formPage(request, context) { try await storePage(request, context, csrfToken: $0) }
         }
         router.post("/store") { request, context in
             let group = try StoreFormGroup(form: context.form)

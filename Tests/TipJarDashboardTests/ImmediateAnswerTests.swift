@@ -118,8 +118,6 @@ struct ImmediateAnswerTests {
                 Self.request("POST", "/api/installs", ["Content-Type": "application/json"], body: Array("{}".utf8)),
                 Self.request("PUT", "/app.css"), Self.request("DELETE", "/installs/\(id)"), Self.request("OPTIONS", "/app.css"),
                 Self.request("/app.css", body: [0x61]),
-                // Without a session the install page hands one out (Set-Cookie): only the routes do that.
-                Self.request("/installs/\(id)"), Self.request("/installs/\(id)", ["Cookie": "tipjar_session=short"]),
                 // The overview stored without a session holds the placeholder of a token: with a session, the routes splice it in.
                 Self.request("/", ["Cookie": Self.session]),
                 Self.request("/installs/\(id)?textSize=large", ["Cookie": Self.session]),  // not stored yet
@@ -130,6 +128,41 @@ struct ImmediateAnswerTests {
                 #expect(Self.fast(dashboard, request) == nil, "\(request.method) \(request.target) was answered at once")
             }
             #expect(await dashboard.respond(to: Self.request("/installs/\(id)")).fields["Set-Cookie"] != nil)
+        }
+    }
+
+    /// `answer` with the token its `Set-Cookie` hands out written `TOKEN` wherever it occurs, and that token.
+    static func withoutNewToken(_ answer: String) throws -> (text: String, token: String) {
+        let start = try #require(answer.range(of: "\r\nSet-Cookie: tipjar_session="), "no new session in \(answer.prefix(400))")
+        let token = String(answer[start.upperBound...].prefix(64))
+        return (answer.replacingOccurrences(of: token, with: "TOKEN"), token)
+    }
+
+    @Test func aPageWhoseRouteStartsSessionsIsAnsweredAtOnceWithANewSessionAsItsRouteGivesOne() async throws {
+        try await withLiveServer { server in
+            let dashboard = server.dashboard
+            let created = await server.json("POST", "/api/installs", #"{"locale":"en","storefront":"USA","launch":true}"#)
+            let id = try #require(created.object["id"] as? String)
+            for target in ["/installs/\(id)", "/installs", "/store", "/installs/\(id)/offers"] {
+                for cookie in [nil, "tipjar_session=short"] {  // no session, or a cookie that is not one
+                    let request = Self.request(target, cookie.map { ["Cookie": $0] } ?? HTTPFields())
+                    _ = await dashboard.respond(to: request)
+                    _ = await dashboard.respond(to: request)  // a first load changes what the page shows: the second view is stored
+                    let immediate = try Self.withoutNewToken(try #require(Self.fast(dashboard, request), "\(target) was not answered at once"))
+                    let normal = try Self.withoutNewToken(await Self.slow(dashboard, request))
+                    #expect(immediate.text == normal.text, "\(target): the route's bytes, but the new token")
+                    #expect(immediate.token != normal.token && immediate.token != dashboard.pageCache.placeholder, "\(target): a token of its own")
+                    #expect(CSRFCookie.token(fromCookie: "tipjar_session=" + immediate.token) != nil, "\(target): a token the session check accepts")
+                    #expect(immediate.text.contains("value=\"TOKEN\""), "\(target): the new token is in the page's forms")
+                    let again = try Self.withoutNewToken(try #require(Self.fast(dashboard, request)))
+                    #expect(again.token != immediate.token, "\(target): every request without a session gets its own")
+                }
+            }
+            // A page whose route reads a session but never starts one (the catalog) is not given one at once.
+            _ = await dashboard.respond(to: Self.request("/catalog", ["Cookie": Self.session]))
+            _ = await dashboard.respond(to: Self.request("/catalog", ["Cookie": Self.session]))
+            #expect(Self.fast(dashboard, Self.request("/catalog")) == nil)
+            #expect(await dashboard.respond(to: Self.request("/catalog")).fields["Set-Cookie"] == nil)
         }
     }
 
