@@ -15,10 +15,10 @@
 # second view: the stored page with its token spliced in, no new session) vs that saved page; (4) case 1 again while 1,000 idle keep-alive
 # connections are held open (ours and nginx).
 # Prints, per case, the median over the rounds of req/s for both and of the ratio ours/nginx (with every
-# round's ratio), the worst p99 of ours, the server's peak RSS (VmHWM) and the targets: static >= 0.95x nginx,
-# every answer the page cache holds and the I/O thread sends itself (cases 3, 6, 7, 8) >= 0.8x; fresh install page
-# >= 0.3x and install page with a full timeline >= 0.6x (aim 0.8x): without a session cookie these hand out a new
-# session (Set-Cookie), so they take the middlewares and routes; p99 <= 5 ms in every round, peak RSS <= 64 MiB.
+# round's ratio), the worst p99 of ours and of nginx, the server's peak RSS (VmHWM) and the targets: static >= 0.95x
+# nginx, every answer the page cache holds and the I/O thread sends itself (cases 2, 3, 5, 6, 7, 8; cases 2 and 5,
+# sent without a session cookie, get a new session as their route gives one) >= 0.8x; p99 <= 5 ms in every round,
+# peak RSS <= 64 MiB.
 set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -284,10 +284,10 @@ for line in open(path):
 names = {"1": "1 static /app.css", "2": "2 install page, fresh", "3": "3 GET /api/installs/{id}",
          "5": "5 install page, full timeline", "6": "6 GET .../offers", "7": "7 / (overview)",
          "8": "8 full-timeline page, session", "4": "4 /app.css + %s idle" % idle}
-targets = {"1": 0.95, "2": 0.3, "3": 0.8, "5": 0.6, "6": 0.8, "7": 0.8, "8": 0.8, "4": 0.5}
+targets = {"1": 0.95, "2": 0.8, "3": 0.8, "5": 0.8, "6": 0.8, "7": 0.8, "8": 0.8, "4": 0.5}
 print()
 print("HTTP benchmark: wrk -t1 -c%s -d%s --latency, 127.0.0.1, release build, median of %s rounds (case 4: one)" % (conns, duration, rounds))
-print("%-30s %11s %9s %11s %8s %s" % ("case", "ours req/s", "ours p99", "nginx req/s", "ratio", "rounds' ratios; target"))
+print("%-30s %11s %9s %11s %9s %8s %s" % ("case", "ours req/s", "ours p99", "nginx req/s", "nginx p99", "ratio", "rounds' ratios; target"))
 failed = []
 for case in ["1", "2", "3", "5", "6", "7", "8", "4"]:
     ours, nginx = runs.get(case, {}).get("ours", {}), runs.get(case, {}).get("nginx", {})
@@ -299,17 +299,18 @@ for case in ["1", "2", "3", "5", "6", "7", "8", "4"]:
     o_rps = statistics.median(ours[r][0] for r in common)
     n_rps = statistics.median(nginx[r][0] for r in common)
     worst_p99 = max(ours[r][1] for r in common)
+    nginx_p99 = max(nginx[r][1] for r in common)  # the reference's own worst round, measured beside ours
     o_err = sum(ours[r][2] for r in common)
     notes = []
     if case in targets:
         ok = ratio >= targets[case]
-        notes.append("ratio>=%.2g %s%s" % (targets[case], "ok" if ok else "MISSED", " (aim 0.8)" if case == "5" else ""))
+        notes.append("ratio>=%.2g %s" % (targets[case], "ok" if ok else "MISSED"))
         if not ok: failed.append("%s ratio %.2f < %.2g" % (names[case], ratio, targets[case]))
     ok = worst_p99 <= 5.0
     notes.append("p99<=5ms %s" % ("ok" if ok else "MISSED"))
     if not ok: failed.append("%s p99 %.2f ms > 5 ms" % (names[case], worst_p99))
     if o_err: notes.append("ours errors=%d" % o_err); failed.append("%s: %d errors/non-2xx" % (names[case], o_err))
-    print("%-30s %11.0f %7.2fms %11.0f %7.2fx %s; %s" % (names[case], o_rps, worst_p99, n_rps, ratio,
+    print("%-30s %11.0f %7.2fms %11.0f %7.2fms %7.2fx %s; %s" % (names[case], o_rps, worst_p99, n_rps, nginx_p99, ratio,
                                                           "/".join("%.2f" % r for r in ratios), ", ".join(notes)))
 mib = rss_kb / 1024.0
 ok = 0 < mib <= 64

@@ -152,6 +152,9 @@ def main():
 
         crashed = Serve(database, port)
         answered_at, statuses, retry_after, api_error = None, set(), set(), None
+        # A POST sent just before the gate opened can be answered by the dashboard (201) after the banner is read:
+        # that install was written by an open dashboard, so it is counted, not taken for a refused write.
+        created_once_open = 0
         while crashed.banner_at is None and crashed.process.poll() is None and time.monotonic() - crashed.started < 300:
             for method, path, body in (("GET", "/", None), ("GET", "/api/installs", None),
                                        ("POST", "/api/installs", '{"locale":"en","storefront":"USA"}')):
@@ -160,6 +163,8 @@ def main():
                 status, fields, reply = request(port, method, path, body)
                 if status == 0:
                     continue
+                if method == "POST" and status == 201:
+                    created_once_open += 1
                 answered_at = answered_at or time.monotonic() - crashed.started
                 if crashed.banner_at is None:
                     statuses.add(status)
@@ -186,7 +191,8 @@ def main():
         crashed.process.send_signal(signal.SIGTERM)
         crashed.process.wait(timeout=60)
         count = sqlite3.connect(database).execute("SELECT count(*) FROM installs").fetchone()[0]
-        check("nothing the 503s refused was written", count == args.installs + 1, "%d installs" % count)
+        check("nothing the 503s refused was written", count == args.installs + 1 + created_once_open,
+              "%d installs (%d seeded, 1 before the kill, %d answered 201 once the gate opened)" % (count, args.installs, created_once_open))
     finally:
         shutil.rmtree(folder, ignore_errors=True)
     print("%d passed, %d failed" % (len(PASSED), len(FAILED)))
