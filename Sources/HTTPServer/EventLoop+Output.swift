@@ -139,11 +139,7 @@ extension EventLoop {
     /// where each part is kept, without joining them into one buffer.
     static func sendOutput(_ fd: Int32, _ output: ResponseSerializer.Output, from offset: Int) -> Int {
         let parts = output.parts
-        var first = 0, skip = offset
-        while first < parts.count && skip >= parts[first].count {
-            skip -= parts[first].count
-            first += 1
-        }
+        let (first, skip) = firstUnsent(parts, offset: offset)
         let count = min(parts.count - first, maxVectors)
         guard count > 0 else { return 0 }
         return withUnsafeTemporaryAllocation(of: iovec.self, capacity: count) { vectors in
@@ -163,6 +159,17 @@ extension EventLoop {
             }
             return gather(0)
         }
+    }
+
+    /// The first part not wholly sent at `offset`, and how much of it is: computed apart so that what `gather` captures
+    /// is constant (a captured `var` would be boxed on the heap for every call).
+    static func firstUnsent(_ parts: [[UInt8]], offset: Int) -> (index: Int, sent: Int) {
+        var index = 0, sent = offset
+        while index < parts.count && sent >= parts[index].count {
+            sent -= parts[index].count
+            index += 1
+        }
+        return (index, sent)
     }
 
     /// The most parts one `sendmsg(2)` gathers (Linux allows `IOV_MAX`, 1,024); the rest go in the next call.

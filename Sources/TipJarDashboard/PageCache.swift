@@ -104,7 +104,7 @@ final class PageCache: Sendable {
         let token = Array(csrfToken.utf8)
         if let stored { return HTTPResponse(status: .ok, fields: stored.fields, body: Self.join(stored.segments, token)) }
         var response = try await render(placeholder)
-        let segments = Self.split(response.body, at: placeholderBytes)
+        let segments = PreparedResponse.cut(response.body, at: placeholderBytes)
         response.body = Self.join(segments, token)
         if response.status == .ok, response.stream == nil, !response.fields.contains("Set-Cookie"), await isStorable(), version == before {
             store(
@@ -170,11 +170,6 @@ final class PageCache: Sendable {
                 if let removed = state.entries.removeValue(forKey: oldest) { state.bytes -= removed.size }
             }
         }
-    }
-
-    /// `body` cut at every occurrence of `marker` (the marker left out): ``HTTPServer/PreparedResponse/cut(_:at:)``.
-    static func split(_ body: [UInt8], at marker: [UInt8]) -> [[UInt8]] {
-        PreparedResponse.cut(body, at: marker)
     }
 
     /// The segments joined with `token` between each two.

@@ -77,27 +77,32 @@ def inside(found, where):
     return problems
 
 
-@pytest.mark.parametrize("locale, storefront", LOCALES)  # one test per locale, so the workers share them
-def test_the_alert_is_an_ios_alert_inside_the_viewport_at_every_size(browser, server, locale, storefront):
-    problems = []
-    server.store(purchaseOutcome="failed", purchaseError="networkError")
+def each_width_and_size(browser, server, locale, storefront):
+    """Opens a new install of `locale` at each width and each text size; yields the width and a label for problems."""
     install_id = server.create_install(locale=locale, storefront=storefront)
     for where in WIDTHS:
         set_width(browser, where)
         for size in BODY_POINTS:
             open_install(browser, server, install_id, f"?textSize={size}")
-            tile(browser, "coffee").click()
-            wait(browser, lambda: alert_is_modal(browser), message="no modal alert")
-            found = browser.execute_script(DIALOG_JS, "alert")
-            label = f"{locale} {where[0]} px {size}"
-            problems += [f"{label}: {p}" for p in inside(found, where)]
-            if found["align"] != ["center", "center"]:
-                problems.append(f"{label}: title and message are aligned {found['align']}, not centred")
-            for button in found["buttons"]:
-                if abs(button["width"] - found["clientWidth"]) > 1:
-                    problems.append(f"{label}: a button is {button['width']} px wide in a {found['clientWidth']} px alert")
-            browser.find_element(By.CSS_SELECTOR, "dialog#alert button").click()
-            wait(browser, lambda: not alert_is_modal(browser))
+            yield where, f"{locale} {where[0]} px {size}"
+
+
+@pytest.mark.parametrize("locale, storefront", LOCALES)  # one test per locale, so the workers share them
+def test_the_alert_is_an_ios_alert_inside_the_viewport_at_every_size(browser, server, locale, storefront):
+    problems = []
+    server.store(purchaseOutcome="failed", purchaseError="networkError")
+    for where, label in each_width_and_size(browser, server, locale, storefront):
+        tile(browser, "coffee").click()
+        wait(browser, lambda: alert_is_modal(browser), message="no modal alert")
+        found = browser.execute_script(DIALOG_JS, "alert")
+        problems += [f"{label}: {p}" for p in inside(found, where)]
+        if found["align"] != ["center", "center"]:
+            problems.append(f"{label}: title and message are aligned {found['align']}, not centred")
+        for button in found["buttons"]:
+            if abs(button["width"] - found["clientWidth"]) > 1:
+                problems.append(f"{label}: a button is {button['width']} px wide in a {found['clientWidth']} px alert")
+        browser.find_element(By.CSS_SELECTOR, "dialog#alert button").click()
+        wait(browser, lambda: not alert_is_modal(browser))
     assert not problems, "\n".join(problems)
 
 
@@ -105,27 +110,22 @@ def test_the_alert_is_an_ios_alert_inside_the_viewport_at_every_size(browser, se
 def test_the_purchase_sheet_shows_product_price_account_and_a_wide_confirm_inside_the_viewport_at_every_size(browser, server, locale, storefront):
     problems = []
     server.store(skipPurchaseSheet=False)
-    install_id = server.create_install(locale=locale, storefront=storefront)
-    for where in WIDTHS:
-        set_width(browser, where)
-        for size in BODY_POINTS:
-            open_install(browser, server, install_id, f"?textSize={size}")
-            tile(browser, "coffee").click()
-            wait(browser, lambda: sheet_is_modal(browser), message="no modal purchase sheet")
-            found = browser.execute_script(DIALOG_JS, "purchase-sheet")
-            label = f"{locale} {where[0]} px {size}"
-            problems += [f"{label}: {p}" for p in inside(found, where)]
-            for part in ("sheet-name", "sheet-price", "sheet-account", "sheet-confirm", "sheet-cancel"):
-                if not browser.find_element(By.ID, part).is_displayed():
-                    problems.append(f"{label}: no {part}")
-            confirm = browser.execute_script(
-                "var sheet = document.getElementById('purchase-sheet'), style = getComputedStyle(sheet);"
-                "return {confirm: document.getElementById('sheet-confirm').getBoundingClientRect().width,"
-                " content: sheet.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight)};")
-            if abs(confirm["confirm"] - confirm["content"]) > 1:
-                problems.append(f"{label}: Confirm is {confirm['confirm']} px wide in a {confirm['content']} px sheet")
-            browser.find_element(By.ID, "sheet-cancel").click()
-            wait(browser, lambda: sheet_is_gone(browser), message="Cancel did not close the sheet")
+    for where, label in each_width_and_size(browser, server, locale, storefront):
+        tile(browser, "coffee").click()
+        wait(browser, lambda: sheet_is_modal(browser), message="no modal purchase sheet")
+        found = browser.execute_script(DIALOG_JS, "purchase-sheet")
+        problems += [f"{label}: {p}" for p in inside(found, where)]
+        for part in ("sheet-name", "sheet-price", "sheet-account", "sheet-confirm", "sheet-cancel"):
+            if not browser.find_element(By.ID, part).is_displayed():
+                problems.append(f"{label}: no {part}")
+        confirm = browser.execute_script(
+            "var sheet = document.getElementById('purchase-sheet'), style = getComputedStyle(sheet);"
+            "return {confirm: document.getElementById('sheet-confirm').getBoundingClientRect().width,"
+            " content: sheet.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight)};")
+        if abs(confirm["confirm"] - confirm["content"]) > 1:
+            problems.append(f"{label}: Confirm is {confirm['confirm']} px wide in a {confirm['content']} px sheet")
+        browser.find_element(By.ID, "sheet-cancel").click()
+        wait(browser, lambda: sheet_is_gone(browser), message="Cancel did not close the sheet")
     assert not problems, "\n".join(problems)
 
 
