@@ -94,6 +94,8 @@ public struct HTTPFields: Sendable, Sequence, Equatable, ExpressibleByDictionary
 /// Compares two strings byte-wise, folding ASCII letters only (field names and tokens are ASCII).
 @inlinable
 func asciiCaseInsensitiveEquals(_ a: String, _ b: String) -> Bool {
+    // Lengths first: a native string's UTF-8 count needs no pass over it, and most names compared differ in length.
+    guard a.utf8.count == b.utf8.count else { return false }
     var a = a, b = b
     return a.withUTF8 { pa in
         b.withUTF8 { pb in

@@ -8,7 +8,9 @@ import Glibc
 
 /// A log that never blocks or traps its callers, for the access log written on the event loop's
 /// thread: ``write(line:)`` only appends to a bounded buffer, and a dedicated thread writes the
-/// buffer with `write(2)` (in batches: when 32 KiB are waiting, or every 100 ms).
+/// buffer with `write(2)` (in batches: when 32 KiB are waiting, or every 100 ms). A line can also be
+/// queued unformatted (``write(formatting:estimatedBytes:)``): the writer's thread makes its text, in
+/// its place among the others, so the I/O thread that answered the request does not.
 ///
 /// A reader that stops reading fills the pipe and blocks only that thread; lines that find the
 /// buffer full are dropped and counted, and once a write succeeds again one line reports how many
@@ -19,6 +21,11 @@ import Glibc
 public final class LogWriter: Sendable {
     struct State {
         var pending: [UInt8] = []
+        /// Lines still to be formatted, each with the length `pending` had when it was queued (its place).
+        var deferred: [(at: Int, line: @Sendable (inout [UInt8]) -> Void)] = []
+        /// The bytes the deferred lines were estimated to take, counted against the capacity.
+        var deferredBytes = 0
+        var queuedBytes: Int { pending.count + deferredBytes }
         /// Lines dropped since the last report.
         var dropped = 0
     }
@@ -61,15 +68,36 @@ public final class LogWriter: Sendable {
     /// - Parameter line: One line, without its newline.
     public func write(line: String) {
         let needed = line.utf8.count + 1
+        enqueue(needed) { state in
+            state.pending.append(contentsOf: line.utf8)
+            state.pending.append(UInt8(ascii: "\n"))
+        }
+    }
+
+    /// Queues a line that the writer's thread formats, after every line queued before it and before every line
+    /// queued after it, or drops it (counted) when the buffer is full. Never blocks on the descriptor.
+    /// - Parameters:
+    ///   - line: Appends the line's bytes, without its newline, to what the thread writes; called once, on the writer's
+    ///     thread.
+    ///   - estimatedBytes: What the line is expected to take, counted against the capacity until it is written.
+    public func write(formatting line: @escaping @Sendable (inout [UInt8]) -> Void, estimatedBytes: Int) {
+        enqueue(max(1, estimatedBytes)) { state in
+            state.deferred.append((state.pending.count, line))
+            state.deferredBytes += max(1, estimatedBytes)
+        }
+    }
+
+    /// Adds `needed` bytes' worth with `add` when they fit, else counts a dropped line; wakes the thread when a batch
+    /// is complete.
+    private func enqueue(_ needed: Int, _ add: (inout State) -> Void) {
         let wakeNow: Bool? = state.withLock { state in
-            guard state.pending.count + needed <= capacity else {
+            guard state.queuedBytes + needed <= capacity else {
                 state.dropped += 1
                 return nil
             }
-            let before = state.pending.count
-            state.pending.append(contentsOf: line.utf8)
-            state.pending.append(UInt8(ascii: "\n"))
-            return before < Self.batchBytes && state.pending.count >= Self.batchBytes
+            let before = state.queuedBytes
+            add(&state)
+            return before < Self.batchBytes && state.queuedBytes >= Self.batchBytes
         }
         guard let wakeNow else {
             droppedTotal.add(1, ordering: .relaxed)
@@ -85,7 +113,7 @@ public final class LogWriter: Sendable {
     @discardableResult
     public func flush(timeout: Duration = .seconds(1)) -> Bool {
         let deadline = ContinuousClock.now + timeout
-        while state.withLock({ !$0.pending.isEmpty }) || isWriting.load(ordering: .acquiring) {
+        while state.withLock({ $0.queuedBytes > 0 }) || isWriting.load(ordering: .acquiring) {
             guard ContinuousClock.now < deadline else { return false }
             wake.signal()
             usleep(1_000)
@@ -105,20 +133,39 @@ public final class LogWriter: Sendable {
         _ = wake.wait(timeout: .now() + .milliseconds(100))
         isWriting.store(true, ordering: .releasing)
         defer { isWriting.store(false, ordering: .releasing) }
-        var (bytes, dropped) = state.withLock { state in
+        var (bytes, deferred, dropped) = state.withLock { state in
             defer {
                 state.pending.removeAll(keepingCapacity: true)
+                state.deferred.removeAll(keepingCapacity: true)
+                state.deferredBytes = 0
                 state.dropped = 0
             }
-            return (state.pending, state.dropped)
+            return (state.pending, state.deferred, state.dropped)
         }
-        let lines = bytes.reduce(0) { $0 + ($1 == UInt8(ascii: "\n") ? 1 : 0) }
+        if !deferred.isEmpty { bytes = Self.placing(deferred, in: bytes) }
+        let lineBytes = bytes.count
         // The lines lost while the reader was away come after those it was still given.
         if dropped > 0 { bytes += Array("\(name): \(dropped) log lines dropped: the log's reader fell behind or went away\n".utf8) }
         guard !bytes.isEmpty, !writeAll(bytes) else { return }
+        let lines = bytes[..<lineBytes].reduce(0) { $0 + ($1 == UInt8(ascii: "\n") ? 1 : 0) }
         droppedTotal.add(lines, ordering: .relaxed)
         dropped += lines
         state.withLock { $0.dropped += dropped }
+    }
+
+    /// `bytes` with each deferred line made and put in its place, followed by a newline.
+    private static func placing(_ deferred: [(at: Int, line: @Sendable (inout [UInt8]) -> Void)], in bytes: [UInt8]) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count + deferred.count * 160)
+        var copied = 0
+        for (at, line) in deferred {
+            out.append(contentsOf: bytes[copied..<at])
+            copied = at
+            line(&out)
+            out.append(UInt8(ascii: "\n"))
+        }
+        out.append(contentsOf: bytes[copied...])
+        return out
     }
 
     /// Writes all of `bytes` with `write(2)`; false on an error other than EINTR/EAGAIN (EPIPE:

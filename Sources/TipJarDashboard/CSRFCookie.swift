@@ -20,50 +20,69 @@ enum CSRFCookie {
     /// The `Set-Cookie` field value that hands a browser `token`.
     static func setCookie(token: String) -> String { "\(cookieName)=\(token); Path=/; HttpOnly; SameSite=Strict" }
 
-    /// Two independent 32-byte secrets from one read of the
-    /// system's CSPRNG (glibc's `arc4random_buf`, seeded from `getrandom(2)`), as 64 hex
-    /// digits each.
-    static func randomHexPair() -> (first: String, second: String) {
-        var bytes = [UInt8](repeating: 0, count: 64)
-        bytes.withUnsafeMutableBytes { buffer in arc4random_buf(buffer.baseAddress!, buffer.count) }
-        let digits = Array("0123456789abcdef".utf8)
-        func hex(_ slice: ArraySlice<UInt8>) -> String {
-            var text = [UInt8]()
-            text.reserveCapacity(slice.count * 2)
-            for byte in slice {
-                text.append(digits[Int(byte >> 4)])
-                text.append(digits[Int(byte & 0xF)])
-            }
-            return String(decoding: text, as: UTF8.self)
-        }
-        return (hex(bytes[0..<32]), hex(bytes[32..<64]))
+    /// A 32-byte secret from the system's CSPRNG (glibc's `arc4random_buf`, seeded from `getrandom(2)`), as 64
+    /// lowercase hex digits.
+    static func randomToken() -> String {
+        String(decoding: randomTokenBytes(), as: UTF8.self)
     }
 
+    /// ``randomToken()``'s 64 hex digits as bytes, for a response that splices them in.
+    static func randomTokenBytes() -> [UInt8] {
+        var secret = (UInt64(0), UInt64(0), UInt64(0), UInt64(0))
+        withUnsafeMutableBytes(of: &secret) { arc4random_buf($0.baseAddress!, $0.count) }
+        return withUnsafeBytes(of: &secret) { random in
+            [UInt8](unsafeUninitializedCapacity: 64) { digits, count in
+                for (index, byte) in random.enumerated() {
+                    digits[2 * index] = hexDigit(byte >> 4)
+                    digits[2 * index + 1] = hexDigit(byte & 0xF)
+                }
+                count = 64
+            }
+        }
+    }
+
+    private static func hexDigit(_ nibble: UInt8) -> UInt8 { nibble < 10 ? 0x30 + nibble : 0x61 - 10 + nibble }
+
     /// The token in a `Cookie` field value (RFC 6265 §5.4 `name=value; …` pairs), or `nil` when the cookie is
-    /// absent or is not 64 lowercase hex digits (one ``randomHexPair()`` makes).
+    /// absent or is not 64 lowercase hex digits (one ``randomToken()`` makes).
     static func token(fromCookie header: String?) -> String? {
-        // RFC 6265 §5.2: whitespace around a cookie's value is not part of it (trimmed on the UTF-8 bytes: this runs on
-        // the server's I/O thread for every stored page, where Foundation's trimming costs a trip through UTF-16).
-        let isWhitespace: (UInt8) -> Bool = { $0 == 0x20 || $0 == 0x09 }
-        guard let untrimmed = cookie(named: cookieName, in: header)?.utf8,
-            let first = untrimmed.firstIndex(where: { !isWhitespace($0) }), let last = untrimmed.lastIndex(where: { !isWhitespace($0) })
-        else { return nil }
-        let value = String(Substring(untrimmed[first...last]))
-        guard value.utf8.count == 64,
-            value.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) })
-        else { return nil }
-        return value
+        guard var header else { return nil }
+        // On the UTF-8 bytes, with no array of pairs: this runs on the server's I/O thread for every stored page.
+        return header.withUTF8 { bytes -> String? in
+            guard let range = valueRange(named: cookieName, in: bytes) else { return nil }
+            // RFC 6265 §5.2: whitespace around a cookie's value is not part of it.
+            var first = range.lowerBound, end = range.upperBound
+            while first < end, bytes[first] == 0x20 || bytes[first] == 0x09 { first += 1 }
+            while end > first, bytes[end - 1] == 0x20 || bytes[end - 1] == 0x09 { end -= 1 }
+            let value = UnsafeBufferPointer(rebasing: bytes[first..<end])
+            guard value.count == 64, value.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }) else { return nil }
+            return String(decoding: value, as: UTF8.self)
+        }
     }
 
     /// The value of the cookie `name` in a `Cookie` field value (RFC 6265 §5.4), or `nil`.
     static func cookie(named name: String, in header: String?) -> String? {
-        guard let header else { return nil }
-        for pair in header.utf8.split(separator: UInt8(ascii: ";")) {
-            guard let equals = pair.firstIndex(of: UInt8(ascii: "=")) else { continue }
-            let key = pair[..<equals].drop { $0 == UInt8(ascii: " ") }
-            guard key.elementsEqual(name.utf8) else { continue }
-            let value = pair[pair.index(after: equals)...].drop { $0 == UInt8(ascii: " ") }
-            return value.isEmpty ? nil : String(decoding: value, as: UTF8.self)
+        guard var header else { return nil }
+        return header.withUTF8 { bytes in
+            valueRange(named: name, in: bytes).map { String(decoding: UnsafeBufferPointer(rebasing: bytes[$0]), as: UTF8.self) }
+        }
+    }
+
+    /// Where the value of the first pair named `name` is in `bytes` (`;`-separated `name=value` pairs, spaces before
+    /// the name and the value skipped), or `nil` when there is none or its value is empty.
+    private static func valueRange(named name: String, in bytes: UnsafeBufferPointer<UInt8>) -> Range<Int>? {
+        var start = 0
+        while start < bytes.count {
+            var end = start
+            while end < bytes.count, bytes[end] != UInt8(ascii: ";") { end += 1 }
+            var key = start
+            while key < end, bytes[key] == UInt8(ascii: " ") { key += 1 }
+            if let equals = bytes[key..<end].firstIndex(of: UInt8(ascii: "=")), bytes[key..<equals].elementsEqual(name.utf8) {
+                var value = equals + 1
+                while value < end, bytes[value] == UInt8(ascii: " ") { value += 1 }
+                return value < end ? value..<end : nil
+            }
+            start = end + 1
         }
         return nil
     }

@@ -117,11 +117,34 @@ public struct DashboardStack: HTTPResponder {
         _ configuration: HTTPServerConfiguration, gate: StartUpGate, adminToken: String?,
         accessLog: (@Sendable (AccessLogEntry) -> Void)?
     ) -> HTTPServer {
+        server(configuration, gate: gate, entries: accessLog.map { redacting($0, adminToken: adminToken) })
+    }
+
+    /// The HTTP server in front of `gate`, as the other `server(_:gate:adminToken:accessLog:)` builds it, but
+    /// with its access log lines written by `accessLog`. The I/O thread only queues each entry; the log's own thread redacts
+    /// it (``AccessLogRedaction``, with the admin token) and formats it (``AccessLogEntry/append(to:)``), in order.
+    /// - Parameters:
+    ///   - configuration: Address, port and `Host` allow-list.
+    ///   - gate: The responder.
+    ///   - adminToken: The admin token, redacted from the access log.
+    ///   - accessLog: Where the lines go.
+    public static func server(
+        _ configuration: HTTPServerConfiguration, gate: StartUpGate, adminToken: String?, accessLog: LogWriter
+    ) -> HTTPServer {
+        server(configuration, gate: gate) { entry in
+            accessLog.write(
+                formatting: { AccessLogRedaction.redact(entry, adminToken: adminToken).append(to: &$0) },
+                estimatedBytes: entry.estimatedLineBytes)
+        }
+    }
+
+    /// The server, its security headers added to its own answers, each answer's entry given to `entries` as it is.
+    private static func server(
+        _ configuration: HTTPServerConfiguration, gate: StartUpGate, entries: (@Sendable (AccessLogEntry) -> Void)?
+    ) -> HTTPServer {
         var serverConfiguration = configuration
         serverConfiguration.serverResponseFields = SecurityHeaders.fields
-        return HTTPServer(
-            configuration: serverConfiguration, responder: gate,
-            accessLog: accessLog.map { redacting($0, adminToken: adminToken) })
+        return HTTPServer(configuration: serverConfiguration, responder: gate, accessLog: entries)
     }
 
     /// `log`, called with each entry's secrets redacted (``AccessLogRedaction/redact(_:adminToken:)``).

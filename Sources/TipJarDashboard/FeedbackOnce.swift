@@ -15,7 +15,7 @@ enum FeedbackOnce {
     static let cookieName = "tipjar_feedback_shown"
 
     /// `&once=…`, a fresh marker for a redirect's query.
-    static func marker() -> String { "&once=" + CSRFCookie.randomHexPair().first.prefix(16) }
+    static func marker() -> String { "&once=" + CSRFCookie.randomToken().prefix(16) }
 
     /// The feedback the page at `request` shows, and the `Set-Cookie` value that marks it shown (`nil` when there
     /// is nothing to mark).

@@ -20,7 +20,7 @@ import Synchronization
 /// A stored page rendered with a session's token (``PageCache/Entry/hasSessionToken``) is answered to a request with a
 /// session cookie (``CSRFCookie/token(fromCookie:)``), with its token spliced in. To a request without one it is answered only
 /// when its route hands out a new session (``PageCache/Entry/startsSession``, ``PageCache/formPage(_:_:isStorable:render:)``),
-/// as that route does: a new token (``CSRFCookie/randomHexPair()``) in its forms and in the `Set-Cookie` that
+/// as that route does: a new token (``CSRFCookie/randomTokenBytes()``) in its forms and in the `Set-Cookie` that
 /// ``PageRenderer/withFormSession(_:_:)`` adds; any other request without a session takes the chain. A page rendered without
 /// a token is answered to a request without a session, and to one with a session only when the page holds no token at all.
 ///
@@ -112,7 +112,7 @@ final class ImmediateAnswers: Sendable {
         guard entry.hasSessionToken else { return kept.prepared }
         if let session { return kept.prepared.splicing(entry.segments, with: Array(session.utf8)) }
         // What `PageRenderer.withFormSession` does for a request without a session: a new token in its forms and its cookie.
-        return kept.startingSession?.splicing(entry.segments, with: Array(CSRFCookie.randomHexPair().first.utf8))
+        return kept.startingSession?.splicing(entry.segments, with: CSRFCookie.randomTokenBytes())
     }
 
     /// Prepares the answers for a stored page and keeps them while its entry is the one stored: with the session's

@@ -70,7 +70,7 @@ final class PageCache: Sendable {
         self.enabled = Atomic(isEnabled)
         self.byteLimit = byteLimit
         self.entryLimit = entryLimit
-        placeholder = CSRFCookie.randomHexPair().first
+        placeholder = CSRFCookie.randomToken()
         placeholderBytes = Array(placeholder.utf8)
     }
 

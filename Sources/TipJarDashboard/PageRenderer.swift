@@ -28,7 +28,7 @@ struct PageRenderer: Sendable {
     /// ``withFormSession(_:_:)``, which needs nothing of the renderer (for ``PageCache/formPage(_:_:isStorable:render:)``).
     static func withFormSession(_ context: DashboardContext, _ render: (_ csrfToken: String) async throws -> HTTPResponse) async throws -> HTTPResponse {
         if let existing = context.csrfToken { return try await render(existing) }
-        let token = CSRFCookie.randomHexPair().first
+        let token = CSRFCookie.randomToken()
         var response = try await render(token)
         guard response.status == .ok else { return response }
         response.fields.append(name: "Set-Cookie", value: CSRFCookie.setCookie(token: token))

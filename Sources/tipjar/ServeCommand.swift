@@ -177,7 +177,7 @@ struct ServeCommand {
                 host: host, port: port, additionalHosts: allowedHosts,
                 maxConnectionsPerAddress: maxConnectionsPerAddress,
                 maxStreams: maxStreams, maxStreamsPerAddress: maxStreamsPerAddress),
-            gate: gate, adminToken: adminToken, accessLog: { entry in accessLog.write(line: entry.description) })
+            gate: gate, adminToken: adminToken, accessLog: accessLog)
         // Handlers first, so a signal that arrives as soon as the port is open is already caught.
         let stopping = StopRequest()
         let signals = Self.installSignalHandlers {

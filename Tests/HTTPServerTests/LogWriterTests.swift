@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import TestSupport
 import Testing
 
@@ -73,5 +74,38 @@ struct LogWriterTests {
         writer.write(line: "second")
         #expect(writer.flush(timeout: .seconds(10)))
         #expect(Self.read(ends.read) { $0.hasSuffix("second\n") } == "first\nsecond\n")
+    }
+
+    @Test func aLineFormattedOnTheWritersThreadKeepsItsPlaceAmongTheOthers() {
+        let ends = Self.smallPipe()
+        defer { close(ends.read) }
+        let writer = LogWriter(fileDescriptor: ends.write, capacity: 4096, name: "test")
+        let caller = UInt(pthread_self())
+        let formattedOn = Mutex<[UInt]>([])
+        writer.write(line: "first")
+        writer.write(formatting: {
+            formattedOn.withLock { $0.append(UInt(pthread_self())) }
+            $0.append(contentsOf: "second".utf8)
+        }, estimatedBytes: 7)
+        writer.write(line: "third")
+        writer.write(formatting: { $0.append(contentsOf: "fourth".utf8) }, estimatedBytes: 7)
+        #expect(writer.flush(timeout: .seconds(10)))
+        #expect(Self.read(ends.read) { $0.hasSuffix("fourth\n") } == "first\nsecond\nthird\nfourth\n")
+        let threads = formattedOn.withLock { $0 }
+        #expect(threads.count == 1 && threads.first != caller, "made once, by the writer's thread, not the caller's")
+    }
+
+    @Test func aLineToFormatThatFindsTheBufferFullIsDroppedAndCountedUnmade() {
+        let ends = Self.smallPipe()
+        defer { close(ends.read) }
+        let writer = LogWriter(fileDescriptor: ends.write, capacity: 100, name: "test")
+        let made = Atomic<Int>(0)
+        writer.write(formatting: { made.add(1, ordering: .relaxed); $0.append(contentsOf: "too long".utf8) }, estimatedBytes: 101)
+        writer.write(formatting: { made.add(1, ordering: .relaxed); $0.append(contentsOf: "fits".utf8) }, estimatedBytes: 60)
+        #expect(writer.droppedLineCount == 1)
+        #expect(writer.flush(timeout: .seconds(10)))
+        let text = Self.read(ends.read) { $0.contains("dropped") && $0.hasSuffix("\n") }
+        #expect(text == "fits\ntest: 1 log lines dropped: the log's reader fell behind or went away\n")
+        #expect(made.load(ordering: .relaxed) == 1)
     }
 }

@@ -58,7 +58,7 @@ struct MiddlewareTests {
         let bare = await chain.respond(to: Self.request("DELETE", "/things/1", []))
         #expect(bare.status == .forbidden)
         #expect(bare.fields["Content-Security-Policy"] == SecurityHeaders.contentSecurityPolicy, "a refusal carries the headers")
-        let token = CSRFCookie.randomHexPair().first
+        let token = CSRFCookie.randomToken()
         let id = token
         let noToken = await chain.respond(to: Self.request("DELETE", "/things/1", [("Sec-Fetch-Site", "same-origin"), ("Cookie", "tipjar_session=\(id)")]))
         #expect(noToken.status == .forbidden)

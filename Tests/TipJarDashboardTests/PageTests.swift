@@ -330,7 +330,8 @@ struct UTCTimestampTests {
 
     static let cookieToken = String(repeating: "0123456789abcdef", count: 4)
 
-    @Test(arguments: ["a=1; tipjar_session=\(cookieToken); b=2", "tipjar_session=\(cookieToken)", " tipjar_session=\(cookieToken) ;x=y", "tipjar_session=\t\(cookieToken)\t"])
+    @Test(arguments: ["a=1; tipjar_session=\(cookieToken); b=2", "tipjar_session=\(cookieToken)", " tipjar_session=\(cookieToken) ;x=y", "tipjar_session=\t\(cookieToken)\t",
+        "other=1;tipjar_session=  \(cookieToken)", "x; tipjar_session=\(cookieToken)", "tipjar_session=\(cookieToken); tipjar_session=zz"])
     func readsTheCSRFCookie(_ header: String) {
         #expect(CSRFCookie.token(fromCookie: header) == Self.cookieToken)
     }
@@ -338,6 +339,8 @@ struct UTCTimestampTests {
     @Test(arguments: [
         "", "tipjar_sessionx=\(cookieToken)", "tipjar_session=", "a=b", "tipjar_session=abc",
         "tipjar_session=\(cookieToken.uppercased())", "tipjar_session=\(cookieToken)0",
+        "tipjar_session=; tipjar_session=\(cookieToken)", "tipjar_session =\(cookieToken)", ";;;", "tipjar_session",
+        "tipjar_session=\(cookieToken.dropLast())é",
     ])
     func ignoresOtherCookiesAndTokensThatAreNot64LowercaseHexDigits(_ header: String) {
         #expect(CSRFCookie.token(fromCookie: header) == nil)
@@ -347,15 +350,23 @@ struct UTCTimestampTests {
 /// Session secrets: 256 bits each, hex, never repeated.
 @Suite("Session secrets")
 struct SessionSecretTests {
-    @Test func sessionIDsAndTokensAre64HexDigitsAndDistinct() {
+    @Test func tokensAre64LowercaseHexDigitsAndDistinct() {
         var seen = Set<String>()
-        for _ in 0..<500 {
-            let (id, token) = CSRFCookie.randomHexPair()
-            for secret in [id, token] {
-                #expect(secret.count == 64)
-                #expect(secret.allSatisfy { $0.isHexDigit && !$0.isUppercase })
-                #expect(seen.insert(secret).inserted)
-            }
+        for _ in 0..<1_000 {
+            let token = CSRFCookie.randomToken()
+            #expect(token.count == 64)
+            #expect(token.allSatisfy { $0.isHexDigit && !$0.isUppercase })
+            #expect(seen.insert(token).inserted)
+            #expect(CSRFCookie.token(fromCookie: "tipjar_session=" + token) == token, "the cookie check accepts it")
         }
+    }
+
+    @Test func everyHexDigitTurnsUpInEachPlaceOfATokensBytes() {
+        // 32 random bytes as digits: over 400 tokens each of the 64 places sees all 16 digits (a nibble mapped wrongly would not).
+        var seen = [Set<UInt8>](repeating: [], count: 64)
+        for _ in 0..<400 {
+            for (place, digit) in CSRFCookie.randomTokenBytes().enumerated() { seen[place].insert(digit) }
+        }
+        #expect(seen.allSatisfy { $0 == Set("0123456789abcdef".utf8) })
     }
 }
