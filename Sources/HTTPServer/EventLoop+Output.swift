@@ -61,7 +61,7 @@ extension EventLoop {
         accessLog?(
             AccessLogEntry(
                 method: "-", target: "-", status: error.status.code, bytes: output.bodyBytes, durationMilliseconds: 0,
-                requestID: String(connection.serial, radix: 16) + "-" + String(requestCounter, radix: 16),
+                requestID: Self.requestID(connection: connection.serial, request: requestCounter),
                 remoteAddress: connection.remoteAddress))
         startWrite(connection, output, close: true)
     }
@@ -279,6 +279,24 @@ extension EventLoop {
             close(listenFD)
         }
         lastSweep = 0
+    }
+
+    /// A request's ID: its connection's serial and the loop's request count, in hex, e.g. `1a-3f2` (written into one
+    /// string: this runs for every request).
+    static func requestID(connection: UInt64, request: UInt64) -> String {
+        String(unsafeUninitializedCapacity: 33) { buffer in
+            func hex(_ value: UInt64, at start: Int) -> Int {
+                let digits = max(1, (64 - value.leadingZeroBitCount + 3) / 4)
+                for place in 0..<digits {
+                    let nibble = UInt8((value >> (4 * UInt64(digits - 1 - place))) & 0xF)
+                    buffer[start + place] = nibble < 10 ? 0x30 + nibble : 0x61 - 10 + nibble
+                }
+                return start + digits
+            }
+            let dash = hex(connection, at: 0)
+            buffer[dash] = UInt8(ascii: "-")
+            return hex(request, at: dash + 1)
+        }
     }
 
     /// The access log line of an answer, once it is handed to the socket: the request, the status, the body bytes

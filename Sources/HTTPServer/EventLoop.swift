@@ -215,7 +215,7 @@ final class EventLoop: @unchecked Sendable {
         requestCounter &+= 1
         var request = parsed.request
         request.remoteAddress = connection.remoteAddress
-        request.requestID = String(connection.serial, radix: 16) + "-" + String(requestCounter, radix: 16)
+        request.requestID = Self.requestID(connection: connection.serial, request: requestCounter)
         let inFlight = Connection.InFlight(
             method: request.method, target: request.target, requestID: request.requestID,
             isHead: request.method == "HEAD", http10: request.version == .http1_0,

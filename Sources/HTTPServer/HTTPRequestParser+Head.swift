@@ -23,7 +23,7 @@ extension HTTPRequestParser {
         guard major == 1 else { throw .versionNotSupported }
         version = minor == 0 ? .http1_0 : .http1_1
         method = String(decoding: methodBytes, as: UTF8.self)
-        rawTarget = Array(targetBytes)
+        rawTarget = String(decoding: targetBytes, as: UTF8.self)
         target = try RequestTarget.parse(targetBytes, method: method)
         if let authority = target.authority, let allowedHosts, !allowedHosts.contains(authority) {
             throw .misdirected(authority)
@@ -56,27 +56,42 @@ extension HTTPRequestParser {
     /// Applies the message-level rules once the head is complete and picks the body framing
     /// (RFC 9112 §6.3). Returns an event to emit, or `nil` to continue parsing.
     mutating func finishHead() throws(HTTPParseError) -> Event? {
-        // Host (RFC 9112 §3.2): exactly one in HTTP/1.1, at most one otherwise.
-        let hosts = fields.values(for: "host")
-        if hosts.count > 1 || (version == .http1_1 && hosts.isEmpty) { throw .badRequest("Host must appear exactly once") }
-        if let host = hosts.first {
-            let normalized = try HostValidator.normalize(ArraySlice(host.utf8))
-            if let allowedHosts, !allowedHosts.contains(normalized) { throw .misdirected(normalized) }
-        }
-        // Connection (RFC 9112 §9.3).
-        var close = false, keep = false
-        for value in fields.values(for: "connection") {
-            for token in Self.listElements(value) {
-                if token == "close" { close = true } else if token == "keep-alive" { keep = true }
+        // One pass over the field lines for the five that frame the message (names compared by length first).
+        var hosts = 0, host: String?
+        var close = false, keep = false, expectsContinue = false
+        var transferEncodings: [String] = [], contentLengths: [String] = []
+        for (name, value) in fields {
+            switch name.utf8.count {
+            case 4 where asciiCaseInsensitiveEquals(name, "host"):
+                hosts += 1
+                if host == nil { host = value }
+            case 10 where asciiCaseInsensitiveEquals(name, "connection"):
+                // Connection (RFC 9112 §9.3).
+                for token in Self.listElements(value) {
+                    if token == "close" { close = true } else if token == "keep-alive" { keep = true }
+                }
+            case 6 where asciiCaseInsensitiveEquals(name, "expect"):
+                if value.lowercased() == "100-continue" { expectsContinue = true }
+            case 17 where asciiCaseInsensitiveEquals(name, "transfer-encoding"):
+                transferEncodings.append(value)
+            case 14 where asciiCaseInsensitiveEquals(name, "content-length"):
+                contentLengths.append(value)
+            default:
+                break
             }
         }
+        // Host (RFC 9112 §3.2): exactly one in HTTP/1.1, at most one otherwise.
+        if hosts > 1 || (version == .http1_1 && hosts == 0) { throw .badRequest("Host must appear exactly once") }
+        // A connection sends the same Host on every request: the bytes last accepted are not checked again (bytes, not
+        // `String` equality, which is canonical equivalence: U+212A KELVIN SIGN equals "K").
+        if let host, !(acceptedHost.map { host.utf8.elementsEqual($0.utf8) } ?? false) {
+            let normalized = try HostValidator.normalize(ArraySlice(host.utf8))
+            if let allowedHosts, !allowedHosts.contains(normalized) { throw .misdirected(normalized) }
+            acceptedHost = host
+        }
         keepAlive = !close && (version == .http1_1 || keep)
-        pendingContinue =
-            version == .http1_1
-            && fields.values(for: "expect").contains { $0.lowercased() == "100-continue" }
+        pendingContinue = version == .http1_1 && expectsContinue
 
-        let transferEncodings = fields.values(for: "transfer-encoding")
-        let contentLengths = fields.values(for: "content-length")
         if !transferEncodings.isEmpty {
             if version == .http1_0 { throw .badRequest("Transfer-Encoding in HTTP/1.0") }
             if !contentLengths.isEmpty { throw .badRequest("both Content-Length and Transfer-Encoding") }

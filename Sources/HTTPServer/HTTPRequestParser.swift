@@ -51,7 +51,7 @@ public struct HTTPRequestParser: Sendable {
     var emptyLines = 0
     // The message under construction.
     var method = ""
-    var rawTarget: [UInt8] = []
+    var rawTarget = ""
     var target = RequestTarget(path: "/", query: nil, authority: nil)
     var version = HTTPVersion.http1_1
     var fields = HTTPFields()
@@ -60,6 +60,8 @@ public struct HTTPRequestParser: Sendable {
     var body: [UInt8] = []
     var keepAlive = true
     var pendingContinue = false
+    /// The last `Host` value that passed the checks (valid, and allowed), as received.
+    var acceptedHost: String?
 
     /// Creates a parser.
     /// - Parameters:
@@ -257,12 +259,12 @@ public struct HTTPRequestParser: Sendable {
 
     mutating func completeRequest() -> ParsedRequest {
         let request = HTTPRequest(
-            method: method, target: String(decoding: rawTarget, as: UTF8.self), path: target.path,
+            method: method, target: rawTarget, path: target.path,
             query: target.query, version: version, fields: fields, body: body)
         let parsed = ParsedRequest(request: request, keepAlive: keepAlive)
         fields = HTTPFields()
         body = []
-        rawTarget = []
+        rawTarget = ""
         sectionBytes = 0
         sectionLines = 0
         emptyLines = 0

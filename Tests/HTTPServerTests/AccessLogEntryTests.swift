@@ -39,3 +39,14 @@ struct AccessLogEntryTests {
         }
     }
 }
+
+@Suite("Request IDs")
+struct RequestIDTests {
+    @Test func aRequestIDIsItsConnectionsSerialAndTheRequestCountInHex() {
+        var generator = SystemRandomNumberGenerator()
+        let values: [UInt64] = [0, 1, 9, 10, 15, 16, 255, 256, 0xdead_beef, UInt64.max] + (0..<2_000).map { _ in generator.next() >> (generator.next() % 64) }
+        for (connection, request) in zip(values, values.reversed()) {
+            #expect(EventLoop.requestID(connection: connection, request: request) == String(connection, radix: 16) + "-" + String(request, radix: 16))
+        }
+    }
+}

@@ -85,3 +85,33 @@ struct HostAllowListTests {
         await server.shutdown(timeout: .seconds(1))
     }
 }
+
+/// A connection's later requests are held to the allow-list as its first was: the parser skips the check only for the
+/// exact bytes it accepted last.
+@Suite("Host allow-list on one connection")
+struct HostAllowListPerConnectionTests {
+    static func pipeline(_ hosts: [String]) -> ParseOutcome {
+        parseBothWays(hosts.map { "GET / HTTP/1.1\r\nHost: \($0)\r\n\r\n" }.joined(), allowedHosts: ["tipjar.lan:8080"])
+    }
+
+    @Test func anAllowedHostThenAnotherIsRefusedOnTheSameConnection() {
+        let outcome = Self.pipeline(["tipjar.lan:8080", "tipjar.lan:8080", "evil.example:8080"])
+        #expect(outcome.requests.count == 2)
+        #expect(outcome.error == .misdirected("evil.example:8080"))
+    }
+
+    @Test(arguments: ["TIPJAR.lan:8080", "tipjar.lan:08080"])
+    func anotherSpellingOfTheAcceptedHostIsCheckedAgainAndStillAllowed(_ spelling: String) {
+        let outcome = Self.pipeline(["tipjar.lan:8080", spelling, "tipjar.lan:8080"])
+        #expect(outcome.error == nil)
+        #expect(outcome.requests.map { $0.request.fields["Host"] } == ["tipjar.lan:8080", spelling, "tipjar.lan:8080"])
+    }
+
+    @Test func aHostCanonicallyEquivalentToTheAcceptedOneButOtherBytesIsCheckedAgain() {
+        // U+212A KELVIN SIGN is canonically equivalent to "K": Swift's `==` calls the two hosts equal, their bytes differ.
+        let outcome = parseBothWays(
+            "GET / HTTP/1.1\r\nHost: K.lan\r\n\r\nGET / HTTP/1.1\r\nHost: \u{212A}.lan\r\n\r\n", allowedHosts: ["K.lan"])
+        #expect(outcome.requests.count == 1)
+        #expect(outcome.error != nil)
+    }
+}
