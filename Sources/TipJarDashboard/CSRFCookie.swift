@@ -46,9 +46,14 @@ enum CSRFCookie {
     /// The token in a `Cookie` field value (RFC 6265 §5.4 `name=value; …` pairs), or `nil` when the cookie is
     /// absent or is not 64 lowercase hex digits (one ``randomToken()`` makes).
     static func token(fromCookie header: String?) -> String? {
+        tokenBytes(fromCookie: header).map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// ``token(fromCookie:)``'s token as bytes, for a response that splices it in.
+    static func tokenBytes(fromCookie header: String?) -> [UInt8]? {
         guard var header else { return nil }
         // On the UTF-8 bytes, with no array of pairs: this runs on the server's I/O thread for every stored page.
-        return header.withUTF8 { bytes -> String? in
+        return header.withUTF8 { bytes -> [UInt8]? in
             guard let range = valueRange(named: cookieName, in: bytes) else { return nil }
             // RFC 6265 §5.2: whitespace around a cookie's value is not part of it.
             var first = range.lowerBound, end = range.upperBound
@@ -56,7 +61,7 @@ enum CSRFCookie {
             while end > first, bytes[end - 1] == 0x20 || bytes[end - 1] == 0x09 { end -= 1 }
             let value = UnsafeBufferPointer(rebasing: bytes[first..<end])
             guard value.count == 64, value.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }) else { return nil }
-            return String(decoding: value, as: UTF8.self)
+            return Array(value)
         }
     }
 

@@ -98,7 +98,7 @@ final class ImmediateAnswers: Sendable {
 
     /// The stored page this request would get from its route, when the page cache holds one for the data as it is.
     func storedPage(_ request: HTTPRequest) -> PreparedResponse? {
-        let session = CSRFCookie.token(fromCookie: request.fields["Cookie"])
+        let session = CSRFCookie.tokenBytes(fromCookie: request.fields["Cookie"])
         let key = PageCache.key(for: request)
         guard
             let entry = pageCache.freshEntry(
@@ -110,7 +110,7 @@ final class ImmediateAnswers: Sendable {
         let kept = pages.withLock { $0.map[key] }.flatMap { $0.serial == entry.serial ? $0 : nil } ?? keep(entry, key: key)
         guard let kept else { return nil }
         guard entry.hasSessionToken else { return kept.prepared }
-        if let session { return kept.prepared.splicing(entry.segments, with: Array(session.utf8)) }
+        if let session { return kept.prepared.splicing(entry.segments, with: session) }
         // What `PageRenderer.withFormSession` does for a request without a session: a new token in its forms and its cookie.
         return kept.startingSession?.splicing(entry.segments, with: CSRFCookie.randomTokenBytes())
     }
