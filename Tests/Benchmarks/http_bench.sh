@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # HTTP benchmark: the release build of `tipjar serve` beside nginx serving the same bytes,
-# measured in the same run with `wrk -t1 -c50 -d5s --latency` on 127.0.0.1, in rounds.
+# measured in the same run with `wrk -t1 -c50 -d2s --latency` on 127.0.0.1, in rounds: ours then nginx, case by case,
+# in short runs, so that each ratio compares two runs two seconds apart (a busy neighbour on a shared machine moves
+# longer runs apart).
 #
 #   Tests/Benchmarks/http_bench.sh            # from any folder; builds .build/release/tipjar if missing
 #
-# Environment: TIPJAR_BIN (default <repo>/.build/release/tipjar), BENCH_DURATION (default 5s per measurement),
-# BENCH_ROUNDS (default 3; every case, ours then nginx, once per round), BENCH_CONNECTIONS (default 50),
+# Environment: TIPJAR_BIN (default <repo>/.build/release/tipjar), BENCH_DURATION (default 2s per measurement),
+# BENCH_ROUNDS (default 7; every case, ours then nginx, once per round), BENCH_CONNECTIONS (default 50),
 # BENCH_IDLE (default 1000 idle keep-alive connections for case 4, measured once after the rounds).
 #
 # Cases: (1) /app.css, ours vs nginx; (2) /installs/{id} of a fresh install vs nginx serving the saved page;
@@ -15,7 +17,8 @@
 # second view: the stored page with its token spliced in, no new session) vs that saved page; (4) case 1 again while 1,000 idle keep-alive
 # connections are held open (ours and nginx).
 # Prints, per case, the median over the rounds of req/s for both and of the ratio ours/nginx (with every
-# round's ratio), the worst p99 of ours and of nginx, the server's peak RSS (VmHWM) and the targets: static >= 0.95x
+# round's ratio), the worst p99 of ours and of nginx, the median CPU time per request of each server (all its threads,
+# from /proc/PID/task/*/schedstat), the server's peak RSS (VmHWM) and the targets: static >= 0.95x
 # nginx, every answer the page cache holds and the I/O thread sends itself (cases 2, 3, 5, 6, 7, 8; cases 2 and 5,
 # sent without a session cookie, get a new session as their route gives one) >= 0.8x; p99 <= 5 ms in every round,
 # peak RSS <= 64 MiB.
@@ -24,8 +27,8 @@ set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(cd "$HERE/../.." && pwd)"
 BIN="${TIPJAR_BIN:-$ROOT/.build/release/tipjar}"
-DURATION="${BENCH_DURATION:-5s}"
-ROUNDS="${BENCH_ROUNDS:-3}"
+DURATION="${BENCH_DURATION:-2s}"
+ROUNDS="${BENCH_ROUNDS:-7}"
 CONNS="${BENCH_CONNECTIONS:-50}"
 IDLE="${BENCH_IDLE:-1000}"
 
@@ -183,7 +186,24 @@ wait_http "$NGINX_PORT" /app.css
 echo "== nginx pid $NGINX_PID on 127.0.0.1:$NGINX_PORT (worker_processes 1, daemon off)"
 
 # ---------------------------------------------------------------- measuring
-# parse_wrk FILE -> "req_per_s p99_ms errors"
+# cpu_ns PID... -> nanoseconds the processes' threads have run (first field of /proc/PID/task/TID/schedstat,
+# https://docs.kernel.org/scheduler/sched-stats.html): CPU time per request beside req/s, a figure that a busy
+# neighbour on the shared machine moves less than throughput.
+cpu_ns() {
+    local total=0 pid file value
+    for pid in "$@"; do
+        for file in /proc/"$pid"/task/*/schedstat; do
+            read -r value _ <"$file" 2>/dev/null || continue
+            total=$((total + value))
+        done
+    done
+    echo "$total"
+}
+server_pids() { # side -> the processes that answer: ours, or nginx's workers
+    if [ "$1" = ours ]; then echo "$SERVER_PID"; else pgrep -P "$NGINX_PID" | tr '\n' ' '; fi
+}
+
+# parse_wrk FILE -> "req_per_s p99_ms errors requests"
 parse_wrk() {
     python3 - "$1" <<'PY'
 import re, sys
@@ -196,7 +216,9 @@ m = re.search(r"Non-2xx or 3xx responses:\s+(\d+)", text)
 if m: errors += int(m.group(1))
 m = re.search(r"Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)", text)
 if m: errors += sum(int(x) for x in m.groups())
-print("%s %s %d" % (rps.group(1) if rps else "0", ("%.3f" % (float(p99.group(1)) * unit[p99.group(2)])) if p99 else "nan", errors))
+total = re.search(r"^\s*(\d+) requests in", text, re.M)
+print("%s %s %d %s" % (rps.group(1) if rps else "0", ("%.3f" % (float(p99.group(1)) * unit[p99.group(2)])) if p99 else "nan", errors,
+                       total.group(1) if total else "0"))
 PY
 }
 
@@ -210,11 +232,18 @@ run_wrk() { # label port path [header] -> prints parsed figures, keeps raw outpu
 RESULTS="$WORK/results.txt"
 : >"$RESULTS"
 measure() { # round case side port path [header]
-    local figures
+    local figures pids before after
+    pids="$(server_pids "$3")"
+    # shellcheck disable=SC2086
+    before="$(cpu_ns $pids)"
     figures="$(run_wrk "$2-$3-$1" "$4" "$5" "${6:-}")"
-    echo "$1 $2 $3 $figures" >>"$RESULTS"
-    read -r rps p99 errors <<<"$figures"
-    printf '   %-6s %-6s %10.0f req/s  p99 %7.2f ms  errors %s\n' "$2" "$3" "$rps" "$p99" "$errors"
+    # shellcheck disable=SC2086
+    after="$(cpu_ns $pids)"
+    read -r rps p99 errors requests <<<"$figures"
+    local cpu_us="nan"
+    [ "${requests:-0}" -gt 0 ] && cpu_us="$(python3 -c "print('%.1f' % (($after - $before) / 1000 / $requests))")"
+    echo "$1 $2 $3 $rps $p99 $errors $cpu_us" >>"$RESULTS"
+    printf '   %-6s %-6s %10.0f req/s  p99 %7.2f ms  errors %s  CPU %6s us/request\n' "$2" "$3" "$rps" "$p99" "$errors" "$cpu_us"
 }
 
 hold_idle() { # port -> starts holder in background; waits until all are connected
@@ -279,15 +308,16 @@ import statistics, sys
 path, rss_kb, nginx_rss_kb, duration, conns, idle, rounds = sys.argv[1], int(sys.argv[2]), int(sys.argv[3] or 0), *sys.argv[4:]
 runs = {}
 for line in open(path):
-    rnd, case, side, rps, p99, errors = line.split()
-    runs.setdefault(case, {}).setdefault(side, {})[int(rnd)] = (float(rps), float(p99), int(errors))
+    rnd, case, side, rps, p99, errors, cpu = line.split()
+    runs.setdefault(case, {}).setdefault(side, {})[int(rnd)] = (float(rps), float(p99), int(errors), float(cpu))
 names = {"1": "1 static /app.css", "2": "2 install page, fresh", "3": "3 GET /api/installs/{id}",
          "5": "5 install page, full timeline", "6": "6 GET .../offers", "7": "7 / (overview)",
          "8": "8 full-timeline page, session", "4": "4 /app.css + %s idle" % idle}
 targets = {"1": 0.95, "2": 0.8, "3": 0.8, "5": 0.8, "6": 0.8, "7": 0.8, "8": 0.8, "4": 0.5}
 print()
 print("HTTP benchmark: wrk -t1 -c%s -d%s --latency, 127.0.0.1, release build, median of %s rounds (case 4: one)" % (conns, duration, rounds))
-print("%-30s %11s %9s %11s %9s %8s %s" % ("case", "ours req/s", "ours p99", "nginx req/s", "nginx p99", "ratio", "rounds' ratios; target"))
+print("%-30s %11s %9s %11s %9s %8s %13s %s" % ("case", "ours req/s", "ours p99", "nginx req/s", "nginx p99", "ratio",
+                                              "CPU us/req", "rounds' ratios; target"))
 failed = []
 for case in ["1", "2", "3", "5", "6", "7", "8", "4"]:
     ours, nginx = runs.get(case, {}).get("ours", {}), runs.get(case, {}).get("nginx", {})
@@ -301,6 +331,9 @@ for case in ["1", "2", "3", "5", "6", "7", "8", "4"]:
     worst_p99 = max(ours[r][1] for r in common)
     nginx_p99 = max(nginx[r][1] for r in common)  # the reference's own worst round, measured beside ours
     o_err = sum(ours[r][2] for r in common)
+    # CPU time per request, each side's median: ours/nginx (nginx's is the reference, as its req/s is).
+    o_cpu = statistics.median(ours[r][3] for r in common)
+    n_cpu = statistics.median(nginx[r][3] for r in common)
     notes = []
     if case in targets:
         ok = ratio >= targets[case]
@@ -310,8 +343,8 @@ for case in ["1", "2", "3", "5", "6", "7", "8", "4"]:
     notes.append("p99<=5ms %s" % ("ok" if ok else "MISSED"))
     if not ok: failed.append("%s p99 %.2f ms > 5 ms" % (names[case], worst_p99))
     if o_err: notes.append("ours errors=%d" % o_err); failed.append("%s: %d errors/non-2xx" % (names[case], o_err))
-    print("%-30s %11.0f %7.2fms %11.0f %7.2fms %7.2fx %s; %s" % (names[case], o_rps, worst_p99, n_rps, nginx_p99, ratio,
-                                                          "/".join("%.2f" % r for r in ratios), ", ".join(notes)))
+    print("%-30s %11.0f %7.2fms %11.0f %7.2fms %7.2fx %6.1f/%-6.1f %s; %s" % (names[case], o_rps, worst_p99, n_rps, nginx_p99, ratio,
+                                                          o_cpu, n_cpu, "/".join("%.2f" % r for r in ratios), ", ".join(notes)))
 mib = rss_kb / 1024.0
 ok = 0 < mib <= 64
 if not ok: failed.append("peak RSS %.1f MiB > 64 MiB" % mib)
