@@ -104,7 +104,9 @@ extension String {
     /// Escapes `"`, `\` and control characters so a log line cannot be forged.
     func replacingControlAndQuotes() -> String {
         // Most targets need no escape: check the bytes once instead of rebuilding the string.
-        if !utf8.contains(where: { $0 < 0x20 || $0 == 0x7F || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+        let needsEscape: (UInt8) -> Bool = { $0 < 0x20 || $0 == 0x7F || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }
+        // On the contiguous bytes when there are (a native string's): a log's thread checks every target.
+        if !(utf8.withContiguousStorageIfAvailable { $0.contains(where: needsEscape) } ?? utf8.contains(where: needsEscape)) {
             return self
         }
         var out = ""

@@ -53,6 +53,19 @@ public struct HTTPRequest: Sendable, Equatable {
         self.requestID = requestID
     }
 
+    /// A request as the parser read it: its path decoded and its query (or none) already split off the target.
+    init(parsed method: String, target: String, path: String, query: String?, version: HTTPVersion, fields: HTTPFields, body: [UInt8]) {
+        self.method = method
+        self.target = target
+        self.path = path
+        self.query = query
+        self.version = version
+        self.fields = fields
+        self.body = body
+        self.remoteAddress = ""
+        self.requestID = ""
+    }
+
     /// The query decoded as `application/x-www-form-urlencoded`: split on `&`, then on the first `=`,
     /// `+` read as space, percent-decoded (invalid UTF-8 is replaced with U+FFFD). Empty pairs are skipped.
     public var queryItems: [(name: String, value: String)] {

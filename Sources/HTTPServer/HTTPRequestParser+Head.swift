@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// Request-line, field-line and framing rules of ``HTTPRequestParser``.
 extension HTTPRequestParser {
     /// `method SP request-target SP HTTP-version` with exactly single SPs (RFC 9112 §3).
@@ -41,13 +45,14 @@ extension HTTPRequestParser {
         guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else { throw .badRequest("field line without colon") }
         let name = line[line.startIndex..<colon]
         guard !name.isEmpty else { throw .badRequest("empty field name") }
-        for b in name where !TokenTable.tchar[Int(b)] { throw .badRequest("invalid field name") }
+        let tchar = TokenTable.tchar, fieldValue = TokenTable.fieldValue  // once per line, not per byte
+        for b in name where !tchar[Int(b)] { throw .badRequest("invalid field name") }
         var valueStart = colon + 1
         var valueEnd = line.endIndex
         while valueStart < valueEnd, line[valueStart] == 0x20 || line[valueStart] == 0x09 { valueStart += 1 }
         while valueEnd > valueStart, line[valueEnd - 1] == 0x20 || line[valueEnd - 1] == 0x09 { valueEnd -= 1 }
         let value = line[valueStart..<valueEnd]
-        for b in value where !TokenTable.fieldValue[Int(b)] { throw .badRequest("invalid byte in field value") }
+        for b in value where !fieldValue[Int(b)] { throw .badRequest("invalid byte in field value") }
         if keep {
             fields.append(name: String(decoding: name, as: UTF8.self), value: String(decoding: value, as: UTF8.self))
         }
@@ -84,7 +89,7 @@ extension HTTPRequestParser {
         if hosts > 1 || (version == .http1_1 && hosts == 0) { throw .badRequest("Host must appear exactly once") }
         // A connection sends the same Host on every request: the bytes last accepted are not checked again (bytes, not
         // `String` equality, which is canonical equivalence: U+212A KELVIN SIGN equals "K").
-        if let host, !(acceptedHost.map { host.utf8.elementsEqual($0.utf8) } ?? false) {
+        if let host, !(acceptedHost.map { Self.sameBytes(host, $0) } ?? false) {
             let normalized = try HostValidator.normalize(ArraySlice(host.utf8))
             if let allowedHosts, !allowedHosts.contains(normalized) { throw .misdirected(normalized) }
             acceptedHost = host
@@ -164,6 +169,13 @@ extension HTTPRequestParser {
     }
 
     /// Splits a comma-separated list (RFC 9110 §5.6.1), trims OWS, lower-cases, drops empty elements.
+    /// Whether two strings hold the same UTF-8 bytes.
+    static func sameBytes(_ a: String, _ b: String) -> Bool {
+        guard a.utf8.count == b.utf8.count else { return false }
+        var a = a, b = b
+        return a.withUTF8 { x in b.withUTF8 { y in x.count == 0 || memcmp(x.baseAddress!, y.baseAddress!, x.count) == 0 } }
+    }
+
     static func listElements(_ value: String) -> [String] {
         value.split(separator: ",").compactMap { element in
             let trimmed = element.trimmingCharacters(in: " \t")

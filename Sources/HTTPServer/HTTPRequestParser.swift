@@ -259,8 +259,7 @@ public struct HTTPRequestParser: Sendable {
 
     mutating func completeRequest() -> ParsedRequest {
         let request = HTTPRequest(
-            method: method, target: rawTarget, path: target.path,
-            query: target.query, version: version, fields: fields, body: body)
+            parsed: method, target: rawTarget, path: target.path, query: target.query, version: version, fields: fields, body: body)
         let parsed = ParsedRequest(request: request, keepAlive: keepAlive)
         fields = HTTPFields()
         body = []

@@ -53,17 +53,18 @@ struct RequestTarget: Equatable, Sendable {
 
     private static func parsePathAndQuery(_ raw: ArraySlice<UInt8>) throws(HTTPParseError) -> (String, String?) {
         var pathEnd = raw.endIndex
+        let pathChar = TokenTable.pathChar, queryChar = TokenTable.queryChar  // once per target, not per byte
         for i in raw.indices {
             let b = raw[i]
             if b == UInt8(ascii: "?") { pathEnd = i; break }
-            guard TokenTable.pathChar[Int(b)] else {
+            guard pathChar[Int(b)] else {
                 throw .badRequest(b == UInt8(ascii: "#") ? "fragment in request-target" : "invalid byte in path")
             }
         }
         var query: String?
         if pathEnd < raw.endIndex {
             let q = raw[(pathEnd + 1)...]
-            for b in q where !TokenTable.queryChar[Int(b)] {
+            for b in q where !queryChar[Int(b)] {
                 throw .badRequest(b == UInt8(ascii: "#") ? "fragment in request-target" : "invalid byte in query")
             }
             query = String(decoding: q, as: UTF8.self)

@@ -21,8 +21,10 @@ public enum AccessLogRedaction {
         // The method is whatever the request line held (RFC 9112 §3.1: any token), so it can be the token too.
         if let token, token.isFound(in: entry.method.utf8) { entry = entry.with(method: "REDACTED", target: entry.target) }
         let target = entry.target
-        let question = target.utf8.firstIndex(of: UInt8(ascii: "?"))  // bytes, not graphemes: this runs for every answer
-        if question == nil, token == nil { return entry }
+        // Bytes, not graphemes, and on the contiguous bytes when there are: this runs for every answer.
+        let hasQuery = target.utf8.withContiguousStorageIfAvailable { $0.contains(UInt8(ascii: "?")) } ?? target.utf8.contains(UInt8(ascii: "?"))
+        if !hasQuery, token == nil { return entry }
+        let question = target.utf8.firstIndex(of: UInt8(ascii: "?"))
         let path = target[..<(question ?? target.endIndex)]
         var redacted = String(path)
         if let token, token.isFound(in: path.utf8) {
