@@ -35,13 +35,20 @@ final class ImmediateAnswers: Sendable {
         let notModified: PreparedResponse
     }
 
-    /// A stored page's answers, with the serial of the entry they were made from.
-    struct PageAnswer: Sendable {
+    /// A stored page's answers, with the serial of the entry they were made from. A class: taken out of the table for
+    /// every request, it costs one retain instead of one per array it holds.
+    final class PageAnswer: Sendable {
         let serial: UInt64
         /// The page, with the placeholder where a session's token goes (none when it holds no token).
         let prepared: PreparedResponse
         /// For a page whose route starts sessions: the page with `Set-Cookie`, the placeholder where the new token goes.
         let startingSession: PreparedResponse?
+
+        init(serial: UInt64, prepared: PreparedResponse, startingSession: PreparedResponse?) {
+            self.serial = serial
+            self.prepared = prepared
+            self.startingSession = startingSession
+        }
     }
 
     let staticFiles: StaticFiles
