@@ -319,6 +319,7 @@ print("HTTP benchmark: wrk -t1 -c%s -d%s --latency, 127.0.0.1, release build, me
 print("%-30s %11s %9s %11s %9s %8s %13s %s" % ("case", "ours req/s", "ours p99", "nginx req/s", "nginx p99", "ratio",
                                               "CPU us/req", "rounds' ratios; target"))
 failed = []
+over_5ms = {}  # side -> [rounds with p99 > 5 ms, rounds]
 for case in ["1", "2", "3", "5", "6", "7", "8", "4"]:
     ours, nginx = runs.get(case, {}).get("ours", {}), runs.get(case, {}).get("nginx", {})
     common = sorted(set(ours) & set(nginx))
@@ -340,7 +341,13 @@ for case in ["1", "2", "3", "5", "6", "7", "8", "4"]:
         notes.append("ratio>=%.2g %s" % (targets[case], "ok" if ok else "MISSED"))
         if not ok: failed.append("%s ratio %.2f < %.2g" % (names[case], ratio, targets[case]))
     ok = worst_p99 <= 5.0
-    notes.append("p99<=5ms %s" % ("ok" if ok else "MISSED"))
+    # How often each side passed 5 ms: on a shared machine a stall of the whole VM moves one round's p99 for
+    # either server, so a miss is shown beside the reference's own count over the same rounds.
+    o_over = sum(1 for r in common if ours[r][1] > 5.0)
+    n_over = sum(1 for r in common if nginx[r][1] > 5.0)
+    p99_tally = over_5ms.setdefault("ours", [0, 0]), over_5ms.setdefault("nginx", [0, 0])
+    p99_tally[0][0] += o_over; p99_tally[0][1] += len(common); p99_tally[1][0] += n_over; p99_tally[1][1] += len(common)
+    notes.append("p99<=5ms %s" % ("ok" if ok else "MISSED in %d of %d rounds (nginx: %d)" % (o_over, len(common), n_over)))
     if not ok: failed.append("%s p99 %.2f ms > 5 ms" % (names[case], worst_p99))
     if o_err: notes.append("ours errors=%d" % o_err); failed.append("%s: %d errors/non-2xx" % (names[case], o_err))
     print("%-30s %11.0f %7.2fms %11.0f %7.2fms %7.2fx %6.1f/%-6.1f %s; %s" % (names[case], o_rps, worst_p99, n_rps, nginx_p99, ratio,
@@ -349,5 +356,6 @@ mib = rss_kb / 1024.0
 ok = 0 < mib <= 64
 if not ok: failed.append("peak RSS %.1f MiB > 64 MiB" % mib)
 print("tipjar peak RSS (VmHWM): %.1f MiB (target <= 64 MiB: %s); nginx worker VmHWM %.1f MiB" % (mib, "ok" if ok else "MISSED", nginx_rss_kb / 1024.0))
+print("rounds with p99 over 5 ms, every case: ours %d of %d, nginx %d of %d" % (*over_5ms.get("ours", [0, 0]), *over_5ms.get("nginx", [0, 0])))
 print("targets missed: %s" % ("; ".join(failed) if failed else "none"))
 PY
