@@ -74,14 +74,10 @@ struct RequestTarget: Equatable, Sendable {
 
     /// Decodes an absolute path segment by segment (RFC 3986 §2.1, decoded exactly once).
     static func decodePath(_ raw: ArraySlice<UInt8>) throws(HTTPParseError) -> String {
-        var hasEscape = false
-        var hasDot = false
-        for b in raw {
-            if b == UInt8(ascii: "%") { hasEscape = true }
-            if b == UInt8(ascii: ".") { hasDot = true }
-        }
-        if !hasEscape && !hasDot {
-            return String(decoding: raw, as: UTF8.self)  // pathChar table guarantees ASCII
+        // Without a percent-encoding the path decodes to itself (the pathChar table guarantees ASCII): only a dot
+        // segment ("." or "..", RFC 3986 §3.3) is refused. A dot inside a segment, as in `/app.css`, is neither.
+        if !raw.contains(UInt8(ascii: "%")) && !hasDotSegment(raw) {
+            return String(decoding: raw, as: UTF8.self)
         }
         var out: [UInt8] = []
         out.reserveCapacity(raw.count)
@@ -118,5 +114,21 @@ struct RequestTarget: Equatable, Sendable {
         }
         try finishSegment(segment, into: &out)
         return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Whether a segment of `raw` (an absolute path: segments follow each "/") is exactly "." or "..".
+    static func hasDotSegment(_ raw: ArraySlice<UInt8>) -> Bool {
+        var dots = 0  // dots since the last "/", or -1 once the segment holds anything else
+        for b in raw {
+            if b == UInt8(ascii: "/") {
+                if dots == 1 || dots == 2 { return true }
+                dots = 0
+            } else if b == UInt8(ascii: "."), dots >= 0 {
+                dots += 1
+            } else {
+                dots = -1
+            }
+        }
+        return dots == 1 || dots == 2
     }
 }

@@ -41,6 +41,20 @@ struct ParserAttackTests {
         #expect(parseBothWays("GET \(target) HTTP/1.1\r\n\(host)\r\n").error?.status == .badRequest)
     }
 
+    /// RFC 3986 §3.3: "." and ".." are dot segments wherever they stand, first, last or between slashes.
+    @Test(arguments: ["/.", "/..", "/./", "/../", "/a/.", "/a/..", "/a/../b", "/a/./b/", "/a//../b"])
+    func refusesEveryDotSegmentWithoutEscapes(_ target: String) {
+        #expect(parseBothWays("GET \(target) HTTP/1.1\r\n\(host)\r\n").error?.status == .badRequest)
+    }
+
+    /// A dot inside a segment (a file's extension, three dots, a leading dot) is no dot segment: the path is kept as sent.
+    @Test(arguments: ["/app.css", "/...", "/a/.../b", "/.well-known/x", "/a./b", "/a/b..", "/..a", "/a/.b/", "/"])
+    func keepsDotsInsideASegmentAsSent(_ target: String) {
+        let outcome = parseBothWays("GET \(target) HTTP/1.1\r\n\(host)\r\n")
+        #expect(outcome.error == nil)
+        #expect(outcome.requests.first?.request.path == target)
+    }
+
     @Test func decodesPathExactlyOnce() {
         let outcome = parseBothWays("GET /a%2520b/caf%C3%A9 HTTP/1.1\r\n\(host)\r\n")
         #expect(outcome.requests.first?.request.path == "/a%20b/café")
