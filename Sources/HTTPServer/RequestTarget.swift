@@ -76,7 +76,8 @@ struct RequestTarget: Equatable, Sendable {
     static func decodePath(_ raw: ArraySlice<UInt8>) throws(HTTPParseError) -> String {
         // Without a percent-encoding the path decodes to itself (the pathChar table guarantees ASCII): only a dot
         // segment ("." or "..", RFC 3986 §3.3) is refused. A dot inside a segment, as in `/app.css`, is neither.
-        if !raw.contains(UInt8(ascii: "%")) && !hasDotSegment(raw) {
+        if !raw.contains(UInt8(ascii: "%")) {
+            if hasDotSegment(raw) { throw .badRequest("dot segment in path") }
             return String(decoding: raw, as: UTF8.self)
         }
         var out: [UInt8] = []

@@ -345,8 +345,9 @@ for case in ["1", "2", "3", "5", "6", "7", "8", "4"]:
     # either server, so a miss is shown beside the reference's own count over the same rounds.
     o_over = sum(1 for r in common if ours[r][1] > 5.0)
     n_over = sum(1 for r in common if nginx[r][1] > 5.0)
-    p99_tally = over_5ms.setdefault("ours", [0, 0]), over_5ms.setdefault("nginx", [0, 0])
-    p99_tally[0][0] += o_over; p99_tally[0][1] += len(common); p99_tally[1][0] += n_over; p99_tally[1][1] += len(common)
+    for side, over in (("ours", o_over), ("nginx", n_over)):
+        tally = over_5ms.setdefault(side, [0, 0])
+        tally[0] += over; tally[1] += len(common)
     notes.append("p99<=5ms %s" % ("ok" if ok else "MISSED in %d of %d rounds (nginx: %d)" % (o_over, len(common), n_over)))
     if not ok: failed.append("%s p99 %.2f ms > 5 ms" % (names[case], worst_p99))
     if o_err: notes.append("ours errors=%d" % o_err); failed.append("%s: %d errors/non-2xx" % (names[case], o_err))
