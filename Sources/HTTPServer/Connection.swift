@@ -121,6 +121,13 @@ final class Connection {
         return !shed && parser.bufferedByteCount == 0 && parser.phase == .idle
     }
 
+    /// A request is arriving: its head or body is partly received and nothing is with the responder yet (a
+    /// connection waiting in the pipeline queue holds a whole request, and is not counted).
+    var isReceivingRequest: Bool {
+        guard case .reading = state, !shed, !queued else { return false }
+        return parser.phase != .idle
+    }
+
     /// The write under way, in ``State/writing`` or ``State/streaming``.
     var outgoing: Outgoing? {
         switch state {

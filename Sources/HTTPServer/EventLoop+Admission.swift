@@ -91,17 +91,48 @@ extension EventLoop {
     }
 
     /// Whether a new connection from `peer` gets a slot. Over the per-address cap it does not; when
-    /// the table is full, an idle connection of the most-connected address is closed to make room.
+    /// the table is full, a connection of a heavier address is closed to make room
+    /// (``connectionToCloseForNewcomer(_:)``).
     func admit(_ peer: Peer) -> Bool {
         if peer.open >= configuration.maxConnectionsPerAddress {
             counters.refusedOverAddressCap += 1
             return false
         }
         guard openCount >= configuration.maxConnections else { return true }
-        guard let victim = idleConnectionToClose(for: peer) else { return false }
-        counters.closedIdleForNewConnection += 1
+        guard let victim = connectionToCloseForNewcomer(peer) else { return false }
+        if victim.isIdle {
+            counters.closedIdleForNewConnection += 1
+        } else {
+            counters.closedPartialRequestForNewConnection += 1
+        }
         closeConnection(victim)
         return true
+    }
+
+    /// The connection to give up for a new one from `newcomer` when the table is full, or `nil`:
+    /// 1. an idle one (``idleConnectionToClose(for:)``);
+    /// 2. else a request still being received (its head or its body) on a connection of an address that holds more
+    ///    than twice as many connections as `newcomer`'s, from the address that holds the most, the one that has been
+    ///    in its part of the request longest first. Clients that trickle their heads or bodies from many connections
+    ///    then cannot keep a lighter address out for as long as their deadlines allow (30 s for a body); the request
+    ///    closed loses only bytes that were never answered (RFC 9112 §9.6 lets a server close at any time), and
+    ///    addresses of like weight never push each other's requests out.
+    func connectionToCloseForNewcomer(_ newcomer: Peer) -> Connection? {
+        if let idle = idleConnectionToClose(for: newcomer) { return idle }
+        var best: Connection?
+        for case let candidate? in connections where candidate.isReceivingRequest {
+            guard candidate.peer !== newcomer, candidate.peer.open > 2 * newcomer.open else { continue }
+            guard let current = best else {
+                best = candidate
+                continue
+            }
+            if candidate.peer.open != current.peer.open {
+                if candidate.peer.open > current.peer.open { best = candidate }
+            } else if candidate.phaseStart < current.phaseStart {
+                best = candidate
+            }
+        }
+        return best
     }
 
     /// The idle connection to give up for a new one from `newcomer`: from the address with the most
@@ -136,6 +167,7 @@ extension EventLoop {
         for case let connection? in connections {
             stats.inputBufferBytes += connection.parser.heldByteCount
             stats.largestInputBuffer = max(stats.largestInputBuffer, connection.parser.heldByteCount)
+            if connection.isReceivingRequest { stats.receivingRequests += 1 }
         }
         stats.openStreams = openStreams
         for (key, peer) in peers { stats.openByAddress[key] = peer.open }
@@ -151,6 +183,8 @@ struct ConnectionStatistics: Sendable {
         var refusedOverAddressCap = 0
         /// Idle connections closed to make room for a new one in a full table.
         var closedIdleForNewConnection = 0
+        /// Requests still being received (head or body) closed to make room for a new connection from a lighter address.
+        var closedPartialRequestForNewConnection = 0
         /// Connections reset because unsent output was over the total cap.
         var resetForOutputMemory = 0
         /// Connections closed because they sent no byte within the first-byte timeout.
@@ -184,6 +218,8 @@ struct ConnectionStatistics: Sendable {
     var inputBufferBytes = 0
     /// The largest of those for one connection.
     var largestInputBuffer = 0
+    /// Connections with a request partly received (``Connection/isReceivingRequest``).
+    var receivingRequests = 0
     /// Open connections by client address key.
     var openByAddress: [String: Int] = [:]
 }

@@ -15,6 +15,28 @@ extension EventLoop {
         return true
     }
 
+    /// Answers the request whose body is about to be read from its head alone, when the responder has an answer that
+    /// no body can change (``ImmediateResponder/answerBeforeBody(_:)``), and closes the connection after it: the body is
+    /// never read (what arrives is discarded while the connection lingers), so a client that sends it slowly holds no
+    /// slot for it.
+    /// - Parameter connection: a connection in ``Connection/State/reading`` whose parser has just finished a head that
+    ///   announces a body.
+    /// - Returns: whether it was answered.
+    func answersBeforeBody(_ connection: Connection) -> Bool {
+        guard let immediate, var head = connection.parser.bodyHead else { return false }
+        head.remoteAddress = connection.remoteAddress
+        head.requestID = Self.requestID(connection: connection.serial, request: requestCounter &+ 1)
+        guard let prepared = immediate.answerBeforeBody(head) else { return false }
+        requestCounter &+= 1
+        let inFlight = Connection.InFlight(
+            method: head.method, target: head.target, requestID: head.requestID, isHead: head.method == "HEAD",
+            http10: head.version == .http1_0, keepAlive: false, started: now)
+        connection.state = .responding(inFlight)
+        counters.answeredOnLoop += 1
+        respond(connection, inFlight, prepared)
+        return true
+    }
+
     /// Writes `prepared` as ``respond(_:_:_:close:)`` writes a response: the same head (its stored bytes,
     /// this second's `Date`, the `Connection` field), the same access log line, the same close decision.
     func respond(_ connection: Connection, _ inFlight: Connection.InFlight, _ prepared: PreparedResponse) {

@@ -161,6 +161,7 @@ final class EventLoop: @unchecked Sendable {
             }
             switch event {
             case .continueExpected:
+                if answersBeforeBody(connection) { return }
                 let line = Array("HTTP/1.1 100 Continue\r\n\r\n".utf8)
                 _ = line.withUnsafeBytes { send(connection.fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
             case .request(let parsed):
@@ -171,6 +172,7 @@ final class EventLoop: @unchecked Sendable {
                 if phase != connection.phase {
                     connection.phase = phase
                     connection.phaseStart = now
+                    if phase == .body, answersBeforeBody(connection) { return }
                 }
                 if connection.peerClosed {
                     closeConnection(connection)

@@ -99,6 +99,13 @@ public struct HTTPRequestParser: Sendable {
         }
     }
 
+    /// The head of the request whose body is being received, with an empty body, or `nil` outside a body: what a
+    /// server can answer from before it reads the body (a refusal that no body can change, RFC 9110 §15.5.2).
+    public var bodyHead: HTTPRequest? {
+        guard phase == .body else { return nil }
+        return HTTPRequest(parsed: method, target: rawTarget, path: target.path, query: target.query, version: version, fields: fields, body: [])
+    }
+
     /// Memory the parser holds for input: its buffer and the body under construction.
     var heldByteCount: Int { buffer.capacity + body.capacity }
 

@@ -127,4 +127,22 @@ public protocol ImmediateResponder: Sendable {
     /// - Parameter request: the complete request, its ``HTTPRequest/requestID`` and address set.
     /// - Returns: the prepared answer, or `nil` for the normal path.
     func immediateResponse(to request: HTTPRequest) -> PreparedResponse?
+
+    /// The answer a request with this head gets before its body is read, or `nil` to read the body (see the default).
+    /// - Parameter head: the request's head, its body empty.
+    /// - Returns: the prepared answer, or `nil`.
+    func answerBeforeBody(_ head: HTTPRequest) -> PreparedResponse?
+}
+
+extension ImmediateResponder {
+    /// The answer that a request with this head gets whatever its body holds, given as soon as the head is in and
+    /// before any byte of the body is read; the connection then closes, its unread body discarded (RFC 9112 §9.6).
+    /// A refusal that no body can change (a missing credential, RFC 9110 §15.5.2) answered this way costs a client
+    /// who lacks it one head, not a connection slot held for as long as it takes to send the body. `nil` (the
+    /// default) reads the body and answers the complete request as usual.
+    ///
+    /// Runs on the I/O thread, under the same rules as ``immediateResponse(to:)``.
+    /// - Parameter head: the request's head, its body empty, its ``HTTPRequest/requestID`` and address set.
+    /// - Returns: the prepared answer, or `nil` to read the body.
+    public func answerBeforeBody(_ head: HTTPRequest) -> PreparedResponse? { nil }
 }

@@ -8,4 +8,11 @@ extension Dashboard: ImmediateResponder {
     public func immediateResponse(to request: HTTPRequest) -> PreparedResponse? {
         immediateAnswers.response(to: request)
     }
+
+    /// The answer given from a head before its body is read: the admin token's 401 (``ImmediateAnswers/answerBeforeBody(_:)``).
+    /// - Parameter head: the request's head, its body empty.
+    /// - Returns: the prepared answer, or `nil` to read the body.
+    public func answerBeforeBody(_ head: HTTPRequest) -> PreparedResponse? {
+        immediateAnswers.answerBeforeBody(head)
+    }
 }

@@ -96,6 +96,20 @@ final class ImmediateAnswers: Sendable {
         return file(request)?.answer(to: request)
     }
 
+    /// The answer to a request that announces a body, from its head alone (``HTTPServer/ImmediateResponder/answerBeforeBody(_:)``):
+    /// the admin token's 401 when the head carries no token, which no body can bring (``AdminTokenCheck/check(_:)`` reads the
+    /// `Authorization` field, the cookie and the query, all in the head). Only where the chain would reach that check with
+    /// this head: a method the router knows (else 501 first) and no oversized query value (else 400 first). `nil` otherwise:
+    /// the body is read and the complete request answered as usual.
+    /// - Parameter head: the request's head, its body empty.
+    /// - Returns: the 401, or `nil`.
+    func answerBeforeBody(_ head: HTTPRequest) -> PreparedResponse? {
+        guard let adminToken, rendersInMemory, router.implements(method: head.method),
+            FieldSizeCheck.oversizedField(in: head, form: [:]) == nil, adminToken.check(head) == .refused
+        else { return nil }
+        return refusal(head)
+    }
+
     /// The 401 the chain gives a request without the admin token.
     func refusal(_ request: HTTPRequest) -> PreparedResponse? {
         var response = chain.answer(AdminTokenCheck.refusal, to: request, context: DashboardContext(request: request, errorPages: errorPages))

@@ -11,4 +11,12 @@ extension StartUpGate: ImmediateResponder {
         guard responder.withLock({ $0 != nil }) else { return PreparedResponse(unavailable(request)) }
         return immediate.withLock({ $0 })?.immediateResponse(to: request)
     }
+
+    /// Once the gate is open, what the dashboard answers from a head before its body is read (the admin token's 401);
+    /// `nil` while it is closed, when the body is read and the 503 given as to any request.
+    /// - Parameter head: the request's head, its body empty.
+    /// - Returns: the prepared answer, or `nil` to read the body.
+    public func answerBeforeBody(_ head: HTTPRequest) -> PreparedResponse? {
+        immediate.withLock({ $0 })?.answerBeforeBody(head)
+    }
 }

@@ -236,6 +236,53 @@ struct ConnectionResourceTests {
         await server.shutdown(timeout: .seconds(1))
     }
 
+    @Test func aFullTableClosesARequestStillArrivingFromAnAddressHoldingMoreThanTwiceTheNewcomers() async throws {
+        let (server, port) = try Self.makeServer { $0.maxConnections = 4 }
+        // Each announces a body and sends one byte of it: none is idle, and the body deadline (60 s here) is far off.
+        let trickle = "POST /echo HTTP/1.1\r\n\(Self.host):\(port)\r\nContent-Length: 100000\r\n\r\nx"
+        let held = await TestClient.onThread {
+            (0..<4).map { _ in
+                let fd = TestClient.connect(port: port, source: "127.0.0.2")
+                TestClient.send(fd, trickle)
+                return fd
+            }
+        }
+        defer { held.forEach { close($0) } }
+        let full = await Self.statistics(of: server) { $0.open == 4 && $0.receivingRequests == 4 }
+        #expect(full?.open == 4)
+        let served = await TestClient.exchange(port: port, "GET / HTTP/1.1\r\n\(Self.host):\(port)\r\nConnection: close\r\n\r\n")
+        #expect(TestClient.statuses(served.text) == [200], "a new client waited behind bodies that trickle in")
+        let after = try #require(await Self.statistics(of: server) { $0.counters.closedPartialRequestForNewConnection == 1 })
+        #expect(after.counters.closedIdleForNewConnection == 0)
+        #expect(after.openByAddress["127.0.0.2"] == 3)
+        await server.shutdown(timeout: .seconds(1))
+    }
+
+    @Test func addressesOfLikeWeightNeverPushOutEachOthersRequests() async throws {
+        let (server, port) = try Self.makeServer { $0.maxConnections = 4 }
+        let trickle = "POST /echo HTTP/1.1\r\n\(Self.host):\(port)\r\nContent-Length: 100000\r\n\r\nx"
+        let held = await TestClient.onThread {
+            ["127.0.0.2", "127.0.0.2", "127.0.0.3", "127.0.0.3"].map { source in
+                let fd = TestClient.connect(port: port, source: source)
+                TestClient.send(fd, trickle)
+                return fd
+            }
+        }
+        defer { held.forEach { close($0) } }
+        let full = await Self.statistics(of: server) { $0.open == 4 && $0.receivingRequests == 4 }
+        #expect(full?.receivingRequests == 4)
+        let refused = await TestClient.onThread { () -> (text: String, closed: Bool) in
+            let fd = TestClient.connect(port: port, timeoutMs: 10_000, source: "127.0.0.3")
+            defer { close(fd) }
+            return TestClient.readAll(fd)
+        }
+        #expect(TestClient.statuses(refused.text) == [503], "an address holding 2 closed a request of another holding 2")
+        let stats = await server.statistics()
+        #expect(stats?.counters.closedPartialRequestForNewConnection == 0)
+        #expect(stats?.openByAddress["127.0.0.2"] == 2)
+        await server.shutdown(timeout: .seconds(1))
+    }
+
     @Test func aConnectionThatSendsNothingIsClosedAfterTheFirstByteTimeout() async throws {
         let (server, port) = try Self.makeServer { $0.timeouts.firstByte = .milliseconds(200) }
         let talker = await TestClient.onThread { () -> (Int32, String?) in

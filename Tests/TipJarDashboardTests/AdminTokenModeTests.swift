@@ -51,6 +51,24 @@ struct AdminTokenModeTests {
         #expect(AdminTokenCheck.sameOriginPath(path) == location)
     }
 
+    @Test func aRequestWithoutTheTokenThatAnnouncesABodyIsRefusedFromItsHeadAndClosed() async throws {
+        try await withLiveServer(transport: .live, adminToken: Self.token) { server in
+            let host = "Host: 127.0.0.1:\(server.port)"
+            // The body is announced and never sent: the 401 can only have come from the head.
+            let refused = await TestClient.exchange(
+                port: server.port, "POST /installs HTTP/1.1\r\n\(host)\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 100000\r\n\r\n")
+            #expect(TestClient.statuses(refused.text) == [401])
+            #expect(refused.text.contains("WWW-Authenticate: Bearer realm=\"tipjar\""))
+            #expect(refused.closed)
+            let body = #"{"locale":"en","launch":true}"#
+            let signedIn = await TestClient.exchange(
+                port: server.port,
+                "POST /api/installs HTTP/1.1\r\n\(host)\r\nAuthorization: Bearer \(Self.token)\r\nContent-Type: application/json\r\n"
+                    + "Content-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)")
+            #expect(TestClient.statuses(signedIn.text) == [201], "\(signedIn.text.prefix(300))")
+        }
+    }
+
     @Test func aPercentEncodedTokenNameSignsInAndEveryRedirectIsSameOrigin() async throws {
         try await withLiveServer(transport: .live, adminToken: Self.token) { server in
             let encoded = await server.send("GET", "/installs?%74oken=\(Self.token)&q=a")
