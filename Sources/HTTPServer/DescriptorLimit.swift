@@ -38,16 +38,27 @@ extension HTTPServerConfiguration {
     /// The configuration with its connection caps cut so that the open connections
     /// (``maxConnections``) and those being refused with a 503 (``maxShedConnections``), each one
     /// descriptor, fit in `descriptorLimit` less ``DescriptorLimit/reserve``; an eighth of that
-    /// goes to the refused ones. Unchanged when they already fit.
-    /// - Parameter descriptorLimit: The soft `RLIMIT_NOFILE`, e.g. ``DescriptorLimit/current``.
+    /// goes to the refused ones. The stream budget is fitted with them: cut in the same proportion as
+    /// ``maxConnections`` (1,024 of 4,096 by default stays a quarter), never above three quarters of the
+    /// open connections, so there is always room for a client that is not streaming, and one address
+    /// holds at most a quarter of it (``maxStreamsPerAddress``). Unchanged when everything already fits.
+    /// - Parameter descriptorLimit: The soft `RLIMIT_NOFILE`, e.g. ``DescriptorLimit/current``; `Int.max`
+    ///   when unlimited (only the stream budget is fitted then).
     /// - Returns: The fitted configuration; ``maxConnectionsPerAddress`` is at most ``maxConnections``.
     public func fitted(toDescriptorLimit descriptorLimit: Int) -> HTTPServerConfiguration {
-        let budget = max(2, descriptorLimit - DescriptorLimit.reserve)
-        guard maxConnections + maxShedConnections > budget else { return self }
         var fitted = self
-        fitted.maxShedConnections = max(1, min(maxShedConnections, budget / 8))
-        fitted.maxConnections = max(1, min(maxConnections, budget - fitted.maxShedConnections))
-        fitted.maxConnectionsPerAddress = min(maxConnectionsPerAddress, fitted.maxConnections)
+        let budget = max(2, descriptorLimit - DescriptorLimit.reserve)
+        if maxConnections + maxShedConnections > budget {
+            fitted.maxShedConnections = max(1, min(maxShedConnections, budget / 8))
+            fitted.maxConnections = max(1, min(maxConnections, budget - fitted.maxShedConnections))
+            fitted.maxConnectionsPerAddress = min(maxConnectionsPerAddress, fitted.maxConnections)
+        }
+        var streams = maxStreams
+        if fitted.maxConnections < maxConnections {
+            streams = Int((Double(maxStreams) * Double(fitted.maxConnections) / Double(maxConnections)).rounded(.down))
+        }
+        fitted.maxStreams = max(1, min(streams, fitted.maxConnections - fitted.maxConnections / 4))
+        fitted.maxStreamsPerAddress = max(1, min(maxStreamsPerAddress, fitted.maxStreams / 4))
         return fitted
     }
 }

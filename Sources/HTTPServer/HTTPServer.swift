@@ -59,7 +59,7 @@ public final class HTTPServer: Sendable {
             throw error
         }
         // Every connection is a descriptor: the caps fit the limit, so `accept4` does not run out.
-        let running = DescriptorLimit.current.map { configuration.fitted(toDescriptorLimit: $0) } ?? configuration
+        let running = configuration.fitted(toDescriptorLimit: DescriptorLimit.current ?? .max)
         let loop = EventLoop(
             configuration: running, responder: responder, accessLog: accessLog, listenFD: listener.fd,
             boundPort: listener.port,

@@ -321,7 +321,8 @@ struct ServeCommand {
         }
         if let running = server.runningConfiguration, running.maxConnections < server.configuration.maxConnections {
             LogWriter.standardError.write(
-                line: "tipjar: at most \(running.maxConnections) connections (\(running.maxConnectionsPerAddress) per address): "
+                line: "tipjar: at most \(running.maxConnections) connections (\(running.maxConnectionsPerAddress) per address), "
+                    + "\(running.maxStreams) of them event streams (\(running.maxStreamsPerAddress) per address): "
                     + "the descriptor limit (ulimit -n) is \(DescriptorLimit.current ?? 0)")
         }
         // Every start-up line is out before the banner that scripts wait for.

@@ -15,8 +15,13 @@ so that the server cannot raise it), then:
   4. closes a third of its connections and expects a fresh connection from 127.0.0.1 to get an
      answer (200 or 503, not a timeout) within 5 s;
   5. expects SIGTERM to stop the server with exit code 0.
+Then the event streams, whose budget is fitted with the connection caps: under each of `ulimit -n 1024` and
+`ulimit -n 256`, a fresh server, an install, and STREAMS (1,200 from 16 addresses, 130 from 2) open
+`GET /installs/{id}/events`, re-opened as an `EventSource` would whenever the server answers 503 and closes one;
+meanwhile a client that is not streaming, on 127.0.0.1, makes 5 requests on fresh connections and must get 200 each
+time: streams never hold every slot.
 Prints one line per check and `N passed, M failed`; exits 1 on any failure. Standard library only;
-about 10 s.
+about 20 s.
 """
 import os
 import re
@@ -26,6 +31,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
@@ -60,6 +66,119 @@ def status_of(port, timeout=5):
             return int(data.split(b" ")[1])
     except (OSError, ValueError, IndexError):
         return 0
+
+
+def start_server(folder, limit):
+    """`tipjar serve` under `ulimit -n limit` (soft and hard) in `folder`; returns (process, port, log path)."""
+    log_path = os.path.join(folder, "server-%d.log" % limit)
+    with open(log_path, "wb") as log:
+        process = subprocess.Popen(
+            ["bash", "-c", 'ulimit -Sn %d && ulimit -Hn %d && exec "$0" serve --port 0 --database "$1"' % (limit, limit),
+             binary(), os.path.join(folder, "db-%d.sqlite3" % limit)],
+            stdout=subprocess.PIPE, stderr=log, cwd=folder)
+    banner = process.stdout.readline().decode()
+    match = re.search(r"http://127\.0\.0\.1:(\d+)/", banner)
+    if not match:
+        process.kill()
+        sys.exit("tipjar serve did not start: %r (%s)" % (banner, open(log_path).read()[-500:]))
+    return process, int(match.group(1)), log_path
+
+
+def create_install(port):
+    """POST /api/installs; returns the new install's ID."""
+    body = b'{"locale":"en","launch":true}'
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
+        sock.sendall(("POST /api/installs HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nContent-Type: application/json\r\n"
+                      "Content-Length: %d\r\nConnection: close\r\n\r\n" % (port, len(body))).encode() + body)
+        data = b""
+        while True:
+            chunk = sock.recv(65536)
+            if not chunk:
+                break
+            data += chunk
+    match = re.search(rb'"id"\s*:\s*"([0-9a-fA-F-]{36})"', data)
+    if not match:
+        sys.exit("POST /api/installs answered %r" % data[:300])
+    return match.group(1).decode()
+
+
+class Streams:
+    """`count` event streams of one install from `addresses`, each re-opened 100 ms after the server closes it (as
+    an EventSource reconnects), on a thread of their own until `stop()`."""
+
+    def __init__(self, port, install, addresses, count):
+        self.port, self.install, self.addresses, self.count = port, install, addresses, count
+        self.open = {}  # slot -> socket
+        self.answered = {"200": 0, "503": 0, "other": 0}
+        self.stopping = threading.Event()
+        self.thread = threading.Thread(target=self.run, daemon=True)
+
+    def connect(self, slot):
+        try:
+            sock = socket.create_connection(("127.0.0.1", self.port), timeout=5,
+                                            source_address=(self.addresses[slot % len(self.addresses)], 0))
+            sock.sendall(("GET /installs/%s/events HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nAccept: text/event-stream\r\n\r\n"
+                          % (self.install, self.port)).encode())
+            sock.setblocking(False)
+            self.open[slot] = (sock, b"")
+        except OSError:
+            pass
+
+    def run(self):
+        for slot in range(self.count):
+            self.connect(slot)
+        while not self.stopping.is_set():
+            closed = []
+            for slot, (sock, head) in list(self.open.items()):
+                try:
+                    data = sock.recv(4096)
+                except BlockingIOError:
+                    continue
+                except OSError:
+                    data = b""
+                if head is not None and len(head) < 12:
+                    head += data
+                    if len(head) >= 12:
+                        code = head[9:12].decode(errors="replace")
+                        self.answered[code if code in ("200", "503") else "other"] += 1
+                        head = None
+                    self.open[slot] = (sock, head)
+                if not data:
+                    sock.close()
+                    closed.append(slot)
+            for slot in closed:
+                del self.open[slot]
+            self.stopping.wait(0.1)  # an EventSource waits before it reconnects
+            for slot in closed:
+                self.connect(slot)
+
+    def start(self):
+        self.thread.start()
+
+    def stop(self):
+        self.stopping.set()
+        self.thread.join(30)
+        for sock, _ in self.open.values():
+            sock.close()
+
+
+def streams_leave_room(check, folder, limit, addresses, count):
+    """Under `limit`, `count` streams from `addresses` (re-opened when refused) and a client that is not streaming."""
+    process, port, _ = start_server(folder, limit)
+    try:
+        install = create_install(port)
+        streams = Streams(port, install, addresses, count)
+        streams.start()
+        deadline = time.time() + 10
+        while time.time() < deadline and streams.answered["200"] + streams.answered["503"] < count:
+            time.sleep(0.05)  # polling for the streams' first answers, at most 10 s
+        statuses = [status_of(port) for _ in range(5)]
+        check("ulimit -n %d, %d streams from %d addresses: a client that is not streaming is served" % (limit, count, len(addresses)),
+              statuses == [200] * 5, "statuses %s (streams answered %s)" % (statuses, streams.answered))
+        streams.stop()
+    finally:
+        process.kill()
+        process.wait()
 
 
 def main():
@@ -137,6 +256,8 @@ def main():
             if process.poll() is None:
                 process.kill()
                 process.wait()
+        streams_leave_room(check, folder, 1024, ["127.0.3.%d" % i for i in range(1, 17)], 1200)
+        streams_leave_room(check, folder, 256, ["127.0.4.1", "127.0.4.2"], 130)
     failed = results.count(False)
     print("%d passed, %d failed" % (len(results) - failed, failed))
     sys.exit(1 if failed else 0)

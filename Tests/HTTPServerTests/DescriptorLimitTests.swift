@@ -21,11 +21,34 @@ struct DescriptorLimitTests {
         #expect(fitted.maxConnectionsPerAddress == fitted.maxConnections)
     }
 
+    @Test func theStreamBudgetIsCutInTheSameProportionAsTheConnections() {
+        let at1024 = HTTPServerConfiguration().fitted(toDescriptorLimit: 1024)
+        #expect(at1024.maxStreams == 196, "a quarter of 784 connections, as 1,024 is of 4,096")
+        #expect(at1024.maxStreamsPerAddress == 49)
+        let at256 = HTTPServerConfiguration().fitted(toDescriptorLimit: 256)
+        #expect(at256.maxConnections == 112)
+        #expect(at256.maxStreams == 28)
+        #expect(at256.maxStreamsPerAddress == 7)
+    }
+
+    @Test(arguments: [64, 256, 1024, 1 << 20])
+    func streamsNeverTakeTheSlotsOfClientsThatAreNotStreaming(_ limit: Int) {
+        var greedy = HTTPServerConfiguration()
+        greedy.maxStreams = 100_000
+        greedy.maxStreamsPerAddress = 100_000
+        let fitted = greedy.fitted(toDescriptorLimit: limit)
+        #expect(fitted.maxStreams <= fitted.maxConnections - fitted.maxConnections / 4)
+        #expect(fitted.maxStreamsPerAddress <= max(1, fitted.maxStreams / 4))
+        #expect(fitted.maxStreams >= 1)
+    }
+
     @Test func capsThatFitAreKept() {
         let configuration = HTTPServerConfiguration()
         let fitted = configuration.fitted(toDescriptorLimit: 1 << 20)
         #expect(fitted.maxConnections == configuration.maxConnections)
         #expect(fitted.maxShedConnections == configuration.maxShedConnections)
+        #expect(fitted.maxStreams == configuration.maxStreams)
+        #expect(fitted.maxStreamsPerAddress == configuration.maxStreamsPerAddress)
     }
 
     @Test func theRunningServerUsesTheFittedCaps() async throws {
