@@ -5,8 +5,15 @@ import Glibc
 /// Accepting connections for ``EventLoop``: the global and per-address caps, and freeing a slot
 /// held by an idle connection when the table is full.
 extension EventLoop {
-    func acceptAll() {
-        while true {
+    /// Most connections taken from the listening socket's queue at one wake-up of the loop.
+    static let acceptBatch = 64
+
+    /// Accepts waiting connections, at most ``acceptBatch`` of them: the listening socket is level-triggered, so
+    /// the rest are reported at the next wake-up, after the events of the connections already open. Taking them all at
+    /// once let a client that reconnects as fast as it is accepted keep the loop accepting (and, with the table full,
+    /// closing the connections it had just accepted for the next ones) without ever reading a request.
+    func acceptWaiting() {
+        for _ in 0..<Self.acceptBatch {
             var storage = sockaddr_storage()
             var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
             let fd = withUnsafeMutablePointer(to: &storage) {
@@ -87,7 +94,7 @@ extension EventLoop {
         acceptResumeTime = nil
         guard listening else { return }
         SystemCalls.epollAdd(epfd, listenFD, events: SystemCalls.EPOLLIN)
-        acceptAll()
+        acceptWaiting()
     }
 
     /// Whether a new connection from `peer` gets a slot. Over the per-address cap it does not; when

@@ -90,7 +90,7 @@ final class EventLoop: @unchecked Sendable {
                 for i in 0..<Int(n) {
                     let (fd, flags) = events[i]
                     if fd == listenFD {
-                        if listening { acceptAll() }
+                        if listening { acceptWaiting() }
                     } else if fd == inbox.eventFD {
                         handleInbox()
                     } else if let connection = connection(fd) {
