@@ -9,7 +9,7 @@ enum StoreFormGroup: String, CaseIterable {
     case settings
     /// "Failure injection": the error each StoreKit API throws.
     case failures
-    /// "Traps": the listener traps and the purchase traps.
+    /// "Traps": the listener traps, the purchase traps and what `Transaction.updates` delivers where Apple is silent.
     case traps
 
     /// The fieldsets (``StoreSetting/Group``) the form holds.
@@ -17,7 +17,7 @@ enum StoreFormGroup: String, CaseIterable {
         switch self {
         case .settings: [.catalog, .purchase, .purchaseSheet, .infoPlist]
         case .failures: [.failures]
-        case .traps: [.listenerTraps, .purchaseTraps]
+        case .traps: [.listenerTraps, .purchaseTraps, .updates]
         }
     }
 

@@ -145,6 +145,8 @@ struct TransactionLife: Sendable {
             }
         case .launch:
             steps.append(Step(.store, .listener, isFirst ? "at launch" : "launch: redelivered", isTrap: !isFirst))
+        case .otherDevice:
+            steps.append(Step(.store, .listener, delivery.outcome == .revoked ? "updates: revoked on another device" : "updates: from another device"))
         case .restore:
             steps.append(Step(.app, .store, "AppStore.sync()"))
             let isReplay = delivery.note == .syncReplay

@@ -156,6 +156,30 @@ public enum TipJarSchema {
         ALTER TABLE installs DROP COLUMN storefront;
         """
 
+    /// `v8-other-devices`: a ledger row's `path` may be `otherDevice`, a transaction the Apple Account made (or had
+    /// refunded) on another of its devices, delivered through `Transaction.updates`
+    /// (https://developer.apple.com/documentation/storekit/transaction/updates). SQLite cannot change a CHECK in place,
+    /// so the table is rebuilt with every row and its index (https://www.sqlite.org/lang_altertable.html#otheralter);
+    /// no table references `deliveries`, and row IDs, which keep the ledger's order, are copied.
+    public static let v8 = """
+        CREATE TABLE deliveries_v8 (
+            id INTEGER PRIMARY KEY,
+            install_id TEXT NOT NULL REFERENCES installs (id),
+            transaction_id INTEGER NOT NULL,
+            product_id TEXT NOT NULL,
+            path TEXT NOT NULL CHECK (path IN ('purchase', 'listener', 'launch', 'restore', 'otherDevice')),
+            outcome TEXT NOT NULL CHECK (outcome IN ('counted', 'duplicate', 'revoked', 'unknownProduct', 'unverified')),
+            finished INTEGER NOT NULL CHECK (finished IN (0, 1)),
+            at_ms INTEGER NOT NULL,
+            note TEXT
+        );
+        INSERT INTO deliveries_v8 (id, install_id, transaction_id, product_id, path, outcome, finished, at_ms, note)
+            SELECT id, install_id, transaction_id, product_id, path, outcome, finished, at_ms, note FROM deliveries;
+        DROP TABLE deliveries;
+        ALTER TABLE deliveries_v8 RENAME TO deliveries;
+        CREATE INDEX deliveries_by_install ON deliveries (install_id, id);
+        """
+
     /// Every migration, in order: (identifier, SQL).
     public static let migrations: [(identifier: String, sql: String)] = [
         ("v1-core", v1),
@@ -165,5 +189,6 @@ public enum TipJarSchema {
         ("v5-transaction-fields", v5),
         ("v6-purchase-issues", v6),
         ("v7-account-storefronts", v7),
+        ("v8-other-devices", v8),
     ]
 }

@@ -67,7 +67,7 @@ public struct ScenarioExpectation: Sendable, Equatable {
     static let conditionFields: Set<String> = ["hearts", "running", "offers", "pending"]
     static let outcomes = ["purchased", "unverified", "cancelled", "pending", "failed"]
     static let offerStates = ["ready", "unavailable", "loading"]
-    static let paths = ["purchase", "listener", "launch", "restore"]
+    static let paths = ["purchase", "listener", "launch", "restore", "otherDevice"]
     static let recordOutcomes = ["counted", "duplicate", "revoked", "unknownProduct", "unverified"]
 
     init(node: ScenarioNode, names: ScenarioNames, allowing allowed: Set<String> = Self.fields) throws(ScenarioError) {

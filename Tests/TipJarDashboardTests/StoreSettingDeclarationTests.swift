@@ -142,8 +142,10 @@ struct StoreSettingDeclarationTests {
                     #expect(select.contains(#"<option value="\#(number)" selected>"#), "\(name)")
                 case (.number(let number), .integer(let range, _)):
                     #expect(page.contains(#"name="\#(name)" min="\#(range.lowerBound)" max="\#(range.upperBound)" value="\#(number)""#), "\(name)")
-                case (.flag, _):
+                case (.flag(true), _):
                     #expect(page.contains(#"name="\#(name)" value="1" checked"#), "\(name)")
+                case (.flag(false), _):
+                    #expect(page.contains(#"name="\#(name)" value="1">"#), "\(name)")
                 default:
                     Issue.record("\(name): no row shows \(other)")
                 }

@@ -42,16 +42,27 @@ struct OnlyTipsCountTests {
         #expect(try await world.service.launch(installID: install.id).deliveries.isEmpty, "finished, so not delivered again")
     }
 
-    @Test("through Restore: another install's unfinished non-consumable on the account adds no heart")
+    @Test("through Restore: an unfinished non-consumable adds no heart")
     func restore() async throws {
-        let world = try await TestWorld.make(catalog: try Self.catalog(), settings: StoreSettings(crashBeforeFinish: true))
+        let world = try await TestWorld.make(catalog: try Self.catalog(), settings: StoreSettings(finishIgnored: true))
+        let install = try await world.runningInstall(accountID: "ana")
+        _ = try await world.service.externalPurchase(productID: Self.notTips[1], installID: install.id)
+        try await world.setSettings { $0.finishIgnored = false }
+        let report = try await world.service.restore(installID: install.id)
+        #expect(report.deliveries.map(\.path) == [.restore])
+        #expect(report.deliveries.map(\.outcome) == [.unknownProduct])
+        #expect(try await world.hearts(install.id) == 0)
+    }
+
+    @Test("from another device: another install's non-consumable on the account adds no heart")
+    func otherDevice() async throws {
+        let world = try await TestWorld.make(catalog: try Self.catalog())
         let first = try await world.runningInstall(accountID: "ana")
         let second = try await world.runningInstall(accountID: "ana")
         _ = try await world.service.externalPurchase(productID: Self.notTips[1], installID: first.id)
-        try await world.setSettings { $0.crashBeforeFinish = false }
-        let report = try await world.service.restore(installID: second.id)
-        #expect(report.deliveries.map(\.path) == [.restore])
-        #expect(report.deliveries.map(\.outcome) == [.unknownProduct])
+        let ledger = try await world.storage.ledger(installID: second.id, limit: 10)
+        #expect(ledger.map(\.path) == [.otherDevice])
+        #expect(ledger.map(\.outcome) == [.unknownProduct])
         #expect(try await world.hearts(first.id) == 0)
         #expect(try await world.hearts(second.id) == 0)
     }

@@ -183,8 +183,8 @@ struct PurchaseOutcomeTests {
     @Test func secondConcurrentPurchaseForTheSameInstallIsRefused() async throws {
         let gate = DelayGate()
         let world = try await TestWorld.make(settings: StoreSettings(purchaseLatencyMs: 1500), gate: gate)
-        let install = try await world.runningInstall()
-        let other = try await world.runningInstall()
+        let install = try await world.runningInstall(accountID: "ana")
+        let other = try await world.runningInstall(accountID: "bia")
         let first = Task { try await world.service.purchase(productID: TestWorld.coffee, installID: install.id) }
         await gate.untilSomeoneWaits()
         #expect(await world.service.isPurchaseOpen(installID: install.id))

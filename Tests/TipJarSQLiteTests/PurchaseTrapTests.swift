@@ -120,16 +120,29 @@ struct PurchaseTrapTests {
         #expect(try await world.storage.transactions(matching: TransactionQuery(pageSize: 50)).transactions.count == 2, "two charges, not four")
     }
 
-    @Test func aTipLeftUnfinishedByACrashIsReturnedByTheNextPurchaseOnAnotherRunningInstallOfTheAccount() async throws {
+    @Test func aTipLeftUnfinishedOnOneInstallIsReturnedByTheNextPurchaseOnAnotherInstallOfTheAccount() async throws {
+        // finish() ignored on the phone; the tablet, stopped meanwhile, buys the same tip: the account's unfinished
+        // transaction comes back (its launch, which the purchase starts, delivers it first, and finish() is still
+        // ignored, so it stays unfinished).
+        let world = try await TestWorld.make(settings: StoreSettings(finishIgnored: true))
+        let phone = try await world.runningInstall(accountID: "ana")
+        let tablet = try await world.service.createInstall(locale: .en, storefront: "USA", accountID: "ana")
+        let first = try await world.service.purchase(productID: TestWorld.snack, installID: phone.id)
+        let again = try await world.service.purchase(productID: TestWorld.snack, installID: tablet.id)
+        #expect(again.transactionID == first.transactionID)
+        #expect(try await world.storage.ledger(installID: tablet.id, limit: 10).last?.note == .unfinishedReturned)
+        #expect(DeliveryNote.unfinishedReturned.text == "purchase() returned the unfinished transaction: no new charge")
+    }
+
+    @Test func aTipLeftUnfinishedByACrashReachesTheAccountsOtherRunningInstallThroughItsListener() async throws {
         let world = try await TestWorld.make(settings: StoreSettings(crashBeforeFinish: true))
         let phone = try await world.runningInstall(accountID: "ana")
         let tablet = try await world.runningInstall(accountID: "ana")
+        try await world.setSettings { $0.finishedConsumablesReachOtherDevices = false }
         let crashed = try await world.service.purchase(productID: TestWorld.snack, installID: phone.id)
-        try await world.setSettings { $0.crashBeforeFinish = false }
-        let again = try await world.service.purchase(productID: TestWorld.snack, installID: tablet.id)
-        #expect(again.transactionID == crashed.transactionID)
-        #expect(try await world.storage.ledger(installID: tablet.id, limit: 10).last?.note == .unfinishedReturned)
-        #expect(DeliveryNote.unfinishedReturned.text == "purchase() returned the unfinished transaction: no new charge")
+        let ledger = try await world.storage.ledger(installID: tablet.id, limit: 10)
+        #expect(ledger.map(\.transactionID) == [try #require(crashed.transactionID)], "unfinished on the phone: it reaches the tablet whatever the setting")
+        #expect(ledger.map(\.path) == [.otherDevice])
     }
 
     // MARK: Charged despite an error

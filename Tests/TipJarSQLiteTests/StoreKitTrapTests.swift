@@ -73,8 +73,20 @@ struct StoreKitTrapTests {
         #expect(try await world.ledgerOutcomes(install.id) == [.counted, .revoked])
     }
 
-    @Test func trap4RefundWhileTheAppIsStoppedArrivesAtItsNextLaunch() async throws {
+    @Test func trap4ARefundWhileTheAppIsStoppedIsNotDeliveredAtItsNextLaunch() async throws {
         let world = try await TestWorld.make()
+        let install = try await world.runningInstall()
+        _ = try await world.service.purchase(productID: TestWorld.coffee, installID: install.id)
+        _ = try await world.service.stop(installID: install.id)
+        #expect(try await world.service.refund(transactionID: 1) == nil, "not running: nothing delivered")
+        #expect(try await world.service.launch(installID: install.id).deliveries.isEmpty, "a refund leaves a finished transaction finished")
+        let stored = try #require(try await world.storage.transaction(withID: 1))
+        #expect(stored.transaction.isRevoked)
+        #expect(stored.isFinished)
+    }
+
+    @Test func trap4WithRefundsDeliveredAtLaunchTheRefundWaitsForTheNextLaunch() async throws {
+        let world = try await TestWorld.make(settings: StoreSettings(refundsDeliveredAtLaunch: true))
         let install = try await world.runningInstall()
         _ = try await world.service.purchase(productID: TestWorld.coffee, installID: install.id)
         _ = try await world.service.stop(installID: install.id)

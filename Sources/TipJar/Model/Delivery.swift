@@ -11,6 +11,10 @@ public enum DeliveryPath: String, Sendable, Codable, CaseIterable {
     case launch
     /// What `AppStore.sync()` brought back.
     case restore
+    /// `Transaction.updates` while the app runs, for a transaction the Apple Account made (or had refunded) on another
+    /// of its devices: Apple's `updates` "also emits transactions that customers complete in your app on another
+    /// device" (https://developer.apple.com/documentation/storekit/transaction/updates).
+    case otherDevice
 }
 
 /// What the handler decided about one delivery.

@@ -99,6 +99,10 @@ extension TipJarService {
                 if try await reemit(verification.unsafePayloadValue, installID: installID, settings: answer.settings) {
                     install = try await self.install(installID)
                 }
+                if !answer.returnsUnfinished {
+                    try await deliverToOtherDevices(
+                        verification.unsafePayloadValue, finishedHere: delivery.finished, accountID: install.accountID, except: installID)
+                }
                 report = PurchaseReport(
                     outcome: verification.verificationError == nil ? .purchased : .unverified,
                     transactionID: verification.unsafePayloadValue.id, recordOutcome: delivery.outcome,
@@ -223,9 +227,14 @@ extension TipJarService {
     @discardableResult
     public func deliverThroughListener(_ stored: StoredTransaction, note: DeliveryNote? = nil) async throws -> Delivery? {
         guard let install = try await storage.install(withID: stored.installID), install.isRunning else {
+            let waits = !stored.isFinished
             event(
-                stored.installID, "listener.queued", "Transaction \(stored.transaction.id) waits for the next launch (app not running).",
+                stored.installID, "listener.queued",
+                waits
+                    ? "Transaction \(stored.transaction.id) waits for the next launch (app not running)."
+                    : "Transaction \(stored.transaction.id) is not delivered: the app is not running, and only unfinished transactions reach it at launch.",
                 ["transactionID": "\(stored.transaction.id)"])
+            try await deliverToOtherDevices(stored.transaction, finishedHere: stored.isFinished, accountID: stored.accountID, except: stored.installID)
             return nil
         }
         let delivery: Delivery
@@ -239,7 +248,45 @@ extension TipJarService {
             return nil
         }
         try await reemit(stored.transaction, installID: install.id)
+        try await deliverToOtherDevices(stored.transaction, finishedHere: delivery.finished, accountID: install.accountID, except: install.id)
         return delivery
+    }
+
+    /// `Transaction.updates` on the Apple Account's other devices: every other running install of the account
+    /// receives `transaction` through its listener, a ledger row of its own with the path ``DeliveryPath/otherDevice``
+    /// ("another device"), and counts it as its handler decides (each device keeps its own hearts, so a tip bought on
+    /// one device is a heart on every device of the account that runs the tip jar). Apple: `updates` "also emits
+    /// transactions that customers complete in your app on another device"
+    /// (https://developer.apple.com/documentation/storekit/transaction/updates). A stopped install receives nothing now:
+    /// at its launch it gets what `Transaction.unfinished` holds for the account, as every launch does.
+    /// Apple says nothing of a consumable the first device already finished: the store setting
+    /// ``StoreSettings/finishedConsumablesReachOtherDevices`` (on by default) decides; a refund always reaches them (the
+    /// `updates` page's own example handles `revocationDate` there).
+    /// - Parameters:
+    ///   - transaction: the transaction as the store holds it now (purchased, approved, resolved or revoked).
+    ///   - finishedHere: whether the install it was made on (or delivered to) finished it.
+    ///   - accountID: its Apple Account.
+    ///   - installID: the install it was made on (or delivered to), which is not "another device".
+    /// - Returns: the other devices' ledger rows.
+    @discardableResult
+    func deliverToOtherDevices(
+        _ transaction: Transaction, finishedHere: Bool, accountID: String, except installID: String
+    ) async throws -> [Delivery] {
+        let isFinishedConsumable = finishedHere && !transaction.isRevoked && catalog.product(withID: transaction.productID)?.type == .consumable
+        if isFinishedConsumable, !store.settings.finishedConsumablesReachOtherDevices { return [] }
+        let others = try await storage.installs(matching: InstallQuery(pageSize: 200, accountID: accountID)).installs.filter {
+            $0.id != installID && $0.isRunning
+        }
+        var deliveries: [Delivery] = []
+        for other in others {
+            do {
+                deliveries.append(try await handle(store.verify(transaction), installID: other.id, path: .otherDevice))
+            } catch {
+                // Deleted from its device while the transaction was on its way: nothing to deliver to.
+                guard try await storage.install(withID: other.id) == nil else { throw error }
+            }
+        }
+        return deliveries
     }
 
     /// Launches the app: the listener starts, the legacy "has tipped" flag migrates to one heart

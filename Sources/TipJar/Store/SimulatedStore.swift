@@ -311,9 +311,11 @@ public final class SimulatedStore: Sendable {
     }
 
     /// A refund: sets `revocationDate` and `revocationReason`; the revoked transaction, with the
-    /// same ID, is then delivered through the listener. It becomes unfinished again, so an app
-    /// that is not running receives the revocation at its next launch (StoreKit delivers it through
-    /// `Transaction.updates` until the app handles it). Of concurrent refunds of one transaction, one wins.
+    /// same ID, is then delivered through the listener of every running install of the account. A refund does not make
+    /// a finished transaction unfinished ("A transaction is unfinished until you call finish()",
+    /// https://developer.apple.com/documentation/storekit/transaction/unfinished), so an app that is not running does
+    /// not receive it at its next launch, unless the store setting ``StoreSettings/refundsDeliveredAtLaunch`` says so
+    /// (Apple is silent; Sources/TipJar/StoreKitFidelity.md). Of concurrent refunds of one transaction, one wins.
     /// - Throws: `TipJarError.transactionNotFound`; `.invalidValue` if it is not purchased;
     ///   `.alreadyRefunded` for a second refund.
     public func refund(transactionID: UInt64, reason: Transaction.RevocationReason) async throws -> StoredTransaction {
@@ -328,7 +330,7 @@ public final class SimulatedStore: Sendable {
         refunded.transaction.revocationDate = environment.now()
         refunded.transaction.signedDate = environment.now()
         refunded.transaction.revocationReason = reason
-        refunded.isFinished = false
+        if settings.refundsDeliveredAtLaunch { refunded.isFinished = false }
         return try await move(stored, to: refunded, orThrow: .alreadyRefunded(transactionID))
     }
 

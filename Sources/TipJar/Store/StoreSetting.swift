@@ -56,6 +56,8 @@ public struct StoreSetting: Sendable {
         case purchaseSheet
         /// The app's Info.plist keys that change what StoreKit returns to it.
         case infoPlist
+        /// What `Transaction.updates` delivers where Apple's documents are silent: other devices, refunds at launch.
+        case updates
     }
 
     /// Which `.storekit` file setting feeds this one (``StoreKitSettingsDecoder`` reads it).

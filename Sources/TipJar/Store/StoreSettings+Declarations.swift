@@ -115,6 +115,27 @@ extension StoreSettings {
                                 : "SKIncludeConsumableInAppPurchaseHistory false: finished consumables left out of Transaction.all")
                     ]
                 })),
+        .flag(
+            \.finishedConsumablesReachOtherDevices, key: "finishedConsumablesReachOtherDevices", group: .updates,
+            label: "Finished consumables reach the account's other devices",
+            help: "a tip bought and finished on one install reaches every other running install of the Apple Account",
+            summary: .line(
+                "Other devices",
+                { settings in
+                    [
+                        StoreSetting.SummaryPart(
+                            settings.finishedConsumablesReachOtherDevices
+                                ? "every purchase and refund reaches the account's other running installs"
+                                : "only what another device left unfinished, and refunds, reach the others")
+                    ]
+                })),
+        .flag(
+            \.refundsDeliveredAtLaunch, key: "refundsDeliveredAtLaunch", group: .updates,
+            label: "A refund made while the app is stopped arrives at its next launch",
+            help: "off: Transaction.updates delivers refunds only while the app runs",
+            summary: .line(
+                "Refunds at launch",
+                { [StoreSetting.SummaryPart($0.refundsDeliveredAtLaunch ? "delivered at the next launch" : "not delivered at launch")] })),
     ]
 
     /// The latency the `/store` form sets when "slow" is chosen with none (0 or empty).

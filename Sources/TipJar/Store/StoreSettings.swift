@@ -117,6 +117,22 @@ public struct StoreSettings: Sendable, Equatable, Codable {
     /// (``SimulatedStore/history(_:view:catalog:includeConsumableInAppPurchaseHistory:)``). Off by default.
     public var includeConsumableInAppPurchaseHistory: Bool
 
+    // `Transaction.updates` where Apple's documents are silent (Sources/TipJar/StoreKitFidelity.md).
+    /// Whether a consumable that another device of the Apple Account bought, and finished, reaches this device's
+    /// `Transaction.updates` while the app runs. Apple's `updates` "also emits transactions that customers complete in
+    /// your app on another device" (https://developer.apple.com/documentation/storekit/transaction/updates) and says
+    /// nothing of consumables finished there, so the unconditional sentence decides the default: on. Off, only what
+    /// the other device left unfinished (and refunds) reaches this one.
+    public var finishedConsumablesReachOtherDevices: Bool
+    /// Whether a refund made while the app was stopped reaches it at its next launch. Apple's `updates` page names
+    /// only unfinished transactions as delivered at launch ("If your app has unfinished transactions, the updates
+    /// listener receives them once, immediately after the app launches"), and a refund does not make a finished
+    /// transaction unfinished ("A transaction is unfinished until you call finish()",
+    /// https://developer.apple.com/documentation/storekit/transaction/unfinished); a developer reports no refund
+    /// arriving at launch (https://developer.apple.com/forums/thread/751340). So off by default: the app learns of it
+    /// from `Transaction.all` or its server. On, the refunded transaction waits, unfinished, for the next launch.
+    public var refundsDeliveredAtLaunch: Bool
+
     /// The largest latency accepted, in milliseconds.
     public static let maximumLatencyMs = 60_000
 
@@ -130,8 +146,11 @@ public struct StoreSettings: Sendable, Equatable, Codable {
         purchaseLatencyMs: Int = 0, crashBeforeFinish: Bool = false, listenerReemits: Int = 0,
         askToBuyEnabled: Bool = false, interruptedPurchases: Bool = false, finishIgnored: Bool = false,
         chargedDespiteError: Bool = false, syncReplaysFinished: Bool = false, listenerReemitDelayMs: Int = 0,
-        skipPurchaseSheet: Bool = false, includeConsumableInAppPurchaseHistory: Bool = false
+        skipPurchaseSheet: Bool = false, includeConsumableInAppPurchaseHistory: Bool = false,
+        finishedConsumablesReachOtherDevices: Bool = true, refundsDeliveredAtLaunch: Bool = false
     ) {
+        self.finishedConsumablesReachOtherDevices = finishedConsumablesReachOtherDevices
+        self.refundsDeliveredAtLaunch = refundsDeliveredAtLaunch
         self.catalog = catalog
         self.latencyMs = latencyMs
         self.purchaseOutcome = purchaseOutcome
