@@ -220,8 +220,12 @@ struct APIController: DashboardController {
         }
         router.post("/api/transactions/:tid/refund") { request, context in
             let id = try context.transactionID()
-            let reason = request.body.isEmpty ? nil : try JSONBody.decode(APIModels.RefundBody.self, from: request).reason
-            let delivery = try await service.refund(transactionID: id, reason: reason ?? .other)
+            let body =
+                request.body.isEmpty
+                ? nil : try JSONBody.decode(APIModels.RefundBody.self, from: request, fields: ["reason", "revocationType", "revocationPercentage"])
+            let delivery = try await service.refund(
+                transactionID: id, reason: body?.reason ?? .other, type: body?.revocationType ?? .fullRefund,
+                percentage: body?.revocationPercentage)
             return try await transactionResponse(id, delivery: delivery)
         }
         router.delete("/api/transactions/:tid") { request, context in

@@ -95,9 +95,48 @@ enum APIModels {
         }
     }
 
-    /// `POST /api/transactions/{id}/refund` body (optional).
+    /// `POST /api/transactions/{id}/refund` body (optional): `reason` as the case's name (`developerIssue`, `other`) or
+    /// as the integer a transaction's JSON shows (`1`, `0`: Apple's `revocationReason`,
+    /// https://developer.apple.com/documentation/appstoreserverapi/revocationreason); `revocationType` Apple's
+    /// `REFUND_FULL` (the default), `REFUND_PRORATED` or `FAMILY_REVOKE`; `revocationPercentage` in milliunits of a
+    /// percent (0...100,000) for a prorated refund.
     struct RefundBody: Decodable {
         var reason: Transaction.RevocationReason?
+        var revocationType: Transaction.RevocationType?
+        var revocationPercentage: Int?
+
+        enum CodingKeys: String, CodingKey { case reason, revocationType, revocationPercentage }
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            if let number = try? container.decodeIfPresent(Int.self, forKey: .reason) {
+                guard let reason = Transaction.RevocationReason(storeKitRawValue: number) else {
+                    throw RequestError(message: "reason must be developerIssue or other, or Apple's 1 or 0.")
+                }
+                self.reason = reason
+            } else if let name = try? container.decodeIfPresent(String.self, forKey: .reason) {
+                guard let reason = Transaction.RevocationReason(rawValue: name) else {
+                    throw RequestError(message: "reason must be developerIssue or other, or Apple's 1 or 0.")
+                }
+                self.reason = reason
+            } else if container.contains(.reason), !(try container.decodeNil(forKey: .reason)) {
+                throw RequestError(message: "reason must be developerIssue or other, or Apple's 1 or 0.")
+            }
+            if let name = try? container.decodeIfPresent(String.self, forKey: .revocationType) {
+                guard let type = Transaction.RevocationType(rawValue: name) else {
+                    throw RequestError(message: "revocationType must be REFUND_FULL, REFUND_PRORATED or FAMILY_REVOKE.")
+                }
+                revocationType = type
+            } else if container.contains(.revocationType), !(try container.decodeNil(forKey: .revocationType)) {
+                throw RequestError(message: "revocationType must be REFUND_FULL, REFUND_PRORATED or FAMILY_REVOKE.")
+            }
+            if container.contains(.revocationPercentage), !(try container.decodeNil(forKey: .revocationPercentage)) {
+                guard let share = try? container.decode(Int.self, forKey: .revocationPercentage) else {
+                    throw RequestError(message: "revocationPercentage must be a whole number of milliunits from 0 to 100000.")
+                }
+                revocationPercentage = share
+            }
+        }
     }
 
     /// `PUT /api/installs/{id}/label` body.
@@ -196,6 +235,8 @@ enum APIModels {
         var reason: String
         var revocationDate: String?
         var revocationReason: Int?
+        var revocationType: String?
+        var revocationPercentage: Int?
         var status: String
         var isFinished: Bool
         var isExternal: Bool
@@ -227,6 +268,8 @@ enum APIModels {
             reason = t.reason.rawValue
             revocationDate = t.revocationDate.map(ViewModels.isoMilliseconds)
             revocationReason = t.revocationReason?.storeKitRawValue
+            revocationType = t.revocationType?.rawValue
+            revocationPercentage = t.revocationPercentage
             status = stored.status.rawValue
             isFinished = stored.isFinished || delivery?.finished == true
             isExternal = stored.isExternal

@@ -11,8 +11,9 @@ extension APIModels {
     /// never `null`): `revocationDate` and `revocationReason` until a refund, `appAccountToken` without the purchase
     /// option, and `bundleId`, `type`, `price` and `currency` for a transaction saved before the dashboard kept them.
     /// Never written, because no tip has them: the subscription fields (`expiresDate`, `webOrderLineItemId`,
-    /// `subscriptionGroupIdentifier`, `isUpgraded`), the offer fields (`offerType`, `offerIdentifier`,
-    /// `offerDiscountType`, `offerPeriod`) and `appTransactionId` (the simulator has no app transaction).
+    /// `subscriptionGroupIdentifier`, `isUpgraded`) and the offer fields (`offerType`, `offerIdentifier`,
+    /// `offerDiscountType`, `offerPeriod`: a `.storekit` file can define offer codes for subscriptions only, so a tip
+    /// is never bought with one here).
     struct JWSTransactionPayload: Encodable, Equatable {
         /// `transactionId`: the transaction's identifier as a string
         /// (https://developer.apple.com/documentation/appstoreserverapi/transactionid).
@@ -66,13 +67,24 @@ extension APIModels {
         /// `revocationReason`: the integer `1` (an issue in the app) or `0` (another reason)
         /// (https://developer.apple.com/documentation/appstoreserverapi/revocationreason).
         var revocationReason: Int?
+        /// `revocationType`: `REFUND_FULL`, `REFUND_PRORATED` or `FAMILY_REVOKE`
+        /// (https://developer.apple.com/documentation/appstoreserverapi/revocationtype).
+        var revocationType: String?
+        /// `revocationPercentage`: the refunded share in milliunits of a percent, 100,000 for all of it
+        /// (https://developer.apple.com/documentation/appstoreservernotifications/revocationpercentage).
+        var revocationPercentage: Int?
+        /// `appTransactionId`: "The unique identifier of the app download transaction", the same for every transaction
+        /// of one Apple Account in the app (https://developer.apple.com/documentation/appstoreserverapi/apptransactionid),
+        /// from ``Transaction/appTransactionID``.
+        var appTransactionID: String?
 
         /// Apple's key for each field.
         enum CodingKeys: String, CodingKey {
             case transactionID = "transactionId", originalTransactionID = "originalTransactionId", bundleID = "bundleId"
             case productID = "productId", purchaseDate, originalPurchaseDate, signedDate, quantity, type, appAccountToken
             case inAppOwnershipType, environment, transactionReason, storefront, storefrontID = "storefrontId", price
-            case currency, revocationDate, revocationReason
+            case currency, revocationDate, revocationReason, revocationType, revocationPercentage
+            case appTransactionID = "appTransactionId"
         }
 
         /// The payload of `transaction`.
@@ -97,6 +109,9 @@ extension APIModels {
             currency = t.currency
             revocationDate = t.revocationDate.map(UTCTimestamp.milliseconds(since1970:))
             revocationReason = t.revocationReason?.storeKitRawValue
+            revocationType = t.revocationType?.rawValue
+            revocationPercentage = t.revocationPercentage
+            appTransactionID = t.appTransactionID
         }
 
         /// `price` in milliunits (× 1000), exactly for every App Store price (none has more than three decimals);

@@ -42,9 +42,18 @@ struct StoreController: DashboardController {
             return try await delivered(.resolved, transactionID: id, delivery: delivery)
         }
         router.post("/store/transactions/:tid/refund") { request, context in
-            let reason = context.form["reason"].flatMap(Transaction.RevocationReason.init(rawValue:)) ?? .other
+            let form = context.form
+            let reason = form["reason"].flatMap(Transaction.RevocationReason.init(rawValue:)) ?? .other
+            guard let type = Transaction.RevocationType(rawValue: form["revocationType"] ?? "REFUND_FULL") else {
+                throw RequestError(message: "revocationType must be REFUND_FULL or REFUND_PRORATED.")
+            }
+            let share = (form["revocationPercentage"] ?? "").trimmingCharacters(in: .whitespaces)
+            guard share.isEmpty || Int(share) != nil else {
+                throw RequestError(message: "revocationPercentage must be a whole number of milliunits from 0 to 100000.")
+            }
             let id = try context.transactionID()
-            let delivery = try await service.refund(transactionID: id, reason: reason)
+            let delivery = try await service.refund(
+                transactionID: id, reason: reason, type: type, percentage: type == .fullRefund ? nil : Int(share))
             return try await delivered(.refunded, transactionID: id, delivery: delivery)
         }
         router.post("/store/external-purchases") { request, context in

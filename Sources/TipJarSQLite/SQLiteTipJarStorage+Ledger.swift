@@ -10,7 +10,7 @@ extension SQLiteTipJarStorage {
     static let transactionColumns = """
         id, product_id, purchase_date_ms, storefront, account_id, install_id, status, is_finished, is_external,
         revocation_date_ms, revocation_reason, purchased_quantity, app_account_token, price, currency, product_type,
-        app_bundle_id, signed_date_ms, has_purchase_issue
+        app_bundle_id, signed_date_ms, has_purchase_issue, revocation_type, revocation_percentage
         """
 
     /// A stored transaction from a row of ``transactionColumns``, read by column name.
@@ -20,6 +20,8 @@ extension SQLiteTipJarStorage {
             purchaseDate: date(try row.value(named: "purchase_date_ms")), storefront: try row.value(named: "storefront"))
         transaction.revocationDate = (try row.value(named: "revocation_date_ms", as: Int64?.self)).map(date)
         transaction.revocationReason = (try row.value(named: "revocation_reason", as: String?.self)).flatMap(Transaction.RevocationReason.init(rawValue:))
+        transaction.revocationType = (try row.value(named: "revocation_type", as: String?.self)).flatMap(Transaction.RevocationType.init(rawValue:))
+        transaction.revocationPercentage = try row.value(named: "revocation_percentage", as: Int?.self)
         transaction.purchasedQuantity = try row.value(named: "purchased_quantity")
         transaction.appAccountToken = (try row.value(named: "app_account_token", as: String?.self)).flatMap(UUID.init(uuidString:))
         transaction.price = (try row.value(named: "price", as: String?.self)).flatMap { Decimal(string: $0, locale: Locale(identifier: "en_US_POSIX")) }
@@ -30,8 +32,10 @@ extension SQLiteTipJarStorage {
         // Both read on every row, so every row reads the same names in the same order (see `ColumnIndexes`).
         let status = StoredTransaction.Status(rawValue: try row.value(named: "status")) ?? .declined
         let hasPurchaseIssue: Bool = try row.value(named: "has_purchase_issue")
+        let accountID: String = try row.value(named: "account_id")
+        transaction.appTransactionID = Transaction.appTransactionID(accountID: accountID, appBundleID: transaction.appBundleID)
         return StoredTransaction(
-            transaction: transaction, accountID: try row.value(named: "account_id"),
+            transaction: transaction, accountID: accountID,
             installID: try row.value(named: "install_id"), status: hasPurchaseIssue ? .interrupted : status,
             isFinished: try row.value(named: "is_finished"), isExternal: try row.value(named: "is_external"))
     }
@@ -41,7 +45,7 @@ extension SQLiteTipJarStorage {
         try await pool.write { db in try db.execute(sql: Self.insertTransactionSQL, arguments: Self.insertArguments(stored)) }
     }
 
-    static let insertTransactionSQL = "INSERT INTO transactions (\(transactionColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+    static let insertTransactionSQL = "INSERT INTO transactions (\(transactionColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 
     static func insertArguments(_ stored: StoredTransaction) -> StatementArguments {
         let t = stored.transaction
@@ -50,7 +54,8 @@ extension SQLiteTipJarStorage {
             stored.accountID, stored.installID, statusColumn(stored.status), stored.isFinished, stored.isExternal,
             t.revocationDate.map(milliseconds), t.revocationReason?.rawValue, t.purchasedQuantity,
             t.appAccountToken?.uuidString.lowercased(), t.price.map { "\($0)" }, t.currency, t.productType?.rawValue,
-            t.appBundleID, milliseconds(t.signedDate), stored.status == .interrupted,
+            t.appBundleID, milliseconds(t.signedDate), stored.status == .interrupted, t.revocationType?.rawValue,
+            t.revocationPercentage,
         ]
     }
 
@@ -76,13 +81,14 @@ extension SQLiteTipJarStorage {
             try db.execute(
                 sql: """
                     UPDATE transactions SET purchase_date_ms = ?, status = ?, is_finished = ?, revocation_date_ms = ?, revocation_reason = ?,
-                    signed_date_ms = ?, has_purchase_issue = ?
+                    signed_date_ms = ?, has_purchase_issue = ?, revocation_type = ?, revocation_percentage = ?
                     WHERE id = ? AND status = ? AND has_purchase_issue = ? AND (revocation_date_ms IS NULL) = ?
                     """,
                 arguments: [
                     Self.milliseconds(t.purchaseDate), Self.statusColumn(stored.status), stored.isFinished,
                     t.revocationDate.map(Self.milliseconds), t.revocationReason?.rawValue,
-                    Self.milliseconds(t.signedDate), stored.status == .interrupted, Int64(bitPattern: t.id),
+                    Self.milliseconds(t.signedDate), stored.status == .interrupted, t.revocationType?.rawValue, t.revocationPercentage,
+                    Int64(bitPattern: t.id),
                     Self.statusColumn(expected.status), expected.status == .interrupted, !expected.transaction.isRevoked,
                 ])
             return db.changes == 1

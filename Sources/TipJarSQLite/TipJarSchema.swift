@@ -180,6 +180,17 @@ public enum TipJarSchema {
         CREATE INDEX deliveries_by_install ON deliveries (install_id, id);
         """
 
+    /// `v10-revocation-kinds`: what kind of refund revoked a transaction and how much of it
+    /// (https://developer.apple.com/documentation/appstoreserverapi/revocationtype,
+    /// https://developer.apple.com/documentation/appstoreservernotifications/revocationpercentage, in milliunits of a
+    /// percent). Rows refunded before read as a full refund (`REFUND_FULL`, 100,000), the only kind the dashboard
+    /// made then; standing rows keep `NULL`.
+    public static let v10 = """
+        ALTER TABLE transactions ADD COLUMN revocation_type TEXT CHECK (revocation_type IN ('REFUND_FULL', 'REFUND_PRORATED', 'FAMILY_REVOKE'));
+        ALTER TABLE transactions ADD COLUMN revocation_percentage INTEGER CHECK (revocation_percentage BETWEEN 0 AND 100000);
+        UPDATE transactions SET revocation_type = 'REFUND_FULL', revocation_percentage = 100000 WHERE revocation_date_ms IS NOT NULL;
+        """
+
     /// Every migration, in order: (identifier, SQL).
     public static let migrations: [(identifier: String, sql: String)] = [
         ("v1-core", v1),
@@ -190,5 +201,6 @@ public enum TipJarSchema {
         ("v6-purchase-issues", v6),
         ("v7-account-storefronts", v7),
         ("v8-other-devices", v8),
+        ("v10-revocation-kinds", v10),
     ]
 }

@@ -72,11 +72,17 @@ extension ScenarioStepType {
         },
         ScenarioStepType(
             name: "refund", summary: "Refund a transaction (POST /api/transactions/{id}/refund): the one named by transaction, else the install's last counted one.",
-            install: .uses, fields: ["transaction": .string, "reason": .choice(["developerIssue", "other"])],
+            install: .uses,
+            fields: [
+                "transaction": .string, "reason": .choice(["developerIssue", "other"]),
+                "revocationType": .choice(["REFUND_FULL", "REFUND_PRORATED", "FAMILY_REVOKE"]), "revocationPercentage": .integer(0...100_000),
+            ],
             required: [], titleFields: ["transaction"]
         ) { step, session in
             let id = try await session.transactionToRefund(step)
-            let body: JSONValue? = step.fields["reason"].map { .object(["reason": $0]) }
+            var fields: [String: JSONValue] = [:]
+            for key in ["reason", "revocationType", "revocationPercentage"] { fields[key] = step.fields[key] }
+            let body: JSONValue? = fields.isEmpty ? nil : .object(fields)
             var answer = StepAnswer(try await session.send("POST", "/api/transactions/\(id)/refund", body: body))
             answer.transactionID = nil
             return answer

@@ -40,12 +40,16 @@ struct AppleJWSTransactionDecodedPayload: Decodable {
     var currency: String
     var revocationDate: Int64?
     var revocationReason: Int32?
+    var revocationType: String?
+    var revocationPercentage: Int32?
+    var appTransactionId: String?
 
     /// Every key Apple's payload may hold (the page above), for checking that no other is written.
     static let applesKeys: Set<String> = [
         "appAccountToken", "appTransactionId", "bundleId", "currency", "environment", "expiresDate", "inAppOwnershipType",
         "isUpgraded", "offerDiscountType", "offerIdentifier", "offerPeriod", "offerType", "originalPurchaseDate",
-        "originalTransactionId", "price", "productId", "purchaseDate", "quantity", "revocationDate", "revocationReason",
+        "originalTransactionId", "price", "productId", "purchaseDate", "quantity", "revocationDate", "revocationPercentage",
+        "revocationReason", "revocationType",
         "signedDate", "storefront", "storefrontId", "subscriptionGroupIdentifier", "transactionId", "transactionReason",
         "type", "webOrderLineItemId",
     ]
@@ -91,6 +95,8 @@ struct JWSTransactionPayloadTests {
             #expect(payload.price == 2970 && payload.currency == "GBP", "3 × £0.99 in milliunits")
             #expect(payload.appAccountToken == UUID(uuidString: token))
             #expect(payload.revocationReason == 1)
+            #expect(payload.revocationType == "REFUND_FULL" && payload.revocationPercentage == 100_000)
+            #expect(payload.appTransactionId?.allSatisfy(\.isNumber) == true)
 
             let body = reply.object
             let stored = try #require(try await server.storage.transaction(withID: UInt64(transactionID))).transaction
@@ -112,6 +118,7 @@ struct JWSTransactionPayloadTests {
             let body = await server.json("GET", "/api/transactions/\(transactionID)").body
             let nested = try #require(await server.json("GET", "/api/transactions/\(transactionID)").object["jwsPayload"] as? [String: Any])
             #expect(nested["revocationDate"] == nil && nested["revocationReason"] == nil && nested["appAccountToken"] == nil)
+            #expect(nested["revocationType"] == nil && nested["revocationPercentage"] == nil)
             #expect(nested["storefrontId"] as? String == "143441" && nested["price"] as? Int == 990)
             #expect(!body.contains("null"), "Apple omits a field without a value")
         }
@@ -133,6 +140,55 @@ struct JWSTransactionPayloadTests {
                 _ = try Self.milliseconds(try #require(refund[key] as? String, "\(key)"))
             }
         }
+    }
+
+    @Test func aRefundTakesApplesRevocationTypeAndPercentageAndTheReasonAsTheIntegerTheTransactionShows() async throws {
+        try await withLiveServer { server in
+            let install = try #require(await server.json("POST", "/api/installs", #"{"launch":true}"#).object["id"] as? String)
+            var ids: [Int] = []
+            for _ in 0..<2 {
+                let purchase = await server.json("POST", "/api/installs/\(install)/purchases", #"{"productID":"\#(Self.coffee)"}"#)
+                ids.append(try #require(purchase.object["transactionID"] as? Int))
+            }
+            for (body, message) in [
+                (#"{"reason":7}"#, "reason must be"), (#"{"reason":"1"}"#, "reason must be"), (#"{"reason":true}"#, "reason must be"),
+                (#"{"revocationType":"REFUND_HALF"}"#, "revocationType must be"),
+                (#"{"revocationType":"REFUND_PRORATED"}"#, "REFUND_PRORATED needs"),
+                (#"{"revocationType":"REFUND_PRORATED","revocationPercentage":100001}"#, "REFUND_PRORATED needs"),
+                (#"{"revocationType":"REFUND_PRORATED","revocationPercentage":"half"}"#, "revocationPercentage must be"),
+                (#"{"revocationType":"REFUND_FULL","revocationPercentage":50000}"#, "must be 100000"),
+                (#"{"revocationType":"FAMILY_REVOKE"}"#, "Family Sharing"),
+                (#"{"reason":1,"extra":1}"#, "Unknown field"),
+            ] {
+                let refused = await server.json("POST", "/api/transactions/\(ids[0])/refund", body)
+                #expect(refused.status == 400, "\(body)")
+                #expect((refused.object["error"] as? String)?.contains(message) == true, "\(body): \(refused.body)")
+            }
+            let stillStanding = await server.json("GET", "/api/transactions/\(ids[0])").object
+            #expect(stillStanding["revocationDate"] == nil, "a refused refund changes nothing")
+            let prorated = await server.json(
+                "POST", "/api/transactions/\(ids[0])/refund", #"{"reason":1,"revocationType":"REFUND_PRORATED","revocationPercentage":33333}"#)
+            #expect(prorated.status == 200)
+            #expect(prorated.object["revocationReason"] as? Int == 1)
+            #expect(prorated.object["revocationType"] as? String == "REFUND_PRORATED")
+            #expect(prorated.object["revocationPercentage"] as? Int == 33333)
+            let payload = try #require(prorated.object["jwsPayload"] as? [String: Any])
+            #expect(payload["revocationType"] as? String == "REFUND_PRORATED" && payload["revocationPercentage"] as? Int == 33333)
+            let full = await server.json("POST", "/api/transactions/\(ids[1])/refund", #"{"reason":0}"#).object
+            #expect(full["revocationReason"] as? Int == 0 && full["revocationType"] as? String == "REFUND_FULL")
+            #expect(full["revocationPercentage"] as? Int == 100_000)
+            let appTransactionIDs = Set(
+                [payload["appTransactionId"] as? String, (full["jwsPayload"] as? [String: Any])?["appTransactionId"] as? String])
+            #expect(appTransactionIDs.count == 1 && appTransactionIDs.first! != nil, "one app download per Apple Account")
+        }
+    }
+
+    @Test func theAppTransactionIDIsTheSameOnEveryDeviceOfAnAccountAndDiffersBetweenAccountsAndApps() {
+        let phone = Transaction.appTransactionID(accountID: "ana", appBundleID: "com.example.tipjar")
+        #expect(phone == Transaction.appTransactionID(accountID: "ana", appBundleID: "com.example.tipjar"))
+        #expect(phone != Transaction.appTransactionID(accountID: "bia", appBundleID: "com.example.tipjar"))
+        #expect(phone != Transaction.appTransactionID(accountID: "ana", appBundleID: "com.example.other"))
+        #expect(Transaction.appTransactionID(accountID: "ana", appBundleID: nil) == nil)
     }
 
     @Test(arguments: [("0.99", 1, 990), ("0.99", 3, 2970), ("120", 1, 120_000), ("1234.5", 2, 2_469_000), ("0.0005", 1, 1)])

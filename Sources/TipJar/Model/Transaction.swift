@@ -35,6 +35,25 @@ public struct Transaction: Sendable, Equatable, Codable {
         }
     }
 
+    /// StoreKit's `Transaction.RevocationType`
+    /// (https://developer.apple.com/documentation/storekit/transaction/revocationtype-swift.property: "whether the
+    /// transaction has a full refund, a prorated refund, or is revoked from Family Sharing"). The raw values are the
+    /// JWS payload's `revocationType` strings (https://developer.apple.com/documentation/appstoreserverapi/revocationtype;
+    /// Apple's App Store Server Library names the same three).
+    public enum RevocationType: String, Sendable, Codable, CaseIterable {
+        /// "The transaction was fully refunded." (`REFUND_FULL`)
+        case fullRefund = "REFUND_FULL"
+        /// "The transaction was partially refunded based on consumption." (`REFUND_PRORATED`), with
+        /// ``Transaction/revocationPercentage``.
+        case proratedRefund = "REFUND_PRORATED"
+        /// "The transaction was revoked due to a family sharing revocation." (`FAMILY_REVOKE`): only a transaction
+        /// shared through Family Sharing can be, and a tip is always bought by the account itself.
+        case familyRevocation = "FAMILY_REVOKE"
+    }
+
+    /// The whole refund of ``Transaction/revocationPercentage``: 100 % in milliunits.
+    public static let fullRevocationPercentage = 100_000
+
     /// StoreKit's `Transaction.OwnershipType`; the raw values are Apple's, as the JWS payload's `inAppOwnershipType`
     /// writes them (https://developer.apple.com/documentation/appstoreserverapi/inappownershiptype) and StoreKit's
     /// `rawValue` returns them.
@@ -87,6 +106,19 @@ public struct Transaction: Sendable, Equatable, Codable {
     public var revocationDate: Date?
     /// Why it was refunded, or `nil` while it stands.
     public var revocationReason: RevocationReason?
+    /// What kind of refund it was, or `nil` while it stands.
+    public var revocationType: RevocationType?
+    /// How much of the transaction was refunded, in milliunits of a percent (100 % is 100,000), as the JWS payload's
+    /// `revocationPercentage` writes it ("The percentage, in milliunits, of the transaction that the App Store has
+    /// refunded or revoked", https://developer.apple.com/documentation/appstoreservernotifications/revocationpercentage;
+    /// StoreKit's `Transaction.revocationPercentage` is the same value as a decimal percent, 0.0 to 100.0), or `nil`
+    /// while it stands.
+    public var revocationPercentage: Int?
+    /// `Transaction.appTransactionID`: the identifier of the app's download by the Apple Account, "The unique
+    /// identifier of the app download transaction", the same on every device of the account
+    /// (https://developer.apple.com/documentation/appstoreserverapi/apptransactionid); ``appTransactionID(accountID:appBundleID:)``.
+    /// `nil` for a transaction saved before the dashboard kept the bundle ID.
+    public var appTransactionID: String?
     /// Always `.purchase`.
     public var reason: Reason
     /// The price the store charged, in `currency` units (`Transaction.price`); `nil` for a transaction saved
@@ -126,6 +158,9 @@ public struct Transaction: Sendable, Equatable, Codable {
         self.ownershipType = .purchased
         self.revocationDate = nil
         self.revocationReason = nil
+        self.appTransactionID = nil
+        self.revocationType = nil
+        self.revocationPercentage = nil
         self.reason = .purchase
         self.price = nil
         self.currency = nil
@@ -140,6 +175,21 @@ public struct Transaction: Sendable, Equatable, Codable {
     /// https://developer.apple.com/documentation/appstoreserverapi/storefrontid), e.g. `"143441"` for `USA`, from
     /// ``Storefront/id``; `nil` for a country code that names no App Store storefront.
     public var storefrontID: String? { Storefront.named(storefront)?.id }
+
+    /// The simulated app download's identifier for an Apple Account and an app: the simulator issues no
+    /// `AppTransaction`, so it is derived, the same for every transaction of the account in the app and on every
+    /// device (as Apple's is), different for another account or app: FNV-1a (64-bit) of the bundle ID and the account
+    /// ID, written in decimal as Apple's identifiers are.
+    /// - Returns: the identifier, or `nil` without a bundle ID.
+    public static func appTransactionID(accountID: String, appBundleID: String?) -> String? {
+        guard let appBundleID else { return nil }
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in appBundleID.utf8 + [0] + accountID.utf8 {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x0000_0100_0000_01b3
+        }
+        return String(hash & 0x7fff_ffff_ffff_ffff)
+    }
 
     /// Whether the App Store has refunded this transaction.
     public var isRevoked: Bool { revocationDate != nil }

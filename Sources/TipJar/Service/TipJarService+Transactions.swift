@@ -137,6 +137,16 @@ extension TipJarService {
         return report
     }
 
+    /// A share in milliunits of a percent as the timeline writes it: `100 %`, `33.333 %`.
+    nonisolated static func percent(_ milliunits: Int) -> String {
+        let whole = milliunits / 1000, fraction = milliunits % 1000
+        guard fraction != 0 else { return "\(whole) %" }
+        var digits = String(fraction)
+        digits = String(repeating: "0", count: 3 - digits.count) + digits
+        while digits.hasSuffix("0") { digits.removeLast() }
+        return "\(whole).\(digits) %"
+    }
+
     /// ` ×3, appAccountToken …` for the timeline, empty for the default options.
     nonisolated static func describe(_ options: Product.PurchaseOptions) -> String {
         (options.quantity == 1 ? "" : " ×\(options.quantity)")
@@ -356,11 +366,16 @@ extension TipJarService {
     }
 
     /// A refund from the dashboard: the revoked transaction, same ID, reaches the listener.
-    public func refund(transactionID: UInt64, reason: Transaction.RevocationReason = .other) async throws -> Delivery? {
-        let stored = try await store.refund(transactionID: transactionID, reason: reason)
+    /// - Parameters: as ``SimulatedStore/refund(transactionID:reason:type:percentage:)``.
+    public func refund(
+        transactionID: UInt64, reason: Transaction.RevocationReason = .other, type: Transaction.RevocationType = .fullRefund,
+        percentage: Int? = nil
+    ) async throws -> Delivery? {
+        let stored = try await store.refund(transactionID: transactionID, reason: reason, type: type, percentage: percentage)
+        let share = stored.transaction.revocationPercentage.map { ", \(Self.percent($0))" } ?? ""
         event(
-            stored.installID, "refund", "Refunded transaction \(transactionID) (\(reason.rawValue)).",
-            ["transactionID": "\(transactionID)", "reason": reason.rawValue])
+            stored.installID, "refund", "Refunded transaction \(transactionID) (\(reason.rawValue), \(type.rawValue)\(share)).",
+            ["transactionID": "\(transactionID)", "reason": reason.rawValue, "revocationType": type.rawValue])
         return try await deliverThroughListener(stored)
     }
 

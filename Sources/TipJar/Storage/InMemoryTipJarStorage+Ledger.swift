@@ -32,6 +32,8 @@ extension InMemoryTipJarStorage {
             saved.transaction.signedDate = stored.transaction.signedDate
             saved.transaction.revocationDate = stored.transaction.revocationDate
             saved.transaction.revocationReason = stored.transaction.revocationReason
+            saved.transaction.revocationType = stored.transaction.revocationType
+            saved.transaction.revocationPercentage = stored.transaction.revocationPercentage
             saved.status = stored.status
             saved.isFinished = stored.isFinished
             state.transactions[stored.transaction.id] = saved

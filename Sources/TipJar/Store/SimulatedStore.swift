@@ -318,7 +318,33 @@ public final class SimulatedStore: Sendable {
     /// (Apple is silent; Sources/TipJar/StoreKitFidelity.md). Of concurrent refunds of one transaction, one wins.
     /// - Throws: `TipJarError.transactionNotFound`; `.invalidValue` if it is not purchased;
     ///   `.alreadyRefunded` for a second refund.
-    public func refund(transactionID: UInt64, reason: Transaction.RevocationReason) async throws -> StoredTransaction {
+    /// - Parameters:
+    ///   - type: the kind of refund (`Transaction.RevocationType`): a full refund by default; a prorated one with
+    ///   - percentage: how much, in milliunits of a percent (0...100,000: Apple's `revocationPercentage`); a full refund
+    ///     is 100,000 whatever is given.
+    public func refund(
+        transactionID: UInt64, reason: Transaction.RevocationReason, type: Transaction.RevocationType = .fullRefund,
+        percentage: Int? = nil
+    ) async throws -> StoredTransaction {
+        let revokedShare: Int
+        switch type {
+        case .fullRefund:
+            guard percentage == nil || percentage == Transaction.fullRevocationPercentage else {
+                throw TipJarError.invalidValue(
+                    field: "revocationPercentage", reason: "must be 100000 (100 %) or absent for REFUND_FULL; a partial refund is REFUND_PRORATED")
+            }
+            revokedShare = Transaction.fullRevocationPercentage
+        case .proratedRefund:
+            guard let percentage, (0...Transaction.fullRevocationPercentage).contains(percentage) else {
+                throw TipJarError.invalidValue(
+                    field: "revocationPercentage", reason: "REFUND_PRORATED needs the refunded share, in milliunits of a percent from 0 to 100000")
+            }
+            revokedShare = percentage
+        case .familyRevocation:
+            throw TipJarError.invalidValue(
+                field: "revocationType",
+                reason: "FAMILY_REVOKE applies only to a transaction shared through Family Sharing; a tip is bought by the account itself (ownershipType PURCHASED)")
+        }
         guard let stored = try await storage.transaction(withID: transactionID) else {
             throw TipJarError.transactionNotFound(transactionID)
         }
@@ -330,6 +356,8 @@ public final class SimulatedStore: Sendable {
         refunded.transaction.revocationDate = environment.now()
         refunded.transaction.signedDate = environment.now()
         refunded.transaction.revocationReason = reason
+        refunded.transaction.revocationType = type
+        refunded.transaction.revocationPercentage = revokedShare
         if settings.refundsDeliveredAtLaunch { refunded.isFinished = false }
         return try await move(stored, to: refunded, orThrow: .alreadyRefunded(transactionID))
     }
@@ -378,6 +406,7 @@ public final class SimulatedStore: Sendable {
         transaction.currency = Storefront.named(install.storefront)?.currencyCode
         transaction.productType = entry?.type
         transaction.appBundleID = appBundleID
+        transaction.appTransactionID = Transaction.appTransactionID(accountID: install.accountID, appBundleID: appBundleID)
         return StoredTransaction(
             transaction: transaction, accountID: install.accountID, installID: install.id,
             status: status, isExternal: isExternal)
