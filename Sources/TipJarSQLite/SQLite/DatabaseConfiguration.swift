@@ -49,6 +49,11 @@ public struct DatabaseConfiguration: Sendable {
     /// costs nothing: the file holds every page its header counts, so a truncated file is still refused. For a
     /// database closed cleanly, or checked already (``DatabasePool/integrityProblems(path:)``). Default `true`.
     public var checksIntegrity = true
+    /// How long the writer tries to copy the commits of a `-wal` deleted while open into the database file
+    /// (a checkpoint, retried with back-off while a reader or another checkpoint holds it back) before it gives
+    /// up: the writes whose `COMMIT` went into that log then fail instead of being acknowledged
+    /// (`DatabaseWriter+WALLoss.swift`). Default 30 seconds.
+    public var walRescueLimit: Duration = .seconds(30)
     /// Called on the writer's queue after every `COMMIT` that succeeded (a group-committed batch calls it once),
     /// before any caller of the transaction is answered. Default `nil`.
     public var onCommit: (@Sendable () -> Void)?
