@@ -22,6 +22,8 @@ public final class BackgroundIntegrityCheck: @unchecked Sendable {
     static let stepsPerCall: Int32 = 10_000
     /// The CPU time used between two pauses.
     static let slice = Duration.milliseconds(10)
+    /// How much of the file the check's connection maps into memory (`PRAGMA mmap_size`).
+    static let mapBytes = 1 << 30
     /// The nice value of the check's thread (0 is the server's; 19 the lowest priority).
     static let niceness: Int32 = 10
 
@@ -62,6 +64,9 @@ public final class BackgroundIntegrityCheck: @unchecked Sendable {
         let db = try Database(path: path, flags: SQLITE_OPEN_READONLY)
         defer { try? db.close() }
         let handle = try db.connection()
+        // Pages read through a memory map, not one read(2) each (<https://www.sqlite.org/mmap.html>): on a 400 MB
+        // file the check used 10.4 s of CPU reading, 6.7 s mapped (Tests/Benchmarks/README.md).
+        try db.execute(sql: "PRAGMA mmap_size = \(Self.mapBytes)")
         sliceStart = Self.threadCPUTime()
         sqlite3_progress_handler(
             handle, Self.stepsPerCall,
