@@ -257,40 +257,6 @@ struct ServeCommand {
         }
     }
 
-    /// `PRAGMA integrity_check` on `path`, read-only (``DatabasePool/integrityProblems(path:)``), on a thread of its
-    /// own, printing a line every 5 s while it runs.
-    /// - Returns: the seconds it took, or the message that refuses the file.
-    static func checkIntegrity(of path: String) async -> Result<Double, StartUpRefusal> {
-        let started = ContinuousClock.now
-        let done = Atomic(false)
-        let progress = Task.detached {
-            while true {
-                try await Task.sleep(for: .seconds(5))
-                guard !done.load(ordering: .sequentiallyConsistent) else { return }
-                let seconds = (ContinuousClock.now - started).components.seconds
-                LogWriter.standardError.write(line: "tipjar: still checking \(path) (\(seconds) s)")
-            }
-        }
-        let result: Result<[String], any Error> = await withCheckedContinuation { continuation in
-            Thread.detachNewThread { continuation.resume(returning: Result { try DatabasePool.integrityProblems(path: path) }) }
-        }
-        done.store(true, ordering: .sequentiallyConsistent)
-        progress.cancel()
-        let elapsed = ContinuousClock.now - started
-        switch result {
-        case .success(let problems) where problems.isEmpty:
-            return .success(Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
-        case .success(let problems):
-            return .failure(
-                StartUpRefusal(
-                    message: "tipjar: cannot open the database \(path): it is damaged: PRAGMA integrity_check found "
-                        + "\(problems.count == 100 ? "100 or more" : "\(problems.count)") problem(s), first: \(problems[0]); "
-                        + "refusing to open it\n(tipjar check-database \(path) lists every problem)"))
-        case .failure(let error):
-            return .failure(StartUpRefusal(message: "tipjar: cannot open the database \(path): \(error)"))
-        }
-    }
-
     /// The files SQLite keeps for the database at `path` (https://www.sqlite.org/tempfiles.html): the database,
     /// its write-ahead log and shared-memory index, and a rollback journal — removed after a failed start-up
     /// that created the database, so the next start does not find an empty database it did not ask for.

@@ -6,7 +6,7 @@ import TipJar
 import TipJarSQLite
 
 /// "Damage is found without a slow start": after a clean stop `tipjar serve` skips `PRAGMA integrity_check` at
-/// start-up and runs it in the background once serving (`Sources/tipjar/ServeCommand+BackgroundCheck.swift`); on
+/// start-up and runs it in the background once serving (`Sources/tipjar/ServeCommand+IntegrityCheck.swift`); on
 /// damage every read and write of the storage answers 503 naming what the check found, so a damaged index can no
 /// longer answer part of a ledger silently. Real files: the damage is one changed byte of an index leaf page,
 /// written while the file is closed (<https://www.sqlite.org/fileformat2.html#b_tree_pages>).
