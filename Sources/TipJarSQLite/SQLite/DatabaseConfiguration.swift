@@ -37,8 +37,9 @@ public struct DatabaseConfiguration: Sendable {
     public var groupCommit: Bool
     /// Called once, on the writer's queue, when the queue stops accepting writes for good: the
     /// database file or its `-wal` was deleted, renamed or replaced while open (every later write
-    /// then fails with the same ``DatabaseError``, `SQLITE_READONLY_DBMOVED`, naming the file).
-    /// Default `nil`.
+    /// then fails with the same ``DatabaseError``, `SQLITE_READONLY_DBMOVED`, naming the file). For a deleted `-wal`
+    /// it is called once its commits were copied into the database file, or once that failed for
+    /// ``walRescueLimit``, and its message says which (`DatabaseWriter+WALLoss.swift`). Default `nil`.
     public var onFault: (@Sendable (DatabaseError) -> Void)?
     /// The WAL size, in pages, past which the checkpointer copies the WAL into the database
     /// (``DatabaseCheckpointer``). Default 1,000, the threshold of SQLite's own automatic checkpoint.
