@@ -5,12 +5,17 @@ import TipJar
 /// by the status it knows, or left to ``MiddlewareChain`` (`nil`: one 500 with the request ID).
 enum WebErrors {
     /// The storage's errors, by what a person can do about them: 503, nothing was changed
-    /// (``StorageUnavailable/problem``). A moved database file is not logged again
-    /// (`DatabaseConfiguration.onFault` logged it once, when the writer found it).
-    /// Every other error is left to the chain (`nil`: a 500 with the request ID).
+    /// (``StorageUnavailable/problem``), with what the storage found when it says more
+    /// (``StorageUnavailable/detail(of:)``: a damaged file, what its check found). A moved database file is not
+    /// logged again (`DatabaseConfiguration.onFault` logged it once, when the writer found it), nor an error with a
+    /// detail (the storage logged it once, when it found it). Every other error is left to the chain (`nil`: a 500
+    /// with the request ID).
     static func storageFailure(_ error: any Error) -> (any HTTPResponseError)? {
         guard let unavailable = StorageUnavailable.of(error) else { return nil }
         let (status, title, message) = unavailable.problem
+        if let detail = StorageUnavailable.detail(of: error) {
+            return HTTPError(status, title: title, message: "\(detail) Nothing was changed.", isLogged: false)
+        }
         return HTTPError(status, title: title, message: message, isLogged: !unavailable.isFileMoved)
     }
 

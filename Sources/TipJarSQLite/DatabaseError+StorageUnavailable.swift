@@ -13,4 +13,12 @@ extension DatabaseError: StorageFailure {
         if isReadOnly { return .readOnly }
         return nil
     }
+
+    /// For a damaged file this layer checked itself (`SQLITE_CORRUPT` naming the file, such as the background
+    /// `PRAGMA integrity_check`'s, ``SQLiteTipJarStorage/checkIntegrityInBackground(cpuShare:completion:)``): its
+    /// message, which says what the check found and how to list every problem. `nil` for any other error, SQLite's
+    /// own `SQLITE_CORRUPT` from a statement included.
+    public var detail: String? {
+        isCorrupt && path != nil && sql == nil ? message : nil
+    }
 }

@@ -43,7 +43,7 @@ struct CheckDatabaseCommand {
         }
         for problem in problems { print("\(file): \(problem)") }
         printError(
-            "\(file) is damaged: PRAGMA integrity_check found \(problems.count == 100 ? "100 or more problems" : "\(problems.count) problem(s)"); stop any server on it and restore a copy (tipjar serve checks every page only after an unclean stop)"
+            "\(file) is damaged: PRAGMA integrity_check found \(problems.count == 100 ? "100 or more problems" : "\(problems.count) problem(s)"); stop any server on it and restore a copy (tipjar serve checks every page at start-up after an unclean stop, and in the background once serving after a clean one)"
         )
         return 1
     }

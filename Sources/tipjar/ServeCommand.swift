@@ -47,6 +47,8 @@ struct ServeCommand {
                                   (default: 64).
           --bundle-id ID          The app's bundle ID, which every transaction carries as
                                   appBundleID (default: com.example.tipjar).
+          --no-background-check   After a clean stop, do not check every page of the database
+                                  in the background once serving (PRAGMA integrity_check).
           --reload-templates      Re-read Templates/ on every request (for template editing).
           --templates DIR         Templates folder (default: the package's Templates/).
           --public DIR            Static files folder (default: the package's Public/).
@@ -62,6 +64,7 @@ struct ServeCommand {
     var adminToken: String?
     var allowedHosts: [String] = []
     var reloadTemplates = false
+    var backgroundCheck = true
     var maxConnectionsPerAddress = HTTPServerConfiguration().maxConnectionsPerAddress
     var maxStreams = HTTPServerConfiguration().maxStreams
     var maxStreamsPerAddress = HTTPServerConfiguration().maxStreamsPerAddress
@@ -80,7 +83,7 @@ struct ServeCommand {
                 "--admin-token", "--templates", "--public", "--bundle-id",
                 "--max-connections-per-address", "--max-streams", "--max-streams-per-address",
             ],
-            flags: ["--reload-templates"], repeatable: ["--allowed-host"])
+            flags: ["--reload-templates", "--no-background-check"], repeatable: ["--allowed-host"])
         guard reader.positional.isEmpty else { throw UsageError(message: "unexpected argument '\(reader.positional[0])'") }
         host = reader.options["--host"] ?? host
         if let text = reader.options["--port"] {
@@ -123,6 +126,7 @@ struct ServeCommand {
         maxStreams = try Self.wholeNumber(reader.options["--max-streams"], option: "--max-streams") ?? maxStreams
         maxStreamsPerAddress = try Self.wholeNumber(reader.options["--max-streams-per-address"], option: "--max-streams-per-address") ?? maxStreamsPerAddress
         reloadTemplates = reader.flags.contains("--reload-templates")
+        backgroundCheck = !reader.flags.contains("--no-background-check")
         templates = reader.options["--templates"].map { URL(fileURLWithPath: $0) } ?? Self.packageRoot.appendingPathComponent("Templates")
         publicDirectory = reader.options["--public"].map { URL(fileURLWithPath: $0) } ?? Self.packageRoot.appendingPathComponent("Public")
     }
@@ -232,7 +236,8 @@ struct ServeCommand {
         do {
             return try await serve(
                 catalog: catalog, storage: storage, environment: environment, server: server, gate: gate,
-                isListening: listening, stopping: stopping, accessLog: accessLog)
+                isListening: listening, stopping: stopping, accessLog: accessLog,
+                checksInBackground: backgroundCheck && databaseExisted && closedCleanly)
         } catch {
             if listening { await server.shutdown(timeout: .seconds(1)) }
             try? storage.pool.close()
@@ -252,40 +257,6 @@ struct ServeCommand {
         }
     }
 
-    /// `PRAGMA integrity_check` on `path`, read-only (``DatabasePool/integrityProblems(path:)``), on a thread of its
-    /// own, printing a line every 5 s while it runs.
-    /// - Returns: the seconds it took, or the message that refuses the file.
-    static func checkIntegrity(of path: String) async -> Result<Double, StartUpRefusal> {
-        let started = ContinuousClock.now
-        let done = Atomic(false)
-        let progress = Task.detached {
-            while true {
-                try await Task.sleep(for: .seconds(5))
-                guard !done.load(ordering: .sequentiallyConsistent) else { return }
-                let seconds = (ContinuousClock.now - started).components.seconds
-                LogWriter.standardError.write(line: "tipjar: still checking \(path) (\(seconds) s)")
-            }
-        }
-        let result: Result<[String], any Error> = await withCheckedContinuation { continuation in
-            Thread.detachNewThread { continuation.resume(returning: Result { try DatabasePool.integrityProblems(path: path) }) }
-        }
-        done.store(true, ordering: .sequentiallyConsistent)
-        progress.cancel()
-        let elapsed = ContinuousClock.now - started
-        switch result {
-        case .success(let problems) where problems.isEmpty:
-            return .success(Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
-        case .success(let problems):
-            return .failure(
-                StartUpRefusal(
-                    message: "tipjar: cannot open the database \(path): it is damaged: PRAGMA integrity_check found "
-                        + "\(problems.count == 100 ? "100 or more" : "\(problems.count)") problem(s), first: \(problems[0]); "
-                        + "refusing to open it\n(tipjar check-database \(path) lists every problem)"))
-        case .failure(let error):
-            return .failure(StartUpRefusal(message: "tipjar: cannot open the database \(path): \(error)"))
-        }
-    }
-
     /// The files SQLite keeps for the database at `path` (https://www.sqlite.org/tempfiles.html): the database,
     /// its write-ahead log and shared-memory index, and a rollback journal — removed after a failed start-up
     /// that created the database, so the next start does not find an empty database it did not ask for.
@@ -295,7 +266,7 @@ struct ServeCommand {
 
     private func serve(
         catalog: Catalog, storage: SQLiteTipJarStorage, environment: TipJarEnvironment, server: HTTPServer,
-        gate: StartUpGate, isListening: Bool, stopping: StopRequest, accessLog: LogWriter
+        gate: StartUpGate, isListening: Bool, stopping: StopRequest, accessLog: LogWriter, checksInBackground: Bool
     ) async throws -> Int32 {
         let catalogName = storekit.map { URL(fileURLWithPath: $0).lastPathComponent } ?? Catalog.shippedFileName
         let stack = try await DashboardStack(
@@ -330,6 +301,7 @@ struct ServeCommand {
         var address = "http://\(HTTPServerConfiguration.urlHost(forBind: host)):\(boundPort)/"
         if let adminToken { address += "?token=\(adminToken)" }
         try? FileHandle.standardOutput.write(contentsOf: Data("Tip Jar Dashboard serving \(catalogName) on \(address) (database \(database), durability \(durability))\n".utf8))
+        if checksInBackground { startBackgroundCheck(of: storage) }
         await server.waitUntilStopped()
         // Late deliveries still waiting are dropped, never awaited; a charged transaction stays unfinished for the next launch.
         await stack.service.cancelScheduledDeliveries()

@@ -8,7 +8,8 @@
 # Refused: a file of random bytes; an SQLite header followed by random bytes; a real database cut
 # in half (page-aligned) and cut mid-page; a WAL from another database placed beside a database;
 # one key changed in a deliveries_by_install index page (PRAGMA integrity_check fails, and
-# `tipjar check-database` says so and exits 1); a read-only database file (chmod a-w); a read-only
+# `tipjar check-database` says so and exits 1; after a clean stop `serve` starts at once and its background check
+# answers 503 within 30 s, naming it); a read-only database file (chmod a-w); a read-only
 # folder (the damaged index is refused after an unclean stop: a -wal beside it). Accepted: a good database (control; `check-database` exits 0); the three states a
 # SIGKILL leaves while SQLite starts a new WAL generation (https://www.sqlite.org/walformat.html):
 # a new WAL header + the old frame 1, a new frame header + the old page bytes, a header with no
@@ -282,6 +283,47 @@ if [ "$status" -eq 1 ] && printf '%s' "$output" | grep -q "deliveries_by_install
     pass "check-database on the damaged index: exit 1, names deliveries_by_install, bytes unchanged: $(printf '%s' "$output" | head -1 | cut -c1-200)"
 else
     fail "check-database on the damaged index" "exit $status: $(printf '%s' "$output" | head -3)"
+fi
+# After a clean stop the same file starts at once, and the background check (PRAGMA integrity_check once serving)
+# finds the damage within 30 s: every read then answers 503 and the log names what it found.
+mkdir -p "$WORK/indexbg"
+cp "$WORK/index/db.sqlite3" "$WORK/indexbg/db.sqlite3"
+start=$(date +%s.%N)
+if start_server "$WORK/indexbg/db.sqlite3" "$WORK/indexbg/run" >/dev/null; then
+    served=$(python3 -c "import sys; print('%.2f' % (float(sys.argv[2]) - float(sys.argv[1])))" "$start" "$(date +%s.%N)")
+    got="$(python3 - "$PORT" <<'PY'
+import http.client, json, sys, time
+port = int(sys.argv[1])
+deadline = time.time() + 30
+status = 0
+while time.time() < deadline:
+    c = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    c.request("GET", "/api/installs")
+    reply = c.getresponse()
+    body = reply.read()
+    status = reply.status
+    c.close()
+    if status == 503:
+        print(status, json.loads(body).get("error", "")[:300])
+        break
+    time.sleep(0.1)  # a bounded poll: the check runs in the background
+else:
+    print(status, "still answering after 30 s")
+PY
+)"
+    kill_server
+    logged="$(grep -m1 "background check found damage" "$WORK/indexbg/run.err" | cut -c1-300)"
+    case "$got" in
+        "503 "*"PRAGMA integrity_check found"*"tipjar check-database"*)
+            if printf '%s' "$logged" | grep -q "deliveries_by_install"; then
+                pass "the damaged index after a clean stop: serving after ${served}s, then GET /api/installs answered 503 and the log names it: $logged"
+            else
+                fail "the damaged index after a clean stop" "503 but the log does not name deliveries_by_install: $(grep -v '^method=' "$WORK/indexbg/run.err" | tail -3)"
+            fi ;;
+        *) fail "the damaged index after a clean stop" "expected a 503 naming the check's finding within 30 s, got '$got'" ;;
+    esac
+else
+    fail "the damaged index after a clean stop" "did not start: $(grep -v '^method=' "$WORK/indexbg/run.err" | head -3 | cut -c1-400)"
 fi
 output="$("$BIN" check-database "$WORK/good/good.sqlite3" 2>&1)"; status=$?
 [ "$status" -eq 0 ] && [ "$output" = "$WORK/good/good.sqlite3: ok" ] && pass "check-database on a good database: exit 0, ok" \

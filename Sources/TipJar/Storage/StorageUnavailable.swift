@@ -41,12 +41,25 @@ public enum StorageUnavailable: Error, Sendable, Equatable, CustomStringConverti
     public static func of(_ error: any Error) -> StorageUnavailable? {
         (error as? any StorageFailure)?.unavailable
     }
+
+    /// What the storage found, when `error` says more than its case (``StorageFailure/detail``); `nil` otherwise.
+    public static func detail(of error: any Error) -> String? {
+        (error as? any StorageFailure)?.detail
+    }
 }
 
 /// A storage's own error type that can say whether it means the storage is unavailable.
 public protocol StorageFailure: Error {
     /// The case this error is, or `nil` when it does not mean the storage is unavailable.
     var unavailable: StorageUnavailable? { get }
+    /// What the storage found, in sentences a person can act on (a damaged file: what its check found, and how to
+    /// list every problem), when it knows more than its case says; `nil` otherwise. Never holds stored values.
+    var detail: String? { get }
+}
+
+extension StorageFailure {
+    /// `nil`: the case says it all.
+    public var detail: String? { nil }
 }
 
 extension StorageUnavailable: StorageFailure {

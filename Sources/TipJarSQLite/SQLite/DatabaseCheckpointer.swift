@@ -47,6 +47,9 @@ final class DatabaseCheckpointer: @unchecked Sendable {
     /// Whether the checkpointer copied the bulk and the writer's next commit is to copy the rest.
     private let finishOnWriter = Atomic<Bool>(false)
     private let checkpoints = Atomic<Int>(0)
+    /// How many long reads (a background `PRAGMA integrity_check`) run now: while any does, the backstop does not
+    /// wait for readers (see ``holdingBackstop(_:)``).
+    private let longReads = Atomic<Int>(0)
 
     /// Checkpoints run here so far (tests wait for one).
     var checkpointCount: Int { checkpoints.load(ordering: .relaxed) }
@@ -73,6 +76,13 @@ final class DatabaseCheckpointer: @unchecked Sendable {
 
     /// Called by the WAL hook on the writer's thread, after a commit, with the WAL's size in pages.
     private func walGrew(to pages: Int32, connection: OpaquePointer?) {
+        if pages >= backstop, longReads.load(ordering: .acquiring) > 0 {
+            // A long read holds its snapshot for seconds: RESTART would hold this commit (and every write queued behind
+            // it) for the busy timeout, waiting for it. The WAL grows instead, by what is committed until it ends.
+            finishOnWriter.store(false, ordering: .releasing)
+            sqlite3_wal_checkpoint_v2(connection, nil, SQLITE_CHECKPOINT_PASSIVE, nil, nil)
+            return
+        }
         if pages >= backstop {
             // A checkpoint finding another one running returns SQLITE_BUSY without waiting, so first wait for the
             // checkpointer's pass, if one runs (only this hook asks for one). RESTART then waits (the busy timeout)
@@ -102,6 +112,16 @@ final class DatabaseCheckpointer: @unchecked Sendable {
             }
             finishOnWriter.store(true, ordering: .releasing)
         }
+    }
+
+    /// Runs `body`, a read that holds one snapshot for long (seconds), with the backstop's `RESTART` turned into a
+    /// `PASSIVE` checkpoint meanwhile: a `RESTART` waits for every reader (<https://www.sqlite.org/c3ref/wal_checkpoint_v2.html>),
+    /// and the writer would wait with it. The WAL then grows by what is committed during `body`, and restarts at the
+    /// first backstop after it.
+    func holdingBackstop<T>(_ body: () throws -> T) rethrows -> T {
+        longReads.add(1, ordering: .acquiringAndReleasing)
+        defer { longReads.subtract(1, ordering: .acquiringAndReleasing) }
+        return try body()
     }
 
     /// Closes the connection after a checkpoint already asked for ran. Idempotent.

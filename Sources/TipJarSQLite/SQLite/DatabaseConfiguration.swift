@@ -37,8 +37,9 @@ public struct DatabaseConfiguration: Sendable {
     public var groupCommit: Bool
     /// Called once, on the writer's queue, when the queue stops accepting writes for good: the
     /// database file or its `-wal` was deleted, renamed or replaced while open (every later write
-    /// then fails with the same ``DatabaseError``, `SQLITE_READONLY_DBMOVED`, naming the file).
-    /// Default `nil`.
+    /// then fails with the same ``DatabaseError``, `SQLITE_READONLY_DBMOVED`, naming the file). For a deleted `-wal`
+    /// it is called once its commits were copied into the database file, or once that failed for
+    /// ``walRescueLimit``, and its message says which (`DatabaseWriter+WALLoss.swift`). Default `nil`.
     public var onFault: (@Sendable (DatabaseError) -> Void)?
     /// The WAL size, in pages, past which the checkpointer copies the WAL into the database
     /// (``DatabaseCheckpointer``). Default 1,000, the threshold of SQLite's own automatic checkpoint.
@@ -49,6 +50,11 @@ public struct DatabaseConfiguration: Sendable {
     /// costs nothing: the file holds every page its header counts, so a truncated file is still refused. For a
     /// database closed cleanly, or checked already (``DatabasePool/integrityProblems(path:)``). Default `true`.
     public var checksIntegrity = true
+    /// How long the writer tries to copy the commits of a `-wal` deleted while open into the database file
+    /// (a checkpoint, retried with back-off while a reader or another checkpoint holds it back) before it gives
+    /// up: the writes whose `COMMIT` went into that log then fail instead of being acknowledged
+    /// (`DatabaseWriter+WALLoss.swift`). Default 30 seconds.
+    public var walRescueLimit: Duration = .seconds(30)
     /// Called on the writer's queue after every `COMMIT` that succeeded (a group-committed batch calls it once),
     /// before any caller of the transaction is answered. Default `nil`.
     public var onCommit: (@Sendable () -> Void)?

@@ -38,6 +38,12 @@ struct DatabaseFileWatch {
         return Self.compare(path + "-wal", recorded: &wal, what: "write-ahead log")
     }
 
+    /// Like ``problem()`` for the `-wal` alone (one `stat`): after a `COMMIT`, whether it went into a log no path
+    /// names any more.
+    mutating func walProblem() -> DatabaseError? {
+        Self.compare(path + "-wal", recorded: &wal, what: "write-ahead log")
+    }
+
     /// `SQLITE_READONLY_DBMOVED`, which the CSQLite module does not import (a macro expression).
     static let movedCode: Int32 = SQLITE_READONLY | (4 << 8)
 

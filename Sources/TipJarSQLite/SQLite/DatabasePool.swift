@@ -1,5 +1,6 @@
 import CSQLite
 import Foundation
+import Synchronization
 
 /// One SQLite database file, opened after its file checks: a serialized writer (``DatabaseWriter``)
 /// and a pool of read-only connections (``DatabaseReaderPool``), so that reads never wait behind a
@@ -18,6 +19,8 @@ public final class DatabasePool: Sendable {
     public let writer: DatabaseWriter
     /// The read-only connections.
     public let readers: DatabaseReaderPool
+    /// The background `PRAGMA integrity_check` running now, if any (``checkIntegrityInBackground(cpuShare:completion:)``).
+    let backgroundCheck = Mutex<BackgroundIntegrityCheck?>(nil)
 
     /// How many write transactions gave up waiting for another connection's lock (``DatabaseWriter/busyTimeoutCount``).
     public var busyTimeoutCount: Int { writer.busyTimeoutCount }
@@ -125,11 +128,12 @@ public final class DatabasePool: Sendable {
         try writer.writeSync(body)
     }
 
-    /// Finalizes cached statements and closes every connection (`sqlite3_close_v2`), readers
-    /// first, after every previously scheduled read/write ran. Later calls throw `SQLITE_MISUSE`.
+    /// Stops a background integrity check, then finalizes cached statements and closes every connection
+    /// (`sqlite3_close_v2`), readers first, after every previously scheduled read/write ran. Later calls throw `SQLITE_MISUSE`.
     /// Idempotent.
     /// - Throws: ``DatabaseError`` if `sqlite3_close_v2` fails.
     public func close() throws {
+        stopBackgroundCheck()
         try readers.close()
         try writer.close()
     }

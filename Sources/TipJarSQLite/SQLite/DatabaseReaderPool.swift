@@ -1,6 +1,7 @@
 import CSQLite
 import Dispatch
 import Foundation
+import Synchronization
 
 /// The database's read-only connections (GRDB's `DatabaseReader` role): each read is one
 /// `BEGIN DEFERRED … COMMIT` on a snapshot of the last commit, and never waits for the writer,
@@ -26,6 +27,8 @@ public final class DatabaseReaderPool: @unchecked Sendable {
     private let pointReadLock = NSLock()
     /// The connection for ``pointRead(_:)``; only accessed inside `pointReadLock`.
     private var pointReader: Database?
+    /// Set once reads must stop for good (``refuseReads(with:)``); every read then fails with it before it reads.
+    private let readFault = Mutex<DatabaseError?>(nil)
 
     /// Opens both read-only connections, each configured by `configure`.
     init(path: String, configure: (Database) throws -> Void) throws {
@@ -94,8 +97,15 @@ public final class DatabaseReaderPool: @unchecked Sendable {
         }
     }
 
+    /// Stops reads for good with `error` (the database was found damaged, so what it answers cannot be trusted):
+    /// every read from now on fails with it, before it reads anything. The first error stays.
+    public func refuseReads(with error: DatabaseError) {
+        readFault.withLock { $0 = $0 ?? error }
+    }
+
     /// A read transaction on `db`, under its owner's serialization (a write inside fails with `SQLITE_READONLY`).
     private func performRead<T>(_ body: (Database) throws -> T, on db: Database?) throws -> T {
+        if let fault = readFault.withLock({ $0 }) { throw fault }
         guard let db else {
             throw DatabaseError(extendedResultCode: SQLITE_MISUSE, message: "database \(path) is closed", path: path)
         }

@@ -85,7 +85,9 @@ extension DatabaseWriter {
             do {
                 try db.cachedStatement(sql: "COMMIT").execute()
                 configuration.onCommit?()
-                succeeded.forEach { $0.finish(nil) }
+                // A COMMIT into a -wal deleted meanwhile is answered only once it is in the database file.
+                let lost = commitsAtRiskAfterCommit(db)
+                succeeded.forEach { $0.finish(lost) }
             } catch {
                 db.rollbackIgnoringErrors()
                 succeeded.forEach { $0.finish(error) }

@@ -9,12 +9,13 @@ import Synchronization
 /// ``DatabaseConfiguration/groupCommit``, writes that arrive while a commit waits for the disk share
 /// the next transaction (`DatabaseWriter+GroupCommit.swift`).
 ///
-/// Before each transaction it checks that the files are the ones it opened (``DatabaseFileWatch``), and
-/// a lock wait that timed out fails every write queued during it (one wait per caller).
+/// Before each transaction it checks that the files are the ones it opened (``DatabaseFileWatch``), after each
+/// `COMMIT` that the `-wal` still is (`DatabaseWriter+WALLoss.swift`), and a lock wait that timed out fails every
+/// write queued during it (one wait per caller).
 ///
 /// `@unchecked Sendable` because the non-`Sendable` ``Database`` and the other mutable state (the
-/// last timed-out lock wait, the write fault, the file watch) are only touched on `queue`; the
-/// group-commit pending list is protected by a `Mutex` and the counters are atomics.
+/// last timed-out lock wait, the file watch) are only touched on `queue`; the group-commit pending list and
+/// the write fault are protected by a `Mutex` and the counters are atomics.
 public final class DatabaseWriter: @unchecked Sendable {
     /// The database file path.
     public let path: String
@@ -27,13 +28,16 @@ public final class DatabaseWriter: @unchecked Sendable {
     /// The number of the last write handed to the queue; every write takes the next one.
     private let lastTicket = Atomic<UInt64>(0)
     private let busyTimeouts = Atomic<Int>(0)
+    /// Checkpoint attempts made to copy a deleted `-wal`'s commits into the database file (`DatabaseWriter+WALLoss.swift`).
+    let rescueAttempts = Atomic<Int>(0)
     /// The last lock wait that timed out: writes numbered up to `ticket` were queued while it
     /// waited, and fail with its `error` instead of waiting again. Only accessed on `queue`.
     private var busyBarrier: (ticket: UInt64, error: any Error)?
-    /// Set once writes must stop for good (the file was moved); only accessed on `queue`.
-    private var writeFault: DatabaseError?
+    /// Set once writes must stop for good (a file was moved, the database was found damaged); read by every
+    /// thread that hands over a write, so a write made after it fails at once, before `BEGIN`.
+    let writeFault = Mutex<DatabaseError?>(nil)
     /// Only accessed on `queue`.
-    private var fileWatch: DatabaseFileWatch
+    var fileWatch: DatabaseFileWatch
     /// Runs the WAL checkpoints off this queue (none when read-only); its hook on `database` holds it unretained,
     /// so this reference keeps it alive while the connection is open.
     let checkpointer: DatabaseCheckpointer?
@@ -43,6 +47,9 @@ public final class DatabaseWriter: @unchecked Sendable {
     /// with the same error as soon as it ends, so a caller waits for a lock at most once, however
     /// many writes it queued.
     public var busyTimeoutCount: Int { busyTimeouts.load(ordering: .relaxed) }
+
+    /// Checkpoint attempts made so far to copy a deleted `-wal`'s commits into the database file (tests wait for one).
+    var walRescueAttemptCount: Int { rescueAttempts.load(ordering: .relaxed) }
 
     /// Group-commit writes queued and not yet taken by the writer (tests wait for a batch to start).
     var pendingWriteCount: Int { pendingWrites.withLock { $0.count } }
@@ -84,11 +91,13 @@ public final class DatabaseWriter: @unchecked Sendable {
     /// Hands `body` to the writer behind every write made before, and returns at once: writes run
     /// and commit in the order they were handed over. `completion` runs on the writer's queue with
     /// what `body` returned once it committed, or with the error that undid it (before any later
-    /// write runs when `body` itself threw).
+    /// write runs when `body` itself threw); on the calling thread, at once, with the writer's fault once writes
+    /// stopped for good (``refuseWrites(with:)``, a moved file).
     func submit<T>(
         savepoint: Bool = true, _ body: @escaping @Sendable (Database) throws -> T,
         completion: @escaping @Sendable (Result<T, any Error>) -> Void
     ) {
+        if let fault = writeFault.withLock({ $0 }) { return completion(.failure(fault)) }
         guard configuration.groupCommit else {
             let ticket = nextTicket()
             queue.async { completion(Result { try self.performWrite(body, ticket: ticket) }) }
@@ -100,6 +109,7 @@ public final class DatabaseWriter: @unchecked Sendable {
     /// Like ``write(savepoint:_:)``, blocking the calling thread (never batched). For start-up and tests.
     public func writeSync<T>(_ body: (Database) throws -> T) throws -> T {
         dispatchPrecondition(condition: .notOnQueue(queue))
+        if let fault = writeFault.withLock({ $0 }) { throw fault }
         let ticket = nextTicket()
         return try queue.sync { try performWrite(body, ticket: ticket) }
     }
@@ -136,22 +146,10 @@ public final class DatabaseWriter: @unchecked Sendable {
     /// `BEGIN IMMEDIATE`, unless writes have stopped or the database file or its `-wal` is not
     /// the one opened any more (one `stat` each, see ``DatabaseFileWatch``). A moved file stops
     /// writes for good, reported once through ``DatabaseConfiguration/onFault``; before that, when
-    /// only the WAL is gone, a checkpoint copies the commits it holds into the database file.
+    /// only the WAL is gone, its commits are secured in the database file (``stopWrites(after:_:)``).
     func beginWriteTransaction(_ db: Database) throws {
-        if let writeFault { throw writeFault }
-        if var fault = fileWatch.problem() {
-            if fault.path != path, let connection = db.handle {
-                let code = sqlite3_wal_checkpoint_v2(connection, nil, SQLITE_CHECKPOINT_FULL, nil, nil)
-                let outcome =
-                    code == SQLITE_OK
-                    ? "every commit it held was first copied into \(path)"
-                    : "copying its commits into \(path) failed: \(DatabaseError.fromConnection(connection, code: code).message)"
-                fault = DatabaseError(extendedResultCode: fault.extendedResultCode, message: "\(fault.message); \(outcome)", path: fault.path)
-            }
-            writeFault = fault
-            configuration.onFault?(fault)
-            throw fault
-        }
+        if let fault = writeFault.withLock({ $0 }) { throw fault }
+        if let fault = fileWatch.problem() { throw stopWrites(after: fault, db).fault }
         do {
             try db.cachedStatement(sql: "BEGIN IMMEDIATE").execute()
         } catch let error as DatabaseError where error.isBusy {
@@ -170,6 +168,7 @@ public final class DatabaseWriter: @unchecked Sendable {
             try requireOpenTransaction(db)
             try db.cachedStatement(sql: "COMMIT").execute()
             configuration.onCommit?()
+            if let lost = commitsAtRiskAfterCommit(db) { throw lost }
             return result
         } catch {
             db.rollbackIgnoringErrors()

@@ -52,15 +52,16 @@ final class LiveServer: Sendable {
     /// Builds the dashboard on the shipped catalog, or on `catalog`; `settings` replaces the store's settings
     /// after start-up (left alone when `nil`, so the catalog file's settings stay in force).
     /// `sleep` is the environment's wait (simulated latencies, late deliveries); a test passes a ``DelayGate``'s to
-    /// decide when a delay is over.
+    /// decide when a delay is over. `directory` is the folder of `tipjar.sqlite3` (a new one unless given: a test
+    /// that reopens a file a server left passes that server's ``directory``).
     init(
         transport: Transport = .inProcess, settings: StoreSettings? = nil, catalog: Catalog? = nil, adminToken: String? = nil,
         database: DatabaseConfiguration = LiveServer.testDatabase,
-        sleep: @escaping @Sendable (Duration) async throws -> Void = LiveServer.realTime
+        sleep: @escaping @Sendable (Duration) async throws -> Void = LiveServer.realTime, directory: URL? = nil
     ) async throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("tipjar-live-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        storage = try SQLiteTipJarStorage(path: directory.appendingPathComponent("tipjar.sqlite3").path, configuration: database)
+        self.directory = directory ?? FileManager.default.temporaryDirectory.appendingPathComponent("tipjar-live-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: self.directory, withIntermediateDirectories: true)
+        storage = try SQLiteTipJarStorage(path: self.directory.appendingPathComponent("tipjar.sqlite3").path, configuration: database)
         let environment = TipJarEnvironment(
             now: { Date() }, sleep: sleep,
             makeInstallID: { UUID().uuidString.lowercased() }, log: { _, _ in })
