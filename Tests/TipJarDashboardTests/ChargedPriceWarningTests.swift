@@ -10,7 +10,8 @@ import TipJar
 struct ChargedPriceWarningTests {
     /// v3-tips-and-subscriptions.storekit sells `io.example.config.tip.a` at 0.99.
     static let file = "v3-tips-and-subscriptions"
-    static let warning = "products[0] io.example.config.tip.a: 0.99 cannot be charged in CLP, COP, DKK, HKD, HUF, IDR, INR, JPY, KRW, KZT, "
+    static let warning =
+        "products[0] io.example.config.tip.a: 0.99 cannot be charged in CLP, COP, DKK, HKD, HUF, IDR, INR, JPY, KRW, KZT, "
         + "MXN, NGN, NOK, PHP, PKR, RUB, SEK, THB, TWD, TZS, VND (the App Store prices them without decimals): those storefronts charge 1"
 
     @Test func aPriceAStorefrontCannotChargeIsWarnedAboutByCheckStoreKitServeAndTheCatalogPage() async throws {
