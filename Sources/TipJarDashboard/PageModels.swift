@@ -112,6 +112,8 @@ struct CatalogPageModel: MustacheRenderable {
         data["tilesUseTierNames"] = .bool(catalog.tipOrder == .tierOrder)
         data["nameWarnings"] = .array(catalog.emptyDisplayNameWarnings.map(MustacheValue.string))
         data["hasNameWarnings"] = .bool(!catalog.emptyDisplayNameWarnings.isEmpty)
+        data["priceWarnings"] = .array(catalog.chargedPriceWarnings.map(MustacheValue.string))
+        data["hasPriceWarnings"] = .bool(!catalog.chargedPriceWarnings.isEmpty)
         data["storefrontHeaders"] = .array(storefronts.map { .string($0.countryCode) })
         data["tips"] = .array(
             catalog.tips.map { entry in

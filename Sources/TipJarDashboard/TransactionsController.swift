@@ -149,7 +149,7 @@ struct TransactionsController: DashboardController {
     func transactionRow(_ stored: StoredTransaction) -> MustacheValue {
         let t = stored.transaction
         let price = Storefront.named(t.storefront).flatMap { storefront -> String? in
-            let unit = service.catalog.product(withID: t.productID)?.price
+            let unit = service.catalog.product(withID: t.productID).map { storefront.chargedPrice($0.price) }
             guard let total = t.price ?? unit.map({ $0 * Decimal(t.purchasedQuantity) }) else { return nil }
             let shown = storefront.displayPrice(total)
             guard t.purchasedQuantity > 1, let unit else { return shown }

@@ -6,7 +6,9 @@ import TipJar
 /// `<productID>\t<name>\t<displayPrice>`, then `not a tip: <productID> (<type>)` for each other product
 /// (``Catalog/tipListing(locale:storefront:)``; fields escaped by ``Catalog/escapedField(_:)``), then one
 /// `applied setting: <key> (<what>)` or `ignored setting: <key> (<why>)` line per key of the file's `settings`
-/// (``StoreKitFileSettings/Note/line``). A bad file prints `<file>: <JSON location>: <problem>` and exits 1;
+/// (``StoreKitFileSettings/Note/line``), then `warning: …` per product with an empty `Product.displayName`
+/// (``Catalog/emptyDisplayNameWarnings``) or a price a storefront cannot charge as written
+/// (``Catalog/chargedPriceWarnings``). A bad file prints `<file>: <JSON location>: <problem>` and exits 1;
 /// a bad option, or an option given twice, exits 64.
 struct CheckStoreKitCommand {
     static let usage = """
@@ -16,7 +18,8 @@ struct CheckStoreKitCommand {
         tip jar offers them as <productID> TAB <name> TAB <displayPrice>, then
         'not a tip: <productID> (<type>)' for every other product, then
         'applied setting: <key> (<what>)' or 'ignored setting: <key> (<why>)' for every key of the
-        file's settings. Inside a field, a backslash is written \\\\, a tab \\t, a line feed \\n, a
+        file's settings, then 'warning: ...' for a product whose displayName is empty or whose
+        price some storefront's currency cannot express. Inside a field, a backslash is written \\\\, a tab \\t, a line feed \\n, a
         carriage return \\r and any other control character, line or paragraph separator or
         bidirectional control \\u{XX} (its hex code point), so every tip line has exactly three
         fields and shows in its own order. Exits 1 with <file>: <JSON location>: <problem> on a bad file.
@@ -65,6 +68,7 @@ struct CheckStoreKitCommand {
         for line in catalog.tipListing(locale: locale, storefront: storefront) { print(line) }
         for note in catalog.fileSettings.notes { print(note.line) }
         for warning in catalog.emptyDisplayNameWarnings { print("warning: \(warning)") }
+        for warning in catalog.chargedPriceWarnings { print("warning: \(warning)") }
         return 0
     }
 }

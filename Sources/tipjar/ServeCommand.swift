@@ -165,6 +165,7 @@ struct ServeCommand {
         // Every key of the file's settings, applied or ignored with the reason, as check-storekit prints them.
         for note in catalog.fileSettings.notes { printError("tipjar: \(note.line)") }
         for warning in catalog.emptyDisplayNameWarnings { printError("tipjar: warning: \(warning)") }
+        for warning in catalog.chargedPriceWarnings { printError("tipjar: warning: \(warning)") }
         let environment = {  // its log never blocks, never traps (LogWriter)
             var live = TipJarEnvironment.live
             live.log = { LogWriter.standardError.write(line: TipJarEnvironment.logLine($0, $1)) }

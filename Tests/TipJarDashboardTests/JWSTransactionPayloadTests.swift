@@ -124,6 +124,24 @@ struct JWSTransactionPayloadTests {
         }
     }
 
+    /// The App Store prices JPY without decimals (https://developer.apple.com/documentation/advancedcommerceapi/prices):
+    /// the catalog's 0.99 is charged ¥1, "JPY 300 | 300000" (https://developer.apple.com/documentation/appstoreserverapi/price).
+    @Test func aYenPurchaseOfTheCatalogs099RecordsTheChargedPrice1AndJWSPrice1000() async throws {
+        try await withLiveServer { server in
+            let install = try #require(await server.json("POST", "/api/installs", #"{"launch":true,"storefront":"JPN"}"#).object["id"] as? String)
+            let offers = try #require(await server.json("GET", "/api/installs/\(install)/offers").object["offers"] as? [[String: Any]])
+            #expect(offers.first?["productID"] as? String == Self.coffee && offers.first?["displayPrice"] as? String == "¥1")
+            let purchase = await server.json("POST", "/api/installs/\(install)/purchases", #"{"productID":"\#(Self.coffee)","quantity":2}"#)
+            let transactionID = try #require(purchase.object["transactionID"] as? Int)
+            let stored = try #require(try await server.storage.transaction(withID: UInt64(transactionID))).transaction
+            #expect(stored.price == 2 && stored.currency == "JPY", "Transaction.price: ¥1 × 2")
+            let reply = await server.json("GET", "/api/transactions/\(transactionID)").object
+            #expect(reply["price"] as? String == "2")
+            let nested = try #require(reply["jwsPayload"] as? [String: Any])
+            #expect(nested["price"] as? Int == 2000 && nested["currency"] as? String == "JPY")
+        }
+    }
+
     @Test func theDashboardFieldsUseApplesRawValues() async throws {
         try await withLiveServer { server in
             let install = try #require(await server.json("POST", "/api/installs", #"{"launch":true,"storefront":"JPN"}"#).object["id"] as? String)

@@ -72,6 +72,19 @@ struct TransactionExportTests {
         }
     }
 
+    /// The CSV's price is `Transaction.price`, the amount charged: the catalog's 0.99 is ¥1 in Japan, whose currency the
+    /// App Store prices without decimals (https://developer.apple.com/documentation/advancedcommerceapi/prices).
+    @Test func theCSVPriceIsTheAmountTheStorefrontChargedOneYenForTheCatalogs099() async throws {
+        try await withLiveServer { server in
+            let id = try #require(await server.json("POST", "/api/installs", #"{"launch":true,"storefront":"JPN"}"#).object["id"] as? String)
+            #expect(await server.json("POST", "/api/installs/\(id)/external-purchases", #"{"productID":"com.example.tipjar.tip.coffee"}"#).status == 201)
+            _ = await server.json("POST", "/api/installs/\(id)/purchases", #"{"productID":"com.example.tipjar.tip.coffee"}"#)
+            let records = await server.send("GET", "/api/transactions?format=csv").body.components(separatedBy: "\r\n").dropFirst().filter { !$0.isEmpty }
+            #expect(records.count == 2, "one bought outside the app, one in it")
+            #expect(records.allSatisfy { $0.hasSuffix(",1,JPY") }, "price,currency: \(records)")
+        }
+    }
+
     @Test func theTransactionsPageLinksToADownloadOfWhatItFilters() async throws {
         try await withLiveServer { server in
             _ = try await Self.externalPurchase(server, account: "=ana", productID: "com.example.tipjar.tip.coffee")

@@ -27,6 +27,9 @@ public struct Catalog: Sendable, Equatable {
     public private(set) var tips: [CatalogProduct]
     /// Every product that is not a tip, in file order; listed as "not a tip" and never offered.
     public private(set) var nonTips: [CatalogProduct]
+    /// One warning per product whose price some storefront's currency cannot express (``chargedPriceWarnings(of:)``),
+    /// computed once, for `check-storekit`, `serve` and `/catalog`.
+    public private(set) var chargedPriceWarnings: [String]
 
     /// Creates a catalog from already-validated products (for tests and simulations); ``tips`` and
     /// ``nonTips`` are derived. Product IDs are assumed unique; the first product with an ID wins in
@@ -55,6 +58,7 @@ public struct Catalog: Sendable, Equatable {
         self.products = ordered
         self.tips = Self.tierOrder(ordered.filter(\.isTip))
         self.nonTips = ordered.filter { !$0.isTip }
+        self.chargedPriceWarnings = Self.chargedPriceWarnings(of: ordered)
     }
 
     /// Puts tips in the order the tip jar offers them. When the tips' IDs name all three tiers unambiguously —

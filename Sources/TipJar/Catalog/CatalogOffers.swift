@@ -2,7 +2,8 @@ import Foundation
 import Synchronization
 
 /// What a loaded catalog offers in each storefront and locale, computed once and kept: each product as
-/// `Product.products(for:)` answers it (name with its fallback, description, `displayPrice` formatted by Foundation),
+/// `Product.products(for:)` answers it (name with its fallback, description, `price` as the storefront charges it and
+/// `displayPrice`, that amount formatted by Foundation),
 /// and the tip jar's tiles in tier order (name, price, emoji, tint). A catalog never changes while it is loaded, so
 /// no load formats a price or searches a localization a second time.
 ///
@@ -67,15 +68,17 @@ public final class CatalogOffers: Sendable {
         let key = Key(storefront: storefront.countryCode, locale: locale)
         let kept = listings.withLock { $0[key] }
         if let kept, kept.storefront == storefront { return kept.listing }
-        // A price depends on the storefront only, a name on the locale only (computed at init).
-        let prices = catalog.products.map { storefront.displayPrice($0.price) }
+        // A price depends on the storefront only, a name on the locale only (computed at init): the amount the
+        // storefront charges (``Storefront/chargedPrice(_:)``) and that amount as `displayPrice`.
+        let charged = catalog.products.map { storefront.chargedPrice($0.price) }
+        let prices = charged.map(storefront.displayPrice)
         var computed: [Key: Listing] = [:]
         for locale in AppLocale.allCases {
             let text = texts[locale] ?? []
             let products = catalog.products.indices.map { index in
                 Product(
                     id: catalog.products[index].productID, type: catalog.products[index].type, displayName: text[index].name,
-                    description: text[index].description, price: catalog.products[index].price, displayPrice: prices[index])
+                    description: text[index].description, price: charged[index], displayPrice: prices[index])
             }
             computed[Key(storefront: storefront.countryCode, locale: locale)] = Self.listing(products: products, catalog: catalog, locale: locale)
         }
@@ -95,12 +98,14 @@ public final class CatalogOffers: Sendable {
     }
 
     /// `Product` as StoreKit builds it: the name and description of the file's `_locale`
-    /// (``Catalog/productDisplayName(of:)``, empty when the file leaves it empty) and the price formatted for the
-    /// storefront. `locale` is the install's; StoreKit's names do not follow it.
+    /// (``Catalog/productDisplayName(of:)``, empty when the file leaves it empty), the price the storefront charges
+    /// (``Storefront/chargedPrice(_:)``) and that price formatted for it. `locale` is the install's; StoreKit's names do
+    /// not follow it.
     static func product(for entry: CatalogProduct, catalog: Catalog, storefront: Storefront, locale: AppLocale) -> Product {
         Product(
             id: entry.productID, type: entry.type, displayName: catalog.productDisplayName(of: entry),
-            description: catalog.productDescription(of: entry), price: entry.price, displayPrice: storefront.displayPrice(entry.price))
+            description: catalog.productDescription(of: entry), price: storefront.chargedPrice(entry.price),
+            displayPrice: storefront.displayPrice(entry.price))
     }
 
     private static func listing(products: [Product], catalog: Catalog, locale: AppLocale) -> Listing {

@@ -5,8 +5,9 @@ import Foundation
 /// Storefronts are named by ISO 3166-1 alpha-3 country codes, as in a `.storekit` file's
 /// `settings._storefront` and StoreKit's `Storefront.countryCode`
 /// (https://developer.apple.com/documentation/storekit/storefront/countrycode); ``all`` lists every App Store
-/// storefront. Prices are formatted like `Product.displayPrice`: the catalog's number in this storefront's
-/// currency, formatted for this storefront's locale by Foundation — never by hand.
+/// storefront. Prices are formatted like `Product.displayPrice`: the amount this storefront charges for the catalog's
+/// number (``chargedPrice(_:)``) in this storefront's currency, formatted for this storefront's locale by Foundation —
+/// never by hand.
 public struct Storefront: Sendable, Hashable, Codable, CustomStringConvertible {
     /// ISO 3166-1 alpha-3 country code, upper case, e.g. `"USA"`, `"BRA"`, `"JPN"`.
     public var countryCode: String
@@ -145,17 +146,20 @@ public struct Storefront: Sendable, Hashable, Codable, CustomStringConvertible {
         all.map { ($0.countryCode, name(ofRegion: regionCode(of: $0.localeIdentifier), fallback: $0.countryCode)) },
         uniquingKeysWith: { a, _ in a })
 
-    /// Formats a catalog price like StoreKit's `Product.displayPrice`: the number unchanged, in this
-    /// storefront's currency, formatted by Foundation (`Decimal.FormatStyle.Currency`) for this storefront's
-    /// locale (in Xcode's StoreKit testing, changing the storefront changes the currency, not the number).
+    /// Formats a catalog price like StoreKit's `Product.displayPrice`: the amount this storefront charges for it
+    /// (``chargedPrice(_:)``: the number rounded to the decimal places the App Store supports for the currency), in
+    /// this storefront's currency, formatted by Foundation (`Decimal.FormatStyle.Currency`) for this storefront's
+    /// locale (in Xcode's StoreKit testing, changing the storefront changes the currency, not the number, but for the
+    /// decimals the currency cannot express). The amount shown is the amount charged: Foundation never rounds it.
     ///
     /// Foundation on Linux (Swift 6.3) produces, for 0.99 / 4.90 / 100:
     /// USA `"$0.99"`, BRA `"R$\u{A0}0,99"` / `"R$\u{A0}4,90"` (a no-break space, not U+0020),
-    /// JPN `"¥100"` (U+00A5; yen has no minor unit, so 0.99 would show as `"¥1"`), DEU `"0,99\u{A0}€"`.
-    /// - Parameter price: the catalog price (``CatalogProduct/price``), a plain number without currency.
+    /// JPN `"¥100"` (U+00A5; 0.99 is charged 1 in yen, shown `"¥1"`), DEU `"0,99\u{A0}€"`.
+    /// - Parameter price: the catalog price (``CatalogProduct/price``), a plain number without currency, or an amount
+    ///   already charged (``chargedPrice(_:)`` leaves it unchanged).
     /// - Returns: the localized currency string.
     public func displayPrice(_ price: Decimal) -> String {
-        price.formatted(.currency(code: currencyCode).locale(Locale(identifier: localeIdentifier)))
+        chargedPrice(price).formatted(.currency(code: currencyCode).locale(Locale(identifier: localeIdentifier)))
     }
 
     /// The alpha-3 country code, e.g. `"USA"`.

@@ -3,8 +3,9 @@ import Foundation
 /// A product as the simulated store returns it to an install, shaped like StoreKit 2's `Product`:
 /// the catalog entry resolved for one storefront and one locale.
 ///
-/// `displayPrice` is the catalog price in the storefront's currency, formatted with Foundation
-/// for the storefront's locale (README "Domain rules" 2).
+/// `price` is what the storefront charges for the catalog price (``Storefront/chargedPrice(_:)``: rounded to the
+/// decimal places the App Store supports for its currency) and `displayPrice` that amount in the storefront's
+/// currency, formatted with Foundation for the storefront's locale (README "Domain rules" 2).
 public struct Product: Sendable, Equatable, Identifiable {
     /// The product identifier, e.g. `com.example.tipjar.tip.coffee`.
     public var id: String
@@ -14,9 +15,9 @@ public struct Product: Sendable, Equatable, Identifiable {
     public var displayName: String
     /// The localized description (may be empty).
     public var description: String
-    /// The price as written in the catalog, in the storefront's currency units (e.g. `0.99`).
+    /// The price the storefront charges, in its currency's units: the catalog's `0.99` is `0.99` in USD, `1` in JPY.
     public var price: Decimal
-    /// `price` formatted for the storefront, e.g. `$0.99` or `R$ 0,99`.
+    /// `price` formatted for the storefront, e.g. `$0.99`, `R$ 0,99` or `¥1`.
     public var displayPrice: String
 
     /// Creates a product value.

@@ -121,7 +121,8 @@ public struct Transaction: Sendable, Equatable, Codable {
     public var appTransactionID: String?
     /// Always `.purchase`.
     public var reason: Reason
-    /// The price the store charged, in `currency` units (`Transaction.price`); `nil` for a transaction saved
+    /// The price the store charged, in `currency` units (`Transaction.price`): the product's `Product.price` in the
+    /// storefront (``Storefront/chargedPrice(_:)``, `1` for the catalog's 0.99 in JPY); `nil` for a transaction saved
     /// before the dashboard kept it, or for a product the catalog does not hold. For a quantity above 1 it is the
     /// total: Apple's `Transaction.price` "reflects … the `purchasedQuantity` of a consumable in-app purchase"
     /// (https://developer.apple.com/documentation/storekit/transaction/price).

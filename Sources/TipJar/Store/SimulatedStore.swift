@@ -401,9 +401,11 @@ public final class SimulatedStore: Sendable {
         let entry = catalog.product(withID: productID)
         transaction.purchasedQuantity = options.quantity
         transaction.appAccountToken = options.appAccountToken
-        // Apple's `Transaction.price` counts the quantity (https://developer.apple.com/documentation/storekit/transaction/price).
-        transaction.price = entry.map { $0.price * Decimal(options.quantity) }
-        transaction.currency = Storefront.named(install.storefront)?.currencyCode
+        // Apple's `Transaction.price` counts the quantity (https://developer.apple.com/documentation/storekit/transaction/price),
+        // of the amount the storefront charges, the `Product.price` the install was shown (``Storefront/chargedPrice(_:)``).
+        let storefront = Storefront.named(install.storefront)
+        transaction.price = entry.map { (storefront?.chargedPrice($0.price) ?? $0.price) * Decimal(options.quantity) }
+        transaction.currency = storefront?.currencyCode
         transaction.productType = entry?.type
         transaction.appBundleID = appBundleID
         transaction.appTransactionID = Transaction.appTransactionID(accountID: install.accountID, appBundleID: appBundleID)

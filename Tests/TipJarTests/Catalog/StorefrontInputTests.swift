@@ -9,13 +9,6 @@ import Testing
 /// tier documents is the colour Public/app.css renders.
 @Suite("Storefront input and catalog display")
 struct StorefrontInputTests {
-    /// Whether Foundation formats the storefront's currency without a minor unit (JPY, KRW, …: 1 shows as
-    /// `¥1`, not `¥1.00`): 0.99 then rounds to 1, which is the currency's rule, not a separator problem.
-    static func hasNoMinorUnit(_ storefront: Storefront) -> Bool {
-        let one = storefront.displayPrice(1)
-        return !one.unicodeScalars.contains { !CharacterSet.decimalDigits.contains($0) && one.contains("\($0)00") }
-    }
-
     /// The price without its digits, separators and spaces: what is left is the currency's symbol or code.
     static func currencyMark(_ price: String) -> String {
         String(
@@ -32,7 +25,8 @@ struct StorefrontInputTests {
         for storefront in Storefront.all {
             let price = storefront.displayPrice(Decimal(string: "0.99")!)
             #expect(!Self.currencyMark(price).isEmpty, "\(storefront.countryCode): \(price)")
-            if Self.hasNoMinorUnit(storefront) {
+            if storefront.priceDecimalPlaces == 0 {
+                // The App Store prices JPY, KRW, … without decimals (Storefront.zeroDecimalCurrencies): 0.99 is charged 1.
                 #expect(price == storefront.displayPrice(1), "\(storefront.countryCode): \(price)")
             } else {
                 #expect(["0.99", "0,99", "0٫99"].contains { price.contains($0) }, "\(storefront.countryCode): \(price)")
