@@ -198,8 +198,9 @@ struct PurchaseFlowAPITests {
         let api = try JSONSerialization.jsonObject(with: Data(contentsOf: root.appendingPathComponent("Public/api/openapi.json"))) as? [String: Any]
         let request = (api?["components"] as? [String: Any])?["schemas"] as? [String: Any]
         let apiText = (((request?["PurchaseRequest"] as? [String: Any])?["properties"] as? [String: Any])?["userAction"] as? [String: Any])?["description"] as? String
-        let scenario = try JSONSerialization.jsonObject(
-            with: Data(contentsOf: root.appendingPathComponent("Public/scenarios/schema/scenario.schema.json"))) as? [String: Any]
+        let scenario =
+            try JSONSerialization.jsonObject(
+                with: Data(contentsOf: root.appendingPathComponent("Public/scenarios/schema/scenario.schema.json"))) as? [String: Any]
         let purchaseStep = ((scenario?["$defs"] as? [String: Any])?["purchase"] as? [String: Any])?["properties"] as? [String: Any]
         let scenarioText = (purchaseStep?["userAction"] as? [String: Any])?["description"] as? String
         for text in [apiText, scenarioText] {

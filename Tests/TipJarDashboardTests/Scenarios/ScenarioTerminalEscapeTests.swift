@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 #if canImport(FoundationXML)
-    import FoundationXML
+import FoundationXML
 #endif
 
 /// `tipjar scenario run` prints what a scenario file and the server say escaped as `check-storekit` escapes it
