@@ -328,7 +328,6 @@ struct ServeCommand {
         _ = accessLog.flush()
         var address = "http://\(HTTPServerConfiguration.urlHost(forBind: host)):\(boundPort)/"
         if let adminToken { address += "?token=\(adminToken)" }
-        // The file names are the command line's, escaped (Catalog.escapedField) like every text from outside.
         let banner = "Tip Jar Dashboard serving \(Catalog.escapedField(catalogName)) on \(address) (database \(Catalog.escapedField(database)), durability \(durability))\n"
         try? FileHandle.standardOutput.write(contentsOf: Data(banner.utf8))
         await server.waitUntilStopped()
