@@ -12,7 +12,11 @@ struct CatalogController: DashboardController {
 
     func register(in router: inout Router<DashboardContext>) {
         router.get("/catalog") { request, context in
-            try await pageCache.page(request, csrfToken: renderer.csrfToken(context)) { try await catalogPage(context, csrfToken: $0) }
+            // The page reads the catalog and nothing else that can change (its previews are fixed storefronts and
+            // locales, the store's settings are not on it), so a purchase or a setting does not render it again.
+            try await pageCache.unchangingPage(request, path: "/catalog", csrfToken: renderer.csrfToken(context)) {
+                try await catalogPage(context, csrfToken: $0)
+            }
         }
     }
 

@@ -17,6 +17,9 @@ import TipJar
 /// The CSRF token is never stored: a page is rendered with ``placeholder`` in its place and the request's own token is
 /// spliced in on every answer, so no session ever receives another's token. The placeholder is 64 random hex digits
 /// made at start-up and never sent.
+///
+/// A page that shows only what cannot change while the server runs (`/catalog`: the loaded catalog) is kept apart,
+/// without a version, by ``unchangingPage(_:path:csrfToken:render:)``: rendered once, whatever is written afterwards.
 final class PageCache: Sendable {
     /// What a stored page was rendered from.
     struct Version: Equatable, Sendable {
@@ -37,10 +40,15 @@ final class PageCache: Sendable {
         var startsSession = false
         /// Tells this entry from any other stored under the same key (``PageCache+Immediate.swift``).
         var serial: UInt64 = 0
+        /// Whether it shows nothing that changes while serving, so it is fresh at every version
+        /// (``unchangingPage(_:path:csrfToken:render:)``).
+        var isUnchanging = false
     }
 
     private struct State {
         var entries: [String: Entry] = [:]
+        /// The unchanging pages, by key: one per route and fragment header, never evicted.
+        var unchanging: [String: Entry] = [:]
         var order: [String] = []
         var bytes = 0
         var hits = 0
@@ -133,9 +141,44 @@ final class PageCache: Sendable {
         }
     }
 
+    /// A page that shows only what cannot change while the server runs, such as the loaded catalog: rendered once and
+    /// then sent from stored bytes (with `csrfToken` spliced in) whatever the storage or the timeline do, so a change
+    /// elsewhere never renders it again. Stored under `path` whatever the request's query (the route must not read
+    /// it), so there is one entry per route and fragment header, kept outside the byte and entry limits.
+    /// - Parameters:
+    ///   - request: the GET (or HEAD) request.
+    ///   - path: the route's path, e.g. `/catalog`: the request-target the page is stored under.
+    ///   - csrfToken: the token this answer carries (empty for a request without a session).
+    ///   - render: renders the page with the token it is given; it may read nothing that changes while serving.
+    func unchangingPage(
+        _ request: HTTPRequest, path: String, csrfToken: String, render: (_ csrfToken: String) async throws -> HTTPResponse
+    ) async throws -> HTTPResponse {
+        guard enabled.load(ordering: .relaxed) else { return try await render(csrfToken) }
+        let key = Self.key(for: request, target: path)
+        let token = Array(csrfToken.utf8)
+        if let stored = freshEntry(forKey: key) { return HTTPResponse(status: .ok, fields: stored.fields, body: Self.join(stored.segments, token)) }
+        var response = try await render(placeholder)
+        let segments = PreparedResponse.cut(response.body, at: placeholderBytes)
+        response.body = Self.join(segments, token)
+        if response.status == .ok, response.stream == nil, !response.fields.contains("Set-Cookie") {
+            var entry = Entry(
+                version: version, fields: response.fields, segments: segments, size: response.body.count, hasSessionToken: !csrfToken.isEmpty)
+            entry.isUnchanging = true
+            state.withLock { state in
+                state.serials += 1
+                entry.serial = state.serials
+                state.unchanging[key] = entry
+            }
+        }
+        return response
+    }
+
     /// The key a request's page is stored under: whether it asks for a fragment, and its request-target.
-    static func key(for request: HTTPRequest) -> String {
-        (request.fields["X-Fragment"] == "1" ? "F " : "P ") + request.target
+    /// - Parameters:
+    ///   - request: the request.
+    ///   - target: the request-target to use instead of the request's (``unchangingPage(_:path:csrfToken:render:)``).
+    static func key(for request: HTTPRequest, target: String? = nil) -> String {
+        (request.fields["X-Fragment"] == "1" ? "F " : "P ") + (target ?? request.target)
     }
 
     /// The freshness check, in one place: the page stored under `key` if it was rendered from the data as it is at
@@ -148,7 +191,8 @@ final class PageCache: Sendable {
         guard enabled.load(ordering: .relaxed) else { return nil }
         let now = version ?? self.version
         return state.withLock { state in
-            guard let entry = state.entries[key], entry.version == now, isUsable(entry) else { return nil }
+            guard let entry = state.unchanging[key] ?? state.entries[key], entry.isUnchanging || entry.version == now, isUsable(entry)
+            else { return nil }
             state.hits += 1
             return entry
         }

@@ -1,3 +1,5 @@
+import TipJar
+
 /// Why a scenario file was refused before any step ran: which file, where in it, and what is
 /// wrong, in the shape of a `check-storekit` refusal (`CatalogError` in Sources/TipJar/Catalog).
 public struct ScenarioError: Error, CustomStringConvertible, Sendable, Equatable {
@@ -16,6 +18,8 @@ public struct ScenarioError: Error, CustomStringConvertible, Sendable, Equatable
         self.problem = problem
     }
 
-    /// `"<file>: <location>: <problem>"`.
-    public var description: String { "\(file): \(location): \(problem)" }
+    /// `"<file>: <location>: <problem>"`, the file's path and the location (whose keys come from the file) escaped by
+    /// ``Catalog/escapedField(_:)``, as the problem's quotes of the file are (``ScenarioNode/shown(_:)``), so the line
+    /// can go to a terminal.
+    public var description: String { "\(Catalog.escapedField(file)): \(Catalog.escapedField(location)): \(problem)" }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import TipJar
 
 /// A value of a parsed scenario file with its JSON path, so every refusal names where it happened
 /// (`steps[1].expect.hearts`), as `StoreKitJSONNode` does for `.storekit` files.
@@ -74,6 +75,7 @@ struct ScenarioNode {
         ObjectIdentifier(type(of: number)) == ObjectIdentifier(type(of: NSNumber(value: true)))
     }
 
-    /// The text, shortened to 60 characters so hostile input cannot flood a message.
-    static func shown(_ text: String) -> String { text.count <= 60 ? text : String(text.prefix(57)) + "…" }
+    /// The text, shortened to 60 characters so hostile input cannot flood a message, and escaped as `check-storekit`
+    /// escapes (``Catalog/shownInput(_:limit:)``), so a control character in the file never reaches a terminal raw.
+    static func shown(_ text: String) -> String { Catalog.shownInput(text, limit: 60) }
 }

@@ -1,11 +1,16 @@
 import Foundation
+import TipJar
 
 /// Runs scenarios against a dashboard's JSON API, step by step, stopping a scenario at its first
 /// failing step (the steps after it depend on it and are reported as skipped).
 public struct ScenarioRunner: Sendable {
     /// How requests reach the dashboard under test.
     public let transport: any ScenarioTransport
-    /// Where each step's line goes as it finishes.
+    /// Where each step's line goes as it finishes. Every line is safe for a terminal: what came from the scenario file
+    /// (its path, name, step titles and install labels) or from the server (answers, error bodies) is escaped by
+    /// ``Catalog/escapedField(_:)``, so an ESC, BEL, CR or bidirectional control (ECMA-48's control functions,
+    /// https://ecma-international.org/publications-and-standards/standards/ecma-48/; Unicode bidi,
+    /// https://www.unicode.org/reports/tr9/) is printed as `\u{1B}`, `\u{7}`, `\r`, `\u{202E}`, never acted on.
     public let output: @Sendable (String) -> Void
 
     /// Creates a runner.
@@ -22,7 +27,7 @@ public struct ScenarioRunner: Sendable {
     ///     scenarios run against one server never share an account.
     /// - Returns: Every step's result.
     public func run(_ scenario: Scenario, file: String, accountSuffix: String = String(UUID().uuidString.prefix(8)).lowercased()) async -> ScenarioResult {
-        output("scenario \(file): \(scenario.name)")
+        output("scenario \(Catalog.escapedField(file)): \(Catalog.escapedField(scenario.name))")
         let session = ScenarioSession(transport: transport, accountSuffix: accountSuffix)
         var results: [ScenarioStepResult] = []
         var failed = false
@@ -43,9 +48,11 @@ public struct ScenarioRunner: Sendable {
         }
         let result = ScenarioResult(file: file, name: scenario.name, steps: results)
         if let failure = result.firstFailure, case .failed(let message) = failure.verdict {
-            output("FAILED \(file) step \(failure.number) (\(failure.title)): \(message)")
+            output(
+                "FAILED \(Catalog.escapedField(file)) step \(failure.number) (\(Catalog.escapedField(failure.title))): "
+                    + Catalog.escapedField(message))
         } else {
-            output("passed \(file): \(results.count) step(s)")
+            output("passed \(Catalog.escapedField(file)): \(results.count) step(s)")
         }
         return result
     }
@@ -126,12 +133,14 @@ public struct ScenarioStepResult: Sendable {
         self.seconds = seconds
     }
 
-    /// `"  ok   3 purchase ana …: 200 purchased"` or `"  FAIL 3 …: 200 purchased: hearts: expected 2, got 1"`.
+    /// `"  ok   3 purchase ana …: 200 purchased"` or `"  FAIL 3 …: 200 purchased: hearts: expected 2, got 1"`; the
+    /// title (from the file), the answer and the message (from the server) escaped by ``Catalog/escapedField(_:)``.
     public var line: String {
-        let answer = detail.isEmpty ? "" : ": \(detail)"
+        let title = Catalog.escapedField(title)
+        let answer = detail.isEmpty ? "" : ": \(Catalog.escapedField(detail))"
         switch verdict {
         case .passed: return "  ok   \(number) \(title)\(answer)"
-        case .failed(let message): return "  FAIL \(number) \(title)\(answer): \(message)"
+        case .failed(let message): return "  FAIL \(number) \(title)\(answer): \(Catalog.escapedField(message))"
         case .skipped: return "  skip \(number) \(title)"
         }
     }

@@ -1,4 +1,5 @@
 import Foundation
+import TipJar
 import TipJarSQLite
 
 /// `tipjar check-database FILE`: runs, read-only, every check `tipjar serve` runs before it opens a
@@ -27,23 +28,25 @@ struct CheckDatabaseCommand {
     }
 
     func run() -> Int32 {
+        // The path and SQLite's words (which may quote the file's own names) go to a terminal escaped.
+        let shownFile = Catalog.escapedField(file)
         let problems: [String]
         do {
             problems = try DatabasePool.integrityProblems(path: file)
         } catch let error as DatabaseError {
-            printError("\(file): \(error.message)")
+            printError("\(shownFile): \(Catalog.escapedField(error.message))")
             return 1
         } catch {
-            printError("\(file): \(error)")
+            printError("\(shownFile): \(Catalog.escapedField("\(error)"))")
             return 1
         }
         guard !problems.isEmpty else {
-            print("\(file): ok")
+            print("\(shownFile): ok")
             return 0
         }
-        for problem in problems { print("\(file): \(problem)") }
+        for problem in problems { print("\(shownFile): \(Catalog.escapedField(problem))") }
         printError(
-            "\(file) is damaged: PRAGMA integrity_check found \(problems.count == 100 ? "100 or more problems" : "\(problems.count) problem(s)"); stop any server on it and restore a copy (tipjar serve checks every page at start-up after an unclean stop, and in the background once serving after a clean one)"
+            "\(shownFile) is damaged: PRAGMA integrity_check found \(problems.count == 100 ? "100 or more problems" : "\(problems.count) problem(s)"); stop any server on it and restore a copy (tipjar serve checks every page at start-up after an unclean stop, and in the background once serving after a clean one)"
         )
         return 1
     }

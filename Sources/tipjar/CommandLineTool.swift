@@ -38,7 +38,7 @@ enum CommandLineTool {
         case "scenario":
             return await runCommand(rest, usage: ScenarioCommand.usage) { try await ScenarioCommand(arguments: $0).run() }
         default:
-            printError("error: unknown command '\(command)'\n\n\(usage)")
+            printError("error: unknown command '\(Catalog.escapedField(command))'\n\n\(usage)")
             return 64
         }
     }
@@ -112,7 +112,7 @@ struct ArgumentReader {
                         options[name] = value
                     }
                 } else {
-                    throw UsageError(message: "unknown option '\(name)'")
+                    throw UsageError(message: "unknown option '\(Catalog.escapedField(name))'")
                 }
             } else {
                 positional.append(word)
@@ -123,7 +123,9 @@ struct ArgumentReader {
 }
 
 /// Writes `text` and a newline to standard error; a reader that went away loses the line (no trap:
-/// `FileHandle.write(_:)` traps on EPIPE, `write(contentsOf:)` throws).
+/// `FileHandle.write(_:)` traps on EPIPE, `write(contentsOf:)` throws). Every command prints what came from outside
+/// it (a path, a file's words, the server's answers, an argument it quotes) through ``Catalog/escapedField(_:)``, so a
+/// control character or a bidirectional control in them is shown as `\u{1B}`, `\r`, `\u{202E}` and never acted on.
 func printError(_ text: String) {
     try? FileHandle.standardError.write(contentsOf: Data((text + "\n").utf8))
 }

@@ -34,7 +34,7 @@ struct ScenarioCommand {
 
     init(arguments: [String]) throws {
         guard arguments.first == "run" else {
-            throw UsageError(message: arguments.first.map { "unknown scenario command '\($0)' (did you mean 'run'?)" } ?? "scenario needs a command: run")
+            throw UsageError(message: arguments.first.map { "unknown scenario command '\(Catalog.escapedField($0))' (did you mean 'run'?)" } ?? "scenario needs a command: run")
         }
         let reader = try ArgumentReader(Array(arguments.dropFirst()), valued: ["--junit", "--url", "--admin-token"])
         guard !reader.positional.isEmpty else { throw UsageError(message: "scenario run needs at least one FILE") }
@@ -49,7 +49,7 @@ struct ScenarioCommand {
         do {
             return try ScenarioHTTPClient(url: url, bearerToken: token)
         } catch {
-            throw UsageError(message: "\(error)")
+            throw UsageError(message: Catalog.escapedField("\(error)"))
         }
     }
 
@@ -84,7 +84,7 @@ struct ScenarioCommand {
         output(
             failed.isEmpty
                 ? "all \(results.count) scenario(s) passed"
-                : "\(failed.count) of \(results.count) scenario(s) failed: \(failed.map(\.file).joined(separator: ", "))")
+                : "\(failed.count) of \(results.count) scenario(s) failed: \(failed.map { Catalog.escapedField($0.file) }.joined(separator: ", "))")
         return failed.isEmpty ? 0 : 1
     }
 
@@ -93,7 +93,7 @@ struct ScenarioCommand {
         do {
             try Data(report.xml.utf8).write(to: URL(fileURLWithPath: junit), options: .atomic)
         } catch {
-            printError("tipjar: cannot write the JUnit report \(junit): \(error.localizedDescription)")
+            printError("tipjar: cannot write the JUnit report \(Catalog.escapedField(junit)): \(Catalog.escapedField(error.localizedDescription))")
             throw error
         }
     }

@@ -84,7 +84,7 @@ struct ServeCommand {
                 "--max-connections-per-address", "--max-streams", "--max-streams-per-address",
             ],
             flags: ["--reload-templates", "--no-background-check"], repeatable: ["--allowed-host"])
-        guard reader.positional.isEmpty else { throw UsageError(message: "unexpected argument '\(reader.positional[0])'") }
+        guard reader.positional.isEmpty else { throw UsageError(message: "unexpected argument '\(Catalog.escapedField(reader.positional[0]))'") }
         host = reader.options["--host"] ?? host
         if let text = reader.options["--port"] {
             guard let value = Int(text), (0...65_535).contains(value) else { throw UsageError(message: "--port must be 0...65535") }
@@ -110,14 +110,14 @@ struct ServeCommand {
             throw UsageError(message: "--admin-token must be at least 32 hex digits (128 bits)")
         }
         if !Self.isLoopback(host), adminToken == nil {
-            throw UsageError(message: "binding to \(host) (not loopback) requires --admin-token")
+            throw UsageError(message: "binding to \(Catalog.escapedField(host)) (not loopback) requires --admin-token")
         }
         allowedHosts = reader.repeated["--allowed-host"] ?? []
         for name in allowedHosts where name.contains("*") {
-            throw UsageError(message: "--allowed-host '\(name)': wildcards are not supported: name each host")
+            throw UsageError(message: "--allowed-host '\(Catalog.escapedField(name))': wildcards are not supported: name each host")
         }
         for name in allowedHosts where !HTTPServerConfiguration.isValidHost(name) {
-            throw UsageError(message: "--allowed-host '\(name)' is not a host name, IP address or host:port")
+            throw UsageError(message: "--allowed-host '\(Catalog.escapedField(name))' is not a host name, IP address or host:port")
         }
         if let text = reader.options["--max-connections-per-address"] {
             guard let value = Int(text), value >= 1 else { throw UsageError(message: "--max-connections-per-address must be a whole number of at least 1") }
@@ -301,7 +301,8 @@ struct ServeCommand {
         _ = accessLog.flush()
         var address = "http://\(HTTPServerConfiguration.urlHost(forBind: host)):\(boundPort)/"
         if let adminToken { address += "?token=\(adminToken)" }
-        try? FileHandle.standardOutput.write(contentsOf: Data("Tip Jar Dashboard serving \(catalogName) on \(address) (database \(database), durability \(durability))\n".utf8))
+        let banner = "Tip Jar Dashboard serving \(Catalog.escapedField(catalogName)) on \(address) (database \(Catalog.escapedField(database)), durability \(durability))\n"
+        try? FileHandle.standardOutput.write(contentsOf: Data(banner.utf8))
         if checksInBackground { startBackgroundCheck(of: storage) }
         await server.waitUntilStopped()
         // Late deliveries still waiting are dropped, never awaited; a charged transaction stays unfinished for the next launch.

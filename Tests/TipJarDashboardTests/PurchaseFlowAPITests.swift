@@ -183,4 +183,30 @@ struct PurchaseFlowAPITests {
                 "no sheet, nothing to cancel")
         }
     }
+
+    /// With the sheet skipped (`skipPurchaseSheet`, Xcode's Disable Dialogs) `userAction: "cancel"` is ignored and the
+    /// purchase is charged; `Public/api/openapi.json` and `Public/scenarios/schema/scenario.schema.json` say so where
+    /// they describe `userAction`, so a script that sends `cancel` is not surprised by a charge.
+    @Test func aCancelWithTheSheetSkippedIsChargedAndBothDocumentsSaySo() async throws {
+        try await withLiveServer(settings: StoreSettings(skipPurchaseSheet: true)) { server in
+            let id = try await install(server)
+            #expect(await purchase(server, id, #","userAction":"cancel""#).object["outcome"] as? String == "purchased")
+            let transactions = await server.json("GET", "/api/transactions").object["transactions"] as? [Any]
+            #expect(transactions?.count == 1, "charged: one transaction")
+        }
+        let root = LiveServer.repositoryRoot
+        let api = try JSONSerialization.jsonObject(with: Data(contentsOf: root.appendingPathComponent("Public/api/openapi.json"))) as? [String: Any]
+        let request = (api?["components"] as? [String: Any])?["schemas"] as? [String: Any]
+        let apiText = (((request?["PurchaseRequest"] as? [String: Any])?["properties"] as? [String: Any])?["userAction"] as? [String: Any])?["description"] as? String
+        let scenario =
+            try JSONSerialization.jsonObject(
+                with: Data(contentsOf: root.appendingPathComponent("Public/scenarios/schema/scenario.schema.json"))) as? [String: Any]
+        let purchaseStep = ((scenario?["$defs"] as? [String: Any])?["purchase"] as? [String: Any])?["properties"] as? [String: Any]
+        let scenarioText = (purchaseStep?["userAction"] as? [String: Any])?["description"] as? String
+        for text in [apiText, scenarioText] {
+            let description = try #require(text)
+            #expect(description.contains("skipPurchaseSheet") && description.contains("Disable Dialogs"), "\(description)")
+            #expect(description.contains("`cancel`") && description.contains("charged"), "\(description)")
+        }
+    }
 }

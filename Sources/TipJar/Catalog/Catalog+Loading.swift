@@ -26,7 +26,7 @@ extension Catalog {
             data = try Data(contentsOf: url)
         } catch {
             let reason = (error as NSError).localizedDescription
-            throw CatalogError(file: url.path, location: "", problem: "cannot read the file (\(reason))")
+            throw CatalogError(file: url.path, location: "", problem: "cannot read the file (\(Catalog.escapedField(reason)))")
         }
         return try Catalog(data: data, fileName: url.path)
     }

@@ -30,6 +30,13 @@ public struct Catalog: Sendable, Equatable {
     /// One warning per product whose price some storefront's currency cannot express (``chargedPriceWarnings(of:)``),
     /// computed once, for `check-storekit`, `serve` and `/catalog`.
     public private(set) var chargedPriceWarnings: [String]
+    /// Which rule ``tips`` follow: ``TipTier/Order/tierOrder`` when the tips name every tier exactly once,
+    /// else ``TipTier/Order/ascendingPrice`` (see ``tierOrder(_:)``). Decided once, with ``tips``: every tile's name
+    /// asks for it (``tileName(of:locale:)``), so working it out on each call made a listing of n tips cost n².
+    public private(set) var tipOrder: TipTier.Order
+    /// Each product ID's index in ``products`` (the first product with the ID), so a look-up by ID does not walk the
+    /// catalog: the ledger and the history look up every transaction's product.
+    private(set) var indexByID: [String: Int]
 
     /// Creates a catalog from already-validated products (for tests and simulations); ``tips`` and
     /// ``nonTips`` are derived. Product IDs are assumed unique; the first product with an ID wins in
@@ -56,9 +63,12 @@ public struct Catalog: Sendable, Equatable {
         self.fileLocale = fileLocale
         let ordered = products.sorted { $0.fileIndex < $1.fileIndex }
         self.products = ordered
-        self.tips = Self.tierOrder(ordered.filter(\.isTip))
+        let tips = ordered.filter(\.isTip)
+        self.tipOrder = Self.order(of: tips)
+        self.tips = Self.tierOrder(tips)
         self.nonTips = ordered.filter { !$0.isTip }
         self.chargedPriceWarnings = Self.chargedPriceWarnings(of: ordered)
+        self.indexByID = Dictionary(ordered.enumerated().map { ($0.element.productID, $0.offset) }, uniquingKeysWith: { first, _ in first })
     }
 
     /// Puts tips in the order the tip jar offers them. When the tips' IDs name all three tiers unambiguously —
@@ -70,27 +80,30 @@ public struct Catalog: Sendable, Equatable {
     /// - Parameter products: products in any order.
     /// - Returns: the same products, sorted.
     public static func tierOrder(_ products: [CatalogProduct]) -> [CatalogProduct] {
-        let namesEveryTier = order(of: products) == .tierOrder
-        func key(_ p: CatalogProduct) -> Int {
-            guard namesEveryTier, let tier = TipTier.matching(productID: p.productID) else { return TipTier.allCases.count }
-            return tier.rank
+        let tiers = products.map { TipTier.matching(productID: $0.productID) }
+        let namesEveryTier = order(of: tiers) == .tierOrder
+        // Each product's tier is read once, not in every comparison (a product ID is split to find it).
+        let keyed = zip(products, tiers).map { product, tier in
+            (product: product, key: namesEveryTier ? tier?.rank ?? TipTier.allCases.count : TipTier.allCases.count)
         }
-        return products.sorted { a, b in
-            let (ka, kb) = (key(a), key(b))
-            if ka != kb { return ka < kb }
-            if a.price != b.price { return a.price < b.price }
-            return a.fileIndex < b.fileIndex
-        }
+        return keyed.sorted { a, b in
+            if a.key != b.key { return a.key < b.key }
+            if a.product.price != b.product.price { return a.product.price < b.product.price }
+            return a.product.fileIndex < b.product.fileIndex
+        }.map(\.product)
     }
-
-    /// Which rule ``tips`` follow: ``TipTier/Order/tierOrder`` when the tips name every tier exactly once,
-    /// else ``TipTier/Order/ascendingPrice`` (see ``tierOrder(_:)``).
-    public var tipOrder: TipTier.Order { Self.order(of: tips) }
 
     /// The rule ``tierOrder(_:)`` applies to these products.
     static func order(of products: [CatalogProduct]) -> TipTier.Order {
-        let tiers = products.map { TipTier.matching(productID: $0.productID) }
-        return TipTier.allCases.allSatisfy { tier in tiers.filter { $0 == tier }.count == 1 } ? .tierOrder : .ascendingPrice
+        order(of: products.map { TipTier.matching(productID: $0.productID) })
+    }
+
+    /// The rule for products whose tiers (``TipTier/matching(productID:)``) are these: tier order when each tier is
+    /// named exactly once.
+    static func order(of tiers: [TipTier?]) -> TipTier.Order {
+        var counts: [TipTier: Int] = [:]
+        for case let tier? in tiers { counts[tier, default: 0] += 1 }
+        return TipTier.allCases.allSatisfy { counts[$0] == 1 } ? .tierOrder : .ascendingPrice
     }
 
     /// The locale a new install starts in: `pt-BR` when the file's `_locale` is Portuguese (`pt_BR`), else `en`.
@@ -102,14 +115,14 @@ public struct Catalog: Sendable, Equatable {
     /// - Parameter productID: an App Store product identifier.
     /// - Returns: the product, or `nil` when the catalog has none with that ID.
     public func product(withID productID: String) -> CatalogProduct? {
-        products.first { $0.productID == productID }
+        indexByID[productID].map { products[$0] }
     }
 
     /// The tip with this exact product ID: a consumable of the catalog, the only kind of product that adds a heart.
     /// - Parameter productID: an App Store product identifier.
     /// - Returns: the tip, or `nil` for a non-consumable, a subscription, or an ID the catalog does not hold.
     public func tip(withID productID: String) -> CatalogProduct? {
-        tips.first { $0.productID == productID }
+        product(withID: productID).flatMap { $0.isTip ? $0 : nil }
     }
 
     /// The tier of a tip, for its emoji and tint.

@@ -30,5 +30,10 @@ public struct CatalogError: Error, CustomStringConvertible, Sendable, Equatable 
     /// `"<file>: <location>: <problem>"`, e.g.
     /// `"bad-price-not-a-number.storekit: products[1].displayPrice: displayPrice \"two dollars\" is not a decimal number"`;
     /// `"<file>: <problem>"` when ``location`` is empty (`"tips.storekit: cannot read the file: no such file"`).
-    public var description: String { location.isEmpty ? "\(file): \(problem)" : "\(file): \(location): \(problem)" }
+    /// The file's path and the location are escaped by ``Catalog/escapedField(_:)`` (the problem quotes input through
+    /// ``Catalog/shownInput(_:limit:)`` already), so the line can go to a terminal or a log as it is.
+    public var description: String {
+        let file = Catalog.escapedField(file)
+        return location.isEmpty ? "\(file): \(problem)" : "\(file): \(Catalog.escapedField(location)): \(problem)"
+    }
 }

@@ -93,8 +93,14 @@ public final class CatalogOffers: Sendable {
     /// The StoreKit `Product` for one catalog entry in one storefront and locale, from the listing.
     /// - Returns: the product; computed now for an entry that is not in the catalog.
     public func product(for entry: CatalogProduct, storefront: Storefront, locale: AppLocale) -> Product {
-        listing(storefront: storefront, locale: locale).storeProducts.first { $0.id == entry.productID }
-            ?? Self.product(for: entry, catalog: catalog, storefront: storefront, locale: locale)
+        let storeProducts = listing(storefront: storefront, locale: locale).storeProducts
+        // Found by index, not by walking the listing (a page of every tip would cost n²): the store's order is the
+        // file's reversed, so the product at index i of ``Catalog/products`` is at count - 1 - i.
+        let position = catalog.indexByID[entry.productID].map { storeProducts.count - 1 - $0 }
+        if let position, storeProducts.indices.contains(position), storeProducts[position].id == entry.productID {
+            return storeProducts[position]
+        }
+        return Self.product(for: entry, catalog: catalog, storefront: storefront, locale: locale)
     }
 
     /// `Product` as StoreKit builds it: the name and description of the file's `_locale`

@@ -40,7 +40,7 @@ extension TipJarService {
     /// Opens the install's one purchase: checks the product, refuses a second purchase (an expired sheet
     /// is closed first), and launches the app if it is stopped. The caller closes the purchase.
     func beginPurchase(productID: String, installID: String) async throws -> Install {
-        guard catalog.tips.contains(where: { $0.productID == productID }) else { throw TipJarError.unknownProduct(productID) }
+        guard catalog.tip(withID: productID) != nil else { throw TipJarError.unknownProduct(productID) }
         expireSheet(installID: installID)
         guard !deletingInstalls.contains(installID) else { throw TipJarError.installBeingDeleted(installID) }
         guard !openPurchases.contains(installID) else { throw TipJarError.purchaseInProgress(installID: installID) }
