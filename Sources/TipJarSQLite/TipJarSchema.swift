@@ -156,6 +156,21 @@ public enum TipJarSchema {
         ALTER TABLE installs DROP COLUMN storefront;
         """
 
+    /// `v9-ask-to-buy-requests`: an Ask to Buy request is not a transaction (Apple issues none until a parent
+    /// approves, https://developer.apple.com/documentation/storekit/product/purchaseresult/pending), and duplicate
+    /// requests are consolidated into the one waiting, resetting its timer (https://developer.apple.com/forums/thread/706277).
+    /// A request keeps its row in `transactions` (`status` `pending` or `declined`, `has_purchase_issue = 0`; its `id`
+    /// is the request's, from the same numbering, never a transaction's) and counts in `requested_again` how many
+    /// times it was requested again. Approval issues the transaction under a new ID and keeps the request as
+    /// `declined` with `settled_as` naming that transaction (so the `status` CHECK, which SQLite cannot change in
+    /// place, stays); resolving an interrupted purchase does the same with its record ("Testing an interrupted
+    /// purchase", https://developer.apple.com/documentation/storekit/testing-an-interrupted-purchase: a new
+    /// transaction arrives). Rows saved before read 0 and `NULL`: nothing settled.
+    public static let v9 = """
+        ALTER TABLE transactions ADD COLUMN requested_again INTEGER NOT NULL DEFAULT 0 CHECK (requested_again >= 0);
+        ALTER TABLE transactions ADD COLUMN settled_as INTEGER;
+        """
+
     /// Every migration, in order: (identifier, SQL).
     public static let migrations: [(identifier: String, sql: String)] = [
         ("v1-core", v1),
@@ -165,5 +180,6 @@ public enum TipJarSchema {
         ("v5-transaction-fields", v5),
         ("v6-purchase-issues", v6),
         ("v7-account-storefronts", v7),
+        ("v9-ask-to-buy-requests", v9),
     ]
 }
