@@ -167,24 +167,20 @@ struct APIController: DashboardController {
         }
         router.get("/api/store/pending") { request, context in
             JSONBody.response(
-                try await service.records.pendingTransactions().map {
-                    APIModels.PendingBody(transactionID: $0.transaction.id, installID: $0.installID, productID: $0.transaction.productID)
-                })
+                try await service.records.pendingTransactions().map(APIModels.AskToBuyRequestBody.init))
         }
+        // The path's ID is the Ask to Buy request's (`requestID`), not a transaction's; approval answers the new transaction.
         router.post("/api/store/pending/:tid/approve") { request, context in
-            let id = try context.transactionID()
-            let delivery = try await service.approve(transactionID: id)
-            return try await transactionResponse(id, delivery: delivery)
+            let approved = try await service.approve(requestID: try context.transactionID())
+            return try await transactionResponse(approved.transaction.transaction.id, delivery: approved.delivery)
         }
         router.post("/api/store/pending/:tid/decline") { request, context in
-            let id = try context.transactionID()
-            try await service.decline(transactionID: id)
-            return try await transactionResponse(id, delivery: nil)
+            JSONBody.response(APIModels.AskToBuyRequestBody(try await service.decline(requestID: try context.transactionID())))
         }
+        // The path's ID is the interrupted purchase's own; resolving answers the new transaction.
         router.post("/api/store/interrupted/:tid/resolve") { request, context in
-            let id = try context.transactionID()
-            let delivery = try await service.resolveIssue(transactionID: id)
-            return try await transactionResponse(id, delivery: delivery)
+            let resolved = try await service.resolveIssue(transactionID: try context.transactionID())
+            return try await transactionResponse(resolved.transaction.transaction.id, delivery: resolved.delivery)
         }
     }
 

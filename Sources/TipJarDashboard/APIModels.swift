@@ -203,11 +203,31 @@ enum APIModels {
         }
     }
 
-    /// A pending Ask to Buy purchase.
-    struct PendingBody: Encodable {
-        var transactionID: UInt64
+    /// An Ask to Buy request (pending or declined): its own ID (`requestID`, not a transaction's: Apple issues no
+    /// transaction until approval), what was asked for, when it was last requested (its timer, reset by each
+    /// consolidated request) and how many times it was requested again. No transaction fields, no `jwsPayload`.
+    struct AskToBuyRequestBody: Encodable {
+        var requestID: UInt64
         var installID: String
+        var accountID: String
         var productID: String
+        var purchasedQuantity: Int
+        var appAccountToken: String?
+        var requestedAt: String
+        var requestedAgain: Int
+        var status: String
+
+        init(_ request: StoredTransaction) {
+            requestID = request.transaction.id
+            installID = request.installID
+            accountID = request.accountID
+            productID = request.transaction.productID
+            purchasedQuantity = request.transaction.purchasedQuantity
+            appAccountToken = request.transaction.appAccountToken?.uuidString.lowercased()
+            requestedAt = ViewModels.isoMilliseconds(request.transaction.purchaseDate)
+            requestedAgain = request.requestedAgain
+            status = request.status.rawValue
+        }
     }
 
     /// A transaction with the store's bookkeeping, plus the delivery it caused (if any). The StoreKit fields use

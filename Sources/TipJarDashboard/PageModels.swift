@@ -40,6 +40,17 @@ struct StorePageModel: MustacheRenderable {
         ]
     }
 
+    /// An Ask to Buy request's row: its own ID (not a transaction's: it has none until approved), when it was last
+    /// requested (its timer) and how many times it was requested again.
+    static func requestRow(_ request: StoredTransaction) -> MustacheValue {
+        guard case .object(var row) = waitingRow(request) else { return .null }
+        row["requestID"] = .string(String(request.transaction.id))
+        row["quantity"] = .string(String(request.transaction.purchasedQuantity))
+        row["requestedAt"] = .string(ViewModels.isoSeconds(request.transaction.purchaseDate))
+        row["requestedAgain"] = .string(String(request.requestedAgain))
+        return .object(row)
+    }
+
     /// A row of the recent transactions, with what the Refund button needs.
     static func transactionRow(_ stored: StoredTransaction) -> MustacheValue {
         guard case .object(var row) = waitingRow(stored) else { return .null }
@@ -71,7 +82,7 @@ struct StorePageModel: MustacheRenderable {
             data["askedIDs"] = .string(mismatch.asked.joined(separator: ", "))
             data["heldIDs"] = .string(mismatch.held.joined(separator: ", "))
         }
-        data["pending"] = .array(pending.map(Self.waitingRow))
+        data["pending"] = .array(pending.map(Self.requestRow))
         data["interrupted"] = .array(interrupted.map(Self.waitingRow))
         data["transactions"] = .array(transactions.map(Self.transactionRow))
         data["productIDs"] = .array(productIDs.map(MustacheValue.string))

@@ -26,20 +26,22 @@ struct StoreController: DashboardController {
             try await service.updateStore(try group?.settings(fromForm: context.form, current: service.store.settings) ?? Self.settings(fromForm: context.form))
             return .redirect(to: StoreFlash(kind: group?.savedFlash ?? .saved).location)
         }
+        // The path's ID is the Ask to Buy request's, not a transaction's; the flash names the transaction approval issued.
         router.post("/store/pending/:tid/approve") { request, context in
-            let id = try context.transactionID()
-            let delivery = try await service.approve(transactionID: id)
-            return try await delivered(.approved, transactionID: id, delivery: delivery)
+            let approved = try await service.approve(requestID: try context.transactionID())
+            let issued = approved.transaction
+            return try await delivered(.approved, transactionID: issued.transaction.id, delivery: approved.delivery, installID: issued.installID)
         }
         router.post("/store/pending/:tid/decline") { request, context in
             let id = try context.transactionID()
-            let stored = try await service.decline(transactionID: id)
-            return .redirect(to: StoreFlash(kind: .declined, transactionID: id, install: ViewModels.shortID(stored.installID)).location)
+            let declined = try await service.decline(requestID: id)
+            return .redirect(to: StoreFlash(kind: .declined, transactionID: id, install: ViewModels.shortID(declined.installID)).location)
         }
+        // The path's ID is the interrupted purchase's own; resolving issues a new transaction, which the flash names.
         router.post("/store/interrupted/:tid/resolve") { request, context in
-            let id = try context.transactionID()
-            let delivery = try await service.resolveIssue(transactionID: id)
-            return try await delivered(.resolved, transactionID: id, delivery: delivery)
+            let resolved = try await service.resolveIssue(transactionID: try context.transactionID())
+            let issued = resolved.transaction
+            return try await delivered(.resolved, transactionID: issued.transaction.id, delivery: resolved.delivery, installID: issued.installID)
         }
         router.post("/store/transactions/:tid/refund") { request, context in
             let form = context.form

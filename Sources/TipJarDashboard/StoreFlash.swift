@@ -110,9 +110,9 @@ struct StoreFlash: Equatable {
         case .savedTraps: return "Traps saved; the other groups kept their settings."
         case .reset: return "Reset: the store's settings are the file's again."
         case .cleared: return "Cleared: the store forgot every transaction; installs kept their hearts."
-        case .declined: return "Declined: \(transaction) of \(install) was not charged; nothing was recorded."
-        case .approved: return "Approved: \(transaction) \(result)"
-        case .resolved: return "Resolved: the interrupted purchase completed; \(transaction) \(result)"
+        case .declined: return "Declined: Ask to Buy request \(transactionID.map(String.init) ?? "") of \(install) was never charged; nothing is delivered."
+        case .approved: return "Approved: new \(transaction) \(result)"
+        case .resolved: return "Resolved: the interrupted purchase completed; new \(transaction) \(result)"
         case .refunded: return "Refunded: the revoked \(transaction) \(result)"
         case .external: return "Purchased outside the app: \(transaction) \(result)"
         }

@@ -89,7 +89,7 @@ struct TransactionLife: Sendable {
         case .chargedDespiteError?:
             return [purchase, Step(.store, .app, "throws, yet charges", isTrap: true)]
         case .interruptionResolved?:
-            return [purchase, Step(.store, .app, ".pending: interrupted", isTrap: true), Step(.store, .store, "issue resolved")]
+            return [purchase, Step(.store, .app, "throws: interrupted", isTrap: true), Step(.store, .store, "issue resolved: new transaction")]
         default:
             break
         }
@@ -97,14 +97,18 @@ struct TransactionLife: Sendable {
         let pending = Step(.store, .app, ".pending (Ask to Buy)")
         switch stored?.status {
         case .interrupted?:
-            return [purchase, Step(.store, .app, ".pending: interrupted", isTrap: true), Step(.store, .store, "waits for Resolve")]
+            return [purchase, Step(.store, .app, "throws: interrupted", isTrap: true), Step(.store, .store, "waits for Resolve")]
         case .pending?:
             return [purchase, pending, Step(.store, .store, "waits for a parent")]
         case .declined?:
             return [purchase, pending, Step(.store, .store, "Ask to Buy declined", heart: .notAdded, isTrap: true)]
+        case .approved?:
+            return [purchase, pending, Step(.store, .store, "Ask to Buy approved: transaction issued")]
+        case .resolved?:
+            return [purchase, Step(.store, .app, "throws: interrupted", isTrap: true), Step(.store, .store, "issue resolved: new transaction")]
         case .purchased?, nil:
             if mine.contains(where: { $0.kind == "askToBuy.approved" }) {
-                return [purchase, pending, Step(.store, .store, "Ask to Buy approved")]
+                return [purchase, pending, Step(.store, .store, "Ask to Buy approved: transaction issued")]
             }
             return [purchase, Step(.store, .store, first == nil ? "charged; not delivered yet" : "charged; delivered later")]
         }

@@ -31,7 +31,7 @@ extension TipJarError: HTTPResponseError {
     /// The status the error answers with.
     public var status: HTTPStatus {
         switch self {
-        case .installNotFound, .transactionNotFound: .notFound
+        case .installNotFound, .transactionNotFound, .askToBuyRequestNotFound: .notFound
         case .unknownProduct: .unprocessableContent
         case .purchaseInProgress, .installBeingDeleted, .productNotLoaded, .noPurchaseSheet, .transactionNotPending, .transactionNotInterrupted, .alreadyRefunded: .conflict
         case .invalidValue: .badRequest
@@ -41,7 +41,7 @@ extension TipJarError: HTTPResponseError {
     /// `Not found`, `Unknown product`, `Conflict` or `Bad value`.
     public var title: String {
         switch self {
-        case .installNotFound, .transactionNotFound: "Not found"
+        case .installNotFound, .transactionNotFound, .askToBuyRequestNotFound: "Not found"
         case .unknownProduct: "Unknown product"
         case .purchaseInProgress, .installBeingDeleted, .productNotLoaded, .noPurchaseSheet, .transactionNotPending, .transactionNotInterrupted, .alreadyRefunded: "Conflict"
         case .invalidValue: "Bad value"

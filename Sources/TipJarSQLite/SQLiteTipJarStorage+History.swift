@@ -5,23 +5,20 @@ extension SQLiteTipJarStorage {
     // MARK: History
 
     /// `TipJarStorage.transactions(matching:)`: the filters are bound parameters; newest first by ID, through
-    /// the by-account or by-install index when one of those filters is set; `LIMIT pageSize + 1` tells
+    /// the by-account or by-install index when one of those filters is set; Ask to Buy requests only when
+    /// `query.status` names theirs; `LIMIT pageSize + 1` tells
     /// whether more follow.
     public nonisolated(nonsending) func transactions(matching query: TransactionQuery) async throws -> TransactionPage {
         var conditions: [String] = []
         var arguments: [any DatabaseValueConvertible] = []
-        for (column, value) in [
-            ("account_id", query.accountID), ("install_id", query.installID), ("product_id", query.productID),
-            ("status", query.status.map(Self.statusColumn)),
-        ] {
+        for (column, value) in [("account_id", query.accountID), ("install_id", query.installID), ("product_id", query.productID)] {
             guard let value else { continue }
             conditions.append("\(column) = ?")
             arguments.append(value)
         }
-        // `pending` and `interrupted` share the status column; the purchase-issue flag tells them apart (`TipJarSchema.v6`).
-        if let status = query.status, status == .pending || status == .interrupted {
-            conditions.append("has_purchase_issue = \(status == .interrupted ? 1 : 0)")
-        }
+        // Statuses share the status column; the purchase-issue flag and `settled_as` tell them apart
+        // (`TipJarSchema.v6`, `v9`). Without a status, only the rows lists hold.
+        conditions.append(query.status.map(Self.statusCondition) ?? Self.listedRows)
         let whereClause = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
         let sql = "SELECT \(Self.transactionColumns) FROM transactions \(whereClause) ORDER BY id DESC LIMIT ? OFFSET ?"
         arguments += [query.pageSize + 1, (query.page - 1) * query.pageSize]
@@ -32,10 +29,10 @@ extension SQLiteTipJarStorage {
         return TransactionPage(transactions: Array(rows.prefix(query.pageSize)), hasMore: rows.count > query.pageSize)
     }
 
-    /// `TipJarStorage.transactions(accountID:limit:)`: through the by-account index, newest first.
+    /// `TipJarStorage.transactions(accountID:limit:)`: through the by-account index, newest first, without Ask to Buy requests.
     public nonisolated(nonsending) func transactions(accountID: String, limit: Int) async throws -> [StoredTransaction] {
         try await pool.read { db in
-            try db.cachedStatement(sql: "SELECT \(Self.transactionColumns) FROM transactions WHERE account_id = ? ORDER BY id DESC LIMIT ?")
+            try db.cachedStatement(sql: "SELECT \(Self.transactionColumns) FROM transactions WHERE account_id = ? AND \(Self.listedRows) ORDER BY id DESC LIMIT ?")
                 .fetchAll(arguments: [accountID, limit], Self.storedTransaction)
         }
     }

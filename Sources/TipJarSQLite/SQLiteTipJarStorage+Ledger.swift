@@ -10,7 +10,7 @@ extension SQLiteTipJarStorage {
     static let transactionColumns = """
         id, product_id, purchase_date_ms, storefront, account_id, install_id, status, is_finished, is_external,
         revocation_date_ms, revocation_reason, purchased_quantity, app_account_token, price, currency, product_type,
-        app_bundle_id, signed_date_ms, has_purchase_issue, revocation_type, revocation_percentage
+        app_bundle_id, signed_date_ms, has_purchase_issue, requested_again, settled_as, revocation_type, revocation_percentage
         """
 
     /// A stored transaction from a row of ``transactionColumns``, read by column name.
@@ -32,12 +32,15 @@ extension SQLiteTipJarStorage {
         // Both read on every row, so every row reads the same names in the same order (see `ColumnIndexes`).
         let status = StoredTransaction.Status(rawValue: try row.value(named: "status")) ?? .declined
         let hasPurchaseIssue: Bool = try row.value(named: "has_purchase_issue")
+        let settledAs = (try row.value(named: "settled_as", as: Int64?.self)).map { UInt64(bitPattern: $0) }
         let accountID: String = try row.value(named: "account_id")
         transaction.appTransactionID = Transaction.appTransactionID(accountID: accountID, appBundleID: transaction.appBundleID)
         return StoredTransaction(
             transaction: transaction, accountID: accountID,
-            installID: try row.value(named: "install_id"), status: hasPurchaseIssue ? .interrupted : status,
-            isFinished: try row.value(named: "is_finished"), isExternal: try row.value(named: "is_external"))
+            installID: try row.value(named: "install_id"),
+            status: Self.status(status, hasPurchaseIssue: hasPurchaseIssue, isSettled: settledAs != nil),
+            isFinished: try row.value(named: "is_finished"), isExternal: try row.value(named: "is_external"),
+            requestedAgain: try row.value(named: "requested_again"), settledAs: settledAs)
     }
 
     /// `TipJarStorage.insert(_:)` for a transaction: one `INSERT INTO transactions`. - Throws: `DatabaseError` (e.g. a duplicate ID).
@@ -45,7 +48,10 @@ extension SQLiteTipJarStorage {
         try await pool.write { db in try db.execute(sql: Self.insertTransactionSQL, arguments: Self.insertArguments(stored)) }
     }
 
-    static let insertTransactionSQL = "INSERT INTO transactions (\(transactionColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+    /// One placeholder per column of ``transactionColumns``, counted from the list so the two cannot disagree.
+    static let insertTransactionSQL =
+        "INSERT INTO transactions (\(transactionColumns)) VALUES ("
+        + Array(repeating: "?", count: transactionColumns.split(separator: ",").count).joined(separator: ", ") + ")"
 
     static func insertArguments(_ stored: StoredTransaction) -> StatementArguments {
         let t = stored.transaction
@@ -54,15 +60,35 @@ extension SQLiteTipJarStorage {
             stored.accountID, stored.installID, statusColumn(stored.status), stored.isFinished, stored.isExternal,
             t.revocationDate.map(milliseconds), t.revocationReason?.rawValue, t.purchasedQuantity,
             t.appAccountToken?.uuidString.lowercased(), t.price.map { "\($0)" }, t.currency, t.productType?.rawValue,
-            t.appBundleID, milliseconds(t.signedDate), stored.status == .interrupted, t.revocationType?.rawValue,
-            t.revocationPercentage,
+            t.appBundleID, milliseconds(t.signedDate), hasPurchaseIssue(stored.status), stored.requestedAgain,
+            stored.settledAs.map { Int64(bitPattern: $0) }, t.revocationType?.rawValue, t.revocationPercentage,
         ]
     }
 
-    /// The `status` column's value: an interrupted transaction is `pending` with `has_purchase_issue = 1`
-    /// (`TipJarSchema.v6`).
+    /// The `status` column's value: an interrupted purchase is `pending` with `has_purchase_issue = 1`
+    /// (`TipJarSchema.v6`); a settled record (an approved request, a resolved interrupted purchase) is `declined` with
+    /// `settled_as` set (`TipJarSchema.v9`), so the `status` CHECK stays and no query of purchased rows can take it.
     static func statusColumn(_ status: StoredTransaction.Status) -> String {
-        status == .interrupted ? StoredTransaction.Status.pending.rawValue : status.rawValue
+        switch status {
+        case .interrupted: StoredTransaction.Status.pending.rawValue
+        case .approved, .resolved: StoredTransaction.Status.declined.rawValue
+        case .pending, .purchased, .declined: status.rawValue
+        }
+    }
+
+    /// The `has_purchase_issue` column's value: an interrupted purchase's, resolved or not.
+    static func hasPurchaseIssue(_ status: StoredTransaction.Status) -> Bool { status == .interrupted || status == .resolved }
+
+    /// The status a row's `status`, `has_purchase_issue` and `settled_as` stand for (``statusColumn(_:)``).
+    static func status(_ column: StoredTransaction.Status, hasPurchaseIssue: Bool, isSettled: Bool) -> StoredTransaction.Status {
+        if isSettled { return hasPurchaseIssue ? .resolved : .approved }
+        return hasPurchaseIssue ? .interrupted : column
+    }
+
+    /// The `WHERE` conditions of the rows in `status` (``statusColumn(_:)``), without a parameter.
+    static func statusCondition(_ status: StoredTransaction.Status) -> String {
+        let settled = status == .approved || status == .resolved ? "settled_as IS NOT NULL" : "settled_as IS NULL"
+        return "status = '\(statusColumn(status))' AND has_purchase_issue = \(hasPurchaseIssue(status) ? 1 : 0) AND \(settled)"
     }
 
     /// `TipJarStorage.transaction(withID:)`: by primary key, a point read on the caller's thread.
@@ -73,25 +99,60 @@ extension SQLiteTipJarStorage {
         }
     }
 
-    /// `TipJarStorage.update(_:from:)`: status, purchase date, finished flag and revocation in one `UPDATE` whose
-    /// `WHERE` names the state it expects (status, purchase issue, revocation); the changed-row count says who won.
+    /// `TipJarStorage.update(_:from:)`: status, purchase date, finished flag, revocation, `requested_again`, `settled_as` in one
+    /// `UPDATE` whose `WHERE` names the state it expects (``unchangedCondition``); the changed-row count says who won.
     public nonisolated(nonsending) func update(_ stored: StoredTransaction, from expected: StoredTransaction) async throws -> Bool {
         let t = stored.transaction
         return try await pool.write { db in
             try db.execute(
                 sql: """
                     UPDATE transactions SET purchase_date_ms = ?, status = ?, is_finished = ?, revocation_date_ms = ?, revocation_reason = ?,
-                    signed_date_ms = ?, has_purchase_issue = ?, revocation_type = ?, revocation_percentage = ?
-                    WHERE id = ? AND status = ? AND has_purchase_issue = ? AND (revocation_date_ms IS NULL) = ?
+                    signed_date_ms = ?, has_purchase_issue = ?, requested_again = ?, settled_as = ?, revocation_type = ?,
+                    revocation_percentage = ?
+                    WHERE \(Self.unchangedCondition)
                     """,
-                arguments: [
-                    Self.milliseconds(t.purchaseDate), Self.statusColumn(stored.status), stored.isFinished,
-                    t.revocationDate.map(Self.milliseconds), t.revocationReason?.rawValue,
-                    Self.milliseconds(t.signedDate), stored.status == .interrupted, t.revocationType?.rawValue, t.revocationPercentage,
-                    Int64(bitPattern: t.id),
-                    Self.statusColumn(expected.status), expected.status == .interrupted, !expected.transaction.isRevoked,
-                ])
+                arguments: StatementArguments(
+                    ([
+                        Self.milliseconds(t.purchaseDate), Self.statusColumn(stored.status), stored.isFinished,
+                        t.revocationDate.map(Self.milliseconds), t.revocationReason?.rawValue,
+                        Self.milliseconds(t.signedDate), Self.hasPurchaseIssue(stored.status), stored.requestedAgain,
+                        stored.settledAs.map { Int64(bitPattern: $0) }, t.revocationType?.rawValue, t.revocationPercentage,
+                    ] + Self.unchangedValues(expected)).map(\.databaseValue)))
             return db.changes == 1
+        }
+    }
+
+    /// The `WHERE` of a row still in the state it was read in: its ID, status, purchase issue, settlement, revocation
+    /// and `requested_again`, bound by ``unchangedValues(_:)``.
+    static let unchangedCondition = """
+        id = ? AND status = ? AND has_purchase_issue = ? AND (settled_as IS NULL) = ? AND (revocation_date_ms IS NULL) = ?
+        AND requested_again = ?
+        """
+
+    static func unchangedValues(_ expected: StoredTransaction) -> [any DatabaseValueConvertible] {
+        [
+            Int64(bitPattern: expected.transaction.id), statusColumn(expected.status), hasPurchaseIssue(expected.status),
+            expected.settledAs == nil, !expected.transaction.isRevoked, expected.requestedAgain,
+        ]
+    }
+
+    /// `TipJarStorage.settle(_:as:issuing:)`: in one write transaction, an `UPDATE` of the record's status and
+    /// `settled_as` whose `WHERE` names the state it expects (``unchangedCondition``) and, when it changed the row,
+    /// the new transaction's `INSERT`.
+    /// - Throws: `DatabaseError` (a duplicate ID: the write is rolled back and nothing changes).
+    public nonisolated(nonsending) func settle(
+        _ expected: StoredTransaction, as settled: StoredTransaction, issuing issued: StoredTransaction
+    ) async throws -> Bool {
+        let settledValues: [any DatabaseValueConvertible] = [
+            Self.statusColumn(settled.status), Self.hasPurchaseIssue(settled.status), settled.settledAs.map { Int64(bitPattern: $0) },
+        ]
+        return try await pool.write { db in
+            try db.execute(
+                sql: "UPDATE transactions SET status = ?, has_purchase_issue = ?, settled_as = ? WHERE \(Self.unchangedCondition)",
+                arguments: StatementArguments((settledValues + Self.unchangedValues(expected)).map(\.databaseValue)))
+            guard db.changes == 1 else { return false }
+            try db.execute(sql: Self.insertTransactionSQL, arguments: Self.insertArguments(issued))
+            return true
         }
     }
 
@@ -119,13 +180,18 @@ extension SQLiteTipJarStorage {
         }
     }
 
-    /// `TipJarStorage.recentTransactions(limit:)`: newest first.
+    /// `TipJarStorage.recentTransactions(limit:)`: newest first, without Ask to Buy requests.
     public nonisolated(nonsending) func recentTransactions(limit: Int) async throws -> [StoredTransaction] {
         try await pool.read { db in
-            try db.cachedStatement(sql: "SELECT \(Self.transactionColumns) FROM transactions ORDER BY id DESC LIMIT ?")
+            try db.cachedStatement(sql: "SELECT \(Self.transactionColumns) FROM transactions WHERE \(Self.listedRows) ORDER BY id DESC LIMIT ?")
                 .fetchAll(arguments: [limit], Self.storedTransaction)
         }
     }
+
+    /// The rows transaction lists hold (`StoredTransaction.isListed`): purchased ones and interrupted purchases still
+    /// waiting; never an Ask to Buy request (`pending` without a purchase issue; `declined`, approved ones included)
+    /// nor a resolved interrupted purchase (`declined` with a purchase issue).
+    static let listedRows = "(status = 'purchased' OR (status = 'pending' AND has_purchase_issue = 1))"
 
     /// `TipJarStorage.largestTransactionID()`: the larger of `max(id)` of the store's transactions and of the
     /// counted keys installs keep after the store forgets a transaction (both primary-key lookups); 0 when empty.

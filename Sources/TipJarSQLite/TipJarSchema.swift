@@ -180,6 +180,21 @@ public enum TipJarSchema {
         CREATE INDEX deliveries_by_install ON deliveries (install_id, id);
         """
 
+    /// `v9-ask-to-buy-requests`: an Ask to Buy request is not a transaction (Apple issues none until a parent
+    /// approves, https://developer.apple.com/documentation/storekit/product/purchaseresult/pending), and duplicate
+    /// requests are consolidated into the one waiting, resetting its timer (https://developer.apple.com/forums/thread/706277).
+    /// A request keeps its row in `transactions` (`status` `pending` or `declined`, `has_purchase_issue = 0`; its `id`
+    /// is the request's, from the same numbering, never a transaction's) and counts in `requested_again` how many
+    /// times it was requested again. Approval issues the transaction under a new ID and keeps the request as
+    /// `declined` with `settled_as` naming that transaction (so the `status` CHECK, which SQLite cannot change in
+    /// place, stays); resolving an interrupted purchase does the same with its record ("Testing an interrupted
+    /// purchase", https://developer.apple.com/documentation/storekit/testing-an-interrupted-purchase: a new
+    /// transaction arrives). Rows saved before read 0 and `NULL`: nothing settled.
+    public static let v9 = """
+        ALTER TABLE transactions ADD COLUMN requested_again INTEGER NOT NULL DEFAULT 0 CHECK (requested_again >= 0);
+        ALTER TABLE transactions ADD COLUMN settled_as INTEGER;
+        """
+
     /// `v10-revocation-kinds`: what kind of refund revoked a transaction and how much of it
     /// (https://developer.apple.com/documentation/appstoreserverapi/revocationtype,
     /// https://developer.apple.com/documentation/appstoreservernotifications/revocationpercentage, in milliunits of a
@@ -201,6 +216,7 @@ public enum TipJarSchema {
         ("v6-purchase-issues", v6),
         ("v7-account-storefronts", v7),
         ("v8-other-devices", v8),
+        ("v9-ask-to-buy-requests", v9),
         ("v10-revocation-kinds", v10),
     ]
 }

@@ -70,11 +70,11 @@ final class ScenarioSession {
         return id
     }
 
-    /// The install's last Ask to Buy purchase still waiting (`GET /api/store/pending`).
+    /// The install's last Ask to Buy request still waiting (`GET /api/store/pending`): its request ID.
     func lastPending(_ step: ScenarioStep) async throws -> UInt64 {
         let id = try installID(step)
         let pending = try await read("/api/store/pending").arrayValue ?? []
-        let mine = pending.filter { $0["installID"]?.stringValue == id }.compactMap { $0["transactionID"]?.intValue }
+        let mine = pending.filter { $0["installID"]?.stringValue == id }.compactMap { $0["requestID"]?.intValue }
         guard let last = mine.max() else { throw StepFailure(description: "no Ask to Buy purchase of \(step.install ?? "") is waiting") }
         return UInt64(last)
     }

@@ -62,10 +62,10 @@ extension ScenarioStepType {
             result.outcome = primary.json?["outcome"]?.stringValue
             return result
         },
-        askToBuy("approve", summary: "Approve the install's last Ask to Buy purchase (POST /api/store/pending/{transactionID}/approve)."),
-        askToBuy("decline", summary: "Decline the install's last Ask to Buy purchase (POST /api/store/pending/{transactionID}/decline)."),
+        askToBuy("approve", summary: "Approve the install's last Ask to Buy purchase (POST /api/store/pending/{requestID}/approve): the request's transaction is issued now."),
+        askToBuy("decline", summary: "Decline the install's last Ask to Buy purchase (POST /api/store/pending/{requestID}/decline)."),
         ScenarioStepType(
-            name: "resolve", summary: "Resolve the install's last interrupted purchase (POST /api/store/interrupted/{transactionID}/resolve).",
+            name: "resolve", summary: "Resolve the install's last interrupted purchase (POST /api/store/interrupted/{transactionID}/resolve): a new transaction is issued.",
             install: .uses, fields: [:], required: [], titleFields: []
         ) { step, session in
             StepAnswer(try await session.send("POST", "/api/store/interrupted/\(try await session.lastInterrupted(step))/resolve"))
@@ -132,7 +132,7 @@ extension ScenarioStepType {
     }
 
     /// A step that answers the install's last Ask to Buy purchase still waiting:
-    /// `POST /api/store/pending/{transactionID}/<name>`.
+    /// `POST /api/store/pending/{requestID}/<name>`.
     static func askToBuy(_ name: String, summary: String) -> ScenarioStepType {
         ScenarioStepType(name: name, summary: summary, install: .uses, fields: [:], required: [], titleFields: []) { step, session in
             StepAnswer(try await session.send("POST", "/api/store/pending/\(try await session.lastPending(step))/\(name)"))

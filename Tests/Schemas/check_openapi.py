@@ -28,6 +28,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 SPEC_PATH = os.path.join(ROOT, "Public", "api", "openapi.json")
 BINARY = os.environ.get("TIPJAR_BIN", os.path.join(ROOT, ".build", "release", "tipjar"))
 COFFEE = "com.example.tipjar.tip.coffee"
+SNACK = "com.example.tipjar.tip.snack"
 
 problems = []
 seen = set()  # (template, method, status)
@@ -203,11 +204,13 @@ def exercise(api):
     api.call("PUT", "/api/store", {"colour": "red"}, expect=400)
     api.call("PUT", "/api/store", "{}", content_type="text/plain", expect=415)
     api.call("PUT", "/api/store", {"purchaseOutcome": "pending"}, expect=200)
+    # Two Ask to Buy requests: the same tip asked for again would join the first (Sources/TipJar/README.md, "Ask to
+    # Buy requests"), so the second is another tip. Their IDs are the requests' own.
     api.call("POST", f"/api/installs/{iid}/purchases", {"productID": COFFEE}, expect=200)
-    api.call("POST", f"/api/installs/{iid}/purchases", {"productID": COFFEE}, expect=200)
+    api.call("POST", f"/api/installs/{iid}/purchases", {"productID": SNACK}, expect=200)
     api.call("PUT", "/api/store", {"purchaseOutcome": "success"}, expect=200)
     status, pending = api.call("GET", "/api/store/pending", expect=200)
-    first, last = pending[0]["transactionID"], pending[-1]["transactionID"]
+    first, last = pending[0]["requestID"], pending[-1]["requestID"]
     api.call("POST", f"/api/store/pending/{first}/approve", expect=200)
     api.call("POST", f"/api/store/pending/{first}/approve", expect=409)
     api.call("POST", f"/api/store/pending/{last}/decline", expect=200)

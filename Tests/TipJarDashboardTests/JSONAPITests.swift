@@ -124,12 +124,41 @@ struct JSONAPITests {
             let pending = await server.json("GET", "/api/store/pending").array
             #expect(pending.count == 1)
             #expect(pending.first?["installID"] as? String == id)
-            let transactionID = try #require(pending.first?["transactionID"] as? Int)
-            let approved = await server.json("POST", "/api/store/pending/\(transactionID)/approve")
+            let requestID = try #require(pending.first?["requestID"] as? Int)
+            let approved = await server.json("POST", "/api/store/pending/\(requestID)/approve")
             #expect(approved.status == 200)
             #expect(approved.object["outcome"] as? String == "counted")
+            #expect(approved.object["transactionID"] as? Int != requestID, "approval issues the transaction under its own ID")
             #expect(await server.json("GET", "/api/installs/\(id)").object["hearts"] as? Int == 1)
             #expect(await server.json("GET", "/api/installs/\(id)/ledger").array.first?["path"] as? String == "listener")
+        }
+    }
+
+    /// A pending Ask to Buy request is no transaction: Apple issues none until approval
+    /// (https://developer.apple.com/documentation/storekit/product/purchaseresult/pending).
+    @Test func aPendingAskToBuyRequestHasNoTransactionInTheAPIAndNoJWSPayload() async throws {
+        try await withLiveServer(settings: StoreSettings(askToBuyEnabled: true)) { server in
+            let id = try await createInstall(server, #"{"locale":"en","launch":true}"#)
+            for _ in 0..<2 {
+                let purchase = await server.json("POST", "/api/installs/\(id)/purchases", #"{"productID":"\#(Self.coffee)"}"#)
+                #expect(purchase.object["outcome"] as? String == "pending")
+                #expect(purchase.object["transactionID"] == nil || purchase.object["transactionID"] is NSNull)
+            }
+            let pending = await server.json("GET", "/api/store/pending").array
+            #expect(pending.count == 1, "the second request was consolidated")
+            let request = try #require(pending.first)
+            #expect(request["requestedAgain"] as? Int == 1)
+            #expect(request["jwsPayload"] == nil && request["transactionID"] == nil)
+            let requestID = try #require(request["requestID"] as? Int)
+            let listed = await server.json("GET", "/api/transactions").object["transactions"] as? [[String: Any]]
+            #expect(listed?.isEmpty == true)
+            #expect(await server.json("GET", "/api/transactions/\(requestID)").status == 404)
+            #expect(await server.json("GET", "/api/transactions?format=csv").body.split(separator: "\n").count <= 1)
+            let approved = await server.json("POST", "/api/store/pending/\(requestID)/approve")
+            let transactionID = try #require(approved.object["transactionID"] as? Int)
+            #expect(approved.object["jwsPayload"] != nil)
+            #expect((await server.json("GET", "/api/transactions").object["transactions"] as? [[String: Any]])?.map { $0["transactionID"] as? Int } == [transactionID])
+            #expect(await server.json("GET", "/api/installs/\(id)").object["hearts"] as? Int == 1)
         }
     }
 

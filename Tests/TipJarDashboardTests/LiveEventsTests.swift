@@ -75,7 +75,7 @@ extension PageTests {
             #expect(pending.contains("Your purchase is waiting for approval."))
 
             let transaction = try #require(try await server.storage.pendingTransactions().first { $0.installID == id })
-            _ = try await server.service.approve(transactionID: transaction.transaction.id)
+            _ = try await server.service.approve(requestID: transaction.transaction.id)
             let approved = try #require(await stream.next(containing: "notice-purchased"))
             #expect(!approved.contains("notice-pending"))
             #expect(approved.contains("♥♡♡♡♡") && approved.contains(TipJarStrings.english.thankYou))

@@ -146,7 +146,7 @@ extension PageTests {
             }
             try await change("an approval made outside any request (the ledger and hearts)", expected: "♥♡♡♡♡") {
                 let pending = try #require(try await server.storage.pendingTransactions().first { $0.installID == id })
-                _ = try await server.service.approve(transactionID: pending.transaction.id)
+                _ = try await server.service.approve(requestID: pending.transaction.id)
             }
             try await change("the store settings", expected: #"data-state="unavailable""#) {
                 _ = await server.json("PUT", "/api/store", #"{"catalog":"failing"}"#)
@@ -177,7 +177,7 @@ extension PageTests {
 
             _ = await post(server, "/installs/\(id)/purchases", session, form: "productID=com.example.tipjar.tip.coffee", fragment: true)
             let pending = try #require(try await server.storage.pendingTransactions().first { $0.installID == id })
-            _ = try await server.service.approve(transactionID: pending.transaction.id)
+            _ = try await server.service.approve(requestID: pending.transaction.id)
             let event = try #require(await stream.next(containing: "♥♡♡♡♡"))
             let pushed = event.split(separator: "\n").filter { $0.hasPrefix("data: ") }.map { $0.dropFirst("data: ".count) }.joined(separator: "\n")
             let page = await server.send("GET", "/installs/\(id)", fields: cookie).body

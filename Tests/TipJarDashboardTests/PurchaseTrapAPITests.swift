@@ -61,13 +61,14 @@ struct PurchaseTrapAPITests {
         }
     }
 
-    @Test func anInterruptedPurchaseIsPendingFoundByInstallAndResolvedThroughTheListener() async throws {
+    @Test func anInterruptedPurchaseFailsWithThePurchaseErrorAndResolvingItDeliversANewTransactionThroughTheListener() async throws {
         try await withLiveServer { server in
-            await put(server, #"{"interruptedPurchases":true}"#)
+            await put(server, #"{"interruptedPurchases":true,"purchaseError":"purchaseNotAllowed"}"#)
             let id = try await runningInstall(server)
             let purchase = await buy(server, id)
             #expect(purchase.status == 200)
-            #expect(purchase.object["outcome"] as? String == "pending")
+            #expect(purchase.object["outcome"] as? String == "failed")
+            #expect(purchase.object["errorName"] as? String == "purchaseNotAllowed")
             #expect(purchase.object["hearts"] as? Int == 0)
             let listed = await server.json("GET", "/api/transactions?installID=\(id)&status=interrupted").object
             let rows = try #require(listed["transactions"] as? [[String: Any]])
@@ -75,10 +76,11 @@ struct PurchaseTrapAPITests {
             #expect(rows.first?["status"] as? String == "interrupted")
             let transactionID = try #require(rows.first?["transactionID"] as? Int)
             #expect(await server.json("GET", "/api/store/pending").array.isEmpty, "not waiting for Ask to Buy")
-            #expect(await server.json("POST", "/api/store/pending/\(transactionID)/approve").status == 409)
+            #expect(await server.json("POST", "/api/store/pending/\(transactionID)/approve").status == 404, "no Ask to Buy request")
 
             let resolved = await server.json("POST", "/api/store/interrupted/\(transactionID)/resolve")
             #expect(resolved.status == 200)
+            #expect(resolved.object["transactionID"] as? Int != transactionID, "a new transaction")
             #expect(resolved.object["status"] as? String == "purchased")
             #expect(resolved.object["delivered"] as? Bool == true)
             #expect(resolved.object["outcome"] as? String == "counted")
@@ -88,9 +90,11 @@ struct PurchaseTrapAPITests {
             #expect(rowsAfter.map { $0["reason"] as? String } == ["interrupted purchase resolved"])
             #expect(await server.json("GET", "/api/installs/\(id)").object["hearts"] as? Int == 1)
 
-            let again = await server.json("POST", "/api/store/interrupted/\(transactionID)/resolve")
+            let newID = try #require(resolved.object["transactionID"] as? Int)
+            let again = await server.json("POST", "/api/store/interrupted/\(newID)/resolve")
             #expect(again.status == 409)
             #expect((again.object["error"] as? String)?.contains("not an interrupted purchase") == true)
+            #expect(await server.json("POST", "/api/store/interrupted/\(transactionID)/resolve").status == 409, "resolved once")
             #expect(await server.json("POST", "/api/store/interrupted/999999/resolve").status == 404)
             #expect(await server.json("POST", "/api/store/interrupted/abc/resolve").status == 404)
             #expect(await server.json("GET", "/api/transactions?status=interruptedd").status == 400)

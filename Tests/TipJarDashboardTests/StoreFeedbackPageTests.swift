@@ -17,10 +17,10 @@ struct StoreFeedbackPageTests {
         return try #require(reply.object["id"] as? String)
     }
 
-    func pendingTransaction(_ server: LiveServer, installID: String) async throws -> Int {
+    func pendingRequest(_ server: LiveServer, installID: String) async throws -> Int {
         let purchase = await server.json("POST", "/api/installs/\(installID)/purchases", #"{"productID":"\#(Self.coffee)"}"#)
         #expect(purchase.object["outcome"] as? String == "pending")
-        return try #require(await server.json("GET", "/api/store/pending").array.first?["transactionID"] as? Int)
+        return try #require(await server.json("GET", "/api/store/pending").array.first?["requestID"] as? Int)
     }
 
     /// The `/store` page the redirect leads to, and the text of the section its fragment names.
@@ -41,23 +41,26 @@ struct StoreFeedbackPageTests {
     @Test func approvingWhileTheAppRunsSaysItWasDeliveredWithTheHeartsAndReturnsToPending() async throws {
         try await withLiveServer(settings: StoreSettings(purchaseOutcome: .pending)) { server in
             let id = try await install(server)
-            let tid = try await pendingTransaction(server, installID: id)
+            let tid = try await pendingRequest(server, installID: id)
             let session = try await pages.session(server)
             let (fragment, section) = try await follow(server, await pages.post(server, "/store/pending/\(tid)/approve", session, form: "csrfToken=\(session.token)"), session)
             #expect(fragment == "pending")
-            #expect(section.contains("Approved: transaction \(tid) was delivered to install \(id.prefix(8)) (counted, 1 heart)."))
+            #expect(section.contains("Approved: new transaction "), "the approval issues the transaction")
+            #expect(!section.contains("transaction \(tid) "), "the request's ID is not the transaction's")
+            #expect(section.contains(" was delivered to install \(id.prefix(8)) (counted, 1 heart)."))
         }
     }
 
     @Test func approvingWhileTheAppIsStoppedSaysItWaitsForTheNextLaunchOfThatInstall() async throws {
         try await withLiveServer(settings: StoreSettings(purchaseOutcome: .pending)) { server in
             let id = try await install(server)
-            let tid = try await pendingTransaction(server, installID: id)
+            let tid = try await pendingRequest(server, installID: id)
             _ = await server.json("POST", "/api/installs/\(id)/stop")
             let session = try await pages.session(server)
             let (fragment, section) = try await follow(server, await pages.post(server, "/store/pending/\(tid)/approve", session, form: "csrfToken=\(session.token)"), session)
             #expect(fragment == "pending")
-            #expect(section.contains("Approved: transaction \(tid) waits for the next launch of install \(id.prefix(8)) (the app is stopped)."))
+            #expect(section.contains("Approved: new transaction "))
+            #expect(section.contains(" waits for the next launch of install \(id.prefix(8)) (the app is stopped)."))
             #expect(await server.json("GET", "/api/installs/\(id)").object["hearts"] as? Int == 0, "nothing was delivered yet")
         }
     }
@@ -65,11 +68,11 @@ struct StoreFeedbackPageTests {
     @Test func decliningSaysNothingWasRecordedAndReturnsToPending() async throws {
         try await withLiveServer(settings: StoreSettings(purchaseOutcome: .pending)) { server in
             let id = try await install(server)
-            let tid = try await pendingTransaction(server, installID: id)
+            let tid = try await pendingRequest(server, installID: id)
             let session = try await pages.session(server)
             let (fragment, section) = try await follow(server, await pages.post(server, "/store/pending/\(tid)/decline", session, form: "csrfToken=\(session.token)"), session)
             #expect(fragment == "pending")
-            #expect(section.contains("Declined: transaction \(tid) of install \(id.prefix(8)) was not charged; nothing was recorded."))
+            #expect(section.contains("Declined: Ask to Buy request \(tid) of install \(id.prefix(8)) was never charged; nothing is delivered."))
         }
     }
 

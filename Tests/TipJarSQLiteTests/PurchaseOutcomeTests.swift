@@ -163,7 +163,9 @@ struct PurchaseOutcomeTests {
         #expect(report.outcome == .pending)
         #expect(report.transactionID == nil, "a pending purchase has no transaction for the app yet")
         #expect(try await world.storage.pendingTransactions().map(\.transaction.id) == [1])
-        let delivery = try await world.service.approve(transactionID: 1)
+        let approved = try await world.service.approve(requestID: 1)
+        #expect(approved.transaction.transaction.id != 1, "approval issues the transaction under a new ID")
+        let delivery = approved.delivery
         #expect(delivery?.path == .listener)
         #expect(delivery?.outcome == .counted)
         #expect(try await world.hearts(install.id) == 1)
@@ -174,10 +176,11 @@ struct PurchaseOutcomeTests {
         let world = try await TestWorld.make(settings: StoreSettings(purchaseOutcome: .pending))
         let install = try await world.runningInstall()
         _ = try await world.service.purchase(productID: TestWorld.snack, installID: install.id)
-        try await world.service.decline(transactionID: 1)
+        try await world.service.decline(requestID: 1)
         #expect(try await world.hearts(install.id) == 0)
         #expect(try await world.ledgerOutcomes(install.id).isEmpty)
-        await #expect(throws: TipJarError.transactionNotPending(1)) { try await world.service.approve(transactionID: 1) }
+        #expect(try await world.storage.recentTransactions(limit: 10).isEmpty, "a declined request never becomes a transaction")
+        await #expect(throws: TipJarError.transactionNotPending(1)) { try await world.service.approve(requestID: 1) }
     }
 
     @Test func secondConcurrentPurchaseForTheSameInstallIsRefused() async throws {

@@ -12,12 +12,17 @@ import TipJar
 struct PurchaseTrapTests {
     // MARK: Interrupted purchases
 
-    @Test func interruptedPurchaseAnswersPendingAndKeepsItsTransactionOutOfTheAskToBuyQueue() async throws {
-        let world = try await TestWorld.make(settings: StoreSettings(interruptedPurchases: true))
+    /// `interruptedPurchasesEnabled` "causes all purchases to fail until you disable it"
+    /// (https://developer.apple.com/documentation/storekittest/sktestsession/interruptedpurchasesenabled): `purchase()`
+    /// throws the store's `purchaseError` (the choice where Apple is silent on StoreKit 2's error); the store keeps the
+    /// interrupted purchase until it is resolved.
+    @Test func anInterruptedPurchaseThrowsThePurchaseErrorAndKeepsItsRecordOutOfTheAskToBuyQueue() async throws {
+        let world = try await TestWorld.make(settings: StoreSettings(purchaseError: PurchaseFailure(StoreKitError.systemError), interruptedPurchases: true))
         let install = try await world.runningInstall()
         let report = try await world.service.purchase(productID: TestWorld.coffee, installID: install.id)
-        #expect(report.outcome == .pending)
-        #expect(report.transactionID == nil, "Product.PurchaseResult.pending carries no transaction")
+        #expect(report.outcome == .failed)
+        #expect(report.errorName == "systemError", "the \"Error when failed\" setting")
+        #expect(report.transactionID == nil)
         #expect(try await world.hearts(install.id) == 0)
         #expect(try await world.storage.ledger(installID: install.id, limit: 10).isEmpty)
         let interrupted = try await world.store.interruptedTransactions()
@@ -35,21 +40,35 @@ struct PurchaseTrapTests {
         #expect(row == "pending:1")
     }
 
-    @Test func resolvingAnInterruptedPurchaseDeliversItThroughTheListenerOnce() async throws {
+    /// "Testing an interrupted purchase" (https://developer.apple.com/documentation/storekit/testing-an-interrupted-purchase):
+    /// once the customer resolves the issue, a new purchased transaction arrives through the observer.
+    @Test func resolvingAnInterruptedPurchaseIssuesANewTransactionDeliveredThroughTheListenerOnce() async throws {
         let world = try await TestWorld.make(settings: StoreSettings(interruptedPurchases: true))
         let install = try await world.runningInstall()
-        _ = try await world.service.purchase(productID: TestWorld.snack, installID: install.id)
-        let delivery = try #require(try await world.service.resolveIssue(transactionID: 1))
+        _ = try await world.service.purchase(productID: TestWorld.snack, installID: install.id, options: Product.PurchaseOptions(quantity: 2))
+        let resolved = try await world.service.resolveIssue(transactionID: 1)
+        let issued = resolved.transaction.transaction
+        #expect(issued.id != 1, "a new transaction, not the interrupted record's identifier")
+        #expect(issued.productID == TestWorld.snack)
+        #expect(issued.purchasedQuantity == 2, "the same product and quantity")
+        let delivery = try #require(resolved.delivery)
+        #expect(delivery.transactionID == issued.id)
         #expect(delivery.path == .listener)
         #expect(delivery.outcome == .counted)
         #expect(delivery.note == .interruptionResolved)
         #expect(try await world.hearts(install.id) == 1)
-        #expect(try await world.storage.transaction(withID: 1)?.status == .purchased)
-        #expect(try await world.storage.transaction(withID: 1)?.isFinished == true)
+        #expect(try await world.storage.transaction(withID: issued.id)?.status == .purchased)
+        #expect(try await world.storage.transaction(withID: issued.id)?.isFinished == true)
+        let record = try await world.storage.transaction(withID: 1)
+        #expect(record?.status == .resolved, "the interrupted record keeps its own identifier")
+        #expect(record?.settledAs == issued.id)
         #expect(try await world.store.interruptedTransactions().isEmpty)
+        #expect(try await world.storage.recentTransactions(limit: 10).map(\.transaction.id) == [issued.id])
         await #expect(throws: TipJarError.transactionNotInterrupted(1)) { try await world.service.resolveIssue(transactionID: 1) }
+        await #expect(throws: TipJarError.transactionNotInterrupted(issued.id)) { try await world.service.resolveIssue(transactionID: issued.id) }
         await #expect(throws: TipJarError.transactionNotFound(99)) { try await world.service.resolveIssue(transactionID: 99) }
         #expect(try await world.hearts(install.id) == 1)
+        #expect(try await world.storage.ledger(installID: install.id, limit: 10).count == 1, "delivered once")
     }
 
     @Test func anInterruptedPurchaseSurvivesARestartAndAStoppedAppReceivesItAtLaunch() async throws {
@@ -59,10 +78,11 @@ struct PurchaseTrapTests {
         _ = try await world.service.stop(installID: install.id)
         let restarted = try await world.reopened()
         #expect(try await restarted.store.interruptedTransactions().map(\.transaction.id) == [1])
-        #expect(try await restarted.service.resolveIssue(transactionID: 1) == nil, "the app is stopped")
+        #expect(try await restarted.service.resolveIssue(transactionID: 1).delivery == nil, "the app is stopped")
         let launch = try await restarted.service.launch(installID: install.id)
         #expect(launch.deliveries.map(\.path) == [.launch])
         #expect(launch.deliveries.map(\.outcome) == [.counted])
+        #expect(launch.deliveries.map(\.transactionID) != [1])
         #expect(try await restarted.hearts(install.id) == 1)
     }
 
@@ -70,7 +90,7 @@ struct PurchaseTrapTests {
         let world = try await TestWorld.make(settings: StoreSettings(interruptedPurchases: true))
         let install = try await world.runningInstall()
         _ = try await world.service.purchase(productID: TestWorld.coffee, installID: install.id)
-        await #expect(throws: TipJarError.transactionNotPending(1)) { try await world.service.approve(transactionID: 1) }
+        await #expect(throws: TipJarError.askToBuyRequestNotFound(1)) { try await world.service.approve(requestID: 1) }
     }
 
     // MARK: finish() is ignored

@@ -25,7 +25,7 @@ struct SessionControlTests {
         #expect(try await world.hearts(install.id) == 0)
         let pending = try await world.storage.pendingTransactions()
         #expect(pending.count == 1)
-        let delivery = try await world.service.approve(transactionID: try #require(pending.first).transaction.id)
+        let delivery = try await world.service.approve(requestID: try #require(pending.first).transaction.id).delivery
         #expect(delivery?.outcome == .counted)
         #expect(try await world.hearts(install.id) == 1)
     }

@@ -48,33 +48,40 @@ extension StorageRule {
         StorageRule(name: "approves of one Ask to Buy request at once: one wins and delivers once") { world in
             let install = try await world.runningInstall()
             try await saved(22, for: install, status: .pending, in: world)
-            let results = await race(8) { _ in try await world.service.approve(transactionID: 22) }
+            let results = await race(8) { _ in try await world.service.approve(requestID: 22) }
             #expect(winners(results) == 1)
             #expect(losers(results) == Array(repeating: .transactionNotPending(22), count: 7))
             #expect(try await world.ledgerOutcomes(install.id) == [.counted])
             #expect(try await world.hearts(install.id) == 1)
+            let issued = try await world.storage.recentTransactions(limit: 5)
+            #expect(issued.map(\.status) == [.purchased], "one transaction issued")
+            #expect(try await world.storage.transaction(withID: 22)?.status == .approved)
+            #expect(try await world.storage.transaction(withID: 22)?.settledAs == issued.first?.transaction.id)
         },
         StorageRule(name: "an approve racing a decline: one wins, and a declined request is never counted") { world in
             let install = try await world.runningInstall()
             try await saved(23, for: install, status: .pending, in: world)
             let results = await race(8) { index in
                 if index.isMultiple(of: 2) {
-                    _ = try await world.service.approve(transactionID: 23)
+                    _ = try await world.service.approve(requestID: 23)
                 } else {
-                    try await world.service.decline(transactionID: 23)
+                    try await world.service.decline(requestID: 23)
                 }
             }
             #expect(winners(results) == 1)
             #expect(losers(results) == Array(repeating: .transactionNotPending(23), count: 7))
+            // Approved: one transaction issued; declined: none.
             let status = try await world.storage.transaction(withID: 23)?.status
-            #expect(status == .purchased || status == .declined)
-            #expect(try await world.hearts(install.id) == (status == .purchased ? 1 : 0))
-            #expect(try await world.ledgerOutcomes(install.id) == (status == .purchased ? [.counted] : []))
+            let issued = try await world.storage.recentTransactions(limit: 5)
+            #expect(status == .approved || status == .declined)
+            #expect(issued.count == (status == .approved ? 1 : 0))
+            #expect(try await world.hearts(install.id) == (status == .approved ? 1 : 0))
+            #expect(try await world.ledgerOutcomes(install.id) == (status == .approved ? [.counted] : []))
         },
         StorageRule(name: "declines of one Ask to Buy request at once: one wins") { world in
             let install = try await world.runningInstall()
             try await saved(24, for: install, status: .pending, in: world)
-            let results = await race(8) { _ in try await world.service.decline(transactionID: 24) }
+            let results = await race(8) { _ in try await world.service.decline(requestID: 24) }
             #expect(winners(results) == 1)
             #expect(losers(results) == Array(repeating: .transactionNotPending(24), count: 7))
             #expect(try await world.storage.transaction(withID: 24)?.status == .declined)
@@ -86,6 +93,8 @@ extension StorageRule {
             #expect(winners(results) == 1)
             #expect(losers(results) == Array(repeating: .transactionNotInterrupted(25), count: 7))
             #expect(try await world.ledgerOutcomes(install.id) == [.counted])
+            #expect(try await world.storage.recentTransactions(limit: 5).map(\.transaction.id).contains(25) == false, "a new transaction")
+            #expect(try await world.storage.transaction(withID: 25)?.status == .resolved)
             #expect(try await world.hearts(install.id) == 1)
         },
         StorageRule(name: "a delete during a purchase: the purchase is refused before any charge, or the delete is refused") { world in

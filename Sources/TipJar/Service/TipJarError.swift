@@ -16,7 +16,9 @@ public enum TipJarError: Error, Equatable, Sendable, CustomStringConvertible {
     case noPurchaseSheet(installID: String)
     /// No transaction has this ID.
     case transactionNotFound(UInt64)
-    /// The transaction is not pending, so it cannot be approved or declined.
+    /// No Ask to Buy request has this ID (a request's ID is not a transaction's).
+    case askToBuyRequestNotFound(UInt64)
+    /// The Ask to Buy request (by its ID) is not pending, so it cannot be approved or declined (409).
     case transactionNotPending(UInt64)
     /// The transaction is not an interrupted purchase, so there is no issue to resolve (409).
     case transactionNotInterrupted(UInt64)
@@ -36,7 +38,8 @@ public enum TipJarError: Error, Equatable, Sendable, CustomStringConvertible {
         case .productNotLoaded(_, let reason): "The app has not loaded this product: \(reason.sentence)."
         case .noPurchaseSheet: "No purchase sheet is open for this install: it was answered, timed out or closed when the app stopped."
         case .transactionNotFound(let id): "No transaction has the ID \(id)."
-        case .transactionNotPending(let id): "Transaction \(id) is not waiting for approval."
+        case .askToBuyRequestNotFound(let id): "No Ask to Buy request has the ID \(id)."
+        case .transactionNotPending(let id): "Ask to Buy request \(id) is not waiting for approval."
         case .transactionNotInterrupted(let id): "Transaction \(id) is not an interrupted purchase."
         case .alreadyRefunded(let id): "Transaction \(id) was already refunded."
         case .invalidValue(let field, let reason): "\(field): \(reason)"

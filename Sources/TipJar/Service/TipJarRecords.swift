@@ -19,14 +19,26 @@ public struct TipJarRecords: Sendable {
     public func ledger(installID: String, limit: Int) async throws -> [Delivery] { try await storage.ledger(installID: installID, limit: limit) }
     /// ``TipJarStorage/overview()``.
     public func overview() async throws -> Overview { try await storage.overview() }
-    /// ``TipJarStorage/pendingTransactions()``: Ask to Buy purchases waiting for a decision, oldest first.
+    /// ``TipJarStorage/pendingTransactions()``: Ask to Buy requests waiting for a decision, oldest first (requests, not
+    /// transactions: their IDs are the requests').
     public func pendingTransactions() async throws -> [StoredTransaction] { try await storage.pendingTransactions() }
     /// ``TipJarStorage/recentTransactions(limit:)``.
     public func recentTransactions(limit: Int) async throws -> [StoredTransaction] { try await storage.recentTransactions(limit: limit) }
-    /// ``TipJarStorage/transaction(withID:)``.
-    public func transaction(withID id: UInt64) async throws -> StoredTransaction? { try await storage.transaction(withID: id) }
-    /// ``TipJarStorage/transactions(matching:)``.
-    public func transactions(matching query: TransactionQuery) async throws -> TransactionPage { try await storage.transactions(matching: query) }
+    /// ``TipJarStorage/transaction(withID:)``, for a row transaction lists hold (``StoredTransaction/isListed``); `nil`
+    /// for an Ask to Buy request, which is no transaction, and for a resolved interrupted purchase.
+    public func transaction(withID id: UInt64) async throws -> StoredTransaction? {
+        try await storage.transaction(withID: id).flatMap { $0.isListed ? $0 : nil }
+    }
+    /// An Ask to Buy request (pending or declined) by its ID, or `nil`.
+    public func askToBuyRequest(withID id: UInt64) async throws -> StoredTransaction? {
+        try await storage.transaction(withID: id).flatMap { $0.isAskToBuyRequest ? $0 : nil }
+    }
+    /// ``TipJarStorage/transactions(matching:)``: transactions only; a query for the `pending` or `declined` status
+    /// (Ask to Buy requests') is empty.
+    public func transactions(matching query: TransactionQuery) async throws -> TransactionPage {
+        if let status = query.status, status == .pending || status == .declined { return TransactionPage(transactions: [], hasMore: false) }
+        return try await storage.transactions(matching: query)
+    }
     /// ``TipJarStorage/transactions(accountID:limit:)``.
     public func transactions(accountID: String, limit: Int) async throws -> [StoredTransaction] {
         try await storage.transactions(accountID: accountID, limit: limit)

@@ -112,10 +112,25 @@ extension TipJarService {
                 report = PurchaseReport(outcome: .cancelled, hearts: install.hearts)
             case .pending:
                 report = PurchaseReport(outcome: .pending, hearts: install.hearts)
-                if answer.settings.interruptedPurchases {
-                    event(installID, "purchase.interrupted", "Interrupted purchase: .pending until the issue is resolved on /store.")
+                if let request = answer.request {
+                    let id = request.transaction.id
+                    event(
+                        installID, request.requestedAgain > 0 ? "purchase.askToBuyAgain" : "purchase.askToBuy",
+                        request.requestedAgain > 0
+                            ? "Ask to Buy: consolidated into request \(id), still waiting (requested again \(request.requestedAgain)×); no transaction yet."
+                            : "Ask to Buy: request \(id) waits for a parent; no transaction yet.",
+                        ["requestID": "\(id)"])
                 }
             }
+        } catch let interrupted as InterruptedPurchase {
+            // `purchase()` fails (a thrown userCancelled still reads as a cancel); the store keeps the purchase until resolved.
+            let error = interrupted.error.error
+            report = PurchaseReport(outcome: interrupted.error == .userCancelled ? .cancelled : .failed, hearts: install.hearts, error: error)
+            let id = interrupted.record.transaction.id
+            event(
+                installID, "purchase.interrupted",
+                "Interrupted purchase \(id): purchase() threw; resolving the issue on /store issues a new transaction.",
+                ["interruptedID": "\(id)"])
         } catch let charged as ChargedDespiteError {
             // The app sees only the thrown error (a thrown userCancelled still reads as a cancel); the charge arrives later.
             let error = charged.error.error
@@ -347,22 +362,28 @@ extension TipJarService {
 
     // MARK: Store-side actions that reach the listener
 
-    /// Ask to Buy approved on `/store`: the transaction reaches the install's listener.
-    public func approve(transactionID: UInt64) async throws -> Delivery? {
-        let stored = try await store.approve(transactionID: transactionID)
-        event(stored.installID, "askToBuy.approved", "Ask to Buy approved: transaction \(transactionID).", ["transactionID": "\(transactionID)"])
-        return try await deliverThroughListener(stored)
+    /// Ask to Buy approved on `/store`, by the request's ID: the transaction is issued now (a new ID) and reaches the
+    /// install's listener.
+    /// - Returns: the transaction issued and its ledger row (`nil` when the install is stopped).
+    @discardableResult
+    public func approve(requestID: UInt64) async throws -> (transaction: StoredTransaction, delivery: Delivery?) {
+        let issued = try await store.approve(requestID: requestID)
+        let id = issued.transaction.id
+        event(
+            issued.installID, "askToBuy.approved", "Ask to Buy request \(requestID) approved: transaction \(id) issued.",
+            ["requestID": "\(requestID)", "transactionID": "\(id)"])
+        return (issued, try await deliverThroughListener(issued))
     }
 
-    /// Ask to Buy declined on `/store`: nothing is recorded.
-    /// - Returns: The declined transaction (whose install asked).
+    /// Ask to Buy declined on `/store`, by the request's ID: nothing is ever delivered.
+    /// - Returns: The declined request (whose install asked).
     @discardableResult
-    public func decline(transactionID: UInt64) async throws -> StoredTransaction {
-        let stored = try await store.decline(transactionID: transactionID)
+    public func decline(requestID: UInt64) async throws -> StoredTransaction {
+        let request = try await store.decline(requestID: requestID)
         event(
-            stored.installID, "askToBuy.declined", "Ask to Buy declined: transaction \(transactionID); nothing recorded.",
-            ["transactionID": "\(transactionID)"])
-        return stored
+            request.installID, "askToBuy.declined", "Ask to Buy request \(requestID) declined; nothing delivered.",
+            ["requestID": "\(requestID)"])
+        return request
     }
 
     /// A refund from the dashboard: the revoked transaction, same ID, reaches the listener.

@@ -13,18 +13,21 @@ extension TipJarService {
 
     /// The customer resolved an interrupted purchase (`SKTestSession.resolveIssueForTransaction(identifier:)`,
     /// https://developer.apple.com/documentation/storekittest/sktestsession/resolveissuefortransaction(identifier:)):
-    /// the purchase completes and its transaction reaches the install through `Transaction.updates`, as a pending
-    /// purchase's does (https://developer.apple.com/documentation/storekit/product/purchaseresult/pending); a stopped
-    /// install receives it, unfinished, at its next launch.
-    /// - Returns: the ledger row, or `nil` when the install is stopped.
+    /// a new transaction (new ID, dated now) reaches the install through `Transaction.updates`, once
+    /// (https://developer.apple.com/documentation/storekit/testing-an-interrupted-purchase); a stopped install receives
+    /// it, unfinished, at its next launch.
+    /// - Parameter transactionID: the interrupted purchase's own identifier.
+    /// - Returns: the new transaction and its ledger row (`nil` when the install is stopped).
     /// - Throws: `TipJarError.transactionNotFound` (404), `.transactionNotInterrupted` (409); storage errors.
     @discardableResult
-    public func resolveIssue(transactionID: UInt64) async throws -> Delivery? {
-        let stored = try await store.resolveIssue(transactionID: transactionID)
+    public func resolveIssue(transactionID: UInt64) async throws -> (transaction: StoredTransaction, delivery: Delivery?) {
+        let issued = try await store.resolveIssue(transactionID: transactionID)
+        let id = issued.transaction.id
         event(
-            stored.installID, "interrupted.resolved", "Interrupted purchase resolved: transaction \(transactionID) goes to Transaction.updates.",
-            ["transactionID": "\(transactionID)"])
-        return try await deliverThroughListener(stored, note: .interruptionResolved)
+            issued.installID, "interrupted.resolved",
+            "Interrupted purchase \(transactionID) resolved: new transaction \(id) goes to Transaction.updates.",
+            ["interruptedID": "\(transactionID)", "transactionID": "\(id)"])
+        return (issued, try await deliverThroughListener(issued, note: .interruptionResolved))
     }
 
     // MARK: Late deliveries

@@ -25,9 +25,7 @@ extension InMemoryTipJarStorage {
     /// - Returns: `false` for an unknown ID or a transaction no longer in `expected`'s state (nothing changed).
     public func update(_ stored: StoredTransaction, from expected: StoredTransaction) -> Bool {
         write { state in
-            guard var saved = state.transactions[stored.transaction.id], saved.status == expected.status,
-                saved.transaction.isRevoked == expected.transaction.isRevoked
-            else { return false }
+            guard var saved = state.transactions[stored.transaction.id], Self.isUnchanged(saved, from: expected) else { return false }
             saved.transaction.purchaseDate = stored.transaction.purchaseDate
             saved.transaction.signedDate = stored.transaction.signedDate
             saved.transaction.revocationDate = stored.transaction.revocationDate
@@ -36,7 +34,30 @@ extension InMemoryTipJarStorage {
             saved.transaction.revocationPercentage = stored.transaction.revocationPercentage
             saved.status = stored.status
             saved.isFinished = stored.isFinished
+            saved.requestedAgain = stored.requestedAgain
+            saved.settledAs = stored.settledAs
             state.transactions[stored.transaction.id] = saved
+            return true
+        }
+    }
+
+    /// Whether `saved` is still in the state `expected` was read in (status, revocation, `requestedAgain`).
+    static func isUnchanged(_ saved: StoredTransaction, from expected: StoredTransaction) -> Bool {
+        saved.status == expected.status && saved.transaction.isRevoked == expected.transaction.isRevoked
+            && saved.requestedAgain == expected.requestedAgain
+    }
+
+    /// `TipJarStorage.settle(_:as:issuing:)`: under one lock, the record moved to `settled`'s status and `settledAs`
+    /// while unchanged, and `issued` inserted.
+    /// - Throws: ``Refusal/duplicateTransactionID(_:)`` (nothing changed).
+    public func settle(_ expected: StoredTransaction, as settled: StoredTransaction, issuing issued: StoredTransaction) throws -> Bool {
+        try write { state in
+            guard var saved = state.transactions[expected.transaction.id], Self.isUnchanged(saved, from: expected) else { return false }
+            guard state.transactions[issued.transaction.id] == nil else { throw Refusal.duplicateTransactionID(issued.transaction.id) }
+            saved.status = settled.status
+            saved.settledAs = settled.settledAs
+            state.transactions[expected.transaction.id] = saved
+            state.transactions[issued.transaction.id] = issued
             return true
         }
     }
@@ -46,7 +67,7 @@ extension InMemoryTipJarStorage {
         state.withLock { $0.transactions.values.sorted { $0.transaction.id < $1.transaction.id } }
     }
 
-    /// `TipJarStorage.pendingTransactions()`: Ask to Buy's, without the interrupted ones, oldest first.
+    /// `TipJarStorage.pendingTransactions()`: the Ask to Buy requests waiting, without the interrupted purchases, oldest first.
     public func pendingTransactions() -> [StoredTransaction] {
         transactionsByID().filter { $0.status == .pending }
     }
@@ -58,7 +79,7 @@ extension InMemoryTipJarStorage {
 
     /// `TipJarStorage.recentTransactions(limit:)`: newest first.
     public func recentTransactions(limit: Int) -> [StoredTransaction] {
-        Self.prefix(Array(transactionsByID().reversed()), limit: limit)
+        Self.prefix(transactionsByID().reversed().filter(\.isListed), limit: limit)
     }
 
     /// `TipJarStorage.largestTransactionID()`: the largest ID of the store's transactions and of the IDs installs
@@ -69,10 +90,11 @@ extension InMemoryTipJarStorage {
         }
     }
 
-    /// `TipJarStorage.transactions(matching:)`: every filter at once, newest first by ID.
+    /// `TipJarStorage.transactions(matching:)`: every filter at once, newest first by ID; without a status, only the
+    /// rows that are listed (``StoredTransaction/isListed``).
     public func transactions(matching query: TransactionQuery) -> TransactionPage {
         let rows = transactionsByID().reversed().filter { stored in
-            query.accountID.map { stored.accountID == $0 } != false && query.installID.map { stored.installID == $0 } != false
+            (query.status != nil || stored.isListed) && query.accountID.map { stored.accountID == $0 } != false && query.installID.map { stored.installID == $0 } != false
                 && query.productID.map { stored.transaction.productID == $0 } != false && query.status.map { stored.status == $0 } != false
         }
         let page = Self.page(rows, page: query.page, pageSize: query.pageSize)
@@ -81,7 +103,7 @@ extension InMemoryTipJarStorage {
 
     /// `TipJarStorage.transactions(accountID:limit:)`: newest first.
     public func transactions(accountID: String, limit: Int) -> [StoredTransaction] {
-        Self.prefix(transactionsByID().reversed().filter { $0.accountID == accountID }, limit: limit)
+        Self.prefix(transactionsByID().reversed().filter { $0.accountID == accountID && $0.isListed }, limit: limit)
     }
 
     /// `TipJarStorage.deleteAllTransactions()`: the counted keys, hearts and ledgers stay.

@@ -49,23 +49,32 @@ public protocol TipJarStorage: Sendable {
     /// The stored transaction with `id`, or `nil`.
     nonisolated(nonsending) func transaction(withID id: UInt64) async throws -> StoredTransaction?
     /// Moves a stored transaction to `transaction`'s state (status, purchase and signed dates, revocation, finished
-    /// flag) only while it is still in the state `expected` was read in: the same status (an interrupted purchase
-    /// counts as its own status) and the same revocation. The check and the change are one statement, so of actions
+    /// flag, an Ask to Buy request's `requestedAgain`, `settledAs`) only while it is still in the state `expected` was
+    /// read in: the same status (an interrupted purchase counts as its own status), revocation and `requestedAgain`. The check and the change are one statement, so of actions
     /// racing from one state (two refunds, an approve against a decline) exactly one wins.
     /// - Returns: `false` when the transaction is gone or no longer in `expected`'s state: nothing changed.
     nonisolated(nonsending) func update(_ transaction: StoredTransaction, from expected: StoredTransaction) async throws -> Bool
-    /// Ask to Buy purchases waiting for a decision, oldest first.
+    /// Settles a record (an Ask to Buy request being approved, an interrupted purchase being resolved): moves it to
+    /// `settled`'s state (``StoredTransaction/Status/approved`` or `.resolved`, with ``StoredTransaction/settledAs``)
+    /// only while it is still in the state `expected` was read in (as ``update(_:from:)`` checks it), and saves
+    /// `issued`, the new transaction, in the same write: of an approve racing a decline exactly one wins, and a record
+    /// is never settled without its transaction.
+    /// - Returns: `false` when the record is gone or no longer in `expected`'s state: nothing changed.
+    nonisolated(nonsending) func settle(_ expected: StoredTransaction, as settled: StoredTransaction, issuing issued: StoredTransaction) async throws -> Bool
+    /// Ask to Buy requests waiting for a decision, oldest first.
     nonisolated(nonsending) func pendingTransactions() async throws -> [StoredTransaction]
     /// Purchased, unfinished transactions of an account, oldest first.
     nonisolated(nonsending) func unfinishedTransactions(accountID: String) async throws -> [StoredTransaction]
-    /// Every transaction, newest first, at most `limit`.
+    /// Every transaction, newest first, at most `limit`; only rows ``StoredTransaction/isListed`` (no Ask to Buy request).
     nonisolated(nonsending) func recentTransactions(limit: Int) async throws -> [StoredTransaction]
-    /// The largest transaction ID issued so far (0 on a new database), counting the IDs installs still
+    /// The largest transaction or Ask to Buy request ID issued so far (0 on a new database; the two share one
+    /// numbering, so a request's ID is never a transaction's), counting the IDs installs still
     /// count after the store forgot the transaction, so that a new transaction never collides with one counted.
     nonisolated(nonsending) func largestTransactionID() async throws -> UInt64
-    /// A page of transactions, newest first (by transaction ID).
+    /// A page of transactions, newest first (by transaction ID): rows ``StoredTransaction/isListed``, or those of
+    /// `query.status` when it names one.
     nonisolated(nonsending) func transactions(matching query: TransactionQuery) async throws -> TransactionPage
-    /// Every transaction of an Apple Account, newest first, at most `limit`.
+    /// Every transaction of an Apple Account, newest first, at most `limit`; only rows ``StoredTransaction/isListed``.
     nonisolated(nonsending) func transactions(accountID: String, limit: Int) async throws -> [StoredTransaction]
     /// `SKTestSession.clearTransactions()`: the store forgets every transaction. Installs keep their hearts
     /// and ledgers (the app's own storage).

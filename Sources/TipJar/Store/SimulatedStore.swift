@@ -122,13 +122,13 @@ public final class SimulatedStore: Sendable {
     }
 
     /// `Product.purchase(options:)` for an install: waits `purchaseLatencyMs`, then answers with the set
-    /// outcome. A `.pending` purchase is kept for Ask to Buy and has no transaction yet.
+    /// outcome. A `.pending` purchase is an Ask to Buy request (``askToBuy(productID:for:options:)``), no transaction.
     ///
     /// The order of the checks is the precedence rule (Sources/TipJar/README.md, "Which purchase setting wins"): the Purchase
     /// failure injection first (it throws before anything else and creates nothing; it wins over every outcome,
     /// `failed` included), then a product the store does not hold (`productUnavailable`), a quantity outside 1...10
-    /// (`invalidQuantity`), then the purchase traps: `interruptedPurchases` keeps an interrupted transaction and
-    /// answers `.pending`; `chargedDespiteError` creates a purchased transaction and throws ``ChargedDespiteError``.
+    /// (`invalidQuantity`), then the purchase traps: `interruptedPurchases` keeps an interrupted purchase and throws
+    /// ``InterruptedPurchase`` (`purchaseError`); `chargedDespiteError` creates a purchased transaction and throws ``ChargedDespiteError``.
     /// Then the unfinished-transaction rule: a successful purchase of a product that has an unfinished, unrevoked
     /// transaction on the Apple Account answers with that same transaction (same ID, no new charge), whatever set the
     /// transaction unfinished (a verification failure, a crash before `finish()`, an app that forgets it, or the
@@ -142,14 +142,11 @@ public final class SimulatedStore: Sendable {
     /// (RevenueCat purchases-ios on GitHub, #1964 and pull request #1965) hand the unfinished transaction back. Apple's documents do not say what
     /// an Ask to Buy or a failing purchase does then; those keep their own answers here.
     ///
-    /// An interrupted purchase's answer is a choice: Apple's "Testing an interrupted purchase"
-    /// (https://developer.apple.com/documentation/storekit/testing-an-interrupted-purchase) describes it in the
-    /// original API (the payment fails, and once the customer resolves the issue a purchased transaction reaches the
-    /// transaction observer), and `interruptedPurchasesEnabled` says every purchase "fails"; no Apple document seen
-    /// names the StoreKit 2 value. `.pending` is the case Apple documents as "requires action from the customer",
-    /// whose transaction StoreKit "delivers … in the transaction updates" if it succeeds
-    /// (https://developer.apple.com/documentation/storekit/product/purchaseresult/pending), which is exactly how
-    /// the resolved purchase arrives here.
+    /// An interrupted purchase throws: `interruptedPurchasesEnabled` "causes all purchases to fail until you disable
+    /// it" (https://developer.apple.com/documentation/storekittest/sktestsession/interruptedpurchasesenabled), and
+    /// "Testing an interrupted purchase" (https://developer.apple.com/documentation/storekit/testing-an-interrupted-purchase)
+    /// describes a failed payment. Apple is silent on the StoreKit 2 error, so it is the `purchaseError` setting ("Error
+    /// when failed"), which a rehearsal picks.
     ///
     /// It runs on the caller's executor (`nonisolated(nonsending)`, SE-0461), so a purchase does not hop
     /// to another executor.
@@ -159,7 +156,7 @@ public final class SimulatedStore: Sendable {
     ///   issued but not yet saved: the app's handler saves it with its record, in one operation
     ///   (`TipJarStorage.issue(_:thenRecord:)`).
     /// - Throws: the Purchase failure or the `.failed` outcome's error (a `StoreKitError` or a
-    ///   `Product.PurchaseError`); ``ChargedDespiteError``; `Product.PurchaseError.productUnavailable` when the
+    ///   `Product.PurchaseError`); ``ChargedDespiteError``; ``InterruptedPurchase``; `Product.PurchaseError.productUnavailable` when the
     ///   store does not hold the product, `.invalidQuantity` for a quantity outside
     ///   ``Product/PurchaseOptions/allowedQuantities``.
     public nonisolated(nonsending) func purchase(
@@ -178,8 +175,9 @@ public final class SimulatedStore: Sendable {
         }
         guard Product.PurchaseOptions.allowedQuantities.contains(options.quantity) else { throw Product.PurchaseError.invalidQuantity }
         if settings.interruptedPurchases {
-            _ = try await issue(productID: productID, for: install, status: .interrupted, options: options)
-            return PurchaseAnswer(result: .pending, settings: settings)
+            throw InterruptedPurchase(
+                error: settings.purchaseError,
+                record: try await issue(productID: productID, for: install, status: .interrupted, options: options))
         }
         if settings.chargedDespiteError {
             throw ChargedDespiteError(
@@ -194,15 +192,13 @@ public final class SimulatedStore: Sendable {
             return PurchaseAnswer(result: .success(verify(unfinished.transaction, settings)), settings: settings, returnsUnfinished: true)
         }
         if settings.askToBuyEnabled {
-            _ = try await issue(productID: productID, for: install, status: .pending, options: options)
-            return PurchaseAnswer(result: .pending, settings: settings)
+            return PurchaseAnswer(result: .pending, settings: settings, request: try await askToBuy(productID: productID, for: install, options: options))
         }
         switch settings.purchaseOutcome {
         case .failed: throw settings.purchaseError.error
         case .cancelled: return PurchaseAnswer(result: .userCancelled, settings: settings)
         case .pending:
-            _ = try await issue(productID: productID, for: install, status: .pending, options: options)
-            return PurchaseAnswer(result: .pending, settings: settings)
+            return PurchaseAnswer(result: .pending, settings: settings, request: try await askToBuy(productID: productID, for: install, options: options))
         case .success:
             let issued = newTransaction(productID: productID, for: install, status: .purchased, options: options)
             return PurchaseAnswer(result: .success(verify(issued.transaction, settings)), settings: settings, issued: issued)
@@ -252,62 +248,15 @@ public final class SimulatedStore: Sendable {
         return delivered
     }
 
-    /// `SKTestSession.resolveIssueForTransaction(identifier:)`
-    /// (https://developer.apple.com/documentation/storekittest/sktestsession/resolveissuefortransaction(identifier:)):
-    /// the customer resolved the issue that interrupted the purchase, so it completes: the transaction becomes
-    /// purchased, keeping its identifier (the one the test session resolves by; Apple's documents do not say whether
-    /// StoreKit issues a new one, so this is a choice), dated now, to be delivered through the install's listener.
-    /// Of two resolves of one transaction, one wins; the other finds it no longer interrupted.
-    /// - Throws: `TipJarError.transactionNotFound`; `.transactionNotInterrupted`; storage errors.
-    public func resolveIssue(transactionID: UInt64) async throws -> StoredTransaction {
-        guard let stored = try await storage.transaction(withID: transactionID) else { throw TipJarError.transactionNotFound(transactionID) }
-        guard stored.status == .interrupted else { throw TipJarError.transactionNotInterrupted(transactionID) }
-        return try await move(stored, to: purchasedNow(stored), orThrow: .transactionNotInterrupted(transactionID))
-    }
-
-    /// The interrupted purchases waiting for their issue to be resolved, oldest first.
-    public func interruptedTransactions() async throws -> [StoredTransaction] {
-        try await storage.transactions(matching: TransactionQuery(status: .interrupted, pageSize: 200)).transactions.reversed()
-    }
-
-    /// Ask to Buy approved: the pending transaction becomes purchased, to be delivered through the
-    /// install's listener. An approve and a decline (or two approves) of one request: the first to reach storage
-    /// wins, the other finds it no longer pending.
-    /// - Throws: `TipJarError.transactionNotFound` / `.transactionNotPending`.
-    public func approve(transactionID: UInt64) async throws -> StoredTransaction {
-        let waiting = try await pending(transactionID)
-        return try await move(waiting, to: purchasedNow(waiting), orThrow: .transactionNotPending(transactionID))
-    }
-
-    /// A waiting transaction (Ask to Buy approved, an interruption resolved) as purchased, dated now
-    /// (`purchaseDate`, `originalPurchaseDate` and `signedDate`).
-    private func purchasedNow(_ waiting: StoredTransaction) -> StoredTransaction {
-        var stored = waiting
-        stored.status = .purchased
-        stored.transaction.purchaseDate = environment.now()
-        stored.transaction.originalPurchaseDate = stored.transaction.purchaseDate
-        stored.transaction.signedDate = stored.transaction.purchaseDate
-        return stored
-    }
-
     /// Saves `changed` only while the stored transaction is still in `read`'s state (`TipJarStorage.update(_:from:)`).
     /// - Throws: `lost` when another action changed it first; `.transactionNotFound` when it is gone.
-    private func move(_ read: StoredTransaction, to changed: StoredTransaction, orThrow lost: TipJarError) async throws -> StoredTransaction {
+    func move(_ read: StoredTransaction, to changed: StoredTransaction, orThrow lost: TipJarError) async throws -> StoredTransaction {
         guard try await storage.update(changed, from: read) else {
             let id = read.transaction.id
             guard try await storage.transaction(withID: id) != nil else { throw TipJarError.transactionNotFound(id) }
             throw lost
         }
         return changed
-    }
-
-    /// Ask to Buy declined: nothing is ever delivered.
-    /// - Throws: `TipJarError.transactionNotFound` / `.transactionNotPending`.
-    public func decline(transactionID: UInt64) async throws -> StoredTransaction {
-        let waiting = try await pending(transactionID)
-        var declined = waiting
-        declined.status = .declined
-        return try await move(waiting, to: declined, orThrow: .transactionNotPending(transactionID))
     }
 
     /// A refund: sets `revocationDate` and `revocationReason`; the revoked transaction, with the
@@ -368,14 +317,8 @@ public final class SimulatedStore: Sendable {
         try await issue(productID: productID, for: install, status: .purchased, isExternal: true)
     }
 
-    private func pending(_ id: UInt64) async throws -> StoredTransaction {
-        guard let stored = try await storage.transaction(withID: id) else { throw TipJarError.transactionNotFound(id) }
-        guard stored.status == .pending else { throw TipJarError.transactionNotPending(id) }
-        return stored
-    }
-
     /// Issues and saves a transaction.
-    private nonisolated(nonsending) func issue(
+    nonisolated(nonsending) func issue(
         productID: String, for install: Install, status: StoredTransaction.Status,
         options: Product.PurchaseOptions = Product.PurchaseOptions(),
         isExternal: Bool = false
@@ -385,18 +328,25 @@ public final class SimulatedStore: Sendable {
         return stored
     }
 
+    /// The next transaction (or Ask to Buy request) ID.
+    func nextTransactionID() -> UInt64 {
+        lastTransactionID.withLock { last in
+            last = environment.nextTransactionID(last)
+            return last
+        }
+    }
+
+    /// The current time of the store's environment.
+    func now() -> Date { environment.now() }
+
     /// Issues a transaction with the next ID, not saved yet.
-    private func newTransaction(
+    func newTransaction(
         productID: String, for install: Install, status: StoredTransaction.Status,
         options: Product.PurchaseOptions = Product.PurchaseOptions(),
         isExternal: Bool = false
     ) -> StoredTransaction {
-        let id = lastTransactionID.withLock { last in
-            last = environment.nextTransactionID(last)
-            return last
-        }
         var transaction = Transaction(
-            id: id, productID: productID,
+            id: nextTransactionID(), productID: productID,
             purchaseDate: environment.now(), storefront: install.storefront)
         let entry = catalog.product(withID: productID)
         transaction.purchasedQuantity = options.quantity
@@ -426,13 +376,19 @@ public struct PurchaseAnswer: Sendable {
     public var issued: StoredTransaction?
     /// Whether the `.success` carries the account's unfinished transaction of the product, not a new charge.
     public var returnsUnfinished: Bool
+    /// The Ask to Buy request of a `.pending` (a new one, or the one waiting that it was consolidated into).
+    public var request: StoredTransaction?
 
     /// Creates an answer.
-    public init(result: Product.PurchaseResult, settings: StoreSettings, issued: StoredTransaction? = nil, returnsUnfinished: Bool = false) {
+    public init(
+        result: Product.PurchaseResult, settings: StoreSettings, issued: StoredTransaction? = nil, returnsUnfinished: Bool = false,
+        request: StoredTransaction? = nil
+    ) {
         self.result = result
         self.settings = settings
         self.issued = issued
         self.returnsUnfinished = returnsUnfinished
+        self.request = request
     }
 }
 

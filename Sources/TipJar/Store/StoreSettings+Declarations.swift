@@ -67,7 +67,7 @@ extension StoreSettings {
             summary: .badge(line: "Listener traps", { $0.crashBeforeFinish ? "crashes before finish()" : nil })),
         .flag(
             \.interruptedPurchases, key: "interruptedPurchases", group: .purchaseTraps, label: "Interrupted purchases",
-            help: "purchase() answers pending until the issue is resolved below",
+            help: "purchase() fails with the error above (Apple: \"causes all purchases to fail\"); resolving the issue below issues a new transaction",
             summary: .badge(line: "Purchase traps", { $0.interruptedPurchases ? "interrupted purchases" : nil })),
         .flag(
             \.chargedDespiteError, key: "chargedDespiteError", group: .purchaseTraps, label: "Charged despite an error",

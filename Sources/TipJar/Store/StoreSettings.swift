@@ -85,8 +85,8 @@ public struct StoreSettings: Sendable, Equatable, Codable {
     // The purchase traps (Public/scenarios/README.md, "Rehearse these StoreKit traps"); every one is off by default.
     /// Interrupted purchases, as `SKTestSession.interruptedPurchasesEnabled`
     /// (https://developer.apple.com/documentation/storekittest/sktestsession/interruptedpurchasesenabled): "causes
-    /// all purchases to fail until you disable it"; each one keeps an interrupted transaction until
-    /// ``SimulatedStore/resolveIssue(transactionID:)``. `Product.purchase()` answers `.pending` (see there).
+    /// all purchases to fail until you disable it": `Product.purchase()` throws `purchaseError` (the choice where Apple is
+    /// silent), and each one is kept until ``SimulatedStore/resolveIssue(transactionID:)`` issues a new transaction.
     public var interruptedPurchases: Bool
     /// "finish() is ignored": the app's `finish()` has no effect, so the transaction stays unfinished, and the next
     /// purchase of the same product returns that same transaction (``SimulatedStore/purchase(productID:for:)``).

@@ -26,7 +26,7 @@ struct RecordedScenarioTests {
             await store(#"{"listenerReemits":0,"purchaseOutcome":"pending"}"#)
             _ = await purchase(Self.snack)
             _ = await purchase(Self.lunch)
-            let pending = await server.json("GET", "/api/store/pending").array.compactMap { $0["transactionID"] as? Int }
+            let pending = await server.json("GET", "/api/store/pending").array.compactMap { $0["requestID"] as? Int }
             #expect(pending.count == 2)
             #expect(await server.json("POST", "/api/store/pending/\(pending.max()!)/approve").status == 200)
             #expect(await server.json("POST", "/api/store/pending/\(pending.min()!)/decline").status == 200)
