@@ -135,12 +135,11 @@ public final class SimulatedStore: Sendable {
     /// `finishIgnored` trap). Then Ask to Buy, and last `purchaseOutcome`. (The purchase sheet comes before all of
     /// these: a cancelled sheet never reaches the store.)
     ///
-    /// Apple documents that a transaction "is unfinished until you call `finish()`"
-    /// (https://developer.apple.com/documentation/storekit/transaction/unfinished) and that a consumable's
-    /// transaction must be finished before the customer can buy it again; Apple's forum answer "finishTransaction
-    /// must be invoked before starting a new transaction" and StoreKit Testing as RevenueCat observed it
-    /// (RevenueCat purchases-ios on GitHub, #1964 and pull request #1965) hand the unfinished transaction back. Apple's documents do not say what
-    /// an Ask to Buy or a failing purchase does then; those keep their own answers here.
+    /// Apple documents that "A transaction is unfinished until you call `finish()`"
+    /// (https://developer.apple.com/documentation/storekit/transaction/unfinished) and is silent on what `purchase()`
+    /// answers for a product with an unfinished transaction; StoreKit Testing was observed handing the unfinished
+    /// transaction back (RevenueCat purchases-ios on GitHub, issue 1964 and pull request 1965), so the simulator does.
+    /// Apple's documents do not say what an Ask to Buy or a failing purchase does then; those keep their own answers.
     ///
     /// An interrupted purchase throws: `interruptedPurchasesEnabled` "causes all purchases to fail until you disable
     /// it" (https://developer.apple.com/documentation/storekittest/sktestsession/interruptedpurchasesenabled), and
