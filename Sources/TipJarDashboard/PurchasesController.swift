@@ -58,10 +58,14 @@ struct PurchasesController: DashboardController {
             report: try await service.purchase(productID: productID, installID: installID))
     }
 
-    /// A tap on a tile: the sheet, or (with `skipPurchaseSheet`) the purchase itself.
+    /// A tap on a tile: the sheet, or the purchase itself when no sheet is shown (`skipPurchaseSheet`, or the
+    /// account's unfinished transaction handed back: ``TipJarService/tap(productID:installID:options:)``).
     func openSheet(_ request: HTTPRequest, _ context: DashboardContext, installID: String) async throws -> HTTPResponse {
-        guard !service.store.settings.skipPurchaseSheet else { return try await purchase(context, installID: installID) }
-        let sheet = try await service.openPurchaseSheet(productID: context.form["productID"] ?? "", installID: installID)
+        let sheet: PurchaseSheet
+        switch try await service.tap(productID: context.form["productID"] ?? "", installID: installID) {
+        case .answered(let report): return try await purchaseAnswered(context, installID: installID, report: report)
+        case .sheet(let shown): sheet = shown
+        }
         guard context.wantsFragment else {
             let size = FormValues.textSizeQuery(context)
             return .redirect(to: "/installs/\(installID)/purchase-sheet" + (size.isEmpty ? "" : "?" + size.dropFirst()))

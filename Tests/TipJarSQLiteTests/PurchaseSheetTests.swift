@@ -113,4 +113,30 @@ struct PurchaseSheetTests {
         let cancelled = world.service.timeline.events(installID: install.id, limit: 10).first { $0.kind == "sheet.cancelled" }
         #expect(cancelled?.detail.contains("the user cancelled") == true)
     }
+
+    @Test func aPurchaseThatHandsBackTheUnfinishedTransactionShowsNoSheet() async throws {
+        let world = try await TestWorld.make(settings: StoreSettings(finishIgnored: true))
+        let install = try await world.runningInstall()
+        guard case .sheet = try await world.service.tap(productID: TestWorld.coffee, installID: install.id) else {
+            Issue.record("the first tap shows the sheet")
+            return
+        }
+        let first = try await world.service.confirmPurchaseSheet(installID: install.id)
+        guard case .answered(let again) = try await world.service.tap(productID: TestWorld.coffee, installID: install.id) else {
+            Issue.record("a purchase that hands back the unfinished transaction showed a sheet")
+            return
+        }
+        #expect(again.transactionID == first.transactionID, "the same transaction, no new charge")
+        #expect(await world.service.purchaseSheet(installID: install.id) == nil)
+        #expect(await world.service.isPurchaseOpen(installID: install.id) == false)
+        let kinds = world.service.timeline.events(installID: install.id, limit: 20).map(\.kind)
+        #expect(kinds.filter { $0 == "sheet.shown" }.count == 1)
+        #expect(kinds.contains("sheet.skipped"))
+        let cancel = try await world.service.purchase(productID: TestWorld.coffee, installID: install.id, userAction: .cancel)
+        #expect(cancel.transactionID == first.transactionID, "no sheet, so nothing to cancel: the JSON path hands it back too")
+        guard case .sheet = try await world.service.tap(productID: TestWorld.snack, installID: install.id) else {
+            Issue.record("another tip, with nothing unfinished, shows the sheet")
+            return
+        }
+    }
 }

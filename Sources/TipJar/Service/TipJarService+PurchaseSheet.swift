@@ -39,8 +39,55 @@ public struct PurchaseSheet: Sendable, Equatable {
     }
 }
 
+/// What a tap on a tip tile came to: the purchase sheet, or a purchase that needed none and has answered.
+public enum TipTap: Sendable {
+    /// The sheet is shown; Confirm or Cancel answers it.
+    case sheet(PurchaseSheet)
+    /// No sheet: `skipPurchaseSheet` is on, or the purchase handed back the account's unfinished transaction.
+    case answered(PurchaseReport)
+}
+
 extension TipJarService {
     // MARK: The purchase sheet
+
+    /// Taps a tip tile: the purchase sheet, unless no sheet is shown (``showsPurchaseSheet(productID:install:options:settings:)``),
+    /// when the purchase runs at once and its report is the answer.
+    /// - Throws: what ``openPurchaseSheet(productID:installID:options:)`` and ``purchase(productID:installID:options:userAction:)`` throw.
+    public func tap(
+        productID: String, installID: String, options: Product.PurchaseOptions = Product.PurchaseOptions()
+    ) async throws -> TipTap {
+        let settings = store.settings
+        if settings.skipPurchaseSheet { return .answered(try await purchase(productID: productID, installID: installID, options: options)) }
+        let install = try await beginPurchase(productID: productID, installID: installID)
+        let showsSheet: Bool
+        do {
+            showsSheet = try await showsPurchaseSheet(productID: productID, install: install, options: options, settings: settings)
+        } catch {
+            openPurchases.remove(installID)
+            throw error
+        }
+        guard showsSheet else {
+            defer { openPurchases.remove(installID) }
+            return .answered(try await runPurchase(productID: productID, install: install, options: options, settings: settings))
+        }
+        return .sheet(try showSheet(productID: productID, install: install, options: options))
+    }
+
+    /// Whether `Product.purchase()` shows the App Store sheet for this purchase: not with `skipPurchaseSheet`
+    /// (`SKTestSession.disableDialogs`), and not when the purchase hands back the account's unfinished transaction of
+    /// the product, which StoreKit Testing was observed to do with no sheet (RevenueCat purchases-ios issue 2086: "the
+    /// Apple purchase popup" did not appear, and issue 1964: "on the second purchase, we automatically get a
+    /// successful callback"; Apple's documents are silent). The second is recorded on the timeline.
+    func showsPurchaseSheet(productID: String, install: Install, options: Product.PurchaseOptions, settings: StoreSettings) async throws -> Bool {
+        guard !settings.skipPurchaseSheet else { return false }
+        guard let unfinished = try await store.returnsUnfinishedTransaction(productID: productID, for: install, options: options, settings: settings)
+        else { return true }
+        event(
+            install.id, "sheet.skipped",
+            "No purchase sheet: purchase() hands back the account's unfinished transaction \(unfinished.transaction.id) at once.",
+            ["transactionID": "\(unfinished.transaction.id)"])
+        return false
+    }
 
     /// Taps a tip tile: opens the install's purchase and shows the purchase sheet.
     /// - Returns: the sheet now shown.
@@ -50,7 +97,13 @@ extension TipJarService {
         productID: String, installID: String,
         options: Product.PurchaseOptions = Product.PurchaseOptions()
     ) async throws -> PurchaseSheet {
-        let install = try await beginPurchase(productID: productID, installID: installID)
+        try showSheet(productID: productID, install: try await beginPurchase(productID: productID, installID: installID), options: options)
+    }
+
+    /// Shows the sheet for an open purchase (``beginPurchase(productID:installID:)`` checked the product).
+    /// - Throws: `TipJarError.unknownProduct` (the purchase closed) for a product the catalog does not hold.
+    func showSheet(productID: String, install: Install, options: Product.PurchaseOptions) throws -> PurchaseSheet {
+        let installID = install.id
         guard let entry = catalog.product(withID: productID) else {
             openPurchases.remove(installID)
             throw TipJarError.unknownProduct(productID)

@@ -20,9 +20,9 @@ extension TipJarService {
         userAction: PurchaseSheet.UserAction = .confirm
     ) async throws -> PurchaseReport {
         let settings = store.settings  // read once for the whole purchase (the store reads them again after a latency)
-        let showsSheet = !settings.skipPurchaseSheet
         let install = try await beginPurchase(productID: productID, installID: installID)
         defer { openPurchases.remove(installID) }
+        let showsSheet = try await showsPurchaseSheet(productID: productID, install: install, options: options, settings: settings)
         // The sheet is shown and answered in the same call, so it needs no display values and no `openSheets` entry.
         if showsSheet, userAction == .cancel {
             event(

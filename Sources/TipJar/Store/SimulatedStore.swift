@@ -183,11 +183,7 @@ public final class SimulatedStore: Sendable {
                 error: settings.purchaseError,
                 transaction: try await issue(productID: productID, for: install, status: .purchased, options: options))
         }
-        if !settings.askToBuyEnabled, settings.purchaseOutcome == .success || settings.purchaseOutcome == .unverified,
-            let unfinished = try await storage.unfinishedTransactions(accountID: install.accountID).first(where: {
-                $0.transaction.productID == productID && !$0.transaction.isRevoked
-            })
-        {
+        if let unfinished = try await unfinishedTransactionToReturn(productID: productID, accountID: install.accountID, settings: settings) {
             return PurchaseAnswer(result: .success(verify(unfinished.transaction, settings)), settings: settings, returnsUnfinished: true)
         }
         if settings.askToBuyEnabled {
@@ -207,6 +203,31 @@ public final class SimulatedStore: Sendable {
                 result: .success(.unverified(issued.transaction, settings.failures.verification ?? .invalidSignature)),
                 settings: settings, issued: issued)
         }
+    }
+
+    /// The unfinished-transaction rule on its own: the account's unfinished, unrevoked transaction of the product when
+    /// a purchase would succeed (outcome `success` or `unverified`, Ask to Buy off), else `nil`. ``purchase(productID:for:options:settings:)``
+    /// applies it after the failure injection and the traps.
+    func unfinishedTransactionToReturn(productID: String, accountID: String, settings: StoreSettings) async throws -> StoredTransaction? {
+        guard !settings.askToBuyEnabled, settings.purchaseOutcome == .success || settings.purchaseOutcome == .unverified else { return nil }
+        return try await storage.unfinishedTransactions(accountID: accountID).first {
+            $0.transaction.productID == productID && !$0.transaction.isRevoked
+        }
+    }
+
+    /// Whether a purchase of `productID` with these options would answer with the account's unfinished transaction
+    /// (and nothing before it in the precedence rule would answer first): then StoreKit Testing was observed to show
+    /// no payment sheet at all (RevenueCat purchases-ios issue 2086: the purchase popup did not appear, with issue
+    /// 1964's transaction handed back; Apple's documents are silent).
+    /// - Returns: that transaction, or `nil` when the purchase would go another way.
+    public func returnsUnfinishedTransaction(
+        productID: String, for install: Install, options: Product.PurchaseOptions, settings: StoreSettings
+    ) async throws -> StoredTransaction? {
+        guard settings.failures.purchase == nil, catalog.product(withID: productID) != nil, settings.catalog != .mismatch,
+            Product.PurchaseOptions.allowedQuantities.contains(options.quantity), !settings.interruptedPurchases,
+            !settings.chargedDespiteError
+        else { return nil }
+        return try await unfinishedTransactionToReturn(productID: productID, accountID: install.accountID, settings: settings)
     }
 
     /// Checks a transaction's signature the way StoreKit would, honouring the Verification failure.
