@@ -12,8 +12,9 @@ extension APIModels {
     /// option, and `bundleId`, `type`, `price` and `currency` for a transaction saved before the dashboard kept them.
     /// Never written, because no tip has them: the subscription fields (`expiresDate`, `webOrderLineItemId`,
     /// `subscriptionGroupIdentifier`, `isUpgraded`) and the offer fields (`offerType`, `offerIdentifier`,
-    /// `offerDiscountType`, `offerPeriod`: a `.storekit` file can define offer codes for subscriptions only, so a tip
-    /// is never bought with one here).
+    /// `offerDiscountType`, `offerPeriod`: Apple now allows offer codes on consumables, with `offerDiscountType`
+    /// `ONE_TIME`, but none of the `.storekit` files seen defines one on a consumable and the purchase options have no
+    /// offer, so a tip is never bought with one here).
     struct JWSTransactionPayload: Encodable, Equatable {
         /// `transactionId`: the transaction's identifier as a string
         /// (https://developer.apple.com/documentation/appstoreserverapi/transactionid).
