@@ -175,6 +175,23 @@ class Client(threading.Thread):
         conn.close()
 
 
+def start_round(port, number, clients, label, rng, stop_event):
+    """A round's installs (POST /api/installs, launched) and one client thread per install, not started yet.
+    Returns (the new install IDs, the threads, a problem line per install that could not be created)."""
+    problems = []
+    round_installs = []
+    for index in range(clients):
+        status, body = request(port, "POST", "/api/installs",
+                               {"locale": "en", "launch": True, "label": "%s r%d c%d" % (label, number, index)})
+        if status != 201:
+            problems.append("POST /api/installs answered %d: %r" % (status, body))
+            continue
+        round_installs.append(body["id"])
+    threads = [Client(port, install_id, rng.randrange(2 ** 32), index % 2 == 1, stop_event)
+               for index, install_id in enumerate(round_installs)]
+    return round_installs, threads, problems
+
+
 def verify(port, installs, acknowledged):
     """Checks every install; returns (found, lost [(installID, transactionID)], problems)."""
     problems = []
@@ -243,19 +260,9 @@ def main():
                 print("round %d: time budget of %.0f s used up; stopping early" % (number, TOTAL_BUDGET))
                 failed += rounds - number + 1
                 break
-            problems = []
-            round_installs = []
-            for index in range(clients):
-                status, body = request(server.port, "POST", "/api/installs",
-                                       {"locale": "en", "launch": True, "label": "crash r%d c%d" % (number, index)})
-                if status != 201:
-                    problems.append("POST /api/installs answered %d: %r" % (status, body))
-                    continue
-                round_installs.append(body["id"])
-            installs.extend(round_installs)
             stop_event = threading.Event()
-            threads = [Client(server.port, install_id, rng.randrange(2 ** 32), index % 2 == 1, stop_event)
-                       for index, install_id in enumerate(round_installs)]
+            round_installs, threads, problems = start_round(server.port, number, clients, "crash", rng, stop_event)
+            installs.extend(round_installs)
             delay = rng.uniform(0.2, 1.5)
             for thread in threads:
                 thread.start()

@@ -44,7 +44,7 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from crash_test import ROOT, Client, Server, request, verify  # noqa: E402
+from crash_test import ROOT, Server, start_round, verify  # noqa: E402
 
 LOSS_LOGGED_TIMEOUT = 15.0  # the server finds the loss at its next write; 30 s is its own bound for securing
 TOTAL_BUDGET = 240.0
@@ -104,20 +104,10 @@ def main():
                 print("round %d: time budget of %.0f s used up; stopping early" % (number, TOTAL_BUDGET))
                 failed += rounds - number + 1
                 break
-            problems = []
-            round_installs = []
-            for index in range(clients):
-                status, body = request(server.port, "POST", "/api/installs",
-                                       {"locale": "en", "launch": True, "label": "wal r%d c%d" % (number, index)})
-                if status != 201:
-                    problems.append("POST /api/installs answered %d: %r" % (status, body))
-                    continue
-                round_installs.append(body["id"])
+            stop_event = threading.Event()
+            round_installs, threads, problems = start_round(server.port, number, clients, "wal", rng, stop_event)
             installs.extend(round_installs)
             offset = log_size(log_path)
-            stop_event = threading.Event()
-            threads = [Client(server.port, install_id, rng.randrange(2 ** 32), index % 2 == 1, stop_event)
-                       for index, install_id in enumerate(round_installs)]
             for thread in threads:
                 thread.start()
             time.sleep(rng.uniform(0.1, 0.6))
