@@ -128,6 +128,12 @@ final class Connection {
         return parser.phase != .idle
     }
 
+    /// Answered with a closing response, half-closed, and only waiting for the client's close (``State/lingering(deadline:)``).
+    var isLingering: Bool {
+        guard case .lingering = state else { return false }
+        return true
+    }
+
     /// The write under way, in ``State/writing`` or ``State/streaming``.
     var outgoing: Outgoing? {
         switch state {

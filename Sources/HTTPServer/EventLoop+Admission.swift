@@ -109,6 +109,8 @@ extension EventLoop {
         guard let victim = connectionToCloseForNewcomer(peer) else { return false }
         if victim.isIdle {
             counters.closedIdleForNewConnection += 1
+        } else if victim.isLingering {
+            counters.closedLingeringForNewConnection += 1
         } else {
             counters.closedPartialRequestForNewConnection += 1
         }
@@ -118,16 +120,25 @@ extension EventLoop {
 
     /// The connection to give up for a new one from `newcomer` when the table is full, or `nil`:
     /// 1. an idle one (``idleConnectionToClose(for:)``);
-    /// 2. else a request still being received (its head or its body) on a connection of an address that holds more
-    ///    than twice as many connections as `newcomer`'s, from the address that holds the most, the one that has been
-    ///    in its part of the request longest first. Clients that trickle their heads or bodies from many connections
+    /// 2. else a connection that was answered and is only lingering before its close (its answer, a refusal such as a
+    ///    stream over its budget, is written: closing it loses nothing but the wait), then a request still being
+    ///    received (its head or its body), each on a connection of an address that holds more than twice as many
+    ///    connections as `newcomer`'s, from the address that holds the most, the one that has been in its state longest
+    ///    first. Clients that trickle their heads or bodies from many connections
     ///    then cannot keep a lighter address out for as long as their deadlines allow (30 s for a body); the request
     ///    closed loses only bytes that were never answered (RFC 9112 §9.6 lets a server close at any time), and
     ///    addresses of like weight never push each other's requests out.
     func connectionToCloseForNewcomer(_ newcomer: Peer) -> Connection? {
         if let idle = idleConnectionToClose(for: newcomer) { return idle }
+        if let lingering = heaviestAddressConnection(for: newcomer, where: \.isLingering) { return lingering }
+        return heaviestAddressConnection(for: newcomer, where: \.isReceivingRequest)
+    }
+
+    /// Of the connections for which `isCandidate` holds, one of an address holding more than twice as many connections
+    /// as `newcomer`'s: from the address that holds the most, the one that entered its state (or phase) first.
+    func heaviestAddressConnection(for newcomer: Peer, where isCandidate: (Connection) -> Bool) -> Connection? {
         var best: Connection?
-        for case let candidate? in connections where candidate.isReceivingRequest {
+        for case let candidate? in connections where isCandidate(candidate) {
             guard candidate.peer !== newcomer, candidate.peer.open > 2 * newcomer.open else { continue }
             guard let current = best else {
                 best = candidate
@@ -190,6 +201,8 @@ struct ConnectionStatistics: Sendable {
         var refusedOverAddressCap = 0
         /// Idle connections closed to make room for a new one in a full table.
         var closedIdleForNewConnection = 0
+        /// Answered connections lingering before their close, closed to make room for a new connection from a lighter address.
+        var closedLingeringForNewConnection = 0
         /// Requests still being received (head or body) closed to make room for a new connection from a lighter address.
         var closedPartialRequestForNewConnection = 0
         /// Connections reset because unsent output was over the total cap.

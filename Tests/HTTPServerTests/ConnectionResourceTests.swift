@@ -258,6 +258,31 @@ struct ConnectionResourceTests {
         await server.shutdown(timeout: .seconds(1))
     }
 
+    @Test func aFullTableClosesAnAnsweredConnectionLingeringBeforeItsCloseForALighterAddress() async throws {
+        let (server, port) = try Self.makeServer {
+            $0.maxConnections = 4
+            $0.timeouts.linger = .seconds(60)
+        }
+        // Each is answered with a closing response and keeps its end open: the server lingers, waiting for the close.
+        let held = await TestClient.onThread {
+            (0..<4).map { _ in
+                let fd = TestClient.connect(port: port, source: "127.0.0.2")
+                TestClient.send(fd, "GET / HTTP/1.1\r\n\(Self.host):\(port)\r\nConnection: close\r\n\r\n")
+                return fd
+            }
+        }
+        defer { held.forEach { close($0) } }
+        let answers = await TestClient.onThread { held.map { TestClient.readResponse($0) } }
+        #expect(answers.allSatisfy { $0.map(TestClient.statuses) == [200] })
+        let full = await Self.statistics(of: server) { $0.open == 4 }
+        #expect(full?.open == 4, "answered, and lingering until their clients close")
+        let served = await TestClient.exchange(port: port, "GET / HTTP/1.1\r\n\(Self.host):\(port)\r\nConnection: close\r\n\r\n")
+        #expect(TestClient.statuses(served.text) == [200], "a new client waited behind connections that were already answered")
+        let after = await server.statistics()
+        #expect(after?.counters.closedLingeringForNewConnection == 1)
+        await server.shutdown(timeout: .seconds(1))
+    }
+
     @Test func addressesOfLikeWeightNeverPushOutEachOthersRequests() async throws {
         let (server, port) = try Self.makeServer { $0.maxConnections = 4 }
         let trickle = "POST /echo HTTP/1.1\r\n\(Self.host):\(port)\r\nContent-Length: 100000\r\n\r\nx"
