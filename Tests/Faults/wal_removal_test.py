@@ -12,7 +12,8 @@ script checks that from outside, on the server binary, at `--durability full`. E
      keep-alive connection each (`POST /api/installs/{id}/purchases`, every other thread also
      `/external-purchases`), recording every answer that acknowledged a tip (Tests/Faults/crash_test.py's
      `Client`);
-  3. deletes the `-wal` after a random delay (0.1-0.6 s, seeded RNG, seed printed) while they run;
+  3. once a first purchase is acknowledged (a bounded poll), deletes the `-wal` after a random 0-0.5 s more
+     (seeded RNG, seed printed) while they run;
   4. keeps purchasing until the server's log says it found the loss (`database writes stopped` naming
      the write-ahead log): writes made meanwhile may answer 503, which acknowledges nothing;
   5. SIGKILLs the server, in half the rounds as soon as that line is read, in the others after a
@@ -110,7 +111,12 @@ def main():
             offset = log_size(log_path)
             for thread in threads:
                 thread.start()
-            time.sleep(rng.uniform(0.1, 0.6))
+            # The -wal goes once purchases are being acknowledged (a bounded poll: a loaded machine can take a while
+            # to answer the first), then after a random part of a second more.
+            first_deadline = time.time() + 10
+            while not any(thread.acknowledged for thread in threads) and time.time() < first_deadline:
+                time.sleep(0.01)
+            time.sleep(rng.uniform(0.0, 0.5))
             try:
                 os.unlink(database + "-wal")
             except FileNotFoundError:
