@@ -108,4 +108,16 @@ struct RefundRequestTests {
         }
         #expect(try await world.storage.refundRequests(limit: 10).isEmpty)
     }
+
+    @Test func aRefundRequestOutlivesARestartAndForgettingItsTransactionForgetsTheRequest() async throws {
+        let world = try await TestWorld.make()
+        let install = try await world.runningInstall()
+        let id = try await Self.tip(world, install.id)
+        try await world.service.beginRefundRequest(transactionID: id, installID: install.id, userAction: .submit, reason: .developerIssue)
+        let reopened = try await world.reopened()
+        let kept = try #require(try await reopened.storage.refundRequest(transactionID: id))
+        #expect(kept.state == .pending && kept.reason == .developerIssue && kept.installID == install.id)
+        try await reopened.store.deleteTransaction(id: id)
+        #expect(try await reopened.storage.refundRequests(limit: 10).isEmpty, "SKTestSession.deleteTransaction(identifier:) forgets its request too")
+    }
 }
