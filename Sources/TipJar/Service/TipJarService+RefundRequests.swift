@@ -27,20 +27,23 @@ extension TipJarService {
         } catch {
             event(
                 installID, "refundRequest.failed", "beginRefundRequest for transaction \(transactionID) threw \(error).",
-                ["transactionID": "\(transactionID)", "error": "\(error)"])
+                ["transactionID": "\(transactionID)", "errorName": "\(error)", "userAction": userAction.rawValue])
             throw error
         }
+        let decision = answer.request == nil ? nil : store.settings.refundRequestDecision
+        var attributes = ["transactionID": "\(transactionID)", "status": answer.status.rawValue, "userAction": userAction.rawValue]
+        attributes["reason"] = reason?.rawValue
+        attributes["decision"] = decision?.rawValue
         event(
             installID, "refundRequest.\(answer.status.rawValue)",
             answer.status == .success
                 ? "Refund requested for transaction \(transactionID) (\(reason?.rawValue ?? "no reason")): .success."
                 : "Refund sheet for transaction \(transactionID) cancelled: .userCancelled.",
-            ["transactionID": "\(transactionID)", "status": answer.status.rawValue])
-        guard answer.request != nil else { return answer.status }
-        switch store.settings.refundRequestDecision {
-        case .manual: break
-        case .approve: try await approveRefundRequest(transactionID: transactionID)
-        case .decline: try await declineRefundRequest(transactionID: transactionID)
+            attributes)
+        switch decision {
+        case .approve?: try await approveRefundRequest(transactionID: transactionID, decidedBy: "setting")
+        case .decline?: try await declineRefundRequest(transactionID: transactionID, decidedBy: "setting")
+        case .manual?, nil: break
         }
         return answer.status
     }
@@ -53,29 +56,37 @@ extension TipJarService {
     /// installs included. When the transaction was refunded meanwhile from the dashboard, the approval stands and
     /// nothing more is delivered.
     /// - Returns: the request as decided and the ledger row of the install that bought it (`nil` when it is stopped).
+    /// - Parameter decidedBy: `store` (on `/store` or the API) or `setting` (`refundRequestDecision`), which the
+    ///   timeline's `refund` event names so a recording replays it as the step that decided it.
     /// - Throws: `TipJarError.refundRequestNotFound`, `.refundRequestNotPending` (one of two decisions wins).
     @discardableResult
-    public func approveRefundRequest(transactionID: UInt64) async throws -> (request: RefundRequest, delivery: Delivery?) {
+    public func approveRefundRequest(transactionID: UInt64, decidedBy: String = "store") async throws -> (request: RefundRequest, delivery: Delivery?) {
         let request = try await store.decideRefundRequest(transactionID: transactionID, as: .approved)
         event(
             request.installID, "refundRequest.approved", "Refund request for transaction \(transactionID) approved.",
-            ["transactionID": "\(transactionID)"])
+            ["transactionID": "\(transactionID)", "decidedBy": decidedBy])
+        let refunded: StoredTransaction
         do {
-            return (request, try await refund(transactionID: transactionID, reason: request.revocationReason))
+            refunded = try await store.refund(transactionID: transactionID, reason: request.revocationReason)
         } catch TipJarError.alreadyRefunded {
             return (request, nil)
         }
+        let reason = request.revocationReason.rawValue
+        event(
+            refunded.installID, "refund", "Refunded transaction \(transactionID) (\(reason), REFUND_FULL): refund request approved.",
+            ["transactionID": "\(transactionID)", "reason": reason, "revocationType": Transaction.RevocationType.fullRefund.rawValue, "refundRequest": decidedBy])
+        return (request, try await deliverThroughListener(refunded))
     }
 
     /// A refund request declined: nothing reaches the app.
     /// - Returns: the request as decided.
     /// - Throws: `TipJarError.refundRequestNotFound`, `.refundRequestNotPending`.
     @discardableResult
-    public func declineRefundRequest(transactionID: UInt64) async throws -> RefundRequest {
+    public func declineRefundRequest(transactionID: UInt64, decidedBy: String = "store") async throws -> RefundRequest {
         let request = try await store.decideRefundRequest(transactionID: transactionID, as: .declined)
         event(
             request.installID, "refundRequest.declined", "Refund request for transaction \(transactionID) declined; nothing delivered.",
-            ["transactionID": "\(transactionID)"])
+            ["transactionID": "\(transactionID)", "decidedBy": decidedBy])
         return request
     }
 }
