@@ -21,6 +21,7 @@ struct APIController: DashboardController {
         registerInstalls(in: &router)
         registerStore(in: &router)
         registerTransactions(in: &router)
+        registerRefundRequests(in: &router)
         // `GET /api`: the JSON API for people, rendered on the server from `Public/api/openapi.json` (read once at
         // start, ``APIReference``), so it needs no JavaScript; the document itself stays at `/api/openapi.json`.
         router.get("/api") { _, context in

@@ -7,7 +7,11 @@ import TipJar
 /// unverified purchase). Encoded in the redirect's query for the no-JavaScript path, by name only:
 /// the message is looked up again, so no text from a URL is ever shown.
 struct Feedback: Equatable {
-    enum Kind: String { case purchased, full, pending, cancelled, unverified, failed, restored, restoreFailed }
+    enum Kind: String {
+        case purchased, full, pending, cancelled, unverified, failed, restored, restoreFailed
+        /// `Transaction.beginRefundRequest(in:)` answered `.success`, `.userCancelled`, or threw.
+        case refundRequested, refundCancelled, refundFailed
+    }
 
     var kind: Kind
     /// A StoreKit error name (`networkError`, `productUnavailable`, `invalidSignature`…).
@@ -37,7 +41,9 @@ struct Feedback: Equatable {
         case .full: strings.thankYouMax
         case .pending: strings.pending
         case .restored: count == 0 ? strings.restoredNone : strings.restoredSome(count)
-        case .cancelled, .unverified, .failed, .restoreFailed: nil
+        case .refundRequested: strings.refundRequested
+        case .refundCancelled: strings.refundCancelled
+        case .cancelled, .unverified, .failed, .restoreFailed, .refundFailed: nil
         }
     }
 
@@ -47,6 +53,7 @@ struct Feedback: Equatable {
         case .unverified: strings.unverified
         case .failed: Self.message(forError: errorName, locale: locale)
         case .restoreFailed: (errorName.flatMap(StoreKitError.init(rawValue:)) ?? .unknown).restoreMessage(locale: locale)
+        case .refundFailed: (errorName.flatMap(RefundRequestFailure.init(rawValue:))?.error ?? StoreKitError.unknown).message(locale: locale)
         default: nil
         }
     }
@@ -63,7 +70,8 @@ struct Feedback: Equatable {
         if let notice { data["notice"] = .string(notice) }
         if let alert {
             data["alert"] = .string(alert)
-            data["alertTitle"] = .string(kind == .restoreFailed ? strings.restoreFailedTitle : strings.alertTitle)
+            data["alertTitle"] = .string(
+                kind == .restoreFailed ? strings.restoreFailedTitle : kind == .refundFailed ? strings.refundFailedTitle : strings.alertTitle)
         }
         return .object(data)
     }
@@ -81,7 +89,7 @@ struct Feedback: Equatable {
         guard let kind = request.queryValue("feedback").flatMap(Kind.init(rawValue:)) else { return nil }
         let error = request.queryValue("error").flatMap { name in
             StoreKitError(rawValue: name) != nil || Product.PurchaseError(rawValue: name) != nil
-                || VerificationError(rawValue: name) != nil ? name : nil
+                || VerificationError(rawValue: name) != nil || Transaction.RefundRequestError(rawValue: name) != nil ? name : nil
         }
         let count = max(0, min(1000, request.queryValue("count").flatMap { Int($0) } ?? 0))
         return Feedback(kind: kind, errorName: error, count: count, locale: locale)

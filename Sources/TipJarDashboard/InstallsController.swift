@@ -59,6 +59,7 @@ struct InstallsController: DashboardController {
             }
         }
         registerActions(in: &router)
+        registerRefundSheet(in: &router)
         router.get("/confirm/installs/:id/delete") { request, context in
             let install = try await service.install(try context.installID())
             return try await renderer.confirmPage(

@@ -26,6 +26,8 @@ struct StorePageModel: MustacheRenderable {
     var mismatch: (asked: [String], held: [String])?
     var pending: [StoredTransaction]
     var interrupted: [StoredTransaction]
+    /// Refund requests the app sent, newest first (pending ones with Approve and Decline, decided ones with their outcome).
+    var refundRequests: [RefundRequest] = []
     var transactions: [StoredTransaction]
     var productIDs: [String]
     /// The install picker's choices (`value`, `name`), or `nil` when there are too many to list.
@@ -49,6 +51,16 @@ struct StorePageModel: MustacheRenderable {
         row["requestedAt"] = .string(ViewModels.isoSeconds(request.transaction.purchaseDate))
         row["requestedAgain"] = .string(String(request.requestedAgain))
         return .object(row)
+    }
+
+    /// A refund request's row: its transaction, install, product, reason, when it was received and where it stands.
+    static func refundRequestRow(_ request: RefundRequest) -> MustacheValue {
+        [
+            "transactionID": .string(String(request.transactionID)), "installID": .string(request.installID),
+            "installShort": .string(ViewModels.shortID(request.installID)), "productID": .string(request.productID),
+            "reason": .string(request.reason?.rawValue ?? "none given"), "requestedAt": .string(ViewModels.isoSeconds(request.requestedAt)),
+            "state": .string(request.state.rawValue), "isPending": .bool(request.state == .pending),
+        ]
     }
 
     /// A row of the recent transactions, with what the Refund button needs.
@@ -84,6 +96,8 @@ struct StorePageModel: MustacheRenderable {
         }
         data["pending"] = .array(pending.map(Self.requestRow))
         data["interrupted"] = .array(interrupted.map(Self.waitingRow))
+        data["refundRequests"] = .array(refundRequests.map(Self.refundRequestRow))
+        data["hasRefundRequests"] = .bool(!refundRequests.isEmpty)
         data["transactions"] = .array(transactions.map(Self.transactionRow))
         data["productIDs"] = .array(productIDs.map(MustacheValue.string))
         if let installChoices, !installChoices.isEmpty { data["installPicker"] = ["choices": .array(installChoices)] }

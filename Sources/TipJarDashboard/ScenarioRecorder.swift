@@ -116,6 +116,24 @@ struct ScenarioRecorder {
             return ScenarioStep(type: Self.type("approve"), install: name)
         case "askToBuy.declined":
             return ScenarioStep(type: Self.type("decline"), install: name, expect: ScenarioExpectation(ledger: []))
+        case "refundRequest.success", "refundRequest.userCancelled", "refundRequest.failed":
+            // A request decided at once by `refundRequestDecision` also takes the ledger rows of its approval.
+            var fields: [String: JSONValue] = ["userAction": .string(attributes["userAction"] ?? "submit")]
+            if let reason = attributes["reason"] { fields["reason"] = .string(reason) }
+            if let transactionID = attributes["transactionID"] { fields["transaction"] = .string("t\(transactionID)") }
+            var expect = ScenarioExpectation(outcome: attributes["status"], errorName: attributes["errorName"].map(JSONValue.string) ?? .null)
+            if let errorName = attributes["errorName"] { expect.status = errorName == "duplicateRequest" ? 409 : 503 }
+            return ScenarioStep(type: Self.type("refundRequest"), install: name, fields: fields, expect: expect)
+        case "refundRequest.declined" where attributes["decidedBy"] != "setting":
+            var fields: [String: JSONValue] = [:]
+            if let transactionID = attributes["transactionID"] { fields["transaction"] = .string("t\(transactionID)") }
+            return ScenarioStep(type: Self.type("declineRefund"), install: name, fields: fields, expect: ScenarioExpectation(ledger: []))
+        case "refund" where attributes["refundRequest"] == "setting":
+            return nil  // its rows are the refund request's step's, which follows it in the timeline
+        case "refund" where attributes["refundRequest"] == "store":
+            var fields: [String: JSONValue] = [:]
+            if let transactionID = attributes["transactionID"] { fields["transaction"] = .string("t\(transactionID)") }
+            return ScenarioStep(type: Self.type("approveRefund"), install: name, fields: fields)
         case "refund":
             var fields: [String: JSONValue] = ["reason": .string(attributes["reason"] ?? "other")]
             if let transactionID = attributes["transactionID"] { fields["transaction"] = .string("t\(transactionID)") }
@@ -142,8 +160,12 @@ struct ScenarioRecorder {
             var first = true
             matches = { row in
                 defer { first = false }
-                return row.transactionID == transactionID && (first ? row.path == .purchase : row.path == .listener)
+                // A revoked row is a refund's (or a refund request's approval), never the purchase's own re-emit.
+                return row.transactionID == transactionID && (first ? row.path == .purchase : row.path == .listener && row.outcome != .revoked)
             }
+        case "refundRequest.success" where event.attributes["decision"] == "approve":
+            guard let transactionID else { return 0 }
+            matches = { $0.transactionID == transactionID && $0.path == .listener }
         case "askToBuy.approved", "refund", "external":
             guard let transactionID else { return 0 }
             matches = { $0.transactionID == transactionID && $0.path == .listener }

@@ -3,7 +3,7 @@ import HTTPServer
 import TipJar
 
 /// The store: `/store` and its settings forms, the Ask to Buy queue (approve, decline), the interrupted purchases
-/// (resolve), refunds, purchases outside the app, and the reset to the file's settings with its confirmation page.
+/// (resolve), the refund requests from the app (approve, decline), refunds, purchases outside the app, and the reset to the file's settings with its confirmation page.
 /// Every action works without JavaScript and answers 303 to `/store?flash=…#section` (``StoreFlash``). Clearing and
 /// deleting transactions, also offered on `/store`, are ``TransactionsController``'s (they change the store's
 /// transactions, not its settings); scenario runs are ``ScenariosController``'s.
@@ -58,6 +58,17 @@ struct StoreController: DashboardController {
                 transactionID: id, reason: reason, type: type, percentage: type == .fullRefund ? nil : Int(share))
             return try await delivered(.refunded, transactionID: id, delivery: delivery)
         }
+        // The path's ID is the transaction the app asked to refund (one request per transaction).
+        router.post("/store/refund-requests/:tid/approve") { request, context in
+            let id = try context.transactionID()
+            let approved = try await service.approveRefundRequest(transactionID: id)
+            return try await delivered(.refundApproved, transactionID: id, delivery: approved.delivery, installID: approved.request.installID)
+        }
+        router.post("/store/refund-requests/:tid/decline") { request, context in
+            let id = try context.transactionID()
+            let declined = try await service.declineRefundRequest(transactionID: id)
+            return .redirect(to: StoreFlash(kind: .refundDeclined, transactionID: id, install: ViewModels.shortID(declined.installID)).location)
+        }
         router.post("/store/external-purchases") { request, context in
             let form = context.form
             let installID = try await installPicker.pickInstall(form["installID"] ?? "")
@@ -86,6 +97,7 @@ struct StoreController: DashboardController {
             chrome: renderer.chrome(context, nav: "store", csrfToken: csrfToken), settings: settings, fileSettings: service.catalog.fileSettings,
             flash: StoreFlash(query: request.queryValue), scenarios: scenarioDownloads, mismatch: mismatch,
             pending: try await service.records.pendingTransactions(), interrupted: try await store.interruptedTransactions(),
+            refundRequests: try await service.records.refundRequests(),
             transactions: try await service.records.recentTransactions(limit: 50), productIDs: service.catalog.products.map(\.productID),
             installChoices: try await installPicker.installChoices(), sheetTimeoutMinutes: Int(service.purchaseSheetTimeout / 60))
         return try renderer.html("pages/store", page: page)

@@ -22,6 +22,8 @@ struct StoreFlash: Equatable {
 
     enum Kind: String {
         case saved, approved, declined, resolved, refunded, external, reset, cleared
+        /// A refund request from the app approved (its revocation delivered) or declined (nothing delivered).
+        case refundApproved = "refund-approved", refundDeclined = "refund-declined"
         /// One group's Apply (``StoreFormGroup``): only that group's settings changed.
         case savedSettings = "saved-settings", savedFailures = "saved-failures", savedTraps = "saved-traps"
 
@@ -33,6 +35,7 @@ struct StoreFlash: Equatable {
             case .savedTraps: "traps"
             case .approved, .declined: "pending"
             case .resolved: "interrupted"
+            case .refundApproved, .refundDeclined: "refund-requests"
             case .external: "external"
             case .refunded, .cleared: "transactions"
             case .reset: "file-settings"
@@ -52,7 +55,7 @@ struct StoreFlash: Equatable {
         var items = ["flash=\(kind.rawValue)"]
         if let transactionID { items.append("transaction=\(transactionID)") }
         if let install { items.append("install=\(ViewModels.urlComponent(install))") }
-        if kind == .approved || kind == .resolved || kind == .refunded || kind == .external {
+        if kind == .approved || kind == .resolved || kind == .refunded || kind == .external || kind == .refundApproved {
             items.append("delivery=\(outcome?.rawValue ?? "waiting")")
             if !finished { items.append("finished=0") }
             if let hearts { items.append("hearts=\(hearts)") }
@@ -66,14 +69,14 @@ struct StoreFlash: Equatable {
         self.kind = kind
         switch kind {
         case .saved, .savedSettings, .savedFailures, .savedTraps, .reset, .cleared: return
-        case .approved, .declined, .resolved, .refunded, .external: break
+        case .approved, .declined, .resolved, .refunded, .external, .refundApproved, .refundDeclined: break
         }
         guard let transactionID = value("transaction").flatMap(UInt64.init),
             let install = value("install"), (1...8).contains(install.count),
             install.unicodeScalars.allSatisfy({ $0.isASCII && (CharacterSet.alphanumerics.contains($0) || $0 == "-") })
         else { return nil }
         (self.transactionID, self.install) = (transactionID, install)
-        guard kind != .declined else { return }
+        guard kind != .declined, kind != .refundDeclined else { return }
         switch value("delivery") {
         case "waiting": return
         case let raw?:
@@ -114,6 +117,8 @@ struct StoreFlash: Equatable {
         case .approved: return "Approved: new \(transaction) \(result)"
         case .resolved: return "Resolved: the interrupted purchase completed; new \(transaction) \(result)"
         case .refunded: return "Refunded: the revoked \(transaction) \(result)"
+        case .refundApproved: return "Refund request approved: the revoked \(transaction) \(result)"
+        case .refundDeclined: return "Refund request declined: nothing is delivered for \(transaction) of \(install)."
         case .external: return "Purchased outside the app: \(transaction) \(result)"
         }
     }

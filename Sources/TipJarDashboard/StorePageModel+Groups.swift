@@ -14,7 +14,10 @@ extension StorePageModel {
         }
         let failures = changed(.failures), traps = changed(.traps)
         let applied = fileSettings.notes.filter(\.applied).count
-        let waiting = [(pending.count, "waiting for approval"), (interrupted.count, "interrupted")].filter { $0.0 > 0 }
+        let waiting = [
+            (pending.count, "waiting for approval"), (interrupted.count, "interrupted"),
+            (refundRequests.filter { $0.state == .pending }.count, "refund request\(refundRequests.filter { $0.state == .pending }.count == 1 ? "" : "s") to decide"),
+        ].filter { $0.0 > 0 }
         let groups: [(id: String, open: Bool, state: String)] = [
             (
                 "failures", section == "failures" || !failures.isEmpty,
@@ -22,7 +25,7 @@ extension StorePageModel {
             ),
             ("traps", section == "traps" || !traps.isEmpty, traps.isEmpty ? "all off" : "\(traps.count) on"),
             (
-                "queues", ["pending", "interrupted"].contains(section) || !waiting.isEmpty,
+                "queues", ["pending", "interrupted", "refund-requests"].contains(section) || !waiting.isEmpty,
                 waiting.isEmpty ? "nothing waiting" : waiting.map { "\($0.0) \($0.1)" }.joined(separator: ", ")
             ),
             (

@@ -50,6 +50,17 @@ struct TipJarStrings: Sendable {
     let sheetCancel: String
     let sheetClosedTitle: String
     let sheetClosed: String
+    /// The refund sheet (`Transaction.beginRefundRequest(in:)`): its heading, the reason's label and choices, its two
+    /// buttons, the notices for `.success` and `.userCancelled`, and the alert's title when it throws.
+    let refundTitle: String
+    let refundReason: String
+    let refundReasonDeveloperIssue: String
+    let refundReasonOther: String
+    let refundSubmit: String
+    let refundCancel: String
+    let refundRequested: String
+    let refundCancelled: String
+    let refundFailedTitle: String
 
     static func of(_ locale: AppLocale) -> TipJarStrings {
         switch locale {
@@ -104,7 +115,16 @@ struct TipJarStrings: Sendable {
         sheetConfirm: "Confirm",
         sheetCancel: "Cancel",
         sheetClosedTitle: "Purchase closed",
-        sheetClosed: "This purchase sheet is no longer open. Tap a tip to try again."
+        sheetClosed: "This purchase sheet is no longer open. Tap a tip to try again.",
+        refundTitle: "Request a refund",
+        refundReason: "Reason",
+        refundReasonDeveloperIssue: "The app had a problem",
+        refundReasonOther: "Other",
+        refundSubmit: "Submit",
+        refundCancel: "Cancel",
+        refundRequested: "Refund requested; the App Store will decide.",
+        refundCancelled: "Refund request cancelled.",
+        refundFailedTitle: "Refund request failed"
     )
 
     static let portuguese = TipJarStrings(
@@ -153,6 +173,15 @@ struct TipJarStrings: Sendable {
         sheetConfirm: "Confirmar",
         sheetCancel: "Cancelar",
         sheetClosedTitle: "Compra encerrada",
-        sheetClosed: "Esta tela de compra não está mais aberta. Toque em uma gorjeta para tentar de novo."
+        sheetClosed: "Esta tela de compra não está mais aberta. Toque em uma gorjeta para tentar de novo.",
+        refundTitle: "Pedir reembolso",
+        refundReason: "Motivo",
+        refundReasonDeveloperIssue: "O app teve um problema",
+        refundReasonOther: "Outro",
+        refundSubmit: "Enviar",
+        refundCancel: "Cancelar",
+        refundRequested: "Reembolso pedido; a App Store vai decidir.",
+        refundCancelled: "Pedido de reembolso cancelado.",
+        refundFailedTitle: "O pedido de reembolso falhou"
     )
 }

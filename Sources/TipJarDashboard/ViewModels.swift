@@ -86,7 +86,20 @@ enum ViewModels {
 
     /// The page's ledger rows, newest first like the timeline beside it (storage and the JSON API
     /// keep oldest first).
-    static func ledgerRows(_ ledger: [Delivery]) -> MustacheValue { .array(ledger.reversed().map(delivery)) }
+    /// A counted row whose transaction no later row revoked links to the refund sheet
+    /// (`/installs/{id}/transactions/{transactionID}/refund-sheet`, ``InstallsController``): the app's
+    /// `Transaction.beginRefundRequest(in:)`.
+    static func ledgerRows(_ ledger: [Delivery]) -> MustacheValue {
+        let revoked = Set(ledger.filter { $0.outcome == .revoked }.map(\.transactionID))
+        return .array(
+            ledger.reversed().map { row in
+                guard case .object(var data) = delivery(row) else { return delivery(row) }
+                if row.outcome == .counted, !revoked.contains(row.transactionID) {
+                    data["refundHref"] = .string("/installs/\(row.installID)/transactions/\(row.transactionID)/refund-sheet")
+                }
+                return .object(data)
+            })
+    }
 
     /// A timeline event; `installExists` says whether its install can be linked to (``InstallScreen/eventRows(_:)``).
     static func event(_ event: InstallEvent, installExists: Bool = true) -> MustacheValue {

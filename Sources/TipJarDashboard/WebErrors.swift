@@ -31,9 +31,9 @@ extension TipJarError: HTTPResponseError {
     /// The status the error answers with.
     public var status: HTTPStatus {
         switch self {
-        case .installNotFound, .transactionNotFound, .askToBuyRequestNotFound: .notFound
+        case .installNotFound, .transactionNotFound, .askToBuyRequestNotFound, .refundRequestNotFound: .notFound
         case .unknownProduct: .unprocessableContent
-        case .purchaseInProgress, .installBeingDeleted, .productNotLoaded, .noPurchaseSheet, .transactionNotPending, .transactionNotInterrupted, .alreadyRefunded: .conflict
+        case .purchaseInProgress, .installBeingDeleted, .productNotLoaded, .noPurchaseSheet, .transactionNotPending, .transactionNotInterrupted, .alreadyRefunded, .refundRequestNotPending: .conflict
         case .invalidValue: .badRequest
         }
     }
@@ -41,9 +41,9 @@ extension TipJarError: HTTPResponseError {
     /// `Not found`, `Unknown product`, `Conflict` or `Bad value`.
     public var title: String {
         switch self {
-        case .installNotFound, .transactionNotFound, .askToBuyRequestNotFound: "Not found"
+        case .installNotFound, .transactionNotFound, .askToBuyRequestNotFound, .refundRequestNotFound: "Not found"
         case .unknownProduct: "Unknown product"
-        case .purchaseInProgress, .installBeingDeleted, .productNotLoaded, .noPurchaseSheet, .transactionNotPending, .transactionNotInterrupted, .alreadyRefunded: "Conflict"
+        case .purchaseInProgress, .installBeingDeleted, .productNotLoaded, .noPurchaseSheet, .transactionNotPending, .transactionNotInterrupted, .alreadyRefunded, .refundRequestNotPending: "Conflict"
         case .invalidValue: "Bad value"
         }
     }

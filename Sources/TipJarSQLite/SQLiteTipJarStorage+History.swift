@@ -37,17 +37,19 @@ extension SQLiteTipJarStorage {
         }
     }
 
-    /// `TipJarStorage.deleteAllTransactions()`: one `DELETE`; the counted keys, hearts and ledgers stay.
+    /// `TipJarStorage.deleteAllTransactions()`: the refund requests, then the transactions, in one write; the counted keys, hearts and ledgers stay.
     public nonisolated(nonsending) func deleteAllTransactions() async throws -> Int {
         try await pool.write { db in
+            try db.execute(sql: "DELETE FROM refund_requests")
             try db.execute(sql: "DELETE FROM transactions")
             return db.changes
         }
     }
 
-    /// `TipJarStorage.deleteTransaction(withID:)`: one `DELETE` by primary key.
+    /// `TipJarStorage.deleteTransaction(withID:)`: its refund request and the transaction, by primary key, in one write.
     public nonisolated(nonsending) func deleteTransaction(withID id: UInt64) async throws -> Bool {
         try await pool.write { db in
+            try db.execute(sql: "DELETE FROM refund_requests WHERE transaction_id = ?", arguments: [Int64(bitPattern: id)])
             try db.execute(sql: "DELETE FROM transactions WHERE id = ?", arguments: [Int64(bitPattern: id)])
             return db.changes == 1
         }

@@ -206,6 +206,25 @@ public enum TipJarSchema {
         UPDATE transactions SET revocation_type = 'REFUND_FULL', revocation_percentage = 100000 WHERE revocation_date_ms IS NOT NULL;
         """
 
+    /// `v12-refund-requests`: the refund requests the app sent with `Transaction.beginRefundRequest(in:)`
+    /// (https://developer.apple.com/documentation/storekit/transaction/beginrefundrequest(in:)-4w6kn), one per
+    /// transaction (its primary key: `duplicateRequest` is thrown for a request "still pending, … previously denied, or
+    /// … previously approved", https://developer.apple.com/documentation/storekit/transaction/refundrequesterror), with
+    /// the install and account it came from, the customer's reason and its decision. No foreign key: the store may
+    /// forget a transaction (`SKTestSession.deleteTransaction(identifier:)`), and its request goes in the same write.
+    public static let v12 = """
+        CREATE TABLE refund_requests (
+            transaction_id INTEGER PRIMARY KEY,
+            install_id TEXT NOT NULL,
+            account_id TEXT NOT NULL,
+            product_id TEXT NOT NULL,
+            requested_at_ms INTEGER NOT NULL,
+            reason TEXT CHECK (reason IN ('developerIssue', 'other')),
+            state TEXT NOT NULL CHECK (state IN ('pending', 'approved', 'declined')),
+            decided_at_ms INTEGER
+        );
+        """
+
     /// Every migration, in order: (identifier, SQL).
     public static let migrations: [(identifier: String, sql: String)] = [
         ("v1-core", v1),
@@ -218,5 +237,6 @@ public enum TipJarSchema {
         ("v8-other-devices", v8),
         ("v9-ask-to-buy-requests", v9),
         ("v10-revocation-kinds", v10),
+        ("v12-refund-requests", v12),
     ]
 }

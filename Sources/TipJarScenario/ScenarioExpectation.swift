@@ -65,7 +65,7 @@ public struct ScenarioExpectation: Sendable, Equatable {
     static let fields: Set<String> = ["status", "statuses", "hearts", "running", "outcome", "errorName", "ledger", "offers", "pending"]
     /// The members a `wait` step's `until` may name: facts about the install that change over time.
     static let conditionFields: Set<String> = ["hearts", "running", "offers", "pending"]
-    static let outcomes = ["purchased", "unverified", "cancelled", "pending", "failed"]
+    static let outcomes = ["purchased", "unverified", "cancelled", "pending", "failed", "success", "userCancelled"]
     static let offerStates = ["ready", "unavailable", "loading"]
     static let paths = ["purchase", "listener", "launch", "restore", "otherDevice"]
     static let recordOutcomes = ["counted", "duplicate", "revoked", "unknownProduct", "unverified"]

@@ -87,6 +87,23 @@ extension ScenarioStepType {
             answer.transactionID = nil
             return answer
         },
+        ScenarioStepType(
+            name: "refundRequest",
+            summary: "Request a refund from the app (POST /api/installs/{id}/transactions/{transactionID}/refund-request, Transaction.beginRefundRequest(in:)): the transaction named by transaction, else the install's last counted one; userAction submit (default) or cancel.",
+            install: .uses,
+            fields: ["transaction": .string, "userAction": .choice(["submit", "cancel"]), "reason": .choice(["developerIssue", "other"])],
+            required: [], titleFields: ["transaction"]
+        ) { step, session in
+            let id = try await session.transactionToRefund(step)
+            var body: [String: JSONValue] = ["userAction": step.fields["userAction"] ?? .string("submit")]
+            if let reason = step.fields["reason"] { body["reason"] = reason }
+            let path = "/api/installs/\(try session.installID(step))/transactions/\(id)/refund-request"
+            var answer = StepAnswer(try await session.send("POST", path, body: .object(body)))
+            answer.outcome = answer.body?["status"]?.stringValue
+            return answer
+        },
+        refundDecision("approveRefund", "approve", summary: "Approve the refund request (POST /api/store/refund-requests/{transactionID}/approve): the revoked transaction reaches the listener."),
+        refundDecision("declineRefund", "decline", summary: "Decline the refund request (POST /api/store/refund-requests/{transactionID}/decline): nothing reaches the app."),
         installRequest(
             "externalPurchase", "POST", "external-purchases", passing: "productID", fields: ["as": .string],
             summary: "Buy outside the app for the install's account (POST /api/installs/{id}/external-purchases), any product ID."),
@@ -128,6 +145,17 @@ extension ScenarioStepType {
         ) { step, session in
             let body = field.map { JSONValue.object([$0: step.fields[$0] ?? .null]) }
             return StepAnswer(try await session.send(method, "/api/installs/\(try session.installID(step))/\(action)", body: body))
+        }
+    }
+
+    /// A step that decides a refund request: the one for the transaction named by `transaction`, else for the
+    /// install's last counted one: `POST /api/store/refund-requests/{transactionID}/<action>`.
+    static func refundDecision(_ name: String, _ action: String, summary: String) -> ScenarioStepType {
+        ScenarioStepType(name: name, summary: summary, install: .uses, fields: ["transaction": .string], required: [], titleFields: ["transaction"]) {
+            step, session in
+            var answer = StepAnswer(try await session.send("POST", "/api/store/refund-requests/\(try await session.transactionToRefund(step))/\(action)"))
+            answer.transactionID = nil
+            return answer
         }
     }
 

@@ -237,6 +237,36 @@ def exercise(api):
     api.call("GET", f"/api/transactions/{tid}", expect=200)
     exercise_history(api, iid, tid)
     exercise_refused_targets(api)
+    exercise_refund_requests(api, iid)
+
+
+def exercise_refund_requests(api, iid):
+    """Refund requests from the app (Sources/TipJar/README.md, "Refund requests from the app"): received once, a
+    duplicate 409, an injected Refund Request Sheet failure 503; the store's queue approves or declines once."""
+    requested = []
+    for _ in range(2):
+        status, purchase = api.call("POST", f"/api/installs/{iid}/purchases", {"productID": COFFEE}, expect=200)
+        requested.append(purchase["transactionID"])
+    for tid in requested:
+        path = f"/api/installs/{iid}/transactions/{tid}/refund-request"
+        api.call("POST", path, {"userAction": "cancel"}, expect=200)
+        api.call("POST", path, {"userAction": "submit", "reason": "developerIssue"}, expect=200)
+        api.call("POST", path, {"userAction": "submit"}, expect=409)
+    path = f"/api/installs/{iid}/transactions/{requested[0]}/refund-request"
+    api.call("POST", path, {"userAction": "later"}, expect=400)
+    api.call("POST", path, {"userAction": "submit"}, content_type="text/plain", expect=415)
+    api.call("POST", f"/api/installs/{iid}/transactions/999999/refund-request", {"userAction": "submit"}, expect=404)
+    api.call("GET", "/api/store/refund-requests", expect=200)
+    api.call("POST", f"/api/store/refund-requests/{requested[0]}/approve", expect=200)
+    api.call("POST", f"/api/store/refund-requests/{requested[0]}/approve", expect=409)
+    api.call("POST", f"/api/store/refund-requests/{requested[1]}/decline", expect=200)
+    api.call("POST", f"/api/store/refund-requests/{requested[1]}/decline", expect=409)
+    api.call("POST", "/api/store/refund-requests/999999/approve", expect=404)
+    api.call("POST", "/api/store/refund-requests/999999/decline", expect=404)
+    api.call("PUT", "/api/store", {"failures": {"refundRequest": "failed"}}, expect=200)
+    status, purchase = api.call("POST", f"/api/installs/{iid}/purchases", {"productID": COFFEE}, expect=200)
+    api.call("POST", f"/api/installs/{iid}/transactions/{purchase['transactionID']}/refund-request", {"userAction": "submit"}, expect=503)
+    api.call("PUT", "/api/store", {"failures": {"refundRequest": None}}, expect=200)
 
 
 def exercise_refused_targets(api):

@@ -142,7 +142,7 @@ struct PurchaseSheetPageTests {
             let saved = await pages.post(
                 server, "/store", session,
                 form: "catalog=normal&latencyMs=0&purchaseOutcome=failed&purchaseError=invalidOfferPrice"
-                    + "&failPurchase=ineligibleForOffer&purchaseLatencyMs=0&listenerReemits=0&skipPurchaseSheet=1")
+                    + "&failPurchase=ineligibleForOffer&purchaseLatencyMs=0&listenerReemits=0&skipPurchaseSheet=1&refundRequestDecision=manual")
             #expect(saved.status == 303)
             let settings = await server.json("GET", "/api/store").object
             #expect(settings["purchaseError"] as? String == "invalidOfferPrice")

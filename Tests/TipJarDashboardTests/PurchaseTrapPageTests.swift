@@ -13,7 +13,7 @@ struct PurchaseTrapPageTests {
 
     /// The `/store` form as the page posts it, healthy, plus `extra` fields.
     static func storeForm(_ extra: String) -> String {
-        "catalog=normal&latencyMs=0&purchaseOutcome=success&purchaseError=networkError&failLoadProducts=&failPurchase="
+        "catalog=normal&latencyMs=0&purchaseOutcome=success&purchaseError=networkError&refundRequestDecision=manual&failLoadProducts=&failPurchase="
             + "&failVerification=&failSync=&purchaseLatencyMs=0&listenerReemits=0&listenerReemitDelayMs=0&" + extra
     }
 

@@ -103,7 +103,7 @@ extension PageTests {
     func choosingSlowWithNoLatencySetsTheVisibleDefault(_ catalog: String, _ latency: String, _ expected: Int) throws {
         let form = [
             "catalog": catalog, "latencyMs": latency, "purchaseOutcome": "success", "purchaseError": "networkError",
-            "purchaseLatencyMs": "0", "listenerReemits": "0",
+            "purchaseLatencyMs": "0", "listenerReemits": "0", "refundRequestDecision": "manual",
         ]
         #expect(try StoreController.settings(fromForm: form).latencyMs == expected)
     }

@@ -124,7 +124,7 @@ struct StoreFeedbackPageTests {
                 await pages.post(
                     server, "/store", session,
                     form: "csrfToken=\(session.token)&catalog=normal&latencyMs=0"
-                        + "&purchaseOutcome=success&purchaseError=networkError&purchaseLatencyMs=0&listenerReemits=0"), session)
+                        + "&purchaseOutcome=success&purchaseError=networkError&purchaseLatencyMs=0&listenerReemits=0&refundRequestDecision=manual"), session)
             #expect(saved.fragment == "settings")
             #expect(saved.section.contains("Store settings saved."))
             let reset = try await follow(server, await pages.post(server, "/store/reset", session, form: "csrfToken=\(session.token)"), session)

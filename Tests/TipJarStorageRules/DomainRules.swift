@@ -28,7 +28,7 @@ public struct StorageRule: Sendable, CustomTestStringConvertible {
 
     /// Every rule: the seed's rules (README "Domain rules" 3, 6, 7 and 8), the storage's own guarantees, the races and the
     /// account's storefront.
-    public static let all: [StorageRule] = seedRules + storageRules + raceRules + accountRules
+    public static let all: [StorageRule] = seedRules + storageRules + raceRules + accountRules + refundRequestRules
 }
 
 extension StorageRule {

@@ -23,6 +23,10 @@ extension StoreKitSettingsDecoder {
         static let verification = ErrorKind(
             type: "verification", typeName: "VerificationResult.VerificationError",
             names: verificationErrors.map(\.rawValue))
+        /// `SKTestFailures.RefundRequest.refundRequest(Transaction.RefundRequestError)`, indexed by
+        /// ``StoreKitSettingsDecoder/refundRequestErrors``.
+        static let refundRequest = ErrorKind(
+            type: "refundRequest", typeName: "Transaction.RefundRequestError", names: refundRequestErrors.map(\.rawValue))
     }
 
     /// `current.index` for `current.type` `generic` (`SKTestFailures.*.generic(StoreKitError)`): the position in
@@ -55,6 +59,13 @@ extension StoreKitSettingsDecoder {
     /// (https://developer.apple.com/documentation/storekit/verificationresult/verificationerror). A choice,
     /// like ``genericErrors``.
     static let verificationErrors: [VerificationError] = VerificationError.allCases
+
+    /// `current.index` for `current.type` `refundRequest` (`SKTestFailures.RefundRequest.refundRequest(_:)`,
+    /// https://developer.apple.com/documentation/storekittest/sktestfailures/refundrequest): the declaration order of
+    /// `Transaction.RefundRequestError` (https://developer.apple.com/documentation/storekit/transaction/refundrequesterror),
+    /// 0 `duplicateRequest`, 1 `failed`. Apple is silent on how Xcode numbers `current.index`: a choice, like
+    /// ``genericErrors``.
+    static let refundRequestErrors: [Transaction.RefundRequestError] = Transaction.RefundRequestError.allCases
 
     /// `SKError.Code` names by raw value, 0...20 (`SKError.h` of the iOS SDK;
     /// https://developer.apple.com/documentation/storekit/skerror/code): what the legacy `_storeKitError`

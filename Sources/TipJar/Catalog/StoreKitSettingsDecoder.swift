@@ -14,12 +14,14 @@ struct StoreKitSettingsDecoder {
 
         /// The `SKTestFailures.<API>` cases (`current.type`) a failure of this API can be, when the tip jar calls
         /// it (StoreKitTest's Swift interface, iOS 17 SDK: `LoadProducts` and `AppStoreSync` have `generic` only,
-        /// `Purchase` has `generic` and `purchase`, `Verification` has `verification`); empty for an API a tip jar
-        /// never calls.
+        /// `Purchase` has `generic` and `purchase`, `Verification` has `verification`; `RefundRequest` has `generic` and
+        /// `refundRequest`, https://developer.apple.com/documentation/storekittest/sktestfailures/refundrequest); empty
+        /// for an API a tip jar never calls.
         var errorKinds: [ErrorKind] {
             switch self {
             case .loadProducts, .appStoreSync: [.generic]
             case .purchase: [.generic, .purchase]
+            case .refundRequest: [.generic, .refundRequest]
             case .verification: [.verification]
             default: []
             }

@@ -29,6 +29,12 @@ public struct TipJarRecords: Sendable {
     public func transaction(withID id: UInt64) async throws -> StoredTransaction? {
         try await storage.transaction(withID: id).flatMap { $0.isListed ? $0 : nil }
     }
+    /// Refund requests the app sent, newest first, at most `limit`.
+    public func refundRequests(limit: Int = 200) async throws -> [RefundRequest] { try await storage.refundRequests(limit: limit) }
+
+    /// The refund request for a transaction, or `nil`.
+    public func refundRequest(transactionID: UInt64) async throws -> RefundRequest? { try await storage.refundRequest(transactionID: transactionID) }
+
     /// An Ask to Buy request (pending or declined) by its ID, or `nil`.
     public func askToBuyRequest(withID id: UInt64) async throws -> StoredTransaction? {
         try await storage.transaction(withID: id).flatMap { $0.isAskToBuyRequest ? $0 : nil }

@@ -109,14 +109,20 @@ extension InMemoryTipJarStorage {
     /// `TipJarStorage.deleteAllTransactions()`: the counted keys, hearts and ledgers stay.
     public func deleteAllTransactions() -> Int {
         write { state in
-            defer { state.transactions.removeAll() }
+            defer {
+                state.transactions.removeAll()
+                state.refundRequests.removeAll()
+            }
             return state.transactions.count
         }
     }
 
     /// `TipJarStorage.deleteTransaction(withID:)`.
     public func deleteTransaction(withID id: UInt64) -> Bool {
-        write { $0.transactions.removeValue(forKey: id) != nil }
+        write { state in
+            state.refundRequests[id] = nil
+            return state.transactions.removeValue(forKey: id) != nil
+        }
     }
 
     /// `TipJarStorage.deleteInstall(withID:)`: the install, its ledger and its counted keys; its transactions stay.

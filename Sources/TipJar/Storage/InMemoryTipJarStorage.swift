@@ -42,6 +42,8 @@ public final class InMemoryTipJarStorage: TipJarStorage {
         /// Each install's ledger, oldest first, as recorded (quantity and token are read from the transaction).
         var ledgers: [String: [Delivery]] = [:]
         var settings: StoreSettings?
+        /// Refund requests by transaction ID (the SQLite table `refund_requests`).
+        var refundRequests: [UInt64: RefundRequest] = [:]
 
         /// `install` reporting its account's storefront.
         func installWithAccount(_ install: Install) -> Install {

@@ -76,13 +76,25 @@ public protocol TipJarStorage: Sendable {
     nonisolated(nonsending) func transactions(matching query: TransactionQuery) async throws -> TransactionPage
     /// Every transaction of an Apple Account, newest first, at most `limit`; only rows ``StoredTransaction/isListed``.
     nonisolated(nonsending) func transactions(accountID: String, limit: Int) async throws -> [StoredTransaction]
-    /// `SKTestSession.clearTransactions()`: the store forgets every transaction. Installs keep their hearts
+    /// `SKTestSession.clearTransactions()`: the store forgets every transaction and every refund request. Installs keep their hearts
     /// and ledgers (the app's own storage).
     /// - Returns: how many transactions were deleted.
     nonisolated(nonsending) func deleteAllTransactions() async throws -> Int
-    /// `SKTestSession.deleteTransaction(identifier:)`: the store forgets one transaction.
+    /// `SKTestSession.deleteTransaction(identifier:)`: the store forgets one transaction and its refund request.
     /// - Returns: `false` when no transaction has that ID.
     nonisolated(nonsending) func deleteTransaction(withID id: UInt64) async throws -> Bool
+    /// Saves a refund request the App Store received, only if none exists for its transaction, whatever that one's
+    /// state: the check and the insert are one statement, so of two requests for one transaction exactly one is saved.
+    /// - Returns: `false` when a request for the transaction exists (nothing changed).
+    nonisolated(nonsending) func insert(_ request: RefundRequest) async throws -> Bool
+    /// The refund request for a transaction, or `nil`.
+    nonisolated(nonsending) func refundRequest(transactionID: UInt64) async throws -> RefundRequest?
+    /// Refund requests, newest first, at most `limit`.
+    nonisolated(nonsending) func refundRequests(limit: Int) async throws -> [RefundRequest]
+    /// Moves a refund request to `request`'s state and decision date only while it is still in `expected`'s state:
+    /// of an approve racing a decline exactly one wins.
+    /// - Returns: `false` when it is gone or no longer in `expected`'s state (nothing changed).
+    nonisolated(nonsending) func update(_ request: RefundRequest, from expected: RefundRequest) async throws -> Bool
     /// The app is deleted from the device: the install, its hearts, its ledger and its counted keys go, in
     /// one unit of work. Its transactions stay with the store, under its account.
     /// - Returns: `false` when no install has that ID.

@@ -58,6 +58,10 @@ extension StoreSettings {
             \.failures.sync, key: "failures.sync", formName: "failSync", group: .failures, label: "App Store Sync",
             file: .storeKitErrors(api: "App Store Sync"),
             summary: .badge(line: "Failures", { $0.failures.sync.map { "App Store Sync: \($0.rawValue)" } })),
+        .optionalChoice(
+            \.failures.refundRequest, key: "failures.refundRequest", formName: "failRefundRequest", group: .failures,
+            label: "Refund Request Sheet", name: { "\($0.typeName).\($0.rawValue)" }, file: .storeKitErrors(api: "Refund Request Sheet"),
+            summary: .badge(line: "Failures", { $0.failures.refundRequest.map { "Refund Request Sheet: \($0.rawValue)" } })),
         .integer(
             \.listenerReemits, key: "listenerReemits", range: 0...3, control: .select, group: .listenerTraps,
             label: "Re-emit each delivered transaction", name: { $0 == 0 ? "never" : "\($0) time\($0 == 1 ? "" : "s")" },
@@ -136,6 +140,10 @@ extension StoreSettings {
             summary: .line(
                 "Refunds at launch",
                 { [StoreSetting.SummaryPart($0.refundsDeliveredAtLaunch ? "delivered at the next launch" : "not delivered at launch")] })),
+        .choice(
+            \.refundRequestDecision, key: "refundRequestDecision", group: .updates, label: "Refund requests from the app",
+            help: "manual: each waits for Approve or Decline on /store; approve or decline: decided as soon as it is received",
+            summary: .line("Refund requests", { [StoreSetting.SummaryPart($0.refundRequestDecision == .manual ? "decided on /store" : "\($0.refundRequestDecision.rawValue)d at once")] })),
     ]
 
     /// The latency the `/store` form sets when "slow" is chosen with none (0 or empty).

@@ -46,16 +46,21 @@ public struct StoreSettings: Sendable, Equatable, Codable {
         public var verification: VerificationError?
         /// Thrown by `AppStore.sync()` (Xcode's "App Store Sync").
         public var sync: StoreKitError?
+        /// Thrown by `Transaction.beginRefundRequest(in:)` (Xcode's "Refund Request Sheet",
+        /// https://developer.apple.com/documentation/storekittest/sktestfailures/refundrequest): a `StoreKitError` or a
+        /// `Transaction.RefundRequestError`, before the store receives anything.
+        public var refundRequest: RefundRequestFailure?
 
         /// All failures off.
         public init(
             loadProducts: StoreKitError? = nil, purchase: PurchaseFailure? = nil,
-            verification: VerificationError? = nil, sync: StoreKitError? = nil
+            verification: VerificationError? = nil, sync: StoreKitError? = nil, refundRequest: RefundRequestFailure? = nil
         ) {
             self.loadProducts = loadProducts
             self.purchase = purchase
             self.verification = verification
             self.sync = sync
+            self.refundRequest = refundRequest
         }
     }
 
@@ -133,6 +138,19 @@ public struct StoreSettings: Sendable, Equatable, Codable {
     /// from `Transaction.all` or its server. On, the refunded transaction waits, unfinished, for the next launch.
     public var refundsDeliveredAtLaunch: Bool
 
+    /// Who decides a refund request the app sent (`Transaction.beginRefundRequest(in:)`). "The App Store takes up to
+    /// 48 hours to either approve or deny a refund"
+    /// (https://developer.apple.com/documentation/storekit/transaction/beginrefundrequest(in:)-4w6kn).
+    public enum RefundRequestDecision: String, Sendable, Codable, CaseIterable {
+        /// The request waits on `/store` for Approve or Decline.
+        case manual
+        /// Approved as soon as it is received: the refund reaches the app through `Transaction.updates`.
+        case approve
+        /// Declined as soon as it is received: nothing reaches the app.
+        case decline
+    }
+    /// Who decides a received refund request (``RefundRequestDecision``); `manual` by default.
+    public var refundRequestDecision: RefundRequestDecision
     /// The largest latency accepted, in milliseconds.
     public static let maximumLatencyMs = 60_000
 
@@ -147,8 +165,10 @@ public struct StoreSettings: Sendable, Equatable, Codable {
         askToBuyEnabled: Bool = false, interruptedPurchases: Bool = false, finishIgnored: Bool = false,
         chargedDespiteError: Bool = false, syncReplaysFinished: Bool = false, listenerReemitDelayMs: Int = 0,
         skipPurchaseSheet: Bool = false, includeConsumableInAppPurchaseHistory: Bool = false,
-        finishedConsumablesReachOtherDevices: Bool = true, refundsDeliveredAtLaunch: Bool = false
+        finishedConsumablesReachOtherDevices: Bool = true, refundsDeliveredAtLaunch: Bool = false,
+        refundRequestDecision: RefundRequestDecision = .manual
     ) {
+        self.refundRequestDecision = refundRequestDecision
         self.finishedConsumablesReachOtherDevices = finishedConsumablesReachOtherDevices
         self.refundsDeliveredAtLaunch = refundsDeliveredAtLaunch
         self.catalog = catalog

@@ -68,6 +68,38 @@ struct RecordedScenarioTests {
         }
     }
 
+    /// Refund requests from the app (Sources/TipJar/README.md, "Refund requests from the app") are recorded as the
+    /// steps that made them: refundRequest, approveRefund, declineRefund; one decided by the setting as its request.
+    @Test func recordedRefundRequestsReplayAsTheRequestsAndTheStoresDecisions() async throws {
+        let (recorded, ledger) = try await withLiveServer { server in
+            let id = try #require(await server.json("POST", "/api/installs", #"{"accountID":"ana","launch":true}"#).object["id"] as? String)
+            let tip = { (product: String) async in await server.json("POST", "/api/installs/\(id)/purchases", #"{"productID":"\#(product)"}"#).object["transactionID"] as? Int ?? 0 }
+            let request = { (tid: Int, body: String) async in await server.json("POST", "/api/installs/\(id)/transactions/\(tid)/refund-request", body).status }
+            let coffee = await tip(Self.coffee), snack = await tip(Self.snack)
+            #expect(await request(coffee, #"{"userAction":"cancel"}"#) == 200)
+            #expect(await request(coffee, #"{"userAction":"submit","reason":"developerIssue"}"#) == 200)
+            #expect(await request(coffee, #"{"userAction":"submit"}"#) == 409)
+            #expect(await server.json("POST", "/api/store/refund-requests/\(coffee)/approve").status == 200)
+            #expect(await request(snack, #"{"userAction":"submit"}"#) == 200)
+            #expect(await server.json("POST", "/api/store/refund-requests/\(snack)/decline").status == 200)
+            #expect(await server.json("PUT", "/api/store", #"{"refundRequestDecision":"approve"}"#).status == 200)
+            let lunch = await tip(Self.lunch)
+            #expect(await request(lunch, #"{"userAction":"submit"}"#) == 200)
+            let recorded = await server.send("GET", "/api/installs/\(id)/scenario")
+            #expect(recorded.status == 200, "\(recorded.body)")
+            return (recorded.body, await Self.ledgerShape(server, id))
+        }
+        #expect(recorded.contains("approveRefund") && recorded.contains("declineRefund"), "\(recorded)")
+        let scenario = try Scenario(data: Data(recorded.utf8), file: "recorded.json")
+        try await withLiveServer { fresh in
+            let result = await ScenarioRunner(transport: fresh.stack.scenarioTransport, output: { _ in }).run(scenario, file: "recorded.json")
+            #expect(result.passed, "\(result.firstFailure?.line ?? "")\n\(recorded)")
+            let replayed = await fresh.json("GET", "/api/installs?pageSize=10").object["installs"] as? [[String: Any]] ?? []
+            #expect(await Self.ledgerShape(fresh, replayed.first?["id"] as? String ?? "") == ledger)
+            #expect(await fresh.json("GET", "/api/store/refund-requests").array.compactMap { $0["state"] as? String } == ["approved", "declined", "approved"])
+        }
+    }
+
     @Test func aRecordingStatesTheOutcomesAsExpectations() async throws {
         let recorded = try await withLiveServer { server in
             let id = try #require(await server.json("POST", "/api/installs", #"{"launch":true}"#).object["id"] as? String)

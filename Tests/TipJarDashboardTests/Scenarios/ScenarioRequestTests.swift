@@ -65,7 +65,7 @@ struct ScenarioRequestTests {
             let body = try JSONValue(parsing: Data(request.body.utf8))
             #expect(body["listenerReemits"] == .number(2))
             #expect(body["catalog"] == .string("normal"))
-            #expect(body["failures"] == .object(["loadProducts": .null, "purchase": .null, "verification": .null, "sync": .string("networkError")]))
+            #expect(body["failures"] == .object(["loadProducts": .null, "purchase": .null, "verification": .null, "sync": .string("networkError"), "refundRequest": .null]))
         }
     }
 

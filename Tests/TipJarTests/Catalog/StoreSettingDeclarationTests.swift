@@ -30,6 +30,11 @@ struct StoreSettingDeclarationCoreTests {
                         ("generic", StoreKitSettingsDecoder.genericErrors.map(\.rawValue)),
                         ("purchase", StoreKitSettingsDecoder.purchaseErrors.map(\.rawValue)),
                     ]
+                case "Refund Request Sheet":
+                    [
+                        ("generic", StoreKitSettingsDecoder.genericErrors.map(\.rawValue)),
+                        ("refundRequest", StoreKitSettingsDecoder.refundRequestErrors.map(\.rawValue)),
+                    ]
                 default: [("generic", StoreKitSettingsDecoder.genericErrors.map(\.rawValue))]
                 }
             return kinds.flatMap { type, names in
@@ -47,7 +52,7 @@ struct StoreSettingDeclarationCoreTests {
         #expect(
             Set(fed.map(\.key)) == [
                 "askToBuyEnabled", "skipPurchaseSheet", "failures.loadProducts", "failures.purchase",
-                "failures.verification", "failures.sync",
+                "failures.verification", "failures.sync", "failures.refundRequest",
             ])
         for declaration in fed {
             for (settings, value) in Self.fileCases(declaration) {

@@ -1,0 +1,92 @@
+import Foundation
+
+extension TipJarService {
+    // MARK: Refund requests
+
+    /// `Transaction.beginRefundRequest(in:)` from the install's screen
+    /// (https://developer.apple.com/documentation/storekit/transaction/beginrefundrequest(in:)-4w6kn): the simulated
+    /// refund sheet answered with `userAction`. A received request is then decided by the store setting
+    /// `refundRequestDecision`: `manual` leaves it on `/store`; `approve` and `decline` decide it at once
+    /// (``approveRefundRequest(transactionID:)``, ``declineRefundRequest(transactionID:)``). "The refund request status
+    /// reflects the status of the request, not the status of the refund itself"
+    /// (https://developer.apple.com/documentation/storekit/transaction/refundrequeststatus): `.success` whatever the
+    /// decision. The app is launched first if it is not running (the customer opened it to ask).
+    /// - Returns: `.success` or `.userCancelled`.
+    /// - Throws: as ``SimulatedStore/beginRefundRequest(transactionID:for:userAction:reason:)``; `TipJarError.installNotFound`.
+    @discardableResult
+    public func beginRefundRequest(
+        transactionID: UInt64, installID: String, userAction: RefundRequest.UserAction, reason: Transaction.RevocationReason? = nil
+    ) async throws -> Transaction.RefundRequestStatus {
+        let install = try await self.install(installID)
+        if !install.isRunning { _ = try await launch(installID: installID) }
+        let answer: (status: Transaction.RefundRequestStatus, request: RefundRequest?)
+        do {
+            answer = try await store.beginRefundRequest(transactionID: transactionID, for: install, userAction: userAction, reason: reason)
+        } catch let error as TipJarError {
+            throw error
+        } catch {
+            event(
+                installID, "refundRequest.failed", "beginRefundRequest for transaction \(transactionID) threw \(error).",
+                ["transactionID": "\(transactionID)", "errorName": "\(error)", "userAction": userAction.rawValue])
+            throw error
+        }
+        let decision = answer.request == nil ? nil : store.settings.refundRequestDecision
+        var attributes = ["transactionID": "\(transactionID)", "status": answer.status.rawValue, "userAction": userAction.rawValue]
+        attributes["reason"] = reason?.rawValue
+        attributes["decision"] = decision?.rawValue
+        event(
+            installID, "refundRequest.\(answer.status.rawValue)",
+            answer.status == .success
+                ? "Refund requested for transaction \(transactionID) (\(reason?.rawValue ?? "no reason")): .success."
+                : "Refund sheet for transaction \(transactionID) cancelled: .userCancelled.",
+            attributes)
+        switch decision {
+        case .approve?: try await approveRefundRequest(transactionID: transactionID, decidedBy: "setting")
+        case .decline?: try await declineRefundRequest(transactionID: transactionID, decidedBy: "setting")
+        case .manual?, nil: break
+        }
+        return answer.status
+    }
+
+    /// A refund request approved (on `/store`, or at once by `refundRequestDecision`): the transaction is refunded
+    /// (`REFUND_FULL`; reason `developerIssue` when the customer said the app had a problem, else `other`), and the
+    /// revoked transaction reaches the listener as every refund does ("Your app receives a Transaction with refund
+    /// information in the revocationDate and revocationReason properties",
+    /// https://developer.apple.com/documentation/storekit/testing-refund-requests), the account's other running
+    /// installs included. When the transaction was refunded meanwhile from the dashboard, the approval stands and
+    /// nothing more is delivered.
+    /// - Returns: the request as decided and the ledger row of the install that bought it (`nil` when it is stopped).
+    /// - Parameter decidedBy: `store` (on `/store` or the API) or `setting` (`refundRequestDecision`), which the
+    ///   timeline's `refund` event names so a recording replays it as the step that decided it.
+    /// - Throws: `TipJarError.refundRequestNotFound`, `.refundRequestNotPending` (one of two decisions wins).
+    @discardableResult
+    public func approveRefundRequest(transactionID: UInt64, decidedBy: String = "store") async throws -> (request: RefundRequest, delivery: Delivery?) {
+        let request = try await store.decideRefundRequest(transactionID: transactionID, as: .approved)
+        event(
+            request.installID, "refundRequest.approved", "Refund request for transaction \(transactionID) approved.",
+            ["transactionID": "\(transactionID)", "decidedBy": decidedBy])
+        let refunded: StoredTransaction
+        do {
+            refunded = try await store.refund(transactionID: transactionID, reason: request.revocationReason)
+        } catch TipJarError.alreadyRefunded {
+            return (request, nil)
+        }
+        let reason = request.revocationReason.rawValue
+        event(
+            refunded.installID, "refund", "Refunded transaction \(transactionID) (\(reason), REFUND_FULL): refund request approved.",
+            ["transactionID": "\(transactionID)", "reason": reason, "revocationType": Transaction.RevocationType.fullRefund.rawValue, "refundRequest": decidedBy])
+        return (request, try await deliverThroughListener(refunded))
+    }
+
+    /// A refund request declined: nothing reaches the app.
+    /// - Returns: the request as decided.
+    /// - Throws: `TipJarError.refundRequestNotFound`, `.refundRequestNotPending`.
+    @discardableResult
+    public func declineRefundRequest(transactionID: UInt64, decidedBy: String = "store") async throws -> RefundRequest {
+        let request = try await store.decideRefundRequest(transactionID: transactionID, as: .declined)
+        event(
+            request.installID, "refundRequest.declined", "Refund request for transaction \(transactionID) declined; nothing delivered.",
+            ["transactionID": "\(transactionID)", "decidedBy": decidedBy])
+        return request
+    }
+}
