@@ -136,6 +136,17 @@ extension StoreSettings {
             summary: .line(
                 "Refunds at launch",
                 { [StoreSetting.SummaryPart($0.refundsDeliveredAtLaunch ? "delivered at the next launch" : "not delivered at launch")] })),
+        .choice(
+            \.environment, key: "environment", control: .radios, group: .environment, label: "Environment",
+            summary: .line(
+                "Environment",
+                { settings in
+                    [
+                        StoreSetting.SummaryPart(
+                            settings.environment == .xcode
+                                ? "Xcode: StoreKit Testing in Xcode" : "LocalTesting: a local App Store server")
+                    ]
+                })),
     ]
 
     /// The latency the `/store` form sets when "slow" is chosen with none (0 or empty).

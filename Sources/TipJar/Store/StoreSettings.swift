@@ -133,6 +133,13 @@ public struct StoreSettings: Sendable, Equatable, Codable {
     /// from `Transaction.all` or its server. On, the refunded transaction waits, unfinished, for the next launch.
     public var refundsDeliveredAtLaunch: Bool
 
+    // The App Store's environment (Sources/TipJarDashboard/README.md, "App Store Server API").
+    /// The environment every transaction is issued in and the App Store Server API answers as: `Xcode` (StoreKit
+    /// Testing in Xcode, the default) or `LocalTesting` (a local App Store server,
+    /// https://developer.apple.com/documentation/appstoreserverapi/environment). Stamped on each transaction when it
+    /// is issued, as Apple's `environment` is part of every signed transaction; a change applies to new transactions.
+    public var environment: Transaction.Environment
+
     /// The largest latency accepted, in milliseconds.
     public static let maximumLatencyMs = 60_000
 
@@ -147,8 +154,10 @@ public struct StoreSettings: Sendable, Equatable, Codable {
         askToBuyEnabled: Bool = false, interruptedPurchases: Bool = false, finishIgnored: Bool = false,
         chargedDespiteError: Bool = false, syncReplaysFinished: Bool = false, listenerReemitDelayMs: Int = 0,
         skipPurchaseSheet: Bool = false, includeConsumableInAppPurchaseHistory: Bool = false,
-        finishedConsumablesReachOtherDevices: Bool = true, refundsDeliveredAtLaunch: Bool = false
+        finishedConsumablesReachOtherDevices: Bool = true, refundsDeliveredAtLaunch: Bool = false,
+        environment: Transaction.Environment = .xcode
     ) {
+        self.environment = environment
         self.finishedConsumablesReachOtherDevices = finishedConsumablesReachOtherDevices
         self.refundsDeliveredAtLaunch = refundsDeliveredAtLaunch
         self.catalog = catalog
