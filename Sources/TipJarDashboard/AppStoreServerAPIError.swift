@@ -42,6 +42,11 @@ struct AppStoreServerAPIError: Error, Equatable {
     /// `TransactionIdNotFoundError` (4040010).
     static let transactionIDNotFound = Self(status: .notFound, code: 4_040_010, message: "Transaction id not found.")
 
+    /// The admin token's 401 under `/inApps/`: the `Authorization` field holds the App Store Server API's JWT, so the
+    /// token goes in the cookie ``AdminTokenCheck`` also reads.
+    static let adminTokenMessage =
+        "This dashboard needs its admin token: send it as the \(AdminTokenCheck.cookieName) cookie (Authorization holds the App Store Server API's JWT)."
+
     /// A field of a consumption request body that is missing or has the wrong type or value: Apple's code for that field.
     static func invalidField(_ code: Int, _ field: String, _ expected: String) -> Self {
         Self(status: .badRequest, code: code, message: "Invalid request. \(field) is missing or invalid: \(expected).")

@@ -56,7 +56,9 @@ struct ErrorPages: Sendable {
     func response(for error: any HTTPResponseError, to request: HTTPRequest, isAPI: Bool, wantsFragment: Bool) -> HTTPResponse {
         var response: HTTPResponse
         if isAPI, request.path.hasPrefix("/inApps/") {
-            response = AppStoreServerAPIError(status: error.status, code: AppStoreServerAPIError.code(forStatus: error.status), message: error.message).response
+            // The only 401 the middlewares give is the admin token's; here `Authorization` holds the JWT, so say where it goes.
+            let message = error.status == .unauthorized ? AppStoreServerAPIError.adminTokenMessage : error.message
+            response = AppStoreServerAPIError(status: error.status, code: AppStoreServerAPIError.code(forStatus: error.status), message: message).response
         } else if isAPI {
             response = JSONBody.response(["error": error.message], status: error.status)
         } else {

@@ -94,6 +94,18 @@ struct AppStoreServerAPITests {
         }
     }
 
+    /// With `--admin-token` the routes still need it, in the `tipjar_admin` cookie, since `Authorization` holds the JWT.
+    @Test func withAnAdminTokenTheRoutesTakeItAsTheCookieBesideTheJWT() async throws {
+        let token = "0123456789abcdef0123456789abcdef"
+        try await withLiveServer(adminToken: token) { server in
+            let path = "/inApps/v1/transactions/999999"
+            let refused = await server.send("GET", path, fields: [Self.bearer()])
+            #expect(refused.status == 401 && (refused.object["errorMessage"] as? String)?.contains("tipjar_admin cookie") == true)
+            let answered = await server.send("GET", path, fields: [Self.bearer(), ("Cookie", "tipjar_admin=\(token)")])
+            #expect(answered.status == 404 && answered.object["errorCode"] as? Int == 4_040_010)
+        }
+    }
+
     /// Apple's error body and codes: 4000006 for an ID that is not a number, 4040010 for one the store does not keep,
     /// as `Content-Type: application/json` exactly (Apple's library reads a code from that media type only).
     @Test func anUnknownTransactionIsApplesNotFoundAndANonNumberApplesInvalidID() async throws {
@@ -130,7 +142,8 @@ struct AppStoreServerAPITests {
             let id = try #require(try await Self.buy(server).first)
             let path = "/inApps/v2/transactions/consumption/\(id)"
             let json = ("Content-Type", "application/json")
-            let wrong = await server.send("PUT", path, fields: [Self.bearer(), json], body: #"{"customerConsented":true,"sampleContentProvided":"no","deliveryStatus":"DELIVERED"}"#)
+            let wrongBody = #"{"customerConsented":true,"sampleContentProvided":"no","deliveryStatus":"DELIVERED"}"#
+            let wrong = await server.send("PUT", path, fields: [Self.bearer(), json], body: wrongBody)
             #expect(wrong.status == 400 && wrong.object["errorCode"] as? Int == 4_000_041)
             let body = #"{"customerConsented":true,"sampleContentProvided":false,"deliveryStatus":"DELIVERED","consumptionPercentage":50000}"#
             #expect(await server.send("PUT", path, fields: [Self.bearer(), json], body: body).status == 202)
