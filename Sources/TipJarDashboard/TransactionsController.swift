@@ -131,6 +131,7 @@ struct TransactionsController: DashboardController {
             fields["jwsRepresentation"] = .string(APIModels.JWSTransactionPayload(stored.transaction).jwsRepresentation)
             fields["environment"] = .string(stored.transaction.environment.rawValue)
             fields["orderID"] = .string(stored.transaction.orderID)
+            if let consumption = stored.consumptionInfo { fields["consumptionInfo"] = .string(consumption) }
             row = .object(fields)
         }
         data["transaction"] = row

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPServer
 import TestSupport
 import Testing
 import TipJar
@@ -148,7 +149,19 @@ struct AppStoreServerAPITests {
             let body = #"{"customerConsented":true,"sampleContentProvided":false,"deliveryStatus":"DELIVERED","consumptionPercentage":50000}"#
             #expect(await server.send("PUT", path, fields: [Self.bearer(), json], body: body).status == 202)
             #expect(try await server.storage.transaction(withID: UInt64(id))?.consumptionInfo == body)
+            #expect(await server.send("GET", "/transactions/\(id)").body.contains("consumptionPercentage&quot;:50000"), "the page shows it")
         }
+    }
+
+    /// Before the database is open, `/inApps/` answers 503 in Apple's shape, `GeneralInternalRetryableError`.
+    @Test func whileStartingTheServerAPIAnswersApplesRetryableError() async throws {
+        let request = try HTTPRequest(
+            method: "GET", decoding: "/inApps/v1/transactions/1", fields: ["Host": "127.0.0.1"], body: [],
+            remoteAddress: "127.0.0.1", requestID: "test")
+        let response = await StartUpGate().respond(to: request)
+        #expect(response.status == .serviceUnavailable && response.fields["Content-Type"] == "application/json")
+        let body = try #require(try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any])
+        #expect(body["errorCode"] as? Int == 5_000_001)
     }
 
     /// The token's rules, read as Apple's library writes its token: no `iat`, `exp` five minutes ahead.
