@@ -124,7 +124,8 @@ struct AppStoreServerAPIController: DashboardController {
     /// - Throws: `InvalidTransactionIdError` for an ID that is not a number, `TransactionIdNotFoundError` for one the
     ///   store does not keep as a purchased transaction (an Ask to Buy request and an interrupted purchase are none).
     func transaction(_ context: DashboardContext) async throws -> StoredTransaction {
-        guard let text = context.parameters["tid"], let id = UInt64(text), text.allSatisfy(\.isASCII) else {
+        // Digits only: `UInt64("+5")` would read a sign Apple's identifiers never carry.
+        guard let text = context.parameters["tid"], text.utf8.allSatisfy({ (0x30...0x39).contains($0) }), let id = UInt64(text) else {
             throw AppStoreServerAPIError.invalidTransactionID
         }
         guard let stored = try await service.records.transaction(withID: id), stored.status == .purchased else {

@@ -114,8 +114,10 @@ struct AppStoreServerAPITests {
             let missing = await server.send("GET", "/inApps/v1/transactions/999999", fields: [Self.bearer()])
             #expect(missing.status == 404 && missing.object["errorCode"] as? Int == 4_040_010)
             #expect(missing["Content-Type"] == "application/json")
-            let invalid = await server.send("GET", "/inApps/v2/history/abc", fields: [Self.bearer()])
-            #expect(invalid.status == 400 && invalid.object["errorCode"] as? Int == 4_000_006)
+            for id in ["abc", "+1", "-1", "1.0"] {
+                let invalid = await server.send("GET", "/inApps/v2/history/\(id)", fields: [Self.bearer()])
+                #expect(invalid.status == 400 && invalid.object["errorCode"] as? Int == 4_000_006, "\(id)")
+            }
             let order = await server.send("GET", "/inApps/v1/lookup/M999999", fields: [Self.bearer()])
             #expect(order.status == 200 && order.object["status"] as? Int == 1)
         }
