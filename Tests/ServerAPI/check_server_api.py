@@ -26,6 +26,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import traceback
 import uuid
 import warnings
 
@@ -153,6 +154,10 @@ def main():
         dashboard = Dashboard(folder)
         try:
             run(dashboard)
+        except (APIException, VerificationException) as error:
+            # A call the library refused to complete, or a signed item it could not decode: a failure, with its story.
+            traceback.print_exc()
+            check(False, f"the check stopped at {type(error).__name__}: {error}")
         finally:
             dashboard.stop()
     print(f"check_server_api.py: {passed} passed, {len(failures)} failed")
