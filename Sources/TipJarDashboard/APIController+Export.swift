@@ -23,7 +23,7 @@ extension APIController {
     static let transactionColumns = [
         "transactionID", "originalID", "installID", "accountID", "productID", "purchaseDate",
         "purchasedQuantity", "storefront", "environment", "ownershipType", "reason", "revocationDate",
-        "revocationReason", "status", "isFinished", "isExternal", "price", "currency",
+        "revocationReason", "status", "isFinished", "isExternal", "orderID", "jwsRepresentation", "price", "currency",
     ]
 
     /// A ledger as a download (`ledger-<install>.csv` / `.json`).
@@ -89,7 +89,8 @@ extension APIController {
                     [
                         String($0.transactionID), String($0.originalID), $0.installID, $0.accountID, $0.productID, $0.purchaseDate,
                         String($0.purchasedQuantity), $0.storefront, $0.environment, $0.ownershipType, $0.reason, $0.revocationDate ?? "",
-                        $0.revocationReason.map(String.init) ?? "", $0.status, String($0.isFinished), String($0.isExternal), $0.price ?? "", $0.currency ?? "",
+                        $0.revocationReason.map(String.init) ?? "", $0.status, String($0.isFinished), String($0.isExternal), $0.orderID,
+                        $0.jwsRepresentation, $0.price ?? "", $0.currency ?? "",
                     ]
                 })
             return .csvAttachment(table, name: name + ".csv")

@@ -270,6 +270,10 @@ enum APIModels {
         var originalPurchaseDate: String
         var appAccountToken: String?
         var jwsPayload: JWSTransactionPayload
+        /// `VerificationResult.jwsRepresentation`: ``jwsPayload`` as an unsecured compact JWS (``CompactJWS``).
+        var jwsRepresentation: String
+        /// The order ID a receipt would show (``Transaction/orderID``), which `GET /inApps/v1/lookup/{orderId}` takes.
+        var orderID: String
 
         init(_ stored: StoredTransaction, delivery: Delivery?) {
             let t = stored.transaction
@@ -303,6 +307,8 @@ enum APIModels {
             originalPurchaseDate = ViewModels.isoMilliseconds(t.originalPurchaseDate)
             appAccountToken = t.appAccountToken?.uuidString.lowercased()
             jwsPayload = JWSTransactionPayload(t)
+            jwsRepresentation = jwsPayload.jwsRepresentation
+            orderID = t.orderID
         }
 
     }

@@ -101,7 +101,8 @@ struct APIReference: Sendable, Equatable {
             guard let item = paths[path] as? [String: Any] else { continue }
             for method in ["get", "post", "put", "patch", "delete"] {
                 guard let operation = item[method] as? [String: Any] else { continue }
-                let group = path.split(separator: "/").dropFirst().first.map(String.init) ?? path
+                // The first two segments: `/api/installs`, `/inApps/v1` (the App Store Server API's).
+                let group = "/" + path.split(separator: "/").prefix(2).joined(separator: "/")
                 groups[group, default: []].append(resolver.operation(method: method, path: path, operation))
             }
         }
@@ -110,7 +111,7 @@ struct APIReference: Sendable, Equatable {
         self.init(
             title: info["title"] as? String ?? "JSON API", version: info["version"] as? String ?? "",
             description: info["description"] as? String ?? "",
-            groups: groups.keys.sorted().map { Group(title: "/api/\($0)", operations: groups[$0] ?? []) },
+            groups: groups.keys.sorted().map { Group(title: $0, operations: groups[$0] ?? []) },
             schemas: schemas.keys.sorted().compactMap { name in
                 (schemas[name] as? [String: Any]).map { resolver.schema(named: name, $0) }
             },

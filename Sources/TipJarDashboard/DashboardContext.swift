@@ -15,12 +15,13 @@ struct DashboardContext: RequestContext {
     let form: [String: String]
     /// Whether the request asks for a fragment (`X-Fragment: 1`, README "Domain rules" 12).
     let wantsFragment: Bool
-    /// Whether the request is for the JSON API (`/api/…`): errors answer `{"error": …}`.
+    /// Whether the request is for the JSON API (`/api/…`, errors answer `{"error": …}`) or the App Store Server API
+    /// (`/inApps/…`, errors answer Apple's `{"errorCode": …, "errorMessage": …}`): JSON bodies, no forms, no CSRF token.
     let isAPI: Bool
     let errorPages: ErrorPages
 
     init(request: HTTPRequest, errorPages: ErrorPages) {
-        isAPI = request.path.hasPrefix("/api/")
+        isAPI = request.path.hasPrefix("/api/") || request.path.hasPrefix("/inApps/")
         wantsFragment = request.fields["X-Fragment"] == "1"
         var fields: [String: String] = [:]
         if !isAPI {
@@ -54,7 +55,11 @@ struct ErrorPages: Sendable {
 
     func response(for error: any HTTPResponseError, to request: HTTPRequest, isAPI: Bool, wantsFragment: Bool) -> HTTPResponse {
         var response: HTTPResponse
-        if isAPI {
+        if isAPI, request.path.hasPrefix("/inApps/") {
+            // The only 401 the middlewares give is the admin token's; here `Authorization` holds the JWT, so say where it goes.
+            let message = error.status == .unauthorized ? AppStoreServerAPIError.adminTokenMessage : error.message
+            response = AppStoreServerAPIError(status: error.status, code: AppStoreServerAPIError.code(forStatus: error.status), message: message).response
+        } else if isAPI {
             response = JSONBody.response(["error": error.message], status: error.status)
         } else {
             let name: String

@@ -65,6 +65,7 @@ public struct DashboardStack: HTTPResponder {
             APIController(
                 service: service, pageCache: pageCache, renderer: renderer,
                 apiReference: APIReference.load(in: configuration.publicDirectory), cachePolicy: cachePolicy),
+            AppStoreServerAPIController(service: service, now: { [environment] in Int64(environment.now().timeIntervalSince1970) }),
         ]
         for controller in controllers { controller.register(in: &router) }
         let errorPages = ErrorPages(templates: templates, catalogName: configuration.catalogName)

@@ -46,8 +46,8 @@ extension APIModels {
         /// `inAppOwnershipType`: `PURCHASED` or `FAMILY_SHARED`
         /// (https://developer.apple.com/documentation/appstoreserverapi/inappownershiptype).
         var inAppOwnershipType: String
-        /// `environment`: `Xcode` for StoreKit Testing in Xcode
-        /// (https://developer.apple.com/documentation/appstoreserverapi/environment).
+        /// `environment`: `Xcode` for StoreKit Testing in Xcode, `LocalTesting` for a local App Store server, as the
+        /// store issued it (https://developer.apple.com/documentation/appstoreserverapi/environment).
         var environment: String
         /// `transactionReason`: `PURCHASE` or `RENEWAL`
         /// (https://developer.apple.com/documentation/appstoreserverapi/transactionreason).
@@ -114,6 +114,11 @@ extension APIModels {
             revocationPercentage = t.revocationPercentage
             appTransactionID = t.appTransactionID
         }
+
+        /// The payload as StoreKit's `VerificationResult.jwsRepresentation` carries it: an unsecured compact JWS
+        /// (``CompactJWS``), the same text the App Store Server API's `signedTransactionInfo` and
+        /// `signedTransactions` hold.
+        var jwsRepresentation: String { CompactJWS.unsecured(self) }
 
         /// `price` in milliunits (× 1000), exactly for every App Store price (none has more than three decimals);
         /// a finer one is rounded to the nearest milliunit, halves away from zero.

@@ -41,6 +41,9 @@ public final class StartUpGate: HTTPResponder {
         var response: HTTPResponse
         if request.path.hasPrefix("/api/") {
             response = JSONBody.response(["error": reason], status: .serviceUnavailable)
+        } else if request.path.hasPrefix("/inApps/") {
+            // The App Store Server API's shape: `GeneralInternalRetryableError` (5000001), "you can try again".
+            response = AppStoreServerAPIError(status: .serviceUnavailable, code: AppStoreServerAPIError.code(forStatus: .serviceUnavailable), message: reason).response
         } else {
             // A refresh in the page's head reloads it by itself (no script: the Content-Security-Policy allows none).
             let escaped = reason.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")

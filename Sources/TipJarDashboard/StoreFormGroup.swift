@@ -5,7 +5,8 @@ import TipJar
 /// the value it had, so applying one group never resets another (an unticked checkbox is absent from a form's
 /// body, HTML's "constructing the entry list", so a form can only speak for the fields it holds).
 enum StoreFormGroup: String, CaseIterable {
-    /// "Outages and outcomes": the catalog, the purchase, the purchase sheet and the app's Info.plist.
+    /// "Outages and outcomes": the catalog, the purchase, the purchase sheet, the app's Info.plist and the App Store's
+    /// environment.
     case settings
     /// "Failure injection": the error each StoreKit API throws.
     case failures
@@ -15,7 +16,7 @@ enum StoreFormGroup: String, CaseIterable {
     /// The fieldsets (``StoreSetting/Group``) the form holds.
     var fieldsets: [StoreSetting.Group] {
         switch self {
-        case .settings: [.catalog, .purchase, .purchaseSheet, .infoPlist]
+        case .settings: [.catalog, .purchase, .purchaseSheet, .infoPlist, .environment]
         case .failures: [.failures]
         case .traps: [.listenerTraps, .purchaseTraps, .updates]
         }
@@ -48,7 +49,9 @@ enum StoreFormGroup: String, CaseIterable {
     }
 
     /// `settings` with each of `declarations` read from the form's field ``StoreSetting/formName``: an empty
-    /// optional choice is off, an empty number 0, an absent checkbox unticked. Choosing "slow" with no latency
+    /// optional choice is off, an empty number 0, an absent checkbox unticked; a choice that must have a value and
+    /// is absent keeps the one it has (a form or script written before the setting existed: the page's radio
+    /// buttons always post one). Choosing "slow" with no latency
     /// sets ``StoreSettings/slowDefaultLatencyMs``, since it would look exactly like "normal".
     /// - Throws: `RequestError` (400) for a value a declaration does not allow.
     static func read(_ form: [String: String], _ declarations: [StoreSetting], onto settings: StoreSettings) throws -> StoreSettings {
@@ -57,6 +60,7 @@ enum StoreFormGroup: String, CaseIterable {
             let raw = form[declaration.formName]
             switch declaration.kind {
             case .choice(_, let optional):
+                if !optional, raw == nil { continue }
                 let value: StoreSetting.Value? = optional && (raw ?? "").isEmpty ? .off : raw.map(StoreSetting.Value.text)
                 guard let value, declaration.set(value, in: &settings) else {
                     throw RequestError(message: "\(declaration.formName) has a value that is not allowed.")

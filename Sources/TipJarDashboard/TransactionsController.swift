@@ -125,7 +125,16 @@ struct TransactionsController: DashboardController {
     func transactionPage(_ context: DashboardContext, transactionID: UInt64) async throws -> HTTPResponse {
         guard let stored = try await service.records.transaction(withID: transactionID) else { throw TipJarError.transactionNotFound(transactionID) }
         var data = renderer.pageData(context, nav: "transactions")
-        data["transaction"] = transactionRow(stored)
+        var row = transactionRow(stored)
+        if case .object(var fields) = row {
+            // The page alone shows the JWS, the environment and the order ID (lists do not encode a JWS per row).
+            fields["jwsRepresentation"] = .string(APIModels.JWSTransactionPayload(stored.transaction).jwsRepresentation)
+            fields["environment"] = .string(stored.transaction.environment.rawValue)
+            fields["orderID"] = .string(stored.transaction.orderID)
+            if let consumption = stored.consumptionInfo { fields["consumptionInfo"] = .string(consumption) }
+            row = .object(fields)
+        }
+        data["transaction"] = row
         let installs = try await service.records.installs(matching: InstallQuery(pageSize: 200, accountID: stored.accountID)).installs
             .sorted { ($0.id == stored.installID ? 0 : 1) < ($1.id == stored.installID ? 0 : 1) }
         var lives: [MustacheValue] = []

@@ -10,7 +10,8 @@ extension SQLiteTipJarStorage {
     static let transactionColumns = """
         id, product_id, purchase_date_ms, storefront, account_id, install_id, status, is_finished, is_external,
         revocation_date_ms, revocation_reason, purchased_quantity, app_account_token, price, currency, product_type,
-        app_bundle_id, signed_date_ms, has_purchase_issue, requested_again, settled_as, revocation_type, revocation_percentage
+        app_bundle_id, signed_date_ms, has_purchase_issue, requested_again, settled_as, revocation_type, revocation_percentage,
+        environment, consumption_info
         """
 
     /// A stored transaction from a row of ``transactionColumns``, read by column name.
@@ -29,18 +30,22 @@ extension SQLiteTipJarStorage {
         transaction.productType = (try row.value(named: "product_type", as: String?.self)).flatMap(ProductType.init(rawValue:))
         transaction.appBundleID = try row.value(named: "app_bundle_id")
         transaction.signedDate = (try row.value(named: "signed_date_ms", as: Int64?.self)).map(date) ?? transaction.purchaseDate
+        transaction.environment = Transaction.Environment(rawValue: try row.value(named: "environment")) ?? .xcode
+        let consumptionInfo = try row.value(named: "consumption_info", as: String?.self)
         // Both read on every row, so every row reads the same names in the same order (see `ColumnIndexes`).
         let status = StoredTransaction.Status(rawValue: try row.value(named: "status")) ?? .declined
         let hasPurchaseIssue: Bool = try row.value(named: "has_purchase_issue")
         let settledAs = (try row.value(named: "settled_as", as: Int64?.self)).map { UInt64(bitPattern: $0) }
         let accountID: String = try row.value(named: "account_id")
         transaction.appTransactionID = Transaction.appTransactionID(accountID: accountID, appBundleID: transaction.appBundleID)
-        return StoredTransaction(
+        var stored = StoredTransaction(
             transaction: transaction, accountID: accountID,
             installID: try row.value(named: "install_id"),
             status: Self.status(status, hasPurchaseIssue: hasPurchaseIssue, isSettled: settledAs != nil),
             isFinished: try row.value(named: "is_finished"), isExternal: try row.value(named: "is_external"),
             requestedAgain: try row.value(named: "requested_again"), settledAs: settledAs)
+        stored.consumptionInfo = consumptionInfo
+        return stored
     }
 
     /// `TipJarStorage.insert(_:)` for a transaction: one `INSERT INTO transactions`. - Throws: `DatabaseError` (e.g. a duplicate ID).
@@ -62,6 +67,7 @@ extension SQLiteTipJarStorage {
             t.appAccountToken?.uuidString.lowercased(), t.price.map { "\($0)" }, t.currency, t.productType?.rawValue,
             t.appBundleID, milliseconds(t.signedDate), hasPurchaseIssue(stored.status), stored.requestedAgain,
             stored.settledAs.map { Int64(bitPattern: $0) }, t.revocationType?.rawValue, t.revocationPercentage,
+            t.environment.rawValue, stored.consumptionInfo,
         ]
     }
 
@@ -108,7 +114,7 @@ extension SQLiteTipJarStorage {
                 sql: """
                     UPDATE transactions SET purchase_date_ms = ?, status = ?, is_finished = ?, revocation_date_ms = ?, revocation_reason = ?,
                     signed_date_ms = ?, has_purchase_issue = ?, requested_again = ?, settled_as = ?, revocation_type = ?,
-                    revocation_percentage = ?
+                    revocation_percentage = ?, consumption_info = ?
                     WHERE \(Self.unchangedCondition)
                     """,
                 arguments: StatementArguments(
@@ -117,6 +123,7 @@ extension SQLiteTipJarStorage {
                         t.revocationDate.map(Self.milliseconds), t.revocationReason?.rawValue,
                         Self.milliseconds(t.signedDate), Self.hasPurchaseIssue(stored.status), stored.requestedAgain,
                         stored.settledAs.map { Int64(bitPattern: $0) }, t.revocationType?.rawValue, t.revocationPercentage,
+                        stored.consumptionInfo,
                     ] + Self.unchangedValues(expected)).map(\.databaseValue)))
             return db.changes == 1
         }

@@ -206,6 +206,17 @@ public enum TipJarSchema {
         UPDATE transactions SET revocation_type = 'REFUND_FULL', revocation_percentage = 100000 WHERE revocation_date_ms IS NOT NULL;
         """
 
+    /// `v11-environment`: the environment the store issued a transaction in (`Xcode` or `LocalTesting`,
+    /// https://developer.apple.com/documentation/appstoreserverapi/environment), stamped at issue as Apple stamps each
+    /// signed transaction; rows saved before were all issued as `Xcode`, the only environment there was. And the
+    /// consumption information a server sent for it through Send Consumption Information
+    /// (https://developer.apple.com/documentation/appstoreserverapi/send-consumption-information), the request body
+    /// as JSON, `NULL` until one is sent.
+    public static let v11 = """
+        ALTER TABLE transactions ADD COLUMN environment TEXT NOT NULL DEFAULT 'Xcode' CHECK (environment IN ('Xcode', 'LocalTesting'));
+        ALTER TABLE transactions ADD COLUMN consumption_info TEXT;
+        """
+
     /// `v12-refund-requests`: the refund requests the app sent with `Transaction.beginRefundRequest(in:)`
     /// (https://developer.apple.com/documentation/storekit/transaction/beginrefundrequest(in:)-4w6kn), one per
     /// transaction (its primary key: `duplicateRequest` is thrown for a request "still pending, … previously denied, or
@@ -237,6 +248,7 @@ public enum TipJarSchema {
         ("v8-other-devices", v8),
         ("v9-ask-to-buy-requests", v9),
         ("v10-revocation-kinds", v10),
+        ("v11-environment", v11),
         ("v12-refund-requests", v12),
     ]
 }

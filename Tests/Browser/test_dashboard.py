@@ -497,7 +497,7 @@ def test_ask_to_buy_approved_in_another_tab_shows_the_heart_without_reload(brows
 def test_pages_have_no_serious_accessibility_violations(browser, server):
     install_id = server.create_install(label="Ana's iPhone")
     # Fill the tables: a counted tip (refund form on /store, ledger, events) and one waiting for approval.
-    server.api("POST", f"/api/installs/{install_id}/purchases", {"productID": "com.example.tipjar.tip.coffee"})
+    bought = server.api("POST", f"/api/installs/{install_id}/purchases", {"productID": "com.example.tipjar.tip.coffee"})
     server.store(purchaseOutcome="pending")
     server.api("POST", f"/api/installs/{install_id}/purchases", {"productID": "com.example.tipjar.tip.snack"})
     server.api("PUT", "/api/store", server.defaults)
@@ -505,6 +505,7 @@ def test_pages_have_no_serious_accessibility_violations(browser, server):
     account = server.install(install_id)["accountID"]
     for path, state in (("/", None), ("/installs", None), (f"/installs/{install_id}", "ready"),
                         ("/store", None), ("/catalog", None), ("/transactions", None), (f"/accounts/{account}", None),
+                        (f"/transactions/{bought['transactionID']}", None),
                         ("/confirm/store-reset", None), (f"/confirm/installs/{install_id}/delete", None)):
         browser.get(server.base + path)
         if state:

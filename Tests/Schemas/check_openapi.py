@@ -11,6 +11,7 @@
 
 Exit 0 when all hold; otherwise every problem is printed and the exit status is 1.
 """
+import base64
 import http.client
 import json
 import os
@@ -49,9 +50,9 @@ class Client:
         self.port = port
         self.spec = spec
 
-    def call(self, method, path, body=None, content_type="application/json", expect=None):
+    def call(self, method, path, body=None, content_type="application/json", expect=None, headers=None):
         connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
-        headers = {}
+        headers = dict(headers or {})
         payload = None
         if body is not None:
             payload = body if isinstance(body, (bytes, str)) else json.dumps(body)
@@ -235,6 +236,7 @@ def exercise(api):
     api.call("POST", f"/api/transactions/{tid}/refund", expect=409)
     api.call("POST", "/api/transactions/999999/refund", expect=404)
     api.call("GET", f"/api/transactions/{tid}", expect=200)
+    exercise_server_api(api, tid)
     exercise_history(api, iid, tid)
     exercise_refused_targets(api)
     exercise_refund_requests(api, iid)
@@ -278,6 +280,54 @@ def exercise_refused_targets(api):
         target = re.sub(r"\{[^/]+\}", "%01", template, count=1)
         for method in item:
             api.call(method.upper(), target, expect=400)
+
+
+def bearer(claims=None):
+    """An Authorization field with a JWT of Apple's shape (App Store Server API; its signature is not verified, so
+    64 bytes of anything stand for the ES256 signature)."""
+    def part(value):
+        return base64.urlsafe_b64encode(value).rstrip(b"=").decode()
+    now = int(time.time())
+    body = {"iss": "issuer", "iat": now, "exp": now + 600, "aud": "appstoreconnect-v1", "bid": "com.example.tipjar"}
+    body.update(claims or {})
+    header = {"alg": "ES256", "kid": "KEYID12345", "typ": "JWT"}
+    return {"Authorization": "Bearer " + ".".join([part(json.dumps(header).encode()), part(json.dumps(body).encode()), part(b"\1" * 64)])}
+
+
+def exercise_server_api(api, tid):
+    """The App Store Server API (/inApps/…): every operation with a good token, a bad one, a bad value and an
+    unknown transaction; tid is a refunded transaction, so the refund history holds it."""
+    good, bad = bearer(), bearer({"aud": "nope"})
+    consumption = {"v1": {"customerConsented": True, "consumptionStatus": 2, "platform": 1, "sampleContentProvided": False,
+                          "deliveryStatus": 0, "appAccountToken": "", "accountTenure": 3, "playTime": 2,
+                          "lifetimeDollarsRefunded": 1, "lifetimeDollarsPurchased": 2, "userStatus": 1},
+                   "v2": {"customerConsented": True, "sampleContentProvided": False, "deliveryStatus": "DELIVERED"}}
+    for path in ["/inApps/v1/transactions/{}", "/inApps/v2/history/{}", "/inApps/v2/refund/lookup/{}"]:
+        api.call("GET", path.format(tid), headers=good, expect=200)
+        api.call("GET", path.format(tid), headers=bad, expect=401)
+        api.call("GET", path.format("abc"), headers=good, expect=400)
+        api.call("GET", path.format(999999), headers=good, expect=404)
+    status, page = api.call("GET", f"/inApps/v2/refund/lookup/{tid}", headers=good, expect=200)
+    if len(page["signedTransactions"]) != 1:
+        problems.append(f"GET /inApps/v2/refund/lookup/{tid}: expected the one refund, got {page}")
+    for query in ["?sort=DESCENDING&productType=CONSUMABLE&revoked=true", f"?productId={COFFEE}&startDate=0&endDate=99999999999999",
+                  "?revision=" + page["revision"]]:
+        api.call("GET", f"/inApps/v2/history/{tid}{query}", headers=good, expect=200)
+    for query in ["?sort=UP", "?startDate=-1", "?startDate=5&endDate=5", "?revoked=maybe", "?productType=TIP", "?revision=%25"]:
+        api.call("GET", f"/inApps/v2/history/{tid}{query}", headers=good, expect=400)
+    status, transaction = api.call("GET", f"/api/transactions/{tid}", expect=200)
+    status, found = api.call("GET", f"/inApps/v1/lookup/{transaction['orderID']}", headers=good, expect=200)
+    status, unknown = api.call("GET", "/inApps/v1/lookup/NOPE", headers=good, expect=200)
+    if found["status"] != 0 or unknown["status"] != 1:
+        problems.append(f"GET /inApps/v1/lookup: expected status 0 then 1, got {found['status']} and {unknown['status']}")
+    api.call("GET", "/inApps/v1/lookup/M1", headers=bad, expect=401)
+    for version, body in consumption.items():
+        path = f"/inApps/{version}/transactions/consumption/"
+        api.call("PUT", path + str(tid), body, headers=good, expect=202)
+        api.call("PUT", path + str(tid), body, headers=bad, expect=401)
+        api.call("PUT", path + str(tid), dict(body, customerConsented="yes"), headers=good, expect=400)
+        api.call("PUT", path + "999999", body, headers=good, expect=404)
+        api.call("PUT", path + str(tid), "{}", content_type="text/plain", headers=good, expect=415)
 
 
 def exercise_history(api, iid, tid):

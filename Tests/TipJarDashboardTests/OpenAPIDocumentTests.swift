@@ -19,7 +19,7 @@ struct OpenAPIDocumentTests {
         var routes: Set<String> = []
         for file in try FileManager.default.contentsOfDirectory(atPath: folder.path) where file.contains("Controller") {
             let text = try String(contentsOf: folder.appendingPathComponent(file), encoding: .utf8)
-            let pattern = try NSRegularExpression(pattern: #"router\.(get|post|put|delete|patch)\("(/api/[^"]*)""#)
+            let pattern = try NSRegularExpression(pattern: #"router\.(get|post|put|delete|patch)\("(/(?:api|inApps)/[^"]*)""#)
             for match in pattern.matches(in: text, range: NSRange(text.startIndex..., in: text)) {
                 let method = (text as NSString).substring(with: match.range(at: 1)).uppercased()
                 let path = shape((text as NSString).substring(with: match.range(at: 2)))

@@ -10,7 +10,7 @@ import Testing
 struct TransactionExportTests {
     static let header =
         "transactionID,originalID,installID,accountID,productID,purchaseDate,purchasedQuantity,storefront,"
-        + "environment,ownershipType,reason,revocationDate,revocationReason,status,isFinished,isExternal,price,currency"
+        + "environment,ownershipType,reason,revocationDate,revocationReason,status,isFinished,isExternal,orderID,jwsRepresentation,price,currency"
 
     /// Creates an install on `account` and buys `productID` outside the app on it; answers the install ID.
     static func externalPurchase(_ server: LiveServer, account: String, productID: String) async throws -> String {

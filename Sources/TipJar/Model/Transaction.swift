@@ -64,14 +64,19 @@ public struct Transaction: Sendable, Equatable, Codable {
         case familyShared = "FAMILY_SHARED"
     }
 
-    /// StoreKit's `AppStore.Environment`; the simulator always answers ``xcode``, like a `.storekit` configuration
-    /// file in Xcode. The raw value is the JWS payload's `environment` string, one of `Sandbox`, `Production`, `Xcode`
+    /// StoreKit's `AppStore.Environment`: ``xcode`` by default, like a `.storekit` configuration file in Xcode, or
+    /// ``localTesting`` when the store setting `environment` says so (``StoreSettings/environment``), stamped on each
+    /// transaction when the store issues it, as Apple stamps every signed transaction. The raw value is the JWS payload's `environment` string, one of `Sandbox`, `Production`, `Xcode`
     /// and `LocalTesting` (https://developer.apple.com/documentation/appstoreserverapi/environment; the `Environment`
     /// of Apple's App Store Server Library, https://github.com/apple/app-store-server-library-swift, has the same four).
-    public enum Environment: String, Sendable, Codable {
+    public enum Environment: String, Sendable, Codable, CaseIterable {
         /// StoreKit Testing in Xcode (`Xcode`,
         /// https://developer.apple.com/documentation/storekit/appstore/environment/xcode).
         case xcode = "Xcode"
+        /// A local App Store server used for testing (`LocalTesting`,
+        /// https://developer.apple.com/documentation/appstoreserverapi/environment): the environment the App Store
+        /// Server API of this dashboard answers as (Sources/TipJarDashboard/README.md, "App Store Server API").
+        case localTesting = "LocalTesting"
     }
 
     /// StoreKit's `Transaction.Reason`; the raw values are the JWS payload's `transactionReason`
@@ -98,7 +103,7 @@ public struct Transaction: Sendable, Equatable, Codable {
     /// The storefront's ISO 3166-1 alpha-3 country code (`Storefront.countryCode`), e.g. `USA`; its Apple
     /// storefront identifier is ``storefrontID``.
     public var storefront: String
-    /// Always `.xcode` in the simulator.
+    /// The environment the store issued it in: the store setting `environment` at that moment (`.xcode` by default).
     public var environment: Environment
     /// Always `.purchased` for a tip.
     public var ownershipType: OwnershipType

@@ -36,6 +36,7 @@ extension InMemoryTipJarStorage {
             saved.isFinished = stored.isFinished
             saved.requestedAgain = stored.requestedAgain
             saved.settledAs = stored.settledAs
+            saved.consumptionInfo = stored.consumptionInfo
             state.transactions[stored.transaction.id] = saved
             return true
         }

@@ -49,7 +49,7 @@ public protocol TipJarStorage: Sendable {
     /// The stored transaction with `id`, or `nil`.
     nonisolated(nonsending) func transaction(withID id: UInt64) async throws -> StoredTransaction?
     /// Moves a stored transaction to `transaction`'s state (status, purchase and signed dates, revocation, finished
-    /// flag, an Ask to Buy request's `requestedAgain`, `settledAs`) only while it is still in the state `expected` was
+    /// flag, an Ask to Buy request's `requestedAgain`, `settledAs`, `consumptionInfo`) only while it is still in the state `expected` was
     /// read in: the same status (an interrupted purchase counts as its own status), revocation and `requestedAgain`. The check and the change are one statement, so of actions
     /// racing from one state (two refunds, an approve against a decline) exactly one wins.
     /// - Returns: `false` when the transaction is gone or no longer in `expected`'s state: nothing changed.

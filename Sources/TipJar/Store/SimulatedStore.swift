@@ -371,6 +371,8 @@ public final class SimulatedStore: Sendable {
         let entry = catalog.product(withID: productID)
         transaction.purchasedQuantity = options.quantity
         transaction.appAccountToken = options.appAccountToken
+        // Apple stamps the environment on every signed transaction; a later change of the setting leaves it alone.
+        transaction.environment = settings.environment
         // Apple's `Transaction.price` counts the quantity (https://developer.apple.com/documentation/storekit/transaction/price),
         // of the amount the storefront charges, the `Product.price` the install was shown (``Storefront/chargedPrice(_:)``).
         let storefront = Storefront.named(install.storefront)

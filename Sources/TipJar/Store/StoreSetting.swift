@@ -58,6 +58,8 @@ public struct StoreSetting: Sendable {
         case infoPlist
         /// What `Transaction.updates` delivers where Apple's documents are silent: other devices, refunds at launch.
         case updates
+        /// The App Store's environment: what transactions are issued in and the App Store Server API answers as.
+        case environment
     }
 
     /// Which `.storekit` file setting feeds this one (``StoreKitSettingsDecoder`` reads it).

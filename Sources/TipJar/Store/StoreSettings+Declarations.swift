@@ -144,6 +144,17 @@ extension StoreSettings {
             \.refundRequestDecision, key: "refundRequestDecision", group: .updates, label: "Refund requests from the app",
             help: "manual: each waits for Approve or Decline on /store; approve or decline: decided as soon as it is received",
             summary: .line("Refund requests", { [StoreSetting.SummaryPart($0.refundRequestDecision == .manual ? "decided on /store" : "\($0.refundRequestDecision.rawValue)d at once")] })),
+        .choice(
+            \.environment, key: "environment", control: .radios, group: .environment, label: "Environment",
+            summary: .line(
+                "Environment",
+                { settings in
+                    [
+                        StoreSetting.SummaryPart(
+                            settings.environment == .xcode
+                                ? "Xcode: StoreKit Testing in Xcode" : "LocalTesting: a local App Store server")
+                    ]
+                })),
     ]
 
     /// The latency the `/store` form sets when "slow" is chosen with none (0 or empty).

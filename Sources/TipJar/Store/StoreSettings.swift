@@ -151,6 +151,14 @@ public struct StoreSettings: Sendable, Equatable, Codable {
     }
     /// Who decides a received refund request (``RefundRequestDecision``); `manual` by default.
     public var refundRequestDecision: RefundRequestDecision
+
+    // The App Store's environment (Sources/TipJarDashboard/README.md, "App Store Server API").
+    /// The environment every transaction is issued in and the App Store Server API answers as: `Xcode` (StoreKit
+    /// Testing in Xcode, the default) or `LocalTesting` (a local App Store server,
+    /// https://developer.apple.com/documentation/appstoreserverapi/environment). Stamped on each transaction when it
+    /// is issued, as Apple's `environment` is part of every signed transaction; a change applies to new transactions.
+    public var environment: Transaction.Environment
+
     /// The largest latency accepted, in milliseconds.
     public static let maximumLatencyMs = 60_000
 
@@ -166,9 +174,10 @@ public struct StoreSettings: Sendable, Equatable, Codable {
         chargedDespiteError: Bool = false, syncReplaysFinished: Bool = false, listenerReemitDelayMs: Int = 0,
         skipPurchaseSheet: Bool = false, includeConsumableInAppPurchaseHistory: Bool = false,
         finishedConsumablesReachOtherDevices: Bool = true, refundsDeliveredAtLaunch: Bool = false,
-        refundRequestDecision: RefundRequestDecision = .manual
+        refundRequestDecision: RefundRequestDecision = .manual, environment: Transaction.Environment = .xcode
     ) {
         self.refundRequestDecision = refundRequestDecision
+        self.environment = environment
         self.finishedConsumablesReachOtherDevices = finishedConsumablesReachOtherDevices
         self.refundsDeliveredAtLaunch = refundsDeliveredAtLaunch
         self.catalog = catalog

@@ -49,6 +49,11 @@ public struct StoredTransaction: Sendable, Equatable {
     /// this record; `nil` otherwise.
     public var settledAs: UInt64?
 
+    /// The consumption information a server last sent for this transaction through Send Consumption Information
+    /// (https://developer.apple.com/documentation/appstoreserverapi/send-consumption-information): the checked
+    /// request body, as JSON; `nil` until one is sent.
+    public var consumptionInfo: String?
+
     /// Whether this is an Ask to Buy request (pending, declined or approved), not a transaction: its `transaction.id`
     /// is the request's identifier (as `SKTestTransaction.identifier` is the test session's, not `Transaction.id`),
     /// and no transaction view, list or export holds it; an approval issues the transaction, with a new ID.
@@ -71,5 +76,6 @@ public struct StoredTransaction: Sendable, Equatable {
         self.isExternal = isExternal
         self.requestedAgain = requestedAgain
         self.settledAs = settledAs
+        self.consumptionInfo = nil
     }
 }

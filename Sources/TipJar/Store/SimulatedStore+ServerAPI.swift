@@ -1,0 +1,36 @@
+import Foundation
+
+extension Transaction {
+    /// The order ID a receipt would show for this purchase (the App Store's "Order ID" on the customer's emailed
+    /// receipt, which Look Up Order ID takes: https://developer.apple.com/documentation/appstoreserverapi/look-up-order-id).
+    /// The simulator sends no receipts, so it derives one that is stable and readable back: `M` and the transaction's
+    /// decimal ID (`M42`), one transaction per order, as a tip is bought one at a time. Apple's own order IDs are
+    /// opaque; nothing should parse them, and nothing outside ``Transaction/transactionID(orderID:)`` parses these.
+    public var orderID: String { "M\(id)" }
+
+    /// The transaction ID an ``orderID`` names, or `nil` for any other text (no `M`, not digits, leading zeros).
+    public static func transactionID(orderID: String) -> UInt64? {
+        guard orderID.first == "M" else { return nil }
+        let digits = orderID.dropFirst()
+        guard !digits.isEmpty, digits.allSatisfy(\.isASCII), let id = UInt64(digits), "M\(id)" == orderID else { return nil }
+        return id
+    }
+}
+
+extension SimulatedStore {
+    /// Saves what a server sent through Send Consumption Information
+    /// (https://developer.apple.com/documentation/appstoreserverapi/send-consumption-information) for a purchased
+    /// transaction: `json`, the checked request body; a later one replaces it.
+    /// - Returns: the transaction as saved.
+    /// - Throws: `TipJarError.transactionNotFound` when the store keeps no purchased transaction with that ID (an Ask
+    ///   to Buy request and an interrupted purchase are none); storage errors.
+    @discardableResult
+    public func recordConsumption(_ json: String, transactionID: UInt64) async throws -> StoredTransaction {
+        guard let stored = try await storage.transaction(withID: transactionID), stored.status == .purchased else {
+            throw TipJarError.transactionNotFound(transactionID)
+        }
+        var changed = stored
+        changed.consumptionInfo = json
+        return try await move(stored, to: changed, orThrow: .transactionNotFound(transactionID))
+    }
+}
