@@ -5,13 +5,16 @@ import Glibc
 /// Accepting connections for ``EventLoop``: the global and per-address caps, and freeing a slot
 /// held by an idle connection when the table is full.
 extension EventLoop {
-    /// Most connections taken from the listening socket's queue at one wake-up of the loop.
-    static let acceptBatch = 64
+    /// Most connections taken from the listening socket's queue at one wake-up of the loop: about twice the kernel's
+    /// backlog, so an ordinary burst is taken whole and the queue has room for the next client's SYN, while a client that
+    /// reconnects as fast as it is accepted cannot keep the loop in `accept4` for ever.
+    static let acceptBatch = 1_024
 
     /// Accepts waiting connections, at most ``acceptBatch`` of them: the listening socket is level-triggered, so
-    /// the rest are reported at the next wake-up, after the events of the connections already open. Taking them all at
-    /// once let a client that reconnects as fast as it is accepted keep the loop accepting (and, with the table full,
-    /// closing the connections it had just accepted for the next ones) without ever reading a request.
+    /// the rest are reported at the next wake-up, after the events of the connections already open. A connection
+    /// accepted in this same turn is never closed to make room for the next one (``idleConnectionToClose(for:)``): its
+    /// request has not been read yet, and closing it unread let a flood that reconnects as fast as it is accepted keep
+    /// the loop accepting and closing without ever reading a request.
     func acceptWaiting() {
         for _ in 0..<Self.acceptBatch {
             var storage = sockaddr_storage()
@@ -160,6 +163,8 @@ extension EventLoop {
     func idleConnectionToClose(for newcomer: Peer) -> Connection? {
         var best: Connection?
         for case let candidate? in connections where candidate.isIdle {
+            // Accepted in this turn of the loop and not read yet: its first bytes may be waiting in the socket.
+            guard candidate.receivedAny || candidate.lastActivity != now else { continue }
             guard candidate.peer === newcomer || candidate.peer.open > newcomer.open else { continue }
             guard let current = best else {
                 best = candidate
