@@ -152,6 +152,9 @@ final class Peer {
     var open = 0
     /// Of those, the ones writing an ``HTTPBodyStream`` (``HTTPServerConfiguration/maxStreamsPerAddress``).
     var streams = 0
+    /// The turn of the loop (its monotonic time) in which a full table had no connection to close for this address's
+    /// next one; the table is not searched again for it in that turn.
+    var noRoomTurn: UInt64 = 0
 
     init(key: String) { self.key = key }
 }

@@ -109,7 +109,14 @@ extension EventLoop {
             return false
         }
         guard openCount >= configuration.maxConnections else { return true }
-        guard let victim = connectionToCloseForNewcomer(peer) else { return false }
+        // A full table is searched at most once per address and turn of the loop: a flood that reconnects as fast as it
+        // is accepted would otherwise make every accept of the turn walk every connection, for nothing (what changes in
+        // the turn is its own accepts, which are never closed to make room).
+        if peer.noRoomTurn == now { return false }
+        guard let victim = connectionToCloseForNewcomer(peer) else {
+            peer.noRoomTurn = now
+            return false
+        }
         if victim.isIdle {
             counters.closedIdleForNewConnection += 1
         } else if victim.isLingering {
