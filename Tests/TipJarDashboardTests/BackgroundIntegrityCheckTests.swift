@@ -57,8 +57,9 @@ struct BackgroundIntegrityCheckTests {
         configuration.checksIntegrity = false
         let server = try await LiveServer(database: configuration, directory: first.directory)
         let silent = await server.json("GET", "/api/installs/\(id)/ledger")
+        // Before the check the damage goes unseen: the ledger answers 200 (with fewer rows when the lookup crosses the
+        // flipped cell, which depends on where the install's rows fell; not asserted, so the test holds for any ID).
         #expect(silent.status == 200)
-        #expect(silent.array.count < Self.purchases, "before the check, the damaged index answers part of the ledger")
 
         let outcome = Mutex<IntegrityCheckOutcome?>(nil)
         server.storage.checkIntegrityInBackground { result in outcome.withLock { $0 = result } }
