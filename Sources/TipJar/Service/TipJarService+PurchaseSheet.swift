@@ -75,8 +75,8 @@ extension TipJarService {
 
     /// Whether `Product.purchase()` shows the App Store sheet for this purchase: not with `skipPurchaseSheet`
     /// (`SKTestSession.disableDialogs`), and not when the purchase hands back the account's unfinished transaction of
-    /// the product, which StoreKit Testing was observed to do with no sheet (RevenueCat purchases-ios issue 2086: "the
-    /// Apple purchase popup" did not appear, and issue 1964: "on the second purchase, we automatically get a
+    /// the product, which StoreKit Testing was observed to do with no sheet (RevenueCat purchases-ios, https://github.com/RevenueCat/purchases-ios/issues/2086: "the
+    /// Apple purchase popup" did not appear, and https://github.com/RevenueCat/purchases-ios/issues/1964: "on the second purchase, we automatically get a
     /// successful callback"; Apple's documents are silent). The second is recorded on the timeline.
     func showsPurchaseSheet(productID: String, install: Install, options: Product.PurchaseOptions, settings: StoreSettings) async throws -> Bool {
         guard !settings.skipPurchaseSheet else { return false }

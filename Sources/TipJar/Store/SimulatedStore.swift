@@ -138,7 +138,7 @@ public final class SimulatedStore: Sendable {
     /// Apple documents that "A transaction is unfinished until you call `finish()`"
     /// (https://developer.apple.com/documentation/storekit/transaction/unfinished) and is silent on what `purchase()`
     /// answers for a product with an unfinished transaction; StoreKit Testing was observed handing the unfinished
-    /// transaction back (RevenueCat purchases-ios on GitHub, issue 1964 and pull request 1965), so the simulator does.
+    /// transaction back (https://github.com/RevenueCat/purchases-ios/issues/1964, https://github.com/RevenueCat/purchases-ios/pull/1965), so the simulator does.
     /// Apple's documents do not say what an Ask to Buy or a failing purchase does then; those keep their own answers.
     ///
     /// An interrupted purchase throws: `interruptedPurchasesEnabled` "causes all purchases to fail until you disable
@@ -217,8 +217,8 @@ public final class SimulatedStore: Sendable {
 
     /// Whether a purchase of `productID` with these options would answer with the account's unfinished transaction
     /// (and nothing before it in the precedence rule would answer first): then StoreKit Testing was observed to show
-    /// no payment sheet at all (RevenueCat purchases-ios issue 2086: the purchase popup did not appear, with issue
-    /// 1964's transaction handed back; Apple's documents are silent).
+    /// no payment sheet at all (RevenueCat purchases-ios, https://github.com/RevenueCat/purchases-ios/issues/2086: the purchase popup did not appear, with
+    /// https://github.com/RevenueCat/purchases-ios/issues/1964's transaction handed back; Apple's documents are silent).
     /// - Returns: that transaction, or `nil` when the purchase would go another way.
     public func returnsUnfinishedTransaction(
         productID: String, for install: Install, options: Product.PurchaseOptions, settings: StoreSettings
