@@ -132,6 +132,14 @@ public final class SQLiteTipJarStorage: TipJarStorage {
         return InstallPage(installs: Array(rows.prefix(query.pageSize)), hasMore: rows.count > query.pageSize)
     }
 
+    /// `TipJarStorage.runningInstallIDs(accountID:except:)`: through `installs_by_account`, a point read on the caller's thread.
+    public nonisolated(nonsending) func runningInstallIDs(accountID: String, except installID: String) async throws -> [String] {
+        try pool.pointRead { db in
+            try db.cachedStatement(sql: "SELECT id FROM installs WHERE account_id = ? AND is_running = 1 AND id <> ? ORDER BY id")
+                .fetchAll(arguments: [accountID, installID]) { try $0.value(at: 0, as: String.self) }
+        }
+    }
+
     /// `TipJarStorage.setRunning(_:installID:)`.
     public nonisolated(nonsending) func setRunning(_ isRunning: Bool, installID: String) async throws {
         try await pool.write { db in

@@ -22,7 +22,12 @@ extension TipJarService {
         let settings = store.settings  // read once for the whole purchase (the store reads them again after a latency)
         let install = try await beginPurchase(productID: productID, installID: installID)
         defer { openPurchases.remove(installID) }
-        let showsSheet = try await showsPurchaseSheet(productID: productID, install: install, options: options, settings: settings)
+        // Only a cancel depends on whether a sheet is shown; a confirm reaches the store either way, so it is not asked
+        // (a read on every purchase).
+        let showsSheet =
+            userAction == .cancel
+            ? try await showsPurchaseSheet(productID: productID, install: install, options: options, settings: settings)
+            : !settings.skipPurchaseSheet
         // The sheet is shown and answered in the same call, so it needs no display values and no `openSheets` entry.
         if showsSheet, userAction == .cancel {
             event(
@@ -299,16 +304,13 @@ extension TipJarService {
     ) async throws -> [Delivery] {
         let isFinishedConsumable = finishedHere && !transaction.isRevoked && catalog.product(withID: transaction.productID)?.type == .consumable
         if isFinishedConsumable, !store.settings.finishedConsumablesReachOtherDevices { return [] }
-        let others = try await storage.installs(matching: InstallQuery(pageSize: 200, accountID: accountID)).installs.filter {
-            $0.id != installID && $0.isRunning
-        }
         var deliveries: [Delivery] = []
-        for other in others {
+        for other in try await storage.runningInstallIDs(accountID: accountID, except: installID) {
             do {
-                deliveries.append(try await handle(store.verify(transaction), installID: other.id, path: .otherDevice))
+                deliveries.append(try await handle(store.verify(transaction), installID: other, path: .otherDevice))
             } catch {
                 // Deleted from its device while the transaction was on its way: nothing to deliver to.
-                guard try await storage.install(withID: other.id) == nil else { throw error }
+                guard try await storage.install(withID: other) == nil else { throw error }
             }
         }
         return deliveries

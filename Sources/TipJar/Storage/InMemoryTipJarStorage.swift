@@ -96,6 +96,13 @@ public final class InMemoryTipJarStorage: TipJarStorage {
     /// `TipJarStorage.installs(matching:)`, as the SQLite query answers it: newest first (creation time, then ID,
     /// both descending); a search of hex digits and dashes is an ID prefix (lowercased), any other text a label
     /// match ignoring ASCII case (SQLite's `lower()`, https://www.sqlite.org/lang_corefunc.html#lower).
+    /// `TipJarStorage.runningInstallIDs(accountID:except:)`.
+    public func runningInstallIDs(accountID: String, except installID: String) -> [String] {
+        state.withLock { state in
+            state.installs.values.map(state.installWithAccount).filter { $0.accountID == accountID && $0.isRunning && $0.id != installID }.map(\.id).sorted()
+        }
+    }
+
     public func installs(matching query: InstallQuery) -> InstallPage {
         let search = query.search.trimmingCharacters(in: .whitespaces)
         let matches: (Install) -> Bool

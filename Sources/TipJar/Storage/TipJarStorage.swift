@@ -25,6 +25,9 @@ public protocol TipJarStorage: Sendable {
     nonisolated(nonsending) func install(withID id: String) async throws -> Install?
     /// A page of installs, newest first.
     nonisolated(nonsending) func installs(matching query: InstallQuery) async throws -> InstallPage
+    /// The IDs of the running installs signed into `accountID`, but `installID`: a read by key (the account's index),
+    /// on every purchase, so it must cost no more than one.
+    nonisolated(nonsending) func runningInstallIDs(accountID: String, except installID: String) async throws -> [String]
     /// Marks an install running or stopped.
     nonisolated(nonsending) func setRunning(_ isRunning: Bool, installID: String) async throws
     /// Changes an install's label.
