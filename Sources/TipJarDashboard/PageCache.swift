@@ -191,7 +191,9 @@ final class PageCache: Sendable {
         guard enabled.load(ordering: .relaxed) else { return nil }
         let now = version ?? self.version
         return state.withLock { state in
-            guard let entry = state.unchanging[key] ?? state.entries[key], entry.isUnchanging || entry.version == now, isUsable(entry)
+            // The versioned table first (every page but the unchanging ones); the other is asked only when not empty.
+            guard let entry = state.entries[key] ?? (state.unchanging.isEmpty ? nil : state.unchanging[key]),
+                entry.isUnchanging || entry.version == now, isUsable(entry)
             else { return nil }
             state.hits += 1
             return entry
