@@ -10,13 +10,20 @@ extension EventLoop {
     /// reconnects as fast as it is accepted cannot keep the loop in `accept4` for ever.
     static let acceptBatch = 1_024
 
+    /// Longest one batch of accepts may take before the loop turns to the events of the connections already open:
+    /// 2 ms, in nanoseconds. Each accept of a flood that is refused costs a 503 written and a close; a batch of 1,024 of
+    /// them held the loop for 90 ms in a debug build, and every open connection's request waited for it.
+    static let acceptBatchTime: UInt64 = 2_000_000
+
     /// Accepts waiting connections, at most ``acceptBatch`` of them: the listening socket is level-triggered, so
     /// the rest are reported at the next wake-up, after the events of the connections already open. A connection
-    /// accepted in this same turn is never closed to make room for the next one (``idleConnectionToClose(for:)``): its
+    /// accepted in this same turn is never closed to make room for the next one (``ClosableConnections``): its
     /// request has not been read yet, and closing it unread let a flood that reconnects as fast as it is accepted keep
     /// the loop accepting and closing without ever reading a request.
     func acceptWaiting() {
-        for _ in 0..<Self.acceptBatch {
+        let started = Socket.now()
+        for accepted in 0..<Self.acceptBatch {
+            if accepted % 16 == 15 && Socket.now() &- started >= Self.acceptBatchTime { return }
             var storage = sockaddr_storage()
             var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
             let fd = withUnsafeMutablePointer(to: &storage) {
@@ -64,17 +71,21 @@ extension EventLoop {
             }
             SystemCalls.epollAdd(epfd, fd, events: SystemCalls.EPOLLIN | SystemCalls.EPOLLOUT | SystemCalls.EPOLLRDHUP | SystemCalls.EPOLLET)
             if shed {
-                // Load shedding: a canned 503 instead of falling over (RFC 9110 §15.6.4).
-                var response = HTTPResponse.status(.serviceUnavailable)
-                for (name, value) in configuration.serverResponseFields { response.fields[name] = value }
-                response.fields["Retry-After"] = "1"
-                startWrite(
-                    connection,
-                    ResponseSerializer.serialize(
-                        response, isHead: false, keepAlive: false, http10: false,
-                        dateLine: date.fieldLine()), close: true)
+                startWrite(connection, shedResponse(), close: true)
             }
         }
+    }
+
+    /// Load shedding: a canned 503 instead of falling over (RFC 9110 §15.6.4), serialized once per second.
+    func shedResponse() -> ResponseSerializer.Output {
+        let dateLine = date.fieldLine()
+        if let shedAnswer, shedAnswer.dateLine == dateLine { return shedAnswer.output }
+        var response = HTTPResponse.status(.serviceUnavailable)
+        for (name, value) in configuration.serverResponseFields { response.fields[name] = value }
+        response.fields["Retry-After"] = "1"
+        let output = ResponseSerializer.serialize(response, isHead: false, keepAlive: false, http10: false, dateLine: dateLine)
+        shedAnswer = (dateLine, output)
+        return output
     }
 
     /// Out of descriptors (or kernel memory): the pending connection stays queued and the listening
@@ -102,18 +113,23 @@ extension EventLoop {
 
     /// Whether a new connection from `peer` gets a slot. Over the per-address cap it does not; when
     /// the table is full, a connection of a heavier address is closed to make room
-    /// (``connectionToCloseForNewcomer(_:)``).
+    /// (``ClosableConnections/toCloseForNewcomer(_:now:isOpen:)``), from the candidates of the table's last walk.
     func admit(_ peer: Peer) -> Bool {
         if peer.open >= configuration.maxConnectionsPerAddress {
             counters.refusedOverAddressCap += 1
             return false
         }
         guard openCount >= configuration.maxConnections else { return true }
-        // A full table is searched at most once per address and turn of the loop: a flood that reconnects as fast as it
-        // is accepted would otherwise make every accept of the turn walk every connection, for nothing (what changes in
-        // the turn is its own accepts, which are never closed to make room).
+        // What changes in a turn is its own accepts, which are never closed to make room: an address with no room
+        // once has none until the next turn.
         if peer.noRoomTurn == now { return false }
-        guard let victim = connectionToCloseForNewcomer(peer) else {
+        if closable == nil || now &- closable!.gathered >= ClosableConnections.maxAge {
+            closable = ClosableConnections(connections, now: now)
+        }
+        let victim = closable?.toCloseForNewcomer(peer, now: now) { [connections] candidate in
+            Int(candidate.fd) < connections.count && connections[Int(candidate.fd)] === candidate
+        }
+        guard let victim else {
             peer.noRoomTurn = now
             return false
         }
@@ -126,66 +142,6 @@ extension EventLoop {
         }
         closeConnection(victim)
         return true
-    }
-
-    /// The connection to give up for a new one from `newcomer` when the table is full, or `nil`:
-    /// 1. an idle one (``idleConnectionToClose(for:)``);
-    /// 2. else a connection that was answered and is only lingering before its close (its answer, a refusal such as a
-    ///    stream over its budget, is written: closing it loses nothing but the wait), then a request still being
-    ///    received (its head or its body), each on a connection of an address that holds more than twice as many
-    ///    connections as `newcomer`'s, from the address that holds the most, the one that has been in its state longest
-    ///    first. Clients that trickle their heads or bodies from many connections
-    ///    then cannot keep a lighter address out for as long as their deadlines allow (30 s for a body); the request
-    ///    closed loses only bytes that were never answered (RFC 9112 §9.6 lets a server close at any time), and
-    ///    addresses of like weight never push each other's requests out.
-    func connectionToCloseForNewcomer(_ newcomer: Peer) -> Connection? {
-        if let idle = idleConnectionToClose(for: newcomer) { return idle }
-        if let lingering = heaviestAddressConnection(for: newcomer, where: \.isLingering) { return lingering }
-        return heaviestAddressConnection(for: newcomer, where: \.isReceivingRequest)
-    }
-
-    /// Of the connections for which `isCandidate` holds, one of an address holding more than twice as many connections
-    /// as `newcomer`'s: from the address that holds the most, the one that entered its state (or phase) first.
-    func heaviestAddressConnection(for newcomer: Peer, where isCandidate: (Connection) -> Bool) -> Connection? {
-        var best: Connection?
-        for case let candidate? in connections where isCandidate(candidate) {
-            guard candidate.peer !== newcomer, candidate.peer.open > 2 * newcomer.open else { continue }
-            guard let current = best else {
-                best = candidate
-                continue
-            }
-            if candidate.peer.open != current.peer.open {
-                if candidate.peer.open > current.peer.open { best = candidate }
-            } else if candidate.phaseStart < current.phaseStart {
-                best = candidate
-            }
-        }
-        return best
-    }
-
-    /// The idle connection to give up for a new one from `newcomer`: from the address with the most
-    /// open connections; among those, one that never sent a byte, then the longest idle. `nil` when
-    /// no connection is idle, or when the idle ones all belong to addresses with fewer connections
-    /// than `newcomer`'s (a heavy client does not push out a lighter one).
-    func idleConnectionToClose(for newcomer: Peer) -> Connection? {
-        var best: Connection?
-        for case let candidate? in connections where candidate.isIdle {
-            // Accepted in this turn of the loop and not read yet: its first bytes may be waiting in the socket.
-            guard candidate.receivedAny || candidate.lastActivity != now else { continue }
-            guard candidate.peer === newcomer || candidate.peer.open > newcomer.open else { continue }
-            guard let current = best else {
-                best = candidate
-                continue
-            }
-            if candidate.peer.open != current.peer.open {
-                if candidate.peer.open > current.peer.open { best = candidate }
-            } else if candidate.receivedAny != current.receivedAny {
-                if !candidate.receivedAny { best = candidate }
-            } else if candidate.lastActivity < current.lastActivity {
-                best = candidate
-            }
-        }
-        return best
     }
 
     /// A snapshot for ``HTTPServer/statistics()``.

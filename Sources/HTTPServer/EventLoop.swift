@@ -46,6 +46,10 @@ final class EventLoop: @unchecked Sendable {
     var serial: UInt64 = 0
     var requestCounter: UInt64 = 0
     var date = HTTPDate()
+    /// The connections a full table could give up for a newcomer, from the table's last walk (``admit(_:)``).
+    var closable: ClosableConnections?
+    /// The load-shedding 503 for connections over a cap, made once per second of its `Date` line.
+    var shedAnswer: (dateLine: [UInt8], output: ResponseSerializer.Output)?
     var now: UInt64 = Socket.now()
     var lastSweep: UInt64 = 0
     var draining = false
