@@ -135,10 +135,13 @@ public final class SQLiteTipJarStorage: TipJarStorage {
     /// `TipJarStorage.runningInstallIDs(accountID:except:)`: through `installs_by_account`, a point read on the caller's thread.
     public nonisolated(nonsending) func runningInstallIDs(accountID: String, except installID: String) async throws -> [String] {
         try pool.pointRead { db in
-            try db.cachedStatement(sql: "SELECT id FROM installs WHERE account_id = ? AND is_running = 1 AND id <> ? ORDER BY id")
+            try db.cachedStatement(sql: Self.otherRunningInstallsSQL)
                 .fetchAll(arguments: [accountID, installID]) { try $0.value(at: 0, as: String.self) }
         }
     }
+
+    /// The account's running installs but one, read on every purchase: through `installs_by_account`.
+    static let otherRunningInstallsSQL = "SELECT id FROM installs WHERE account_id = ? AND is_running = 1 AND id <> ? ORDER BY id"
 
     /// `TipJarStorage.setRunning(_:installID:)`.
     public nonisolated(nonsending) func setRunning(_ isRunning: Bool, installID: String) async throws {
