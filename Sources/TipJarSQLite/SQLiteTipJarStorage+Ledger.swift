@@ -182,7 +182,22 @@ extension SQLiteTipJarStorage {
         }
     }
 
-    /// The account's unfinished purchases, read on every purchase. Without statistics (no `ANALYZE`) SQLite's planner
+    /// `TipJarStorage.firstUnfinishedTransaction(accountID:productID:)`: a point read on the caller's thread, through the
+    /// partial index of unfinished purchases (an account holds few: the app finishes them).
+    public nonisolated(nonsending) func firstUnfinishedTransaction(accountID: String, productID: String) async throws -> StoredTransaction? {
+        try pool.pointRead { db in
+            try db.cachedStatement(sql: Self.firstUnfinishedTransactionSQL).fetchOne(arguments: [accountID, productID], Self.storedTransaction)
+        }
+    }
+
+    /// The oldest unfinished, unrevoked purchase of one product, through the same index as ``unfinishedTransactionsSQL``.
+    static let firstUnfinishedTransactionSQL = """
+        SELECT \(transactionColumns) FROM transactions INDEXED BY transactions_unfinished
+        WHERE account_id = ? AND status = 'purchased' AND is_finished = 0 AND product_id = ? AND revocation_date_ms IS NULL
+        ORDER BY id LIMIT 1
+        """
+
+    /// The account's unfinished purchases. Without statistics (no `ANALYZE`) SQLite's planner
     /// rated `transactions_by_account` as good as the partial index and walked every transaction of the account, one
     /// table lookup each, so a purchase cost more with every purchase before it; `INDEXED BY` names the index
     /// (https://sqlite.org/lang_indexedby.html) and makes the statement fail to prepare if the index is ever missing.

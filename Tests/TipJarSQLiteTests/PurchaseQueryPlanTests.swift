@@ -26,6 +26,11 @@ struct PurchaseQueryPlanTests {
         #expect(plan == ["SEARCH transactions USING INDEX transactions_unfinished (account_id=?)"], "\(plan)")
     }
 
+    @Test func theUnfinishedPurchaseAPurchaseReturnsIsReadThroughThePartialIndex() throws {
+        let plan = try Self.plan(SQLiteTipJarStorage.firstUnfinishedTransactionSQL, ["account", "product"])
+        #expect(plan == ["SEARCH transactions USING INDEX transactions_unfinished (account_id=?)"], "\(plan)")
+    }
+
     @Test func theAccountsOtherRunningInstallsAreReadThroughTheAccountsIndex() throws {
         let plan = try Self.plan(SQLiteTipJarStorage.otherRunningInstallsSQL, ["account", "install"])
         #expect(plan.first == "SEARCH installs USING INDEX installs_by_account (account_id=?)", "\(plan)")

@@ -105,6 +105,22 @@ extension StorageRule {
             #expect(try await world.storage.transaction(withID: 1)?.isFinished == true)
             #expect(try await world.storage.unfinishedTransactions(accountID: install.accountID).map(\.transaction.id) == [2])
         },
+        StorageRule(name: "a purchase's unfinished transaction is the account's oldest unfinished, unrevoked one of that product") { world in
+            let install = try await world.runningInstall()
+            var revoked = stored(1, for: install)
+            revoked.transaction.revocationDate = RuleWorld.epoch
+            try await world.storage.insert(revoked)
+            var snack = stored(2, for: install)
+            snack.transaction.productID = RuleWorld.snack
+            try await world.storage.insert(snack)
+            try await world.storage.insert(stored(3, for: install))
+            try await world.storage.insert(stored(4, for: install))
+            _ = try await world.storage.record(delivery(3, to: install.id))
+            let first = try await world.storage.firstUnfinishedTransaction(accountID: install.accountID, productID: RuleWorld.coffee)
+            #expect(first?.transaction.id == 4)
+            #expect(try await world.storage.firstUnfinishedTransaction(accountID: install.accountID, productID: RuleWorld.snack)?.transaction.id == 2)
+            #expect(try await world.storage.firstUnfinishedTransaction(accountID: "another-account", productID: RuleWorld.coffee) == nil)
+        },
         StorageRule(name: "an ID counted stays taken after the store forgets its transaction") { world in
             let install = try await world.runningInstall()
             let report = try await world.service.purchase(productID: RuleWorld.coffee, installID: install.id)

@@ -73,6 +73,11 @@ extension InMemoryTipJarStorage {
         transactionsByID().filter { $0.status == .pending }
     }
 
+    /// `TipJarStorage.firstUnfinishedTransaction(accountID:productID:)`.
+    public func firstUnfinishedTransaction(accountID: String, productID: String) -> StoredTransaction? {
+        unfinishedTransactions(accountID: accountID).first { $0.transaction.productID == productID && !$0.transaction.isRevoked }
+    }
+
     /// `TipJarStorage.unfinishedTransactions(accountID:)`: purchased and unfinished, oldest first.
     public func unfinishedTransactions(accountID: String) -> [StoredTransaction] {
         transactionsByID().filter { $0.accountID == accountID && $0.status == .purchased && !$0.isFinished }

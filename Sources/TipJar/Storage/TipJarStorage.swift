@@ -68,6 +68,10 @@ public protocol TipJarStorage: Sendable {
     nonisolated(nonsending) func pendingTransactions() async throws -> [StoredTransaction]
     /// Purchased, unfinished transactions of an account, oldest first.
     nonisolated(nonsending) func unfinishedTransactions(accountID: String) async throws -> [StoredTransaction]
+    /// The account's oldest purchased, unfinished and unrevoked transaction of `productID`, or `nil`: what a purchase of
+    /// that product answers with (``SimulatedStore``'s unfinished-transaction rule). Read on every purchase, so a
+    /// storage answers it without reading the others.
+    nonisolated(nonsending) func firstUnfinishedTransaction(accountID: String, productID: String) async throws -> StoredTransaction?
     /// Every transaction, newest first, at most `limit`; only rows ``StoredTransaction/isListed`` (no Ask to Buy request).
     nonisolated(nonsending) func recentTransactions(limit: Int) async throws -> [StoredTransaction]
     /// The largest transaction or Ask to Buy request ID issued so far (0 on a new database; the two share one

@@ -210,9 +210,7 @@ public final class SimulatedStore: Sendable {
     /// applies it after the failure injection and the traps.
     func unfinishedTransactionToReturn(productID: String, accountID: String, settings: StoreSettings) async throws -> StoredTransaction? {
         guard !settings.askToBuyEnabled, settings.purchaseOutcome == .success || settings.purchaseOutcome == .unverified else { return nil }
-        return try await storage.unfinishedTransactions(accountID: accountID).first {
-            $0.transaction.productID == productID && !$0.transaction.isRevoked
-        }
+        return try await storage.firstUnfinishedTransaction(accountID: accountID, productID: productID)
     }
 
     /// Whether a purchase of `productID` with these options would answer with the account's unfinished transaction
