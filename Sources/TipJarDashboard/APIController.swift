@@ -156,15 +156,15 @@ struct APIController: DashboardController {
     /// `/api/store…`: the settings, their reset to the file's, and the Ask to Buy and interrupted queues.
     func registerStore(in router: inout Router<DashboardContext>) {
         router.get("/api/store") { request, context in
-            JSONBody.response(APIModels.StoreBody(service.store.settings))
+            JSONBody.response(APIModels.StoreBody(service.settings))
         }
         router.put("/api/store") { request, context in
-            let updated = try StorePatch.apply(request.body, to: service.store.settings)
+            let updated = try StorePatch.apply(request.body, to: service.settings)
             try await service.updateStore(updated)
             return JSONBody.response(APIModels.StoreBody(updated))
         }
         router.post("/api/store/reset") { request, context in
-            JSONBody.response(APIModels.StoreBody(try await service.store.resetToFileSettings()))
+            JSONBody.response(APIModels.StoreBody(try await service.resetStore()))
         }
         router.get("/api/store/pending") { request, context in
             JSONBody.response(
@@ -201,7 +201,7 @@ struct APIController: DashboardController {
         router.get("/api/accounts/:account/transactions") { request, context in
             let accountID = try context.parameters.require("account")
             let view = try QueryValues.choice(request, "view", TransactionHistoryView.self) ?? .all
-            let stored = try await service.store.history(accountID: accountID, view: view, productID: try QueryValues.text(request, "productID"))
+            let stored = try await service.history(accountID: accountID, view: view, productID: try QueryValues.text(request, "productID"))
             struct Body: Encodable { var accountID: String; var view: String; var transactions: [APIModels.TransactionBody] }
             return JSONBody.response(
                 Body(
@@ -209,7 +209,7 @@ struct APIController: DashboardController {
                     transactions: stored.map { APIModels.TransactionBody($0, delivery: nil) }))
         }
         router.delete("/api/transactions") { request, context in
-            try await service.store.clearTransactions()
+            try await service.clearTransactions()
             return HTTPResponse(status: .noContent)
         }
         router.get("/api/transactions/:tid") { request, context in
@@ -226,7 +226,7 @@ struct APIController: DashboardController {
             return try await transactionResponse(id, delivery: delivery)
         }
         router.delete("/api/transactions/:tid") { request, context in
-            try await service.store.deleteTransaction(id: try context.transactionID())
+            try await service.deleteTransaction(id: try context.transactionID())
             return HTTPResponse(status: .noContent)
         }
     }

@@ -46,8 +46,8 @@ struct AppStoreServerAPIController: DashboardController {
                 }
                 return JSONBody.response(
                     Body(
-                        revision: page.revision, hasMore: page.hasMore, bundleId: service.store.appBundleID,
-                        environment: service.store.settings.environment.rawValue, signedTransactions: page.items.map(Self.signed)))
+                        revision: page.revision, hasMore: page.hasMore, bundleId: service.appBundleID,
+                        environment: service.settings.environment.rawValue, signedTransactions: page.items.map(Self.signed)))
             }
         }
         // Look Up Order ID: https://developer.apple.com/documentation/appstoreserverapi/look-up-order-id
@@ -91,7 +91,7 @@ struct AppStoreServerAPIController: DashboardController {
                 let stored = try await transaction(context)
                 if let type = stored.transaction.productType, type != .consumable { throw AppStoreServerAPIError.notConsumable }
                 try AppStoreServerAPIRequests.checkConsumptionV1(body)
-                try await service.store.recordConsumption(String(decoding: request.body, as: UTF8.self), transactionID: stored.transaction.id)
+                try await service.recordConsumption(String(decoding: request.body, as: UTF8.self), transactionID: stored.transaction.id)
                 return HTTPResponse(status: .accepted)
             }
         }
@@ -101,7 +101,7 @@ struct AppStoreServerAPIController: DashboardController {
                 let body = try AppStoreServerAPIRequests.object(request.body)
                 let stored = try await transaction(context)
                 try AppStoreServerAPIRequests.checkConsumption(body)
-                try await service.store.recordConsumption(String(decoding: request.body, as: UTF8.self), transactionID: stored.transaction.id)
+                try await service.recordConsumption(String(decoding: request.body, as: UTF8.self), transactionID: stored.transaction.id)
                 return HTTPResponse(status: .accepted)
             }
         }
@@ -111,7 +111,7 @@ struct AppStoreServerAPIController: DashboardController {
     /// Apple's shape, anything else (a storage failure) is thrown to the middlewares.
     func answer(_ request: HTTPRequest, _ handler: () async throws -> HTTPResponse) async throws -> HTTPResponse {
         do {
-            try AppStoreServerAPIToken.check(request.fields["Authorization"], bundleID: service.store.appBundleID, now: now())
+            try AppStoreServerAPIToken.check(request.fields["Authorization"], bundleID: service.appBundleID, now: now())
             return try await handler()
         } catch let refusal as AppStoreServerAPIToken.Refusal {
             return refusal.response

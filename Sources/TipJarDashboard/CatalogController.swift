@@ -36,7 +36,7 @@ struct CatalogController: DashboardController {
     func catalogPage(_ context: DashboardContext, csrfToken: String) async throws -> HTTPResponse {
         let catalog = service.catalog
         let previews = [(AppLocale.en, Storefront.usa), (.ptBR, Storefront.bra)].map { locale, storefront in
-            let products = catalog.tips.map { service.store.product(for: $0, storefront: storefront, locale: locale) }
+            let products = catalog.tips.map { service.product(for: $0, storefront: storefront, locale: locale) }
             return (
                 title: "\(locale.rawValue) · \(storefront.countryCode)", lang: locale.rawValue,
                 offers: TipJarService.offers(from: products, catalog: catalog, locale: locale)

@@ -11,7 +11,7 @@ struct InstallCachePolicy: Sendable {
     func isStorable(installID: String, loads: Bool) async -> Bool {
         guard await !service.isPurchaseOpen(installID: installID) else { return false }
         guard loads else { return true }
-        let settings = service.store.settings
+        let settings = service.settings
         return !(settings.catalog == .slow && settings.latencyMs > 0)
     }
 }

@@ -45,7 +45,7 @@ struct InstallScreen: Sendable {
     func tipJarData(_ context: DashboardContext, install: Install, state: TipJarState, csrfToken: String? = nil) async throws -> TemplateData {
         ViewModels.tipJar(
             install: install, state: state, isPurchaseOpen: await service.isPurchaseOpen(installID: install.id),
-            csrfToken: csrfToken ?? renderer.csrfToken(context), skipPurchaseSheet: service.store.settings.skipPurchaseSheet)
+            csrfToken: csrfToken ?? renderer.csrfToken(context), skipPurchaseSheet: service.settings.skipPurchaseSheet)
     }
 
     /// ``liveHTML(install:feedback:)`` as a response.

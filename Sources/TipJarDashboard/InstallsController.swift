@@ -81,7 +81,7 @@ struct InstallsController: DashboardController {
             "installs": .int(overview.installs), "tips": .int(overview.tips), "hearts": .int(overview.hearts),
             "isEmpty": .bool(overview.installs == 0),
         ]
-        data["settings"] = ViewModels.settings(service.store.settings)
+        data["settings"] = ViewModels.settings(service.settings)
         data["events"] = try await screen.eventRows(service.timeline.events(installID: nil, limit: 20))
         return try renderer.html("pages/overview", data)
     }
@@ -128,7 +128,7 @@ struct InstallsController: DashboardController {
             ledger: ledger, events: service.timeline.events(installID: installID, limit: 30),
             csrfToken: csrfToken, catalogName: renderer.catalogName, textSize: request.queryValue("textSize"),
             feedback: feedback,
-            skipPurchaseSheet: service.store.settings.skipPurchaseSheet, sheet: await service.purchaseSheet(installID: installID))
+            skipPurchaseSheet: service.settings.skipPurchaseSheet, sheet: await service.purchaseSheet(installID: installID))
         data["lives"] = try await screen.transactionLives(install: install, ledger: ledger)
         if let refusal = ScenarioRecordability.refusal(installID: installID, timeline: service.timeline) { data["scenarioRefusal"] = .string(refusal) }
         var response = try renderer.html("pages/install", data)

@@ -41,7 +41,7 @@ struct ScenariosController: DashboardController {
             }
             let recorder = ScenarioRecorder(
                 install: install, events: events, ledger: ledger,
-                currentSettings: service.store.settings, foreignTransactions: foreign)
+                currentSettings: service.settings, foreignTransactions: foreign)
             do {
                 var response = HTTPResponse(status: .ok, body: JSONBody.inert(Data(try recorder.scenario().fileText.utf8)))
                 response.fields["Content-Type"] = "application/json; charset=utf-8"
@@ -64,7 +64,7 @@ struct ScenariosController: DashboardController {
                 throw RequestError(status: .conflict, message: "Another scenario is running on this server; run this one when it has ended.")
             }
             defer { scenarioRuns.end() }
-            let before = service.store.settings
+            let before = service.settings
             let result = await ScenarioRunner(transport: scenarioRuns.transport, output: { _ in }).run(scenario, file: download.file)
             try await service.updateStore(before)
             return try renderer.html("pages/scenario-run", scenarioRunData(context, result))

@@ -23,7 +23,7 @@ struct StoreController: DashboardController {
         }
         router.post("/store") { request, context in
             let group = try StoreFormGroup(form: context.form)
-            try await service.updateStore(try group?.settings(fromForm: context.form, current: service.store.settings) ?? Self.settings(fromForm: context.form))
+            try await service.updateStore(try group?.settings(fromForm: context.form, current: service.settings) ?? Self.settings(fromForm: context.form))
             return .redirect(to: StoreFlash(kind: group?.savedFlash ?? .saved).location)
         }
         // The path's ID is the Ask to Buy request's, not a transaction's; the flash names the transaction approval issued.
@@ -83,20 +83,19 @@ struct StoreController: DashboardController {
                 action: "/store/reset", button: "Reset the settings", cancel: "/store")
         }
         router.post("/store/reset") { request, context in
-            try await service.store.resetToFileSettings()
+            try await service.resetStore()
             return .redirect(to: StoreFlash(kind: .reset).location)
         }
     }
 
     func storePage(_ request: HTTPRequest, _ context: DashboardContext, csrfToken: String) async throws -> HTTPResponse {
-        let store = service.store
-        let settings = store.settings
+        let settings = service.settings
         var mismatch: (asked: [String], held: [String])?
-        if settings.catalog == .mismatch { mismatch = (service.catalog.tips.map(\.productID), store.storeProductIDs) }
+        if settings.catalog == .mismatch { mismatch = (service.catalog.tips.map(\.productID), service.storeProductIDs) }
         let page = StorePageModel(
             chrome: renderer.chrome(context, nav: "store", csrfToken: csrfToken), settings: settings, fileSettings: service.catalog.fileSettings,
             flash: StoreFlash(query: request.queryValue), scenarios: scenarioDownloads, mismatch: mismatch,
-            pending: try await service.records.pendingTransactions(), interrupted: try await store.interruptedTransactions(),
+            pending: try await service.records.pendingTransactions(), interrupted: try await service.interruptedTransactions(),
             refundRequests: try await service.records.refundRequests(),
             transactions: try await service.records.recentTransactions(limit: 50), productIDs: service.catalog.products.map(\.productID),
             installChoices: try await installPicker.installChoices(), sheetTimeoutMinutes: Int(service.purchaseSheetTimeout / 60))

@@ -39,11 +39,11 @@ struct TransactionsController: DashboardController {
                 action: "/store/transactions/\(id)/delete", button: "Delete the transaction", cancel: "/transactions")
         }
         router.post("/store/transactions/clear") { request, context in
-            try await service.store.clearTransactions()
+            try await service.clearTransactions()
             return .redirect(to: StoreFlash(kind: .cleared).location)
         }
         router.post("/store/transactions/:tid/delete") { request, context in
-            try await service.store.deleteTransaction(id: try context.transactionID())
+            try await service.deleteTransaction(id: try context.transactionID())
             return .redirect(to: "/transactions?flash=deleted")
         }
     }
@@ -89,7 +89,7 @@ struct TransactionsController: DashboardController {
         async let installs = service.records.installs(matching: InstallQuery(pageSize: 200, accountID: accountID))
         let stored = try await service.records.transactions(accountID: accountID, limit: 100_000)
         let catalog = service.catalog
-        let includesConsumables = service.store.settings.includeConsumableInAppPurchaseHistory
+        let includesConsumables = service.settings.includeConsumableInAppPurchaseHistory
         data["includesFinishedConsumables"] = .bool(includesConsumables)
         data["accountID"] = .string(accountID)
         data["accountPath"] = .string(ViewModels.urlComponent(accountID))

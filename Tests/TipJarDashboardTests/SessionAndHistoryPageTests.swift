@@ -45,7 +45,7 @@ struct SessionAndHistoryPageTests {
         }
     }
 
-    @Test func resetGoesThroughAConfirmationPageThatWorksWithoutJavaScript() async throws {
+    @Test func resetGoesThroughAConfirmationPageThatWorksWithoutJavaScriptAndIsOnTheTimeline() async throws {
         try await withLiveServer(catalog: try LiveServer.fixtureCatalog("settings-ask-to-buy-pt-BR")) { server in
             let session = try await session(server)
             _ = await server.json("PUT", "/api/store", #"{"askToBuyEnabled":false,"failures":{"sync":null}}"#)
@@ -58,8 +58,11 @@ struct SessionAndHistoryPageTests {
             #expect(confirm.body.contains(#"name="csrfToken" value="\#(session.token)""#))
             #expect(confirm.body.contains(#"<a href="/store">Cancel</a>"#))
             #expect(await post(server, "/store/reset", session, token: false).status == 403, "the CSRF token is required")
+            let before = server.stack.service.timeline.events(installID: nil, limit: 100).filter { $0.kind == "store.settings" }.count
             let done = await post(server, "/store/reset", session)
             #expect(done.status == 303)
+            let after = server.stack.service.timeline.events(installID: nil, limit: 100).filter { $0.kind == "store.settings" }
+            #expect(after.count == before + 1, "the page's reset is on the timeline as the API's is")
             #expect(done["Location"] == "/store?flash=reset#file-settings", "back to the section acted on")
             let settings = await server.json("GET", "/api/store")
             #expect(settings.object["askToBuyEnabled"] as? Bool == true)

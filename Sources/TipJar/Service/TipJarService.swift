@@ -6,7 +6,7 @@ import Foundation
 /// verify → record → `finish()` (README "Domain rules" 3–9).
 public actor TipJarService {
     /// The simulated App Store.
-    public nonisolated let store: SimulatedStore
+    nonisolated let store: SimulatedStore
     /// The loaded catalog.
     public nonisolated let catalog: Catalog
     let storage: any TipJarStorage

@@ -72,7 +72,7 @@ final class LiveServer: Sendable {
                 publicDirectory: Self.repositoryRoot.appendingPathComponent("Public"),
                 adminToken: adminToken),
             environment: environment)
-        if let settings { try await stack.service.store.update(settings) }
+        if let settings { try await stack.service.updateStore(settings) }
         switch transport {
         case .inProcess:
             server = nil
