@@ -6,6 +6,7 @@ let package = Package(
     platforms: [.macOS(.v14)],
     products: [
         .library(name: "TipJar", targets: ["TipJar"]),
+        .library(name: "SQLiteDatabase", targets: ["SQLiteDatabase"]),
         .library(name: "TipJarSQLite", targets: ["TipJarSQLite"]),
         .library(name: "HTTPServer", targets: ["HTTPServer"]),
         .library(name: "Mustache", targets: ["Mustache"]),
@@ -28,7 +29,10 @@ let package = Package(
             exclude: ["StoreKitFidelity.md", "README.md"],
             resources: [.copy("Resources/TipProducts.storekit")]
         ),
-        .target(name: "TipJarSQLite", dependencies: ["TipJar", "CSQLite"], exclude: ["README.md"]),
+        // SQLite for a server, with nothing of the tip jar: connections, statements, migrations, the serialized writer
+        // with group commit, the readers, the checkpointer, file checks.
+        .target(name: "SQLiteDatabase", dependencies: ["CSQLite"]),
+        .target(name: "TipJarSQLite", dependencies: ["TipJar", "SQLiteDatabase", "CSQLite"], exclude: ["README.md"]),
         .target(
             name: "HTTPServer",
             dependencies: [
@@ -46,7 +50,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "tipjar",
-            dependencies: ["TipJar", "TipJarSQLite", "TipJarDashboard", "HTTPServer", "CMalloc", "TipJarScenario"],
+            dependencies: ["TipJar", "TipJarSQLite", "SQLiteDatabase", "TipJarDashboard", "HTTPServer", "CMalloc", "TipJarScenario"],
             exclude: ["README.md"]
         ),
         // The domain rules every TipJarStorage keeps, run by TipJarTests (in memory) and TipJarSQLiteTests (a file).
@@ -55,13 +59,16 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["HTTPServer"], path: "Tests/TestSupport"),
         .testTarget(name: "TipJarTests", dependencies: ["TipJar", "TipJarStorageRules"], resources: [.copy("Fixtures")]),
         .testTarget(
-            name: "TipJarSQLiteTests", dependencies: ["TipJarSQLite", "TipJar", "CSQLite", "TipJarStorageRules", "TestSupport"],
+            name: "TipJarSQLiteTests",
+            dependencies: ["TipJarSQLite", "SQLiteDatabase", "TipJar", "CSQLite", "TipJarStorageRules", "TestSupport"],
             resources: [.copy("Fixtures")]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "TestSupport"]),
         .testTarget(name: "MustacheTests", dependencies: ["Mustache"], resources: [.copy("Spec")]),
         .testTarget(
             name: "TipJarDashboardTests",
-            dependencies: ["TipJarDashboard", "TipJar", "TipJarSQLite", "HTTPServer", "Mustache", "TipJarScenario", "TestSupport"],
+            dependencies: [
+                "TipJarDashboard", "TipJar", "TipJarSQLite", "SQLiteDatabase", "HTTPServer", "Mustache", "TipJarScenario", "TestSupport",
+            ],
             exclude: ["Golden"]
         ),
     ],

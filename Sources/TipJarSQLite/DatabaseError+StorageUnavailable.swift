@@ -1,3 +1,4 @@
+import SQLiteDatabase
 import TipJar
 
 extension DatabaseError: StorageFailure {

@@ -1,3 +1,4 @@
+import SQLiteDatabase
 import Foundation
 import TipJar
 import TipJarSQLite

@@ -1,3 +1,4 @@
+import SQLiteDatabase
 import CSQLite
 import Foundation
 import HTTPServer

@@ -1,3 +1,4 @@
+import SQLiteDatabase
 import Dispatch
 import Foundation
 import HTTPServer

@@ -5,7 +5,7 @@ SQLite keeps writing through the descriptor it opened, so after `rm tipjar.sqlit
 still succeeds, into a file no path names; a crash then loses every commit since the last checkpoint
 (https://www.sqlite.org/howtocorrupt.html, "Unlinking or renaming a database file while in use"). The
 server must notice, copy those commits into the database file before it acknowledges anything more,
-and refuse writes from then on (Sources/TipJarSQLite/SQLite/DatabaseWriter+WALLoss.swift). This
+and refuse writes from then on (Sources/SQLiteDatabase/DatabaseWriter+WALLoss.swift). This
 script checks that from outside, on the server binary, at `--durability full`. Each round:
   1. starts the server on the previous round's database (a fresh one in round 1);
   2. creates a few launched installs and drives purchases from one thread per install, over one

@@ -3,6 +3,7 @@ import Synchronization
 import TestSupport
 import Testing
 import TipJar
+import SQLiteDatabase
 import TipJarSQLite
 
 /// "Damage is found without a slow start": after a clean stop `tipjar serve` skips `PRAGMA integrity_check` at

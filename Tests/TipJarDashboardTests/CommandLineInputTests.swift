@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import SQLiteDatabase
 import TipJarSQLite
 
 #if canImport(Glibc)

@@ -1,6 +1,7 @@
 import Foundation
 import TestSupport
 import Testing
+import SQLiteDatabase
 import TipJarSQLite
 
 /// The `tipjar` executable as a person runs it: help texts, `check-storekit` on every fixture,

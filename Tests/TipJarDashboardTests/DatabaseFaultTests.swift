@@ -4,6 +4,7 @@ import Synchronization
 import TestSupport
 import Testing
 import TipJar
+import SQLiteDatabase
 import TipJarSQLite
 
 /// Database faults at the HTTP level: a locked database and a full disk answer 503 with nothing

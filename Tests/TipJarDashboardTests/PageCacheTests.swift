@@ -5,6 +5,7 @@ import Testing
 import TipJar
 
 @testable import TipJarDashboard
+@testable import SQLiteDatabase
 @testable import TipJarSQLite
 
 /// A page view is a read, and a repeated one sends stored bytes (`PageCache`): over a real socket, a GET writes

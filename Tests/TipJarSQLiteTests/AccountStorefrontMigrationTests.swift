@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TipJar
 
+@testable import SQLiteDatabase
 @testable import TipJarSQLite
 
 /// `v7-account-storefronts` (Sources/TipJarSQLite/TipJarSchema.swift): a database of the previous version, where each

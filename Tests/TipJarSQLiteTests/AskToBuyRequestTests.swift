@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TipJar
 
+@testable import SQLiteDatabase
 @testable import TipJarSQLite
 
 /// Ask to Buy as Apple runs it (Sources/TipJar/README.md, "Ask to Buy requests"): a pending request is no transaction

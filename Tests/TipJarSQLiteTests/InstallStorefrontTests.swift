@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TipJar
 
+@testable import SQLiteDatabase
 @testable import TipJarSQLite
 
 /// An install can be created in any App Store storefront and moved to another while it runs, as StoreKit's

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TipJar
 
+@testable import SQLiteDatabase
 @testable import TipJarSQLite
 
 /// A transaction for anything that is not one of the catalog's tips — a subscription, a non-consumable, an ID

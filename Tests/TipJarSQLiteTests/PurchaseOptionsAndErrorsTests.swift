@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TipJar
 
+@testable import SQLiteDatabase
 @testable import TipJarSQLite
 
 /// `Product.purchase(options:)`'s `quantity(_:)` and `appAccountToken(_:)`

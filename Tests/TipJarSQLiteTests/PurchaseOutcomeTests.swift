@@ -4,6 +4,7 @@ import TestSupport
 import Testing
 import TipJar
 
+@testable import SQLiteDatabase
 @testable import TipJarSQLite
 
 /// README "Domain rules" 4: every purchase outcome, and the purchase lock.

@@ -3,6 +3,7 @@ import Foundation
 import Testing
 import TipJar
 
+@testable import SQLiteDatabase
 @testable import TipJarSQLite
 
 /// A purchase's reads cost the same with a million rows as with ten: each goes straight to its rows through an index

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TipJar
 
+@testable import SQLiteDatabase
 @testable import TipJarSQLite
 
 /// The simulated App Store purchase sheet (`PurchaseSheet`): part of the install's one open purchase, answered by

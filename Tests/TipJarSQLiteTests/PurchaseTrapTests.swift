@@ -3,6 +3,7 @@ import TestSupport
 import Testing
 import TipJar
 
+@testable import SQLiteDatabase
 @testable import TipJarSQLite
 
 /// The purchase traps of Public/scenarios/README.md's "Rehearse these StoreKit traps" (interrupted purchases, finish() ignored, charged

@@ -2,6 +2,7 @@ import Foundation
 import TestSupport
 import Testing
 import TipJar
+import SQLiteDatabase
 import TipJarSQLite
 import TipJarStorageRules
 

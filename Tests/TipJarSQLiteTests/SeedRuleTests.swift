@@ -3,6 +3,7 @@ import Testing
 import TipJar
 import TipJarStorageRules
 
+@testable import SQLiteDatabase
 @testable import TipJarSQLite
 
 /// The domain rule that needs a file: a count survives a restart. The other rules (README "Domain rules") run on

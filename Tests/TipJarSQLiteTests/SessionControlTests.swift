@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TipJar
 
+@testable import SQLiteDatabase
 @testable import TipJarSQLite
 
 /// StoreKitTest's session controls on the real store and a real SQLite file: the `.storekit` file's settings

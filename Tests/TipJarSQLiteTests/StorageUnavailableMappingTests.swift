@@ -3,6 +3,7 @@ import Foundation
 import Testing
 import TipJar
 
+@testable import SQLiteDatabase
 @testable import TipJarSQLite
 
 /// The SQLite adapter names its failures in the core's words (`StorageUnavailable`), so the web layer

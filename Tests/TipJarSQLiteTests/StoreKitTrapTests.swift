@@ -3,6 +3,7 @@ import TestSupport
 import Testing
 import TipJar
 
+@testable import SQLiteDatabase
 @testable import TipJarSQLite
 
 /// The real-world StoreKit traps (Public/scenarios/README.md, "Rehearse these StoreKit traps"), each reproduced as a scenario with injected clock and IDs.

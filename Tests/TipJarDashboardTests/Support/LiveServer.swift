@@ -4,6 +4,7 @@ import Synchronization
 import TestSupport
 import TipJar
 import TipJarDashboard
+import SQLiteDatabase
 import TipJarSQLite
 
 #if canImport(Glibc)

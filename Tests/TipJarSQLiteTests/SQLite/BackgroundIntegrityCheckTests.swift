@@ -5,9 +5,10 @@ import TestSupport
 import Testing
 import TipJar
 
+@testable import SQLiteDatabase
 @testable import TipJarSQLite
 
-/// The storage side of the background `PRAGMA integrity_check` (`Sources/TipJarSQLite/SQLite/BackgroundIntegrityCheck.swift`,
+/// The storage side of the background `PRAGMA integrity_check` (`Sources/SQLiteDatabase/BackgroundIntegrityCheck.swift`,
 /// <https://www.sqlite.org/pragma.html#pragma_integrity_check>): it finds what start-up skipped, the pool then refuses
 /// every read and write as damaged, and closing the pool stops it first. Real files.
 @Suite("Background integrity check (storage)")

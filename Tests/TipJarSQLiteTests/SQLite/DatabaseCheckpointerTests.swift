@@ -3,6 +3,7 @@ import Foundation
 import TestSupport
 import Testing
 
+@testable import SQLiteDatabase
 @testable import TipJarSQLite
 
 /// The WAL checkpoints run beside the writer (`DatabaseCheckpointer`): SQLite's WAL file format

@@ -2,6 +2,7 @@ import CSQLite
 import Foundation
 import Testing
 
+@testable import SQLiteDatabase
 @testable import TipJarSQLite
 
 /// "A bad database file must never be made worse": each refusal names the file and leaves

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+@testable import SQLiteDatabase
 @testable import TipJarSQLite
 
 @Suite("DatabaseMigrator")

@@ -3,6 +3,7 @@ import Foundation
 import Synchronization
 import Testing
 
+@testable import SQLiteDatabase
 @testable import TipJarSQLite
 
 @Suite("DatabasePool")

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TipJar
 
+@testable import SQLiteDatabase
 @testable import TipJarSQLite
 
 /// Reading a result column by its name (`sqlite3_column_name`, https://www.sqlite.org/c3ref/column_name.html):

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+@testable import SQLiteDatabase
 @testable import TipJarSQLite
 
 /// A fresh folder under the system temp dir, removed (with permissions restored) on deinit.

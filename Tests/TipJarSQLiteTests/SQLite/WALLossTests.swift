@@ -4,11 +4,12 @@ import Synchronization
 import TestSupport
 import Testing
 
+@testable import SQLiteDatabase
 @testable import TipJarSQLite
 
 /// "No write is acknowledged until its commits are in a file SQLite reads at the next start": after the `-wal` is
 /// deleted, the writer copies its commits into the database file with a checkpoint, retried while a reader's old
-/// snapshot holds it back (`Sources/TipJarSQLite/SQLite/DatabaseWriter+WALLoss.swift`,
+/// snapshot holds it back (`Sources/SQLiteDatabase/DatabaseWriter+WALLoss.swift`,
 /// <https://www.sqlite.org/c3ref/wal_checkpoint_v2.html>). Real files; the "crash" is a copy of the database
 /// file alone, which is what a `kill -9` leaves once the `-wal` is gone.
 @Suite("A deleted write-ahead log")

@@ -5,6 +5,7 @@ import TestSupport
 import Testing
 import TipJar
 
+@testable import SQLiteDatabase
 @testable import TipJarSQLite
 
 /// "A server never acknowledges a write that cannot survive", and a locked database costs a

@@ -4,6 +4,7 @@ import TestSupport
 import TipJar
 import TipJarStorageRules
 
+@testable import SQLiteDatabase
 @testable import TipJarSQLite
 
 /// A deterministic world for service scenarios: a real SQLite file in a temporary folder, the

@@ -120,7 +120,7 @@ extension DatabasePool {
     }
 
     /// Stops every read and write for good with `error`, the database found damaged (`SQLITE_CORRUPT`): from now on
-    /// each fails with it before it touches the file (``DatabaseReaderPool/refuseReads(with:)``,
+    /// each fails with it before it touches the file (``DatabaseReaders/refuseReads(with:)``,
     /// ``DatabaseWriter/refuseWrites(with:)``), so nothing more is read from it or written to it.
     public func refuseAll(with error: DatabaseError) {
         readers.refuseReads(with: error)

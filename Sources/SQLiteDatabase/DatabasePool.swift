@@ -3,7 +3,7 @@ import Foundation
 import Synchronization
 
 /// One SQLite database file, opened after its file checks: a serialized writer (``DatabaseWriter``)
-/// and a pool of read-only connections (``DatabaseReaderPool``), so that reads never wait behind a
+/// and a pool of read-only connections (``DatabaseReaders``), so that reads never wait behind a
 /// commit's `fsync` (WAL lets readers and the writer work at once). Named after GRDB's `DatabasePool`,
 /// which has this shape, split here into its `DatabaseWriter` and `DatabaseReader` roles.
 ///
@@ -18,7 +18,7 @@ public final class DatabasePool: Sendable {
     /// The one writer connection, serialized.
     public let writer: DatabaseWriter
     /// The read-only connections.
-    public let readers: DatabaseReaderPool
+    public let readers: DatabaseReaders
     /// The background `PRAGMA integrity_check` running now, if any (``checkIntegrityInBackground(cpuShare:completion:)``).
     let backgroundCheck = Mutex<BackgroundIntegrityCheck?>(nil)
 
@@ -57,7 +57,7 @@ public final class DatabasePool: Sendable {
                 try Self.configure(connection, configuration, setsUpFile: false)
                 try checkpointer?.watch(db)
             }
-            readers = try DatabaseReaderPool(path: path) { try Self.configure($0, configuration, setsUpFile: false) }
+            readers = try DatabaseReaders(path: path) { try Self.configure($0, configuration, setsUpFile: false) }
         } catch {
             try? db.close()
             try? checkpointer?.close()
@@ -103,12 +103,12 @@ public final class DatabasePool: Sendable {
 
     // MARK: The writer and the readers
 
-    /// ``DatabaseReaderPool/read(_:)``: a snapshot read on the scan reader's queue.
+    /// ``DatabaseReaders/read(_:)``: a snapshot read on the scan reader's queue.
     public nonisolated(nonsending) func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
         try await readers.read(body)
     }
 
-    /// ``DatabaseReaderPool/pointRead(_:)``: a read by key on the caller's thread.
+    /// ``DatabaseReaders/pointRead(_:)``: a read by key on the caller's thread.
     public func pointRead<T>(_ body: (Database) throws -> T) throws -> T {
         try readers.pointRead(body)
     }
@@ -118,7 +118,7 @@ public final class DatabasePool: Sendable {
         try await writer.write(savepoint: savepoint, body)
     }
 
-    /// ``DatabaseReaderPool/readSync(_:)``, for start-up and tests.
+    /// ``DatabaseReaders/readSync(_:)``, for start-up and tests.
     public func readSync<T>(_ body: (Database) throws -> T) throws -> T {
         try readers.readSync(body)
     }

@@ -3,7 +3,7 @@ import Dispatch
 import Foundation
 import Synchronization
 
-/// The database's read-only connections (GRDB's `DatabaseReader` role): each read is one
+/// The database's two read-only connections, one scan reader and one point reader (not a pool): each read is one
 /// `BEGIN DEFERRED … COMMIT` on a snapshot of the last commit, and never waits for the writer,
 /// since WAL lets readers and the writer work at once (<https://www.sqlite.org/wal.html>).
 ///
@@ -17,7 +17,7 @@ import Synchronization
 /// `@unchecked Sendable` because each non-`Sendable` ``Database`` it owns is only touched under its
 /// own serialization: the scan reader on `readQueue` (always through `async`/`sync` on it), the
 /// point reader inside `pointReadLock`.
-public final class DatabaseReaderPool: @unchecked Sendable {
+public final class DatabaseReaders: @unchecked Sendable {
     /// The database file path.
     public let path: String
     private let readQueue: DispatchQueue
@@ -33,7 +33,7 @@ public final class DatabaseReaderPool: @unchecked Sendable {
     /// Opens both read-only connections, each configured by `configure`.
     init(path: String, configure: (Database) throws -> Void) throws {
         self.path = path
-        self.readQueue = DispatchQueue(label: "TipJarSQLite.DatabaseReaderPool")
+        self.readQueue = DispatchQueue(label: "TipJarSQLite.DatabaseReaders")
         let reader = try Self.open(path: path, configure: configure)
         do {
             self.pointReader = try Self.open(path: path, configure: configure)
