@@ -53,11 +53,11 @@ let package = Package(
             dependencies: ["TipJar", "TipJarSQLite", "SQLiteDatabase", "TipJarDashboard", "HTTPServer", "CMalloc", "TipJarScenario"],
             exclude: ["README.md"]
         ),
-        // The domain rules every TipJarStorage keeps, run by TipJarTests (in memory) and TipJarSQLiteTests (a file).
+        // The domain rules every TipJarStorage keeps, run by TipJarSQLiteTests on a new SQLite file per rule.
         .target(name: "TipJarStorageRules", dependencies: ["TipJar"], path: "Tests/TipJarStorageRules"),
         // What the tests share: `eventually(timeout:_:)`, `DelayGate`, the raw HTTP/1.1 client, `ChildProcess`.
         .target(name: "TestSupport", dependencies: ["HTTPServer"], path: "Tests/TestSupport"),
-        .testTarget(name: "TipJarTests", dependencies: ["TipJar", "TipJarStorageRules"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "TipJarTests", dependencies: ["TipJar"], resources: [.copy("Fixtures")]),
         .testTarget(
             name: "TipJarSQLiteTests",
             dependencies: ["TipJarSQLite", "SQLiteDatabase", "TipJar", "CSQLite", "TipJarStorageRules", "TestSupport"],

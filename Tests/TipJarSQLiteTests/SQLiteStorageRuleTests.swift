@@ -6,8 +6,7 @@ import SQLiteDatabase
 import TipJarSQLite
 import TipJarStorageRules
 
-/// The domain rules and the storage's guarantees (`Tests/TipJarStorageRules`) on a new SQLite file each; the
-/// core's tests run the same rules on `InMemoryTipJarStorage`. Each file is created and migrated, and closed, on a
+/// The domain rules and the storage's guarantees (`Tests/TipJarStorageRules`) on a new SQLite file each. Each file is created and migrated, and closed, on a
 /// thread of its own (`onThread`): its synchronous writes stay off the two-thread cooperative pool that the live-server
 /// tests running beside need. None of the rules is about durability, so the file is at `synchronous=NORMAL`.
 @Suite("Domain rules, on SQLite")

@@ -6,8 +6,8 @@ import TipJarStorageRules
 @testable import SQLiteDatabase
 @testable import TipJarSQLite
 
-/// The domain rule that needs a file: a count survives a restart. The other rules (README "Domain rules") run on
-/// SQLite and in memory alike, in `SQLiteStorageRuleTests` and the core's `InMemoryStorageRuleTests`.
+/// The domain rule that needs a file: a count survives a restart. The other rules (README "Domain rules") run in
+/// `SQLiteStorageRuleTests`, a new file each.
 @Suite("Seed rules")
 struct SeedRuleTests {
     @Test func savedCountSurvivesReopen() async throws {

@@ -24,6 +24,18 @@ extension StorageRule {
     }
 
     static let accountRules: [StorageRule] = [
+        StorageRule(name: "a finished tip is in the account's history only with SKIncludeConsumableInAppPurchaseHistory") { world in
+            let install = try await world.runningInstall(accountID: "ana")
+            let tip = try #require(try await world.service.purchase(productID: RuleWorld.coffee, installID: install.id).transactionID)
+            #expect(try await world.storage.transaction(withID: tip)?.isFinished == true)
+            #expect(try await world.store.history(accountID: "ana", view: .all, productID: nil).isEmpty)
+            #expect(try await world.store.history(accountID: "ana", view: .latest, productID: RuleWorld.coffee).isEmpty)
+            try await world.setSettings { $0.includeConsumableInAppPurchaseHistory = true }
+            #expect(try await world.store.history(accountID: "ana", view: .all, productID: nil).map(\.transaction.id) == [tip])
+            #expect(try await world.store.history(accountID: "ana", view: .latest, productID: RuleWorld.coffee).map(\.transaction.id) == [tip])
+            #expect(try await world.store.history(accountID: "ana", view: .currentEntitlements, productID: nil).isEmpty)
+            #expect(try await world.store.history(accountID: "ana", view: .unfinished, productID: nil).isEmpty)
+        },
         StorageRule(name: "two installs of one account always report the same storefront: a new one signs into the account's") { world in
             let first = try await world.runningInstall(storefront: "USA", accountID: "ana")
             let second = try await world.service.createInstall(locale: .ptBR, storefront: "BRA", accountID: "ana")

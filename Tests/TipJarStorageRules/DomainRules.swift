@@ -3,7 +3,7 @@ import Testing
 import TipJar
 
 /// One rule every ``TipJarStorage`` keeps, checked through the service (README "Domain rules") or the storage
-/// itself; `TipJarTests` runs each against ``InMemoryTipJarStorage`` and `TipJarSQLiteTests` against an SQLite file.
+/// itself; `TipJarSQLiteTests` runs each against a new SQLite file.
 public struct StorageRule: Sendable, CustomTestStringConvertible {
     /// What holds, as a sentence.
     public let name: String

@@ -1,7 +1,6 @@
 import Foundation
 import Testing
 import TipJar
-import TipJarStorageRules
 
 /// The account views StoreKit gives an app (Sources/TipJar/Store/SimulatedStore+History.swift), with the app's
 /// `SKIncludeConsumableInAppPurchaseHistory` off (Apple's default) and on
@@ -76,19 +75,5 @@ struct TransactionHistoryViewTests {
         let saved = try JSONDecoder().decode(StoreSettings.self, from: Data(#"{"catalog":"normal"}"#.utf8))
         #expect(saved.includeConsumableInAppPurchaseHistory == false, "settings saved before the key existed keep Apple's default")
         #expect(StoreSettings.normal.summary.contains { $0.term == "Info.plist" })
-    }
-
-    @Test func aFinishedTipIsInTheAccountsHistoryOnlyWhenTheSettingIsOn() async throws {
-        let world = try await RuleWorld.make(storage: InMemoryTipJarStorage())
-        let install = try await world.runningInstall(accountID: "ana")
-        let tip = try #require(try await world.service.purchase(productID: RuleWorld.coffee, installID: install.id).transactionID)
-        #expect(try await world.storage.transaction(withID: tip)?.isFinished == true)
-        #expect(try await world.store.history(accountID: "ana", view: .all, productID: nil).isEmpty)
-        #expect(try await world.store.history(accountID: "ana", view: .latest, productID: RuleWorld.coffee).isEmpty)
-        try await world.setSettings { $0.includeConsumableInAppPurchaseHistory = true }
-        #expect(try await world.store.history(accountID: "ana", view: .all, productID: nil).map(\.transaction.id) == [tip])
-        #expect(try await world.store.history(accountID: "ana", view: .latest, productID: RuleWorld.coffee).map(\.transaction.id) == [tip])
-        #expect(try await world.store.history(accountID: "ana", view: .currentEntitlements, productID: nil).isEmpty)
-        #expect(try await world.store.history(accountID: "ana", view: .unfinished, productID: nil).isEmpty)
     }
 }
