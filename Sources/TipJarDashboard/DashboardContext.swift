@@ -13,7 +13,7 @@ struct DashboardContext: RequestContext {
     /// The fields of an `application/x-www-form-urlencoded` body (the first of a repeated name); empty for
     /// the JSON API, whose bodies are JSON.
     let form: [String: String]
-    /// Whether the request asks for a fragment (`X-Fragment: 1`, README "Domain rules" 12).
+    /// Whether the request asks for a fragment (`X-Fragment: 1`, README "Domain rules": Three layers of feedback).
     let wantsFragment: Bool
     /// Whether the request is for the JSON API (`/api/…`, errors answer `{"error": …}`) or the App Store Server API
     /// (`/inApps/…`, errors answer Apple's `{"errorCode": …, "errorMessage": …}`): JSON bodies, no forms, no CSRF token.

@@ -2,7 +2,7 @@ import HTTPServer
 import Mustache
 import TipJar
 
-/// The feedback layer after an action on the tip jar (README "Domain rules" 12):
+/// The feedback layer after an action on the tip jar (README "Domain rules": Three layers of feedback):
 /// a notice (thank-you, pending, restore result) or a modal alert (thrown store error,
 /// unverified purchase). Encoded in the redirect's query for the no-JavaScript path, by name only:
 /// the message is looked up again, so no text from a URL is ever shown.

@@ -33,7 +33,7 @@ struct TransactionLife: Sendable {
     var events: [InstallEvent]
 
     /// Whether each row of `ledger` (oldest first) added a heart, replaying the rule "one accepted tip adds one heart,
-    /// up to five" (README "Domain rules" 6). The ledger does not keep the hearts each row left, so the replay starts
+    /// up to five" (README "Domain rules": Recording). The ledger does not keep the hearts each row left, so the replay starts
     /// from the hearts the counted rows leave unexplained (`hearts` minus the counted rows, at least 0: the old
     /// version's migrated heart when there is one); with five hearts and five or more counted rows it assumes no
     /// migrated heart, so the first five counted rows are the ones drawn with a heart.

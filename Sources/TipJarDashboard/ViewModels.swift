@@ -174,7 +174,7 @@ enum ViewModels {
     }
 
     /// The text sizes of the install page's switch (``TextSize``); the accessibility sizes stack the tiles (README
-    /// "Domain rules" 10).
+    /// "Domain rules": Layout).
     static let textSizes: [(value: String, name: String)] = TextSize.allCases.map { ($0.rawValue, $0.name) }
 }
 

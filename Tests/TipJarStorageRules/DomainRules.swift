@@ -26,7 +26,7 @@ public struct StorageRule: Sendable, CustomTestStringConvertible {
     /// The rule's sentence, as the test's argument is shown.
     public var testDescription: String { name }
 
-    /// Every rule: the seed's rules (README "Domain rules" 3, 6, 7 and 8), the storage's own guarantees, the races and the
+    /// Every rule: the seed's rules (README "Domain rules": Loading, Recording, Hearts live per installation and Migration), the storage's own guarantees, the races and the
     /// account's storefront.
     public static let all: [StorageRule] = seedRules + storageRules + raceRules + accountRules + refundRequestRules
 }

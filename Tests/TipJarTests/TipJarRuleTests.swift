@@ -3,7 +3,7 @@ import Testing
 
 @testable import TipJar
 
-/// Pure rules of the core, tested without storage (README "Domain rules" 1–6).
+/// Pure rules of the core, tested without storage (README "Domain rules": Catalog, Prices, Loading, Purchase, Listener and Recording).
 @Suite("Core rules")
 struct TipJarRuleTests {
     static let purchaseDate = Date(timeIntervalSince1970: 1_757_462_400)

@@ -4,7 +4,7 @@ extension Catalog {
     /// Loads a StoreKit configuration file (`.storekit`, JSON, format 1.0 to 5.x) from disk.
     ///
     /// All or nothing: returns a complete catalog or throws (Tests/TipJarTests/Fixtures/storekit/README.md: "never a crash and
-    /// never a half-loaded catalog"; README "Domain rules" 11).
+    /// never a half-loaded catalog"; README "Domain rules": Bad input and faults).
     /// - Parameter url: a file URL.
     /// - Returns: the catalog.
     /// - Throws: ``CatalogError`` whose ``CatalogError/file`` is `url.path`, when the file cannot be read or is
@@ -54,7 +54,7 @@ extension Catalog {
 
     /// The catalog shipped with the app, `Resources/TipProducts.storekit` in the TipJar bundle: three consumable
     /// tips coffee 0.99, snack 2.99, lunch 4.99 (`com.example.tipjar.tip.*`), named in `en_US` and `pt_BR`,
-    /// storefront USA (README "Domain rules" 1).
+    /// storefront USA (README "Domain rules": Catalog).
     /// - Returns: the catalog.
     /// - Throws: ``CatalogError`` when the resource is missing from `Bundle.module` or invalid.
     public static func shipped() throws(CatalogError) -> Catalog {

@@ -2,7 +2,7 @@
 ///
 /// The importer never half-loads a catalog: any problem throws one of these
 /// (Tests/TipJarTests/Fixtures/storekit/README.md: "refuse every `bad-*` file with a clear message (file, JSON location such as
-/// `products[1].displayPrice`, and what is wrong)"; README "Domain rules" 11).
+/// `products[1].displayPrice`, and what is wrong)"; README "Domain rules": Bad input and faults).
 public struct CatalogError: Error, CustomStringConvertible, Sendable, Equatable {
     /// The file as given: a path for ``Catalog/load(contentsOf:)``, the `fileName` passed to
     /// ``Catalog/init(data:fileName:)``.

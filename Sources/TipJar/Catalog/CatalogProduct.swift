@@ -3,7 +3,7 @@ import Foundation
 /// One in-app purchase read from a StoreKit configuration file: a tip (consumable) or any other product.
 ///
 /// Values are exactly what the file says; display logic (name fallback, price formatting, tier order)
-/// lives on ``Catalog`` and ``Storefront`` (Tests/TipJarTests/Fixtures/storekit/README.md; README "Domain rules" 1 and 2).
+/// lives on ``Catalog`` and ``Storefront`` (Tests/TipJarTests/Fixtures/storekit/README.md; README "Domain rules": Catalog and Prices).
 public struct CatalogProduct: Sendable, Equatable, Hashable {
     /// The App Store product identifier (`productID`), unique within a catalog,
     /// e.g. `"com.example.tipjar.tip.coffee"`.
@@ -13,7 +13,7 @@ public struct CatalogProduct: Sendable, Equatable, Hashable {
     /// The product kind from the file's `type` key.
     public var type: ProductType
     /// The price exactly as written in the file's `displayPrice` (e.g. `"0.99"` → 0.99, `"29"` → 29),
-    /// as a plain number with no currency: the storefront decides the currency (README "Domain rules" 2).
+    /// as a plain number with no currency: the storefront decides the currency (README "Domain rules": Prices).
     public var price: Decimal
     /// The product's localizations in file order; may be empty.
     public var localizations: [CatalogLocalization]
@@ -51,6 +51,6 @@ public struct CatalogProduct: Sendable, Equatable, Hashable {
         self.fileIndex = fileIndex
     }
 
-    /// Whether this product is offered as a tip: only consumables are (README "Domain rules" 1).
+    /// Whether this product is offered as a tip: only consumables are (README "Domain rules": Catalog).
     public var isTip: Bool { type.isTip }
 }

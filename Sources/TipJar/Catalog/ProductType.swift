@@ -5,7 +5,7 @@
 /// subscriptions in `nonRenewingSubscriptions`; auto-renewable subscriptions in
 /// `subscriptionGroups[].subscriptions[]`.
 ///
-/// Only consumables are tips (README "Domain rules" 1; Tests/TipJarTests/Fixtures/storekit/README.md: "tips are the `Consumable`
+/// Only consumables are tips (README "Domain rules": Catalog; Tests/TipJarTests/Fixtures/storekit/README.md: "tips are the `Consumable`
 /// products; everything else is listed on the catalog page as 'not a tip' and never offered").
 public enum ProductType: String, Sendable, CaseIterable, Codable {
     /// A consumable product (`"Consumable"`): the only kind offered as a tip.
@@ -18,7 +18,7 @@ public enum ProductType: String, Sendable, CaseIterable, Codable {
     case autoRenewable = "RecurringSubscription"
 
     /// Whether products of this type are offered as tips: `true` only for ``consumable``
-    /// (README "Domain rules" 1).
+    /// (README "Domain rules": Catalog).
     public var isTip: Bool { self == .consumable }
 
     /// StoreKit's `Product.ProductType` raw value (https://developer.apple.com/documentation/storekit/product/producttype),

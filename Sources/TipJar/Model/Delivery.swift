@@ -33,7 +33,7 @@ public enum RecordOutcome: String, Sendable, Codable, CaseIterable {
 }
 
 /// One row of an install's ledger: every delivery, with its outcome, so a person can see why a
-/// heart did or did not appear (README "Domain rules" 6).
+/// heart did or did not appear (README "Domain rules": Recording).
 public struct Delivery: Sendable, Equatable {
     /// The install that received it.
     public var installID: String

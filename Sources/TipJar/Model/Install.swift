@@ -1,7 +1,7 @@
 import Foundation
 
 /// One simulated installation of the app: its locale, its account and that account's storefront, and heart count
-/// (the app's UserDefaults, one row per install; README "Domain rules" 7).
+/// (the app's UserDefaults, one row per install; README "Domain rules": Hearts live per installation).
 public struct Install: Sendable, Equatable, Identifiable {
     /// Opaque identifier (a lowercase UUID from the injected generator).
     public var id: String

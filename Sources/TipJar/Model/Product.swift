@@ -5,7 +5,7 @@ import Foundation
 ///
 /// `price` is what the storefront charges for the catalog price (``Storefront/chargedPrice(_:)``: rounded to the
 /// decimal places the App Store supports for its currency) and `displayPrice` that amount in the storefront's
-/// currency, formatted with Foundation for the storefront's locale (README "Domain rules" 2).
+/// currency, formatted with Foundation for the storefront's locale (README "Domain rules": Prices).
 public struct Product: Sendable, Equatable, Identifiable {
     /// The product identifier, e.g. `com.example.tipjar.tip.coffee`.
     public var id: String

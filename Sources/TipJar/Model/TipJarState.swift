@@ -1,4 +1,4 @@
-/// The tip jar service's state, exactly the seed's three cases (README "Domain rules" 3).
+/// The tip jar service's state, exactly the seed's three cases (README "Domain rules": Loading).
 public enum TipJarState: Sendable, Equatable {
     /// The catalog is being fetched: skeleton tiles, no buttons.
     case loading

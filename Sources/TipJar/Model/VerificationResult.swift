@@ -1,7 +1,7 @@
 /// The outcome of checking a signed value's JWS signature, shaped like StoreKit 2's
 /// `VerificationResult<SignedType>`.
 ///
-/// The handler records only `.verified` transactions (README "Domain rules" 4); an `.unverified`
+/// The handler records only `.verified` transactions (README "Domain rules": Purchase); an `.unverified`
 /// transaction is shown as an error and left unfinished.
 public enum VerificationResult<SignedType: Sendable>: Sendable {
     /// The signature checked out.

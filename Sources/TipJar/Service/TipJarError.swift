@@ -5,7 +5,7 @@ public enum TipJarError: Error, Equatable, Sendable, CustomStringConvertible {
     case installNotFound(String)
     /// The product is not a tip of the loaded catalog.
     case unknownProduct(String)
-    /// A purchase is already open for this install (README "Domain rules" 4: two tabs, a double click).
+    /// A purchase is already open for this install (README "Domain rules": Purchase; two tabs, a double click).
     case purchaseInProgress(installID: String)
     /// The install is being deleted (the app is leaving the device), so nothing can be bought from it (409).
     case installBeingDeleted(String)

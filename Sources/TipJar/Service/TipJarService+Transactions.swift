@@ -317,7 +317,7 @@ extension TipJarService {
     }
 
     /// Launches the app: the listener starts, the legacy "has tipped" flag migrates to one heart
-    /// (once, README "Domain rules" 8), then the account's unfinished transactions are delivered.
+    /// (once, README "Domain rules": Migration), then the account's unfinished transactions are delivered.
     /// - Throws: `TipJarError.installNotFound`; storage errors.
     public func launch(installID: String) async throws -> DeliveryReport {
         let install = try await install(installID)
@@ -348,7 +348,7 @@ extension TipJarService {
     }
 
     /// Restore: `AppStore.sync()`, then the listener routes what came back. For consumables that
-    /// is only the account's unfinished transactions (README "Domain rules" 9).
+    /// is only the account's unfinished transactions (README "Domain rules": Restore).
     /// - Throws: the App Store Sync `StoreKitError` when it is injected (shown as an alert);
     ///   `TipJarError.installNotFound`; storage errors.
     public func restore(installID: String) async throws -> DeliveryReport {

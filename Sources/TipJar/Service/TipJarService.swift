@@ -3,7 +3,7 @@ import Foundation
 /// The app side of every simulated install: the seed's `TipJar` service. It loads offers into the
 /// three-state machine, holds the per-install purchase lock, runs launch (migration, then
 /// unfinished transactions), Restore, and the one transaction handler that every path feeds:
-/// verify → record → `finish()` (README "Domain rules" 3–9).
+/// verify → record → `finish()` (README "Domain rules", Loading to Restore).
 public actor TipJarService {
     /// The simulated App Store.
     nonisolated let store: SimulatedStore
@@ -266,7 +266,7 @@ public actor TipJarService {
     }
 
     /// Turns store products into tile values in tier order, whatever order the store used
-    /// (README "Domain rules" 1): the catalog's tip order decides; products outside it are dropped.
+    /// (README "Domain rules": Catalog): the catalog's tip order decides; products outside it are dropped.
     /// - Parameter locale: the install's language, for the tile names the tip jar gives the tiers itself
     ///   (``Catalog/tileName(of:locale:)``); any other tip's tile shows `Product.displayName`.
     public nonisolated static func offers(from products: [Product], catalog: Catalog, locale: AppLocale) -> [TipOffer] {

@@ -37,7 +37,7 @@ public protocol TipJarStorage: Sendable {
     /// - Returns: the account's storefront before the change, or `nil` when nothing changed (the account already
     ///   had this storefront, or no install ever signed in with it), read and changed in one unit of work.
     nonisolated(nonsending) func setStorefront(_ countryCode: String, accountID: String) async throws -> String?
-    /// Launch-time migration of the old "has tipped" boolean (README "Domain rules" 8), atomically: when
+    /// Launch-time migration of the old "has tipped" boolean (README "Domain rules": Migration), atomically: when
     /// the flag is set, clear it and, if hearts are still zero, set them to one.
     /// - Returns: `true` when the flag was set (the migration ran now), `false` otherwise.
     nonisolated(nonsending) func migrateLegacyFlag(installID: String) async throws -> Bool
@@ -107,7 +107,7 @@ public protocol TipJarStorage: Sendable {
     /// - Returns: `false` when no install has that ID.
     nonisolated(nonsending) func deleteInstall(withID id: String) async throws -> Bool
 
-    /// Records one delivery in the ledger, atomically with its effects (README "Domain rules" 6):
+    /// Records one delivery in the ledger, atomically with its effects (README "Domain rules": Recording):
     /// when `delivery.outcome` is `.counted`, the (install, transaction) pair is inserted with
     /// `ON CONFLICT DO NOTHING`; if it was already there the outcome becomes `.duplicate`, else the
     /// install gains one heart up to `Install.maximumHearts`. When `delivery.finished` is true the

@@ -6,7 +6,7 @@ import Synchronization
 /// and latencies set in `StoreSettings`; and keeps every transaction it issued.
 ///
 /// Transactions it issues go back to the app through `TipJarService`, which routes them into the
-/// install's one transaction handler (README "Domain rules" 5).
+/// install's one transaction handler (README "Domain rules": Listener).
 ///
 /// A `Sendable` class, not an actor: its own state (the settings in force, the last transaction ID) is in
 /// `Mutex`es, and what must be atomic about its transactions is the storage's (`TipJarStorage.update(_:from:)`

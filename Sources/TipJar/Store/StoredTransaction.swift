@@ -36,7 +36,7 @@ public struct StoredTransaction: Sendable, Equatable {
     /// Ask to Buy status.
     public var status: Status
     /// Whether the app called `finish()`; unfinished transactions are redelivered at launch and by
-    /// `AppStore.sync()` (README "Domain rules" 6).
+    /// `AppStore.sync()` (README "Domain rules": Recording).
     public var isFinished: Bool
     /// Whether it was bought outside the app (another device, an offer code).
     public var isExternal: Bool

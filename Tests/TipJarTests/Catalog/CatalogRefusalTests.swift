@@ -4,7 +4,7 @@ import Testing
 @testable import TipJar
 
 /// Every `bad-*` fixture and hostile input is refused with file, location and problem — never a crash,
-/// never a half-loaded catalog (Tests/TipJarTests/Fixtures/storekit/README.md; README "Domain rules" 11).
+/// never a half-loaded catalog (Tests/TipJarTests/Fixtures/storekit/README.md; README "Domain rules": Bad input and faults).
 @Suite("StoreKit refusals: file, JSON location, what is wrong")
 struct CatalogRefusalTests {
     /// (file, expected location, words the problem must contain).

@@ -3,7 +3,7 @@ import Testing
 
 @testable import TipJar
 
-/// The shipped `TipProducts.storekit` (README "Domain rules" 1): an Xcode 3.0 file with coffee, snack and lunch,
+/// The shipped `TipProducts.storekit` (README "Domain rules": Catalog): an Xcode 3.0 file with coffee, snack and lunch,
 /// named in en_US and pt_BR, storefront USA, loaded from the TipJar bundle.
 @Suite("Shipped catalog")
 struct ShippedCatalogTests {

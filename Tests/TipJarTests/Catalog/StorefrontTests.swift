@@ -4,7 +4,7 @@ import Testing
 @testable import TipJar
 
 /// Prices like `Product.displayPrice`: the file's number in the storefront's currency, formatted by Foundation
-/// for the storefront's locale (README "Domain rules" 2). Strings below are what Foundation on Linux produces;
+/// for the storefront's locale (README "Domain rules": Prices). Strings below are what Foundation on Linux produces;
 /// BRL and EUR use a no-break space (U+00A0).
 @Suite("Storefronts and display prices")
 struct StorefrontTests {
