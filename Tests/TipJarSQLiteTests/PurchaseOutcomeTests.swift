@@ -7,7 +7,7 @@ import TipJar
 @testable import SQLiteDatabase
 @testable import TipJarSQLite
 
-/// README "Domain rules": Purchase: every purchase outcome, and the purchase lock.
+/// README "Domain rules": Purchase. Every purchase outcome, and the purchase lock.
 @Suite("Purchase outcomes")
 struct PurchaseOutcomeTests {
     @Test func successVerifiedRecordsFinishesAndAddsAHeart() async throws {

@@ -1,6 +1,6 @@
 /// Errors StoreKit throws from its APIs; StoreKit 2's `StoreKitError`.
 ///
-/// Each case carries an alert message in `en` and `pt-BR` (README "Domain rules": Purchase: a thrown store error
+/// Each case carries an alert message in `en` and `pt-BR` (README "Domain rules": Purchase; a thrown store error
 /// is shown as a modal alert with the localized message).
 public enum StoreKitError: String, Error, Sendable, CaseIterable, Codable, LocalizedMessage {
     /// The network was unreachable or the request timed out.
