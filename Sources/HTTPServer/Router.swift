@@ -28,6 +28,9 @@ public struct Router<Context: RequestContext>: Sendable {
     }
 
     var table: [Route] = []
+    /// The routes' patterns as a tree of segments, so a path is matched in one walk of its segments, not against every
+    /// route in turn.
+    var trie = RouteTrie()
 
     /// Every route's method and pattern, in the order they were added (`:name` parameters as written): a read-only
     /// listing, e.g. for a test that checks which part of an application registers which route.
@@ -59,6 +62,7 @@ public struct Router<Context: RequestContext>: Sendable {
         let segments = pattern.split(separator: "/").map { part -> Segment in
             part.hasPrefix(":") ? .parameter(String(part.dropFirst())) : .literal(String(part))
         }
+        trie.insert(segments, route: table.count)
         table.append(Route(method: method, segments: segments, handler: handler))
     }
 
@@ -100,7 +104,8 @@ public struct Router<Context: RequestContext>: Sendable {
         let parts = RouteSegment.parts(of: request.path)
         var methods = Set<String>()
         var getMatch: (Route, RouteParameters)?
-        for route in table {
+        for index in trie.routes(matching: parts) {
+            let route = table[index]
             guard let parameters = RouteSegment.match(route.segments, parts) else { continue }
             if route.method == request.method { return try await Self.run(route, request, context, parameters) }
             if route.method == "GET" { getMatch = (route, parameters) }
@@ -143,8 +148,7 @@ public struct Router<Context: RequestContext>: Sendable {
     ///   - path: the request path.
     /// - Returns: `true` when a handler would run.
     public func hasHandler(method: String, path: String) -> Bool {
-        let parts = RouteSegment.parts(of: path)
-        return table.contains { $0.method == method && RouteSegment.matches($0.segments, parts) }
+        trie.routes(matching: RouteSegment.parts(of: path)).contains { table[$0].method == method }
     }
 
     /// Whether any route, of any method, matches the path: when none does, ``respond(to:context:)`` hands the
@@ -152,8 +156,7 @@ public struct Router<Context: RequestContext>: Sendable {
     /// - Parameter path: the request path.
     /// - Returns: `true` when the router itself answers (a handler, 405 or OPTIONS).
     public func hasRoute(forPath path: String) -> Bool {
-        let parts = RouteSegment.parts(of: path)
-        return table.contains { RouteSegment.matches($0.segments, parts) }
+        !trie.routes(matching: RouteSegment.parts(of: path)).isEmpty
     }
 
     /// A response with an `Allow` field listing `methods` (plus HEAD when GET is present, and OPTIONS).
@@ -230,13 +233,67 @@ enum RouteSegment: Sendable, Equatable {
         return parts
     }
 
-    /// Whether `parts` fit `segments`, without capturing: most routes fail on a literal, and the check
-    /// then allocates nothing (it runs for every route on every request, twice for an unsafe method).
+    /// Whether `parts` fit `segments`, without capturing.
     static func matches(_ segments: [RouteSegment], _ parts: [Substring]) -> Bool {
         guard segments.count == parts.count else { return false }
         for index in segments.indices {
             if case .literal(let literal) = segments[index], literal != parts[index] { return false }
         }
         return true
+    }
+}
+
+/// Route patterns as a tree: each node is a path position, with a child per literal segment and one for any parameter
+/// (`:name`, whatever its name); a route's index sits on the node its last segment reaches. Matching a path walks its
+/// segments once, trying the literal child and the parameter child at each step.
+struct RouteTrie: Sendable {
+    struct Node: Sendable {
+        var literals: [String: Int] = [:]
+        var parameter: Int?
+        var routes: [Int] = []
+    }
+
+    private var nodes = [Node()]
+
+    /// Adds route number `route` with these segments.
+    mutating func insert(_ segments: [RouteSegment], route: Int) {
+        var current = 0
+        for segment in segments {
+            let next: Int?
+            switch segment {
+            case .literal(let text): next = nodes[current].literals[text]
+            case .parameter: next = nodes[current].parameter
+            }
+            if let next {
+                current = next
+                continue
+            }
+            nodes.append(Node())
+            let created = nodes.count - 1
+            switch segment {
+            case .literal(let text): nodes[current].literals[text] = created
+            case .parameter: nodes[current].parameter = created
+            }
+            current = created
+        }
+        nodes[current].routes.append(route)
+    }
+
+    /// The numbers of the routes whose patterns fit `parts`, in the order they were added (the first added wins, as
+    /// when the routes were tried one by one).
+    func routes(matching parts: [Substring]) -> [Int] {
+        var found: [Int] = []
+        collect(from: 0, parts[...], into: &found)
+        if found.count > 1 { found.sort() }
+        return found
+    }
+
+    private func collect(from node: Int, _ rest: ArraySlice<Substring>, into found: inout [Int]) {
+        guard let first = rest.first else {
+            found += nodes[node].routes
+            return
+        }
+        if let literal = nodes[node].literals[String(first)] { collect(from: literal, rest.dropFirst(), into: &found) }
+        if let parameter = nodes[node].parameter { collect(from: parameter, rest.dropFirst(), into: &found) }
     }
 }

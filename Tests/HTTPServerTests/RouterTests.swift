@@ -17,6 +17,21 @@ struct RouterTests {
         #expect(response.body == Array("purchases of 42".utf8))
     }
 
+    @Test func ofTwoPatternsThatFitAPathTheFirstAddedAnswersLiteralOrParameter() async {
+        var router = Router<BasicRequestContext>()
+        router.get("/installs/:id") { _, context in .text("install \(context.parameters["id"] ?? "?")") }
+        router.get("/installs/new") { _, _ in .text("new form") }
+        router.get("/a/b/c") { _, _ in .text("literal first") }
+        router.get("/a/:x/c") { _, _ in .text("parameter second") }
+        router.post("/a/:x/c") { _, context in .text("post \(context.parameters["x"] ?? "?")") }
+        #expect(await router.respond(to: HTTPRequest(method: "GET", target: "/installs/new")).body == Array("install new".utf8))
+        #expect(await router.respond(to: HTTPRequest(method: "GET", target: "/a/b/c")).body == Array("literal first".utf8))
+        #expect(await router.respond(to: HTTPRequest(method: "GET", target: "/a/z/c")).body == Array("parameter second".utf8))
+        #expect(await router.respond(to: HTTPRequest(method: "POST", target: "/a/b/c")).body == Array("post b".utf8), "a literal of another method does not hide the parameter")
+        #expect(router.hasHandler(method: "POST", path: "/a/b/c") && !router.hasHandler(method: "DELETE", path: "/a/b/c"))
+        #expect(router.hasRoute(forPath: "/a/q/c") && !router.hasRoute(forPath: "/a/q") && !router.hasRoute(forPath: "/a/q/c/d"))
+    }
+
     @Test func unknownPathIs404() async {
         #expect(await makeRouter().respond(to: HTTPRequest(method: "GET", target: "/nope")).status == .notFound)
     }
