@@ -13,14 +13,17 @@ final class SettingsTurns: Sendable {
 
     private let state = Mutex(State())
 
+    /// How many changes wait for their turn (for tests that hold one change while another asks).
+    var waitingCount: Int { state.withLock { $0.waiting.count } }
+
     /// Runs `body` when every change that asked before has finished.
-    func run<T: Sendable>(_ body: () async throws -> T) async throws -> T {
+    nonisolated(nonsending) func run<T: Sendable>(_ body: () async throws -> T) async throws -> T {
         await take()
         defer { give() }
         return try await body()
     }
 
-    private func take() async {
+    nonisolated(nonsending) private func take() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let isMine = state.withLock { state in
                 if state.isTaken {
