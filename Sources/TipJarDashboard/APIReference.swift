@@ -130,8 +130,10 @@ struct APIReference: Sendable, Equatable {
                 operations[area, default: []].append(operation)
             }
         }
-        let descriptions = Dictionary(
-            tags.compactMap { tag in (tag["name"] as? String).map { ($0, tag["description"] as? String ?? "") } }) { first, _ in first }
+        var descriptions: [String: String] = [:]
+        for tag in tags {
+            if let name = tag["name"] as? String, descriptions[name] == nil { descriptions[name] = tag["description"] as? String ?? "" }
+        }
         let components = root["components"] as? [String: Any] ?? [:]
         let schemas = components["schemas"] as? [String: Any] ?? [:]
         self.init(
