@@ -81,6 +81,11 @@ public struct Router<Context: RequestContext>: Sendable {
     ///   - pattern: path pattern.
     ///   - handler: the handler.
     public mutating func put(_ pattern: String, handler: @escaping Handler) { add("PUT", pattern, handler: handler) }
+    /// Adds a `PATCH` route (RFC 5789).
+    /// - Parameters:
+    ///   - pattern: path pattern.
+    ///   - handler: the handler.
+    public mutating func patch(_ pattern: String, handler: @escaping Handler) { add("PATCH", pattern, handler: handler) }
     /// Adds a `DELETE` route.
     /// - Parameters:
     ///   - pattern: path pattern.

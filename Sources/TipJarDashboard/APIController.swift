@@ -158,10 +158,17 @@ struct APIController: DashboardController {
         router.get("/api/store") { request, context in
             JSONBody.response(APIModels.StoreBody(service.settings))
         }
+        // Both apply the body to the settings in force when the change has its turn (``TipJarService/changeStore(_:)``),
+        // so two requests at once that name different fields both last. PUT is kept as it was: it sets the fields it
+        // names (``StorePatch``); PATCH is JSON Merge Patch (RFC 7396), whose media type ``OriginCheck`` requires.
         router.put("/api/store") { request, context in
-            let updated = try StorePatch.apply(request.body, to: service.settings)
-            try await service.updateStore(updated)
-            return JSONBody.response(APIModels.StoreBody(updated))
+            let body = request.body
+            return JSONBody.response(APIModels.StoreBody(try await service.changeStore { try StorePatch.apply(body, to: $0) }))
+        }
+        router.patch("/api/store") { request, context in
+            let body = request.body
+            return JSONBody.response(
+                APIModels.StoreBody(try await service.changeStore { try StorePatch.apply(body, to: $0, semantics: .mergePatch) }))
         }
         router.post("/api/store/reset") { request, context in
             JSONBody.response(APIModels.StoreBody(try await service.resetStore()))

@@ -7,9 +7,6 @@ extension APIReference {
         /// The document's `components`, for `$ref`s to parameters, responses and request bodies.
         var components: [String: Any]
 
-        /// An enum with more members than this is summed up by its count.
-        static let listedMembers = 12
-
         /// `#/components/parameters/installID` → the object it names; anything else as it is.
         func resolved(_ node: Any?) -> [String: Any] {
             guard let object = node as? [String: Any] else { return [:] }
@@ -23,12 +20,16 @@ extension APIReference {
         /// `one of: csv, json`, `boolean or null`.
         func type(of node: Any?) -> String {
             guard let schema = node as? [String: Any] else { return "any" }
-            if let reference = schema["$ref"] as? String { return String(reference.split(separator: "/").last ?? "") }
+            if let reference = schema["$ref"] as? String {
+                // `#/components/schemas/Install` names a schema; a deeper pointer (`…/StorePatch/properties/catalog`)
+                // is said as what it points to.
+                let parts = reference.split(separator: "/")
+                if parts.count == 4, parts[1] == "components", parts[2] == "schemas" { return String(parts[3]) }
+                return type(of: resolved(schema))
+            }
             if let choices = (schema["anyOf"] ?? schema["oneOf"]) as? [Any] { return choices.map(type(of:)).joined(separator: " or ") }
             if let members = schema["enum"] as? [Any] {
-                let names = members.map { $0 is NSNull ? "null" : "\($0)" }
-                if names.count > Self.listedMembers { return "one of \(names.count) values" }
-                return "one of: " + names.joined(separator: ", ")
+                return "one of: " + members.map { $0 is NSNull ? "null" : "\($0)" }.joined(separator: ", ")
             }
             var words: [String]
             switch schema["type"] {
@@ -63,7 +64,8 @@ extension APIReference {
             }
         }
 
-        /// One operation of the document.
+        /// One operation of the document. Its request body is the first of its media types (`application/json`, or
+        /// `application/merge-patch+json` for a PATCH).
         func operation(method: String, path: String, _ operation: [String: Any]) -> Operation {
             let parameters = (operation["parameters"] as? [Any] ?? []).map(resolved).map { parameter in
                 Field(
@@ -72,11 +74,14 @@ extension APIReference {
                     description: parameter["description"] as? String ?? "")
             }
             let body = resolved(operation["requestBody"])
-            let json = resolved((body["content"] as? [String: Any])?["application/json"])
+            let bodyContent = body["content"] as? [String: Any] ?? [:]
+            let bodyMediaType = bodyContent.keys.sorted().first
+            let json = resolved(bodyMediaType.flatMap { bodyContent[$0] })
             let answers = (operation["responses"] as? [String: Any] ?? [:]).sorted { $0.key < $1.key }.map { status, node in
                 let answer = resolved(node)
                 let bodies = (answer["content"] as? [String: Any] ?? [:]).sorted { $0.key < $1.key }.map { media, content in
-                    "\(media): \(type(of: resolved(content)["schema"]))"
+                    let content = resolved(content)
+                    return Body(mediaType: media, type: type(of: content["schema"]), example: Self.example(in: content))
                 }
                 return Answer(status: status, description: answer["description"] as? String ?? "", bodies: bodies)
             }
@@ -86,20 +91,38 @@ extension APIReference {
             return Operation(
                 method: method.uppercased(), path: path, anchor: anchor,
                 summary: operation["summary"] as? String ?? "", description: operation["description"] as? String ?? "",
-                parameters: parameters, bodyFields: json.isEmpty ? [] : fields(of: json["schema"]),
-                isBodyRequired: body["required"] as? Bool ?? false, bodyExample: Self.text(json["example"]),
+                tags: operation["tags"] as? [String] ?? [], parameters: parameters, bodyMediaType: bodyMediaType,
+                bodyFields: json.isEmpty ? [] : fields(of: json["schema"]),
+                isBodyRequired: body["required"] as? Bool ?? false, bodyExample: Self.example(in: json),
                 answers: answers)
         }
 
         /// A schema of `components.schemas`.
         func schema(named name: String, _ schema: [String: Any]) -> Schema {
-            Schema(
-                name: name, description: schema["description"] as? String ?? "", type: type(of: schema),
-                fields: fields(of: schema))
+            let kind: String
+            if schema["enum"] != nil {
+                kind = "enumeration"
+            } else if let choices = (schema["oneOf"] ?? schema["anyOf"]) as? [Any] {
+                kind = "one of \(choices.count) shapes"
+            } else {
+                kind = (schema["type"] as? String) ?? (schema["properties"] == nil ? "any" : "object")
+            }
+            return Schema(
+                name: name, description: schema["description"] as? String ?? "", type: type(of: schema), kind: kind,
+                fields: fields(of: schema), example: Self.text(schema["example"] ?? (schema["examples"] as? [Any])?.first))
         }
 
-        /// An example as indented JSON with sorted keys, or `nil`.
+        /// The example of a media type object (OpenAPI 3.1 §4.8.14): its `example`, else the `value` of the first of
+        /// its `examples` by name.
+        static func example(in content: [String: Any]) -> String? {
+            if let example = content["example"] { return text(example) }
+            guard let examples = content["examples"] as? [String: Any], let first = examples.keys.sorted().first else { return nil }
+            return text((examples[first] as? [String: Any])?["value"])
+        }
+
+        /// An example as indented JSON with sorted keys (a string example, such as CSV, as it is), or `nil`.
         static func text(_ example: Any?) -> String? {
+            if let text = example as? String { return text }
             guard let example, JSONSerialization.isValidJSONObject(example),
                 let data = try? JSONSerialization.data(withJSONObject: example, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
             else { return nil }

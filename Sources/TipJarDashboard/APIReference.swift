@@ -2,9 +2,9 @@ import Foundation
 import Mustache
 
 /// The `/api` page's content: `Public/api/openapi.json` (OpenAPI 3.1, https://spec.openapis.org/oas/v3.1.0), read
-/// once when the dashboard starts, as plain values a template shows without JavaScript: every operation with its
-/// parameters, request body fields and example, and answers; then every schema with its fields. The document stays
-/// the one source: the page only restates it.
+/// once when the dashboard starts, as plain values a template shows without JavaScript: the operations by area (the
+/// document's `tags`), each with its parameters, request body fields and example, answers and answer examples; then
+/// every schema with its fields. The document stays the one source: the page only restates it.
 struct APIReference: Sendable, Equatable {
     /// One field of a body or schema, or one parameter.
     struct Field: Sendable, Equatable {
@@ -21,8 +21,16 @@ struct APIReference: Sendable, Equatable {
     struct Answer: Sendable, Equatable {
         var status: String
         var description: String
-        /// Media type and schema, e.g. `application/json: Install`.
-        var bodies: [String]
+        /// Each media type with the type of its schema, e.g. `application/json` and `Install`.
+        var bodies: [Body]
+    }
+
+    /// A body of a request or an answer in one media type, with the document's example of it, if any.
+    struct Body: Sendable, Equatable {
+        var mediaType: String
+        var type: String
+        /// The example as the page shows it: indented JSON with sorted keys, or the text of a text example.
+        var example: String?
     }
 
     /// One operation: a method on a path.
@@ -32,16 +40,23 @@ struct APIReference: Sendable, Equatable {
         var anchor: String
         var summary: String
         var description: String
+        /// The document's `tags`; the first names the operation's area.
+        var tags: [String]
         var parameters: [Field]
+        /// The media type of the request body (`application/json`, `application/merge-patch+json`), or `nil`.
+        var bodyMediaType: String?
         var bodyFields: [Field]
         var isBodyRequired: Bool
         var bodyExample: String?
         var answers: [Answer]
     }
 
-    /// Operations that share a path's first segment after `/api/` (`installs`, `store`, …).
+    /// An area: the operations whose first tag is the same (in the order of the document's `tags`), or, for an
+    /// operation without tags, those that share a path's first two segments (`/api/installs`, `/inApps/v1`).
     struct Group: Sendable, Equatable {
         var title: String
+        var description: String
+        var anchor: String
         var operations: [Operation]
     }
 
@@ -49,8 +64,12 @@ struct APIReference: Sendable, Equatable {
     struct Schema: Sendable, Equatable {
         var name: String
         var description: String
+        /// The schema's type in words (an enumeration lists its values).
         var type: String
+        /// A word or two for its summary line: `object`, `string`, `enumeration`, `one of 2 shapes`.
+        var kind: String
         var fields: [Field]
+        var example: String?
     }
 
     var title: String
@@ -87,7 +106,8 @@ struct APIReference: Sendable, Equatable {
         self.problem = problem
     }
 
-    /// Reads an OpenAPI 3.1 document. Paths are listed by name, methods in the order GET, POST, PUT, PATCH, DELETE.
+    /// Reads an OpenAPI 3.1 document. Areas come in the order of the document's `tags` (then untagged ones by
+    /// path), paths by name within an area, methods in the order GET, POST, PUT, PATCH, DELETE.
     /// - Throws: `DecodingError.dataCorrupted` when the document is not a JSON object; Foundation's JSON errors.
     init(document data: Data) throws {
         guard let root = try JSONSerialization.jsonObject(with: data) as? [String: Any] else {
@@ -96,83 +116,42 @@ struct APIReference: Sendable, Equatable {
         let resolver = SchemaText(components: root["components"] as? [String: Any] ?? [:])
         let info = root["info"] as? [String: Any] ?? [:]
         let paths = root["paths"] as? [String: Any] ?? [:]
-        var groups: [String: [Operation]] = [:]
+        let tags = (root["tags"] as? [Any] ?? []).compactMap { $0 as? [String: Any] }
+        var order = tags.compactMap { $0["name"] as? String }
+        var operations: [String: [Operation]] = [:]
         for path in paths.keys.sorted() {
             guard let item = paths[path] as? [String: Any] else { continue }
             for method in ["get", "post", "put", "patch", "delete"] {
-                guard let operation = item[method] as? [String: Any] else { continue }
+                guard let node = item[method] as? [String: Any] else { continue }
+                let operation = resolver.operation(method: method, path: path, node)
                 // The first two segments: `/api/installs`, `/inApps/v1` (the App Store Server API's).
-                let group = "/" + path.split(separator: "/").prefix(2).joined(separator: "/")
-                groups[group, default: []].append(resolver.operation(method: method, path: path, operation))
+                let area = operation.tags.first ?? "/" + path.split(separator: "/").prefix(2).joined(separator: "/")
+                if !order.contains(area) { order.append(area) }
+                operations[area, default: []].append(operation)
             }
+        }
+        var descriptions: [String: String] = [:]
+        for tag in tags {
+            if let name = tag["name"] as? String, descriptions[name] == nil { descriptions[name] = tag["description"] as? String ?? "" }
         }
         let components = root["components"] as? [String: Any] ?? [:]
         let schemas = components["schemas"] as? [String: Any] ?? [:]
         self.init(
             title: info["title"] as? String ?? "JSON API", version: info["version"] as? String ?? "",
             description: info["description"] as? String ?? "",
-            groups: groups.keys.sorted().map { Group(title: $0, operations: groups[$0] ?? []) },
+            groups: order.compactMap { area in
+                operations[area].map {
+                    Group(title: area, description: descriptions[area] ?? "", anchor: "area-" + Self.slug(area), operations: $0)
+                }
+            },
             schemas: schemas.keys.sorted().compactMap { name in
                 (schemas[name] as? [String: Any]).map { resolver.schema(named: name, $0) }
             },
             problem: nil)
     }
 
-    /// A description as the page shows it: runs of text, and `code` between backticks (the document's own
-    /// convention, as in CommonMark code spans) as `<code>`; an empty text gives no runs.
-    static func runs(_ text: String) -> MustacheValue {
-        var runs: [MustacheValue] = []
-        for (index, part) in text.split(separator: "`", omittingEmptySubsequences: false).enumerated() where !part.isEmpty {
-            runs.append(["text": .string(String(part)), "isCode": .bool(index % 2 == 1)])
-        }
-        return .array(runs)
-    }
-
-    /// The page's values.
-    var mustacheValue: MustacheValue {
-        let runs = Self.runs
-        func field(_ field: Field) -> MustacheValue {
-            [
-                "name": .string(field.name), "location": .string(field.location), "type": .string(field.type),
-                "isRequired": .bool(field.isRequired), "description": runs(field.description),
-                "hasDescription": .bool(!field.description.isEmpty),
-            ]
-        }
-        let groups: [MustacheValue] = groups.map { group in
-            [
-                "title": .string(group.title),
-                "operations": .array(
-                    group.operations.map { operation in
-                        [
-                            "method": .string(operation.method), "path": .string(operation.path), "anchor": .string(operation.anchor),
-                            "summary": .string(operation.summary), "description": runs(operation.description),
-                            "hasDescription": .bool(!operation.description.isEmpty),
-                            "parameters": .array(operation.parameters.map(field)), "hasParameters": .bool(!operation.parameters.isEmpty),
-                            "bodyFields": .array(operation.bodyFields.map(field)),
-                            "hasBody": .bool(!operation.bodyFields.isEmpty || operation.bodyExample != nil),
-                            "isBodyRequired": .bool(operation.isBodyRequired),
-                            "bodyExample": operation.bodyExample.map(MustacheValue.string) ?? .null,
-                            "answers": .array(
-                                operation.answers.map { answer in
-                                    [
-                                        "status": .string(answer.status), "description": runs(answer.description),
-                                        "bodies": .array(answer.bodies.map(MustacheValue.string)),
-                                    ]
-                                }),
-                        ]
-                    }),
-            ]
-        }
-        let schemas: [MustacheValue] = schemas.map { schema in
-            [
-                "name": .string(schema.name), "description": runs(schema.description), "type": .string(schema.type),
-                "hasDescription": .bool(!schema.description.isEmpty),
-                "fields": .array(schema.fields.map(field)), "hasFields": .bool(!schema.fields.isEmpty),
-            ]
-        }
-        return [
-            "title": .string(title), "version": .string(version), "description": runs(description),
-            "groups": .array(groups), "schemas": .array(schemas), "problem": problem.map(MustacheValue.string) ?? .null,
-        ]
+    /// A fragment identifier made of a name: letters and digits kept, lower-cased, every other run one `-`.
+    static func slug(_ name: String) -> String {
+        name.lowercased().split { !($0.isLetter || $0.isNumber) || !$0.isASCII }.joined(separator: "-")
     }
 }

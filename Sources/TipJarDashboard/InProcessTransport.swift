@@ -20,7 +20,7 @@ struct InProcessTransport: ScenarioTransport {
         var fields: HTTPFields = ["Host": "localhost", "Accept": "application/json"]
         if let bearerToken { fields["Authorization"] = "Bearer \(bearerToken)" }
         let payload = Array((body?.text ?? "").utf8)
-        if body != nil { fields["Content-Type"] = "application/json" }
+        if body != nil { fields["Content-Type"] = ScenarioTransportMedia.contentType(for: method) }
         let request: HTTPRequest
         do {
             request = try HTTPRequest(

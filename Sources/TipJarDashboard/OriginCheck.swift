@@ -5,7 +5,8 @@ import HTTPServer
 ///   `X-CSRF-Token` header), and `Sec-Fetch-Site: same-origin` or, when that is absent, an
 ///   `Origin` equal to ours (a page on `http://localhost:3000` is same-site, not same-origin), and a body of
 ///   `Content-Type: application/x-www-form-urlencoded` (415 otherwise);
-/// - JSON endpoints: `Content-Type: application/json` for any message body (415 otherwise), and
+/// - JSON endpoints: `Content-Type: application/json` for any message body (a PATCH:
+///   `application/merge-patch+json`; 415 otherwise), and
 ///   no cross-origin browser context (`Sec-Fetch-Site` / `Origin`, when sent, must be ours). Scripts
 ///   without a browser send neither and need no cookie. No CORS headers are ever sent, so a
 ///   cross-origin page cannot send JSON here without a preflight we never answer.
@@ -23,10 +24,22 @@ enum OriginCheck {
         if isAPI {
             let contentType = request.fields["Content-Type"]
             if !request.body.isEmpty || contentType != nil {
-                guard contentType.map(mediaType) == "application/json" else {
-                    throw HTTPError(
-                        .unsupportedMediaType, title: "Unsupported media type",
-                        message: "JSON endpoints take Content-Type: application/json.")
+                // A PATCH is a JSON Merge Patch (RFC 7396 §4), the one patch format the API takes (RFC 5789 §2.2: an
+                // unsupported patch document is 415).
+                if request.method == "PATCH" {
+                    guard contentType.map(mediaType) == StorePatch.mergePatchMediaType else {
+                        var fields = HTTPFields()
+                        fields["Accept-Patch"] = StorePatch.mergePatchMediaType  // RFC 5789 §3.1
+                        throw HTTPError(
+                            .unsupportedMediaType, title: "Unsupported media type",
+                            message: "PATCH takes Content-Type: application/merge-patch+json (RFC 7396).", fields: fields)
+                    }
+                } else {
+                    guard contentType.map(mediaType) == "application/json" else {
+                        throw HTTPError(
+                            .unsupportedMediaType, title: "Unsupported media type",
+                            message: "JSON endpoints take Content-Type: application/json.")
+                    }
                 }
             }
             if let fetchSite, fetchSite != "same-origin", fetchSite != "none" { throw forbidden }

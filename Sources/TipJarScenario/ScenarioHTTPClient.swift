@@ -65,13 +65,14 @@ public struct ScenarioHTTPClient: Sendable {
     /// - Parameters:
     ///   - method: `GET`, `POST`, `PUT`, …
     ///   - path: The request target, e.g. `/api/installs`.
-    ///   - body: A JSON body (sent with `Content-Type: application/json`), or `nil`.
+    ///   - body: A JSON body (sent with `Content-Type: application/json`, a PATCH's with
+    ///     `application/merge-patch+json`), or `nil`.
     /// - Throws: `Failure` when the server cannot be reached or the answer is not HTTP.
     public func send(_ method: String, _ path: String, body: JSONValue? = nil) async throws(Failure) -> Answer {
         var head = "\(method) \(path) HTTP/1.1\r\nHost: \(host.contains(":") ? "[\(host)]" : host):\(port)\r\nConnection: close\r\nAccept: application/json\r\n"
         if let bearerToken { head += "Authorization: Bearer \(bearerToken)\r\n" }
         let payload = Array((body?.text ?? "").utf8)
-        if body != nil { head += "Content-Type: application/json\r\n" }
+        if body != nil { head += "Content-Type: \(ScenarioTransportMedia.contentType(for: method))\r\n" }
         if body != nil || method == "POST" || method == "PUT" { head += "Content-Length: \(payload.count)\r\n" }
         let request = Array((head + "\r\n").utf8) + payload
         let (host, port, timeout) = (host, port, timeoutSeconds)

@@ -6,7 +6,7 @@ extension ScenarioStepType {
     /// `Public/scenarios/schema/scenario.schema.json`.
     public static let all: [ScenarioStepType] = [
         ScenarioStepType(
-            name: "store", summary: "Change the simulated App Store's settings (a PUT /api/store patch); reset: true first restores every default.",
+            name: "store", summary: "Change the simulated App Store's settings (a PATCH /api/store, JSON Merge Patch); reset: true first restores every default.",
             install: .none, fields: ["settings": .object, "reset": .bool], required: [], titleFields: []
         ) { step, session in
             var patch: [String: JSONValue] = step.fields["reset"]?.boolValue == true ? ScenarioSession.defaultStoreSettings : [:]
@@ -20,7 +20,7 @@ extension ScenarioStepType {
                     }
                 }
             }
-            return StepAnswer(try await session.send("PUT", "/api/store", body: .object(patch)))
+            return StepAnswer(try await session.send("PATCH", "/api/store", body: .object(patch)))
         },
         ScenarioStepType(
             name: "createInstall", summary: "Install the app (POST /api/installs); the install is called by its name from then on.",

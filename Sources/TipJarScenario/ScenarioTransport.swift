@@ -6,9 +6,18 @@ public protocol ScenarioTransport: Sendable {
     /// - Parameters:
     ///   - method: `GET`, `POST`, `PUT`, …
     ///   - path: The request target, e.g. `/api/installs`.
-    ///   - body: A JSON body (sent with `Content-Type: application/json`), or `nil`.
+    ///   - body: A JSON body (sent with `Content-Type: application/json`, a PATCH's with
+    ///     `application/merge-patch+json`), or `nil`.
     /// - Throws: ``ScenarioHTTPClient/Failure`` when the dashboard cannot be reached or its answer is not HTTP.
     func send(_ method: String, _ path: String, body: JSONValue?) async throws(ScenarioHTTPClient.Failure) -> ScenarioHTTPClient.Answer
 }
 
 extension ScenarioHTTPClient: ScenarioTransport {}
+
+/// The media type a transport sends a JSON body with: a `PATCH` body is a JSON Merge Patch (RFC 7396 §4,
+/// `application/merge-patch+json`), any other `application/json`.
+public enum ScenarioTransportMedia {
+    public static func contentType(for method: String) -> String {
+        method == "PATCH" ? "application/merge-patch+json" : "application/json"
+    }
+}

@@ -30,6 +30,10 @@ enum CommandLineTool {
             print(usage)
             return 0
         case "serve":
+            if rest.contains("--help-markdown") {
+                print(ServeCommand.markdownTable)
+                return 0
+            }
             return await runCommand(rest, usage: ServeCommand.usage) { try await ServeCommand(arguments: $0).run() }
         case "check-storekit":
             return await runCommand(rest, usage: CheckStoreKitCommand.usage) { try CheckStoreKitCommand(arguments: $0).run() }

@@ -13,49 +13,9 @@ import CMalloc
 
 /// `tipjar serve`: opens the SQLite file (creating it on first start), loads the catalog, and
 /// serves the dashboard until SIGINT or SIGTERM, then shuts down gracefully: stop accepting,
-/// finish in-flight requests (bounded wait), close the database, exit 0.
+/// finish in-flight requests (bounded wait), close the database, exit 0. Its options, their help and the README's table
+/// of them are declared once, in ``options`` (`ServeCommand+Options.swift`).
 struct ServeCommand {
-    static let usage = """
-        USAGE: tipjar serve [options]
-
-        Serves the Tip Jar Dashboard. On first start it creates the SQLite file and loads the
-        shipped catalog (TipProducts.storekit).
-
-        OPTIONS:
-          --host ADDRESS          Address to bind (default: 127.0.0.1). A non-loopback address
-                                  needs --admin-token.
-          --port N                TCP port, 0 for any free port (default: 8080).
-          --database PATH         SQLite file (default: ./tipjar.sqlite3).
-          --storekit PATH         Xcode StoreKit configuration file to load instead of the
-                                  shipped catalog.
-          --durability full|normal
-                                  full (default): PRAGMA synchronous=FULL, an acknowledged tip
-                                  survives power loss. normal: survives a crash of the
-                                  process, not of the machine; faster.
-          --allowed-host NAME     Also accept NAME (or NAME:PORT) in the Host field, e.g. this
-                                  machine's DNS name; repeatable, no wildcards. Other names
-                                  get 421.
-          --admin-token TOKEN     Required to bind a non-loopback address: at least 32 hex
-                                  digits (128 bits). Scripts send Authorization: Bearer TOKEN;
-                                  browsers open the printed ?token= link once.
-          --max-connections-per-address N
-                                  Open connections one client address (IPv4 address or IPv6
-                                  /64) may hold; more get 503 (default: 512, of 4096 in all).
-          --max-streams N         Live event streams (GET /installs/{id}/events) open at once;
-                                  more get 503 with Retry-After (default: 1024).
-          --max-streams-per-address N
-                                  Live event streams one client address may hold open
-                                  (default: 64).
-          --bundle-id ID          The app's bundle ID, which every transaction carries as
-                                  appBundleID (default: com.example.tipjar).
-          --no-background-check   After a clean stop, do not check every page of the database
-                                  in the background once serving (PRAGMA integrity_check).
-          --reload-templates      Re-read Templates/ on every request (for template editing).
-          --templates DIR         Templates folder (default: the package's Templates/).
-          --public DIR            Static files folder (default: the package's Public/).
-          -h, --help              Show this help.
-        """
-
     var host = "127.0.0.1"
     var port = 8080
     var database = "./tipjar.sqlite3"
@@ -69,73 +29,16 @@ struct ServeCommand {
     var maxConnectionsPerAddress = HTTPServerConfiguration().maxConnectionsPerAddress
     var maxStreams = HTTPServerConfiguration().maxStreams
     var maxStreamsPerAddress = HTTPServerConfiguration().maxStreamsPerAddress
-    var templates: URL
-    var publicDirectory: URL
+    var templates = ServeCommand.packageRoot.appendingPathComponent("Templates")
+    var publicDirectory = ServeCommand.packageRoot.appendingPathComponent("Public")
 
     /// The package root, found from this file's path at build time, so `swift run tipjar serve`
     /// finds `Templates/` and `Public/` from any folder.
     static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
-    init(arguments: [String]) throws {
-        let reader = try ArgumentReader(
-            arguments,
-            valued: [
-                "--host", "--port", "--database", "--storekit", "--durability",
-                "--admin-token", "--templates", "--public", "--bundle-id",
-                "--max-connections-per-address", "--max-streams", "--max-streams-per-address",
-            ],
-            flags: ["--reload-templates", "--no-background-check"], repeatable: ["--allowed-host"])
-        guard reader.positional.isEmpty else { throw UsageError(message: "unexpected argument '\(Catalog.escapedField(reader.positional[0]))'") }
-        host = reader.options["--host"] ?? host
-        if let text = reader.options["--port"] {
-            guard let value = Int(text), (0...65_535).contains(value) else { throw UsageError(message: "--port must be 0...65535") }
-            port = value
-        }
-        database = reader.options["--database"] ?? database
-        storekit = reader.options["--storekit"]
-        if let text = reader.options["--bundle-id"] {
-            guard Self.isBundleID(text) else {
-                throw UsageError(message: "--bundle-id must be letters, digits, hyphens and periods, e.g. com.example.tipjar")
-            }
-            bundleID = text
-        }
-        if let text = reader.options["--durability"] {
-            switch text {
-            case "full": durability = .full
-            case "normal": durability = .normal
-            default: throw UsageError(message: "--durability must be full or normal")
-            }
-        }
-        adminToken = reader.options["--admin-token"]
-        if let token = adminToken, token.count < 32 || !token.allSatisfy(\.isHexDigit) {
-            throw UsageError(message: "--admin-token must be at least 32 hex digits (128 bits)")
-        }
-        if !Self.isLoopback(host), adminToken == nil {
-            throw UsageError(message: "binding to \(Catalog.escapedField(host)) (not loopback) requires --admin-token")
-        }
-        allowedHosts = reader.repeated["--allowed-host"] ?? []
-        for name in allowedHosts where name.contains("*") {
-            throw UsageError(message: "--allowed-host '\(Catalog.escapedField(name))': wildcards are not supported: name each host")
-        }
-        for name in allowedHosts where !HTTPServerConfiguration.isValidHost(name) {
-            throw UsageError(message: "--allowed-host '\(Catalog.escapedField(name))' is not a host name, IP address or host:port")
-        }
-        if let text = reader.options["--max-connections-per-address"] {
-            guard let value = Int(text), value >= 1 else { throw UsageError(message: "--max-connections-per-address must be a whole number of at least 1") }
-            maxConnectionsPerAddress = value
-        }
-        maxStreams = try Self.wholeNumber(reader.options["--max-streams"], option: "--max-streams") ?? maxStreams
-        maxStreamsPerAddress = try Self.wholeNumber(reader.options["--max-streams-per-address"], option: "--max-streams-per-address") ?? maxStreamsPerAddress
-        reloadTemplates = reader.flags.contains("--reload-templates")
-        backgroundCheck = !reader.flags.contains("--no-background-check")
-        templates = reader.options["--templates"].map { URL(fileURLWithPath: $0) } ?? Self.packageRoot.appendingPathComponent("Templates")
-        publicDirectory = reader.options["--public"].map { URL(fileURLWithPath: $0) } ?? Self.packageRoot.appendingPathComponent("Public")
-    }
-
-    /// The whole number of at least 1 given for `option`, or `nil` when it was not given.
+    /// The whole number of at least 1 given for `option`.
     /// - Throws: ``UsageError`` for anything else.
-    static func wholeNumber(_ text: String?, option: String) throws -> Int? {
-        guard let text else { return nil }
+    static func wholeNumber(_ text: String, option: String) throws -> Int {
         guard let value = Int(text), value >= 1 else { throw UsageError(message: "\(option) must be a whole number of at least 1") }
         return value
     }

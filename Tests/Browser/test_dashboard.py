@@ -66,15 +66,15 @@ class Server:
     def api(self, method, path, body=None):
         data = None if body is None else json.dumps(body).encode()
         request = urllib.request.Request(self.base + path, data=data, method=method)
-        if data is not None:
-            request.add_header("Content-Type", "application/json")
+        if data is not None:  # a PATCH is a JSON Merge Patch (RFC 7396)
+            request.add_header("Content-Type", "application/merge-patch+json" if method == "PATCH" else "application/json")
         with urllib.request.urlopen(request, timeout=15) as response:
             text = response.read().decode()
             return json.loads(text) if text else None
 
     def store(self, **settings):
-        """`PUT /api/store` with the given fields (StorePatch: absent fields keep their value)."""
-        return self.api("PUT", "/api/store", settings)
+        """`PATCH /api/store` with the given fields (a JSON Merge Patch: absent fields keep their value)."""
+        return self.api("PATCH", "/api/store", settings)
 
     def create_install(self, **fields):
         """A fresh, launched install (`POST /api/installs`); returns its ID."""
@@ -157,7 +157,7 @@ def normal_store(server):
     """Every test starts from the store settings the server started with, with the purchase sheet skipped
     (`skipPurchaseSheet`, Xcode's Disable Dialogs): a tap buys at once, as these tests expect. The sheet's own
     tests (test_purchase_sheet.py) turn it back on."""
-    server.api("PUT", "/api/store", {**server.defaults, "skipPurchaseSheet": True})
+    server.api("PATCH", "/api/store", {**server.defaults, "skipPurchaseSheet": True})
     yield
 
 
@@ -500,7 +500,7 @@ def test_pages_have_no_serious_accessibility_violations(browser, server):
     bought = server.api("POST", f"/api/installs/{install_id}/purchases", {"productID": "com.example.tipjar.tip.coffee"})
     server.store(purchaseOutcome="pending")
     server.api("POST", f"/api/installs/{install_id}/purchases", {"productID": "com.example.tipjar.tip.snack"})
-    server.api("PUT", "/api/store", server.defaults)
+    server.api("PATCH", "/api/store", server.defaults)
     failures = []
     account = server.install(install_id)["accountID"]
     for path, state in (("/", None), ("/installs", None), (f"/installs/{install_id}", "ready"),

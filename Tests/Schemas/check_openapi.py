@@ -8,6 +8,8 @@
    listed, and a JSON body must validate (jsonschema, JSON Schema 2020-12 as OpenAPI 3.1 uses) against
    the schema the document gives for that path, method and status.
 3. Every operation of the document is exercised, and every documented status is seen at least once.
+4. Every operation has a request example (when it takes a body) and an answer example for each success status, each
+   valid against its schema (check_examples.py).
 
 Exit 0 when all hold; otherwise every problem is printed and the exit status is 1.
 """
@@ -22,6 +24,7 @@ import tempfile
 import threading
 import time
 
+import check_examples
 import jsonschema
 from openapi_spec_validator import validate as validate_spec
 
@@ -50,7 +53,10 @@ class Client:
         self.port = port
         self.spec = spec
 
-    def call(self, method, path, body=None, content_type="application/json", expect=None, headers=None):
+    def call(self, method, path, body=None, content_type=None, expect=None, headers=None):
+        """A PATCH body goes as a JSON Merge Patch (RFC 7396), any other as application/json, unless content_type says."""
+        if content_type is None:
+            content_type = "application/merge-patch+json" if method == "PATCH" else "application/json"
         connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
         headers = dict(headers or {})
         payload = None
@@ -147,23 +153,23 @@ def exercise(api):
     api.call("PUT", "/api/installs/nope/label", {"label": "x"}, expect=404)
     api.call("GET", f"/api/installs/{iid}/offers", expect=200)
     api.call("GET", "/api/installs/nope/offers", expect=404)
-    api.call("PUT", "/api/store", {"catalog": "failing"}, expect=200)
+    api.call("PATCH", "/api/store", {"catalog": "failing"}, expect=200)
     api.call("GET", f"/api/installs/{iid}/offers", expect=200)
-    api.call("PUT", "/api/store", {"catalog": "normal", "listenerReemits": 1}, expect=200)
+    api.call("PATCH", "/api/store", {"catalog": "normal", "listenerReemits": 1}, expect=200)
     api.call("GET", f"/api/installs/{iid}/offers", expect=200)  # the app loads again: a failed load refuses a purchase (409)
     status, purchase = api.call("POST", f"/api/installs/{iid}/purchases", {"productID": COFFEE}, expect=200)
     tid = purchase["transactionID"]
-    api.call("PUT", "/api/store", {"listenerReemits": 0, "purchaseOutcome": "failed", "purchaseError": "networkError"}, expect=200)
+    api.call("PATCH", "/api/store", {"listenerReemits": 0, "purchaseOutcome": "failed", "purchaseError": "networkError"}, expect=200)
     api.call("POST", f"/api/installs/{iid}/purchases", {"productID": COFFEE}, expect=200)
-    api.call("PUT", "/api/store", {"purchaseOutcome": "success", "failures": {"verification": "invalidSignature"}}, expect=200)
+    api.call("PATCH", "/api/store", {"purchaseOutcome": "success", "failures": {"verification": "invalidSignature"}}, expect=200)
     api.call("POST", f"/api/installs/{iid}/purchases", {"productID": COFFEE}, expect=200)
-    api.call("PUT", "/api/store", {"failures": {"verification": None}}, expect=200)
+    api.call("PATCH", "/api/store", {"failures": {"verification": None}}, expect=200)
     api.call("POST", f"/api/installs/{iid}/purchases", {"productID": "com.example.nope"}, expect=422)
     api.call("POST", f"/api/installs/{iid}/purchases", {"product": COFFEE}, expect=400)
     api.call("POST", f"/api/installs/{iid}/purchases", "{}", content_type="text/plain", expect=415)
     api.call("POST", "/api/installs/nope/purchases", {"productID": COFFEE}, expect=404)
     # Two taps at once while a purchase takes 1.5 s: one opens it, the other gets 409.
-    api.call("PUT", "/api/store", {"purchaseLatencyMs": 1500}, expect=200)
+    api.call("PATCH", "/api/store", {"purchaseLatencyMs": 1500}, expect=200)
     statuses = []
     taps = [threading.Thread(target=lambda: statuses.append(api.call("POST", f"/api/installs/{iid}/purchases", {"productID": COFFEE})[0]))
             for _ in range(2)]
@@ -173,9 +179,9 @@ def exercise(api):
         tap.join()
     if sorted(statuses) != [200, 409]:
         problems.append(f"two concurrent taps answered {sorted(statuses)}, expected [200, 409]")
-    api.call("PUT", "/api/store", {"purchaseLatencyMs": 0, "failures": {"sync": "networkError"}}, expect=200)
+    api.call("PATCH", "/api/store", {"purchaseLatencyMs": 0, "failures": {"sync": "networkError"}}, expect=200)
     api.call("POST", f"/api/installs/{iid}/restore", expect=503)
-    api.call("PUT", "/api/store", {"failures": {"sync": None}}, expect=200)
+    api.call("PATCH", "/api/store", {"failures": {"sync": None}}, expect=200)
     api.call("POST", f"/api/installs/{iid}/restore", expect=200)
     api.call("POST", "/api/installs/nope/restore", expect=404)
     for action in ["stop", "launch"]:
@@ -196,20 +202,26 @@ def exercise(api):
         problems.append(f"the recorded scenario does not match scenario.schema.json: {error.message[:300]}")
     api.call("GET", "/api/installs/nope/scenario", expect=404)
     # A transaction the first install never finished reaches a second install of the account: not recordable.
-    api.call("PUT", "/api/store", {"crashBeforeFinish": True}, expect=200)
+    api.call("PATCH", "/api/store", {"crashBeforeFinish": True}, expect=200)
     api.call("POST", f"/api/installs/{iid}/purchases", {"productID": COFFEE}, expect=200)
-    api.call("PUT", "/api/store", {"crashBeforeFinish": False}, expect=200)
+    api.call("PATCH", "/api/store", {"crashBeforeFinish": False}, expect=200)
     status, second = api.call("POST", "/api/installs", {"accountID": "ana", "launch": True}, expect=201)
     api.call("GET", f"/api/installs/{second['id']}/scenario", expect=409)
     api.call("GET", "/api/store", expect=200)
+    # PUT sets the fields it names (kept for existing clients); PATCH is a JSON Merge Patch, null resets a setting.
+    api.call("PUT", "/api/store", {"catalog": "slow", "failures": {"purchase": None}}, expect=200)
     api.call("PUT", "/api/store", {"colour": "red"}, expect=400)
     api.call("PUT", "/api/store", "{}", content_type="text/plain", expect=415)
-    api.call("PUT", "/api/store", {"purchaseOutcome": "pending"}, expect=200)
+    api.call("PATCH", "/api/store", {"catalog": None, "latencyMs": None}, expect=200)
+    api.call("PATCH", "/api/store", {"colour": "red", "failures": {"flood": None}}, expect=400)
+    api.call("PATCH", "/api/store", {"latencyMs": "slow"}, expect=400)
+    api.call("PATCH", "/api/store", {"catalog": "normal"}, content_type="application/json", expect=415)
+    api.call("PATCH", "/api/store", {"purchaseOutcome": "pending"}, expect=200)
     # Two Ask to Buy requests: the same tip asked for again would join the first (Sources/TipJar/README.md, "Ask to
     # Buy requests"), so the second is another tip. Their IDs are the requests' own.
     api.call("POST", f"/api/installs/{iid}/purchases", {"productID": COFFEE}, expect=200)
     api.call("POST", f"/api/installs/{iid}/purchases", {"productID": SNACK}, expect=200)
-    api.call("PUT", "/api/store", {"purchaseOutcome": "success"}, expect=200)
+    api.call("PATCH", "/api/store", {"purchaseOutcome": "success"}, expect=200)
     status, pending = api.call("GET", "/api/store/pending", expect=200)
     first, last = pending[0]["requestID"], pending[-1]["requestID"]
     api.call("POST", f"/api/store/pending/{first}/approve", expect=200)
@@ -219,9 +231,9 @@ def exercise(api):
     api.call("POST", "/api/store/pending/999999/approve", expect=404)
     api.call("POST", "/api/store/pending/999999/decline", expect=404)
     # Interrupted purchases: one waits, is resolved once (its ledger row carries the trap's note), then 409; unknown → 404.
-    api.call("PUT", "/api/store", {"interruptedPurchases": True}, expect=200)
+    api.call("PATCH", "/api/store", {"interruptedPurchases": True}, expect=200)
     api.call("POST", f"/api/installs/{iid}/purchases", {"productID": COFFEE}, expect=200)
-    api.call("PUT", "/api/store", {"interruptedPurchases": False}, expect=200)
+    api.call("PATCH", "/api/store", {"interruptedPurchases": False}, expect=200)
     status, page = api.call("GET", f"/api/transactions?installID={iid}&status=interrupted", expect=200)
     interrupted = page["transactions"][0]["transactionID"]
     api.call("POST", f"/api/store/interrupted/{interrupted}/resolve", expect=200)
@@ -265,10 +277,10 @@ def exercise_refund_requests(api, iid):
     api.call("POST", f"/api/store/refund-requests/{requested[1]}/decline", expect=409)
     api.call("POST", "/api/store/refund-requests/999999/approve", expect=404)
     api.call("POST", "/api/store/refund-requests/999999/decline", expect=404)
-    api.call("PUT", "/api/store", {"failures": {"refundRequest": "failed"}}, expect=200)
+    api.call("PATCH", "/api/store", {"failures": {"refundRequest": "failed"}}, expect=200)
     status, purchase = api.call("POST", f"/api/installs/{iid}/purchases", {"productID": COFFEE}, expect=200)
     api.call("POST", f"/api/installs/{iid}/transactions/{purchase['transactionID']}/refund-request", {"userAction": "submit"}, expect=503)
-    api.call("PUT", "/api/store", {"failures": {"refundRequest": None}}, expect=200)
+    api.call("PATCH", "/api/store", {"failures": {"refundRequest": None}}, expect=200)
 
 
 def exercise_refused_targets(api):
@@ -353,11 +365,11 @@ def exercise_history(api, iid, tid):
     api.call("POST", "/api/store/reset", expect=200)
     # A purchase open for 1.5 s: deleting its install meanwhile is a conflict.
     status, other = api.call("POST", "/api/installs", {"accountID": "bob", "launch": True}, expect=201)
-    api.call("PUT", "/api/store", {"purchaseLatencyMs": 1500}, expect=200)
+    api.call("PATCH", "/api/store", {"purchaseLatencyMs": 1500}, expect=200)
     status = delete_during_purchase(api, other["id"])
     if status != 409:
         problems.append(f"DELETE /api/installs/{{id}} while a purchase is open: expected 409, got {status}")
-    api.call("PUT", "/api/store", {"purchaseLatencyMs": 0}, expect=200)
+    api.call("PATCH", "/api/store", {"purchaseLatencyMs": 0}, expect=200)
     api.call("DELETE", f"/api/installs/{other['id']}", expect=204)
     api.call("DELETE", f"/api/installs/{other['id']}", expect=404)
     api.call("DELETE", f"/api/transactions/{tid}", expect=204)
@@ -392,6 +404,8 @@ def main():
         spec = json.load(handle)
     validate_spec(spec)
     print(f"check_openapi.py: {os.path.relpath(SPEC_PATH, ROOT)} is valid OpenAPI {spec['openapi']}")
+    # Every operation's request and success answers have examples, true to their schemas (check_examples.py).
+    problems.extend(check_examples.problems_in(spec))
     with tempfile.TemporaryDirectory(prefix="tipjar-openapi-") as folder:
         process, port = start_server(folder)
         try:

@@ -23,6 +23,8 @@ public final class SimulatedStore: Sendable {
     public var settings: StoreSettings { current.withLock { $0 } }
     /// The settings in force; written only by ``update(_:)``.
     private let current: Mutex<StoreSettings>
+    /// Changes of the settings, one at a time (``change(_:)``).
+    private let settingsTurns = SettingsTurns()
     /// The last transaction ID issued.
     private let lastTransactionID: Mutex<UInt64>
     /// The bundle ID every transaction it issues carries (`Transaction.appBundleID`).
@@ -54,10 +56,32 @@ public final class SimulatedStore: Sendable {
         self.lastTransactionID = Mutex(try await storage.largestTransactionID())
     }
 
-    /// Validates and saves new settings.
+    /// Validates and saves new settings (``change(_:)`` with settings that do not depend on the current ones).
     /// - Throws: `TipJarError.invalidValue` for a value its declaration (``StoreSettings/declarations``) does not
     ///   allow, e.g. a latency outside 0...60,000 ms; storage errors.
     public func update(_ newSettings: StoreSettings) async throws {
+        _ = try await change { _ in newSettings }
+    }
+
+    /// Changes the settings with `makeNew`, given the settings in force when the change has its turn: changes run
+    /// one at a time, in the order they came (``SettingsTurns``), so a change made of a patch keeps every change
+    /// that came before it.
+    /// - Returns: the settings before and after the change.
+    /// - Throws: what `makeNew` throws, `TipJarError.invalidValue` for a value a declaration does not allow, storage
+    ///   errors; the settings in force are then unchanged.
+    public func change(
+        _ makeNew: @Sendable (StoreSettings) throws -> StoreSettings
+    ) async throws -> (previous: StoreSettings, updated: StoreSettings) {
+        try await settingsTurns.run {
+            let previous = settings
+            let updated = try makeNew(previous)
+            try await save(updated)
+            return (previous, updated)
+        }
+    }
+
+    /// Validates and saves `newSettings`; called in a turn of ``settingsTurns``.
+    private func save(_ newSettings: StoreSettings) async throws {
         for declaration in StoreSettings.declarations where !declaration.allows(declaration.value(in: newSettings)) {
             guard case .integer(let range, let unit) = declaration.kind else {
                 throw TipJarError.invalidValue(field: declaration.key, reason: "has a value that is not allowed")

@@ -56,12 +56,14 @@ struct ScenarioRequestTests {
         }
     }
 
+    /// A `store` step is a JSON Merge Patch (RFC 7396): `PATCH /api/store` with `application/merge-patch+json`.
     @Test func aResetStoreStepSendsEveryDefaultWithThePatchMergedIn() async throws {
         try await Self.withRecordingServer { client, recorder in
             let text = #"{"name":"x","steps":[{"step":"store","reset":true,"settings":{"listenerReemits":2,"failures":{"sync":"networkError"}}}]}"#
             _ = await ScenarioRunner(transport: client, output: { _ in }).run(try Scenario(data: Data(text.utf8), file: "x.json"), file: "x.json")
             let request = try #require(recorder.requests.withLock { $0.first })
-            #expect(request.method == "PUT")
+            #expect(request.method == "PATCH")
+            #expect(request.contentType == "application/merge-patch+json")
             let body = try JSONValue(parsing: Data(request.body.utf8))
             #expect(body["listenerReemits"] == .number(2))
             #expect(body["catalog"] == .string("normal"))
