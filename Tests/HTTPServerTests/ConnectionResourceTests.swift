@@ -11,7 +11,7 @@ import Testing
 /// Server timeouts are set far beyond the client's receive timeout, so a test that passes saw the
 /// event itself (a read returning 0) and not a timeout.
 // Serialized: each test opens dozens of sockets against caps the server fits to the process's descriptor limit
-// (Sources/HTTPServer/DescriptorLimit.swift, getrlimit(2) RLIMIT_NOFILE), one limit for the whole test process, and
+// (Sources/HTTPServer/EventLoop/DescriptorLimit.swift, getrlimit(2) RLIMIT_NOFILE), one limit for the whole test process, and
 // reads the server's statistics as its conditions; run side by side, the tests' sockets and threads are shared.
 @Suite("Connection resources over real sockets", .serialized)
 struct ConnectionResourceTests {

@@ -10,7 +10,7 @@ import Testing
 /// what the server holds for a client that does not read, per stream and, with every other unsent
 /// response, in total; and a request sent with the client's FIN (RFC 9293 §3.6) gets no stream.
 // Serialized: each test opens dozens of sockets against caps the server fits to the process's descriptor limit
-// (Sources/HTTPServer/DescriptorLimit.swift, getrlimit(2) RLIMIT_NOFILE), one limit for the whole test process, and
+// (Sources/HTTPServer/EventLoop/DescriptorLimit.swift, getrlimit(2) RLIMIT_NOFILE), one limit for the whole test process, and
 // reads the server's statistics as its conditions; run side by side, the tests' sockets and threads are shared.
 @Suite("Event stream resources over real sockets", .serialized)
 struct StreamResourceTests {
