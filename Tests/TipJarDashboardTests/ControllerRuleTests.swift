@@ -4,7 +4,7 @@ import Testing
 @testable import TipJarDashboard
 
 /// The dashboard's routes are registered by its controllers (``DashboardController``), which `DashboardStack` builds
-/// and registers in one place (Sources/TipJarDashboard/DashboardStack.swift).
+/// and registers in one place (Sources/TipJarDashboard/Composition/DashboardStack.swift).
 @Suite("Route controllers")
 struct ControllerRuleTests {
     /// A route as the router matches it: its method and its pattern with every parameter written `:`, so
