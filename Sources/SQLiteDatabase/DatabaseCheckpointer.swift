@@ -8,9 +8,8 @@ import Synchronization
 /// SQLite's automatic checkpoint runs inside the `COMMIT` that takes the WAL past 1,000 pages, on the
 /// committing connection (<https://www.sqlite.org/wal.html#automatic_checkpoint>): the writer, and every
 /// write queued behind it, waits while it syncs the WAL, copies its pages into the database and syncs
-/// that. With `synchronous=NORMAL` the WAL has not been synced since the previous checkpoint, and on
-/// the purchase benchmark (`Tests/Benchmarks/purchase_bench.sh`) that commit took 18–22 ms several
-/// times a second. The same page says an application may instead turn the automatic checkpoint off
+/// that. With `synchronous=NORMAL` the WAL has not been synced since the previous checkpoint, so that
+/// commit holds every write behind it for the length of two syncs. The same page says an application may instead turn the automatic checkpoint off
 /// and "run checkpoints in a separate thread"; `sqlite3_wal_hook`
 /// (<https://www.sqlite.org/c3ref/wal_hook.html>) tells the writer the WAL's size after each commit.
 ///

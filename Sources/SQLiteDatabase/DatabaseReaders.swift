@@ -11,7 +11,7 @@ import Synchronization
 /// serial `DispatchQueue` (it suspends on a checked continuation and never blocks the Swift
 /// cooperative thread pool), and ``pointRead(_:)`` for a few rows by key, on the caller's thread
 /// under a lock, because such a read takes microseconds, less than the two thread hand-offs of a
-/// queue (measured on the purchase path: `Tests/Benchmarks/purchase_bench.sh`). A point read never
+/// queue. A point read never
 /// waits behind a scan.
 ///
 /// `@unchecked Sendable` because each non-`Sendable` ``Database`` it owns is only touched under its

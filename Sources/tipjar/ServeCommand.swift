@@ -220,8 +220,8 @@ struct ServeCommand {
     /// Raises glibc's `M_TRIM_THRESHOLD` (`mallopt(3)`) to 32 MiB. With the default (128 KiB),
     /// SQLite freeing its page buffers at the end of every write transaction made glibc give the
     /// top of the writer thread's arena back to the kernel (`madvise(MADV_DONTNEED)`, a TLB
-    /// shoot-down on every core), and the next transaction fault the same pages in again: about a
-    /// fifth of the writer's time recording deliveries in the purchase benchmark's `perf` profile.
+    /// shoot-down on every core), and the next transaction fault the same pages in again
+    /// (figures: `Tests/Benchmarks/README.md`).
     /// Freed memory now stays mapped for reuse (at most 32 MiB per arena above what is in use).
     static func keepFreedHeapMapped() {
         #if os(Linux)

@@ -11,8 +11,8 @@ extension EventLoop {
     static let acceptBatch = 1_024
 
     /// Longest one batch of accepts may take before the loop turns to the events of the connections already open:
-    /// 2 ms, in nanoseconds. Each accept of a flood that is refused costs a 503 written and a close; a batch of 1,024 of
-    /// them held the loop for 90 ms in a debug build, and every open connection's request waited for it.
+    /// 2 ms, in nanoseconds. Each accept of a flood that is refused costs a 503 written and a close; a whole batch of
+    /// them would hold every open connection's request waiting (figures: `Tests/Benchmarks/README.md`).
     static let acceptBatchTime: UInt64 = 2_000_000
 
     /// Accepts waiting connections, at most ``acceptBatch`` of them: the listening socket is level-triggered, so

@@ -203,7 +203,7 @@ let standardHTTPMethods: Set<String> = ["GET", "HEAD", "POST", "PUT", "DELETE", 
 
 /// A segment of a route pattern: a literal, or a `:name` parameter that captures. Not nested in the
 /// generic ``Router``, so matching runs specialized code (as a member of `Router<Context>` it looked up
-/// generic metadata for every route on every request: 12 % of a `GET /api/installs/{id}` in `perf`).
+/// generic metadata on every request).
 enum RouteSegment: Sendable, Equatable {
     case literal(String)
     case parameter(String)
@@ -220,7 +220,7 @@ enum RouteSegment: Sendable, Equatable {
 
     /// A path's non-empty segments between `/`s (RFC 3986 §3.3). Cut on the UTF-8 bytes: `/` is one byte that
     /// never occurs inside another character's encoding, so this gives `split(separator: "/")`'s segments
-    /// without its grapheme-by-grapheme walk (the split was 4 % of a purchase request's CPU in `perf`), except
+    /// without its grapheme-by-grapheme walk, except
     /// that a `/` followed by a combining mark still separates (for `Character`s it is part of one grapheme).
     static func parts(of path: String) -> [Substring] {
         var parts: [Substring] = []

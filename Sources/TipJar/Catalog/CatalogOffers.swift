@@ -8,8 +8,8 @@ import Synchronization
 /// no load formats a price or searches a localization a second time.
 ///
 /// The names of every ``AppLocale`` and the listings of the catalog's default storefront, USA and BRA are computed
-/// when the store opens; any other storefront's listing on its first load. (All 175 storefronts at once took about
-/// 200 ms of a debug build's CPU per store opened, which every test server paid.)
+/// when the store opens; any other storefront's listing on its first load, so opening a store does not pay for 175
+/// storefronts it may never show.
 public final class CatalogOffers: Sendable {
     /// One storefront and locale: what the store answers and what the tip jar shows.
     public struct Listing: Sendable, Equatable {
