@@ -18,9 +18,9 @@ struct PageRenderer: Sendable {
 
     /// Renders a response that holds a form with a CSRF token (``CSRFCookie``). A request without the cookie
     /// gets a new token, rendered into its forms; the cookie is set only when the response is a `200` page (an
-    /// error, a redirect or a thrown error sets nothing). This is the only place tokens are handed out, so
-    /// requests for anything without a form (JSON, static files, fragments without forms, redirects, errors)
-    /// never set the cookie.
+    /// error, a redirect or a thrown error sets nothing). The routes hand tokens out only through it, and
+    /// `ImmediateAnswers` hands out a stored form page's new session as this would; so requests for anything
+    /// without a form (JSON, static files, fragments without forms, redirects, errors) never set the cookie.
     func withFormSession(_ context: DashboardContext, _ render: (_ csrfToken: String) async throws -> HTTPResponse) async throws -> HTTPResponse {
         try await Self.withFormSession(context, render)
     }
