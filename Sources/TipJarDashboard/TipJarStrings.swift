@@ -48,6 +48,9 @@ struct TipJarStrings: Sendable {
     let sheetQuantity: String
     let sheetConfirm: String
     let sheetCancel: String
+    /// One line on the sheet when the tile's name (the app's, in its language) is not `Product.displayName` (the App
+    /// Store's, from the `.storekit` file's `_locale`): "Café" on the tile, "Coffee" on the sheet.
+    let sheetNamesDiffer: @Sendable (_ tile: String, _ store: String) -> String
     let sheetClosedTitle: String
     let sheetClosed: String
     /// The refund sheet (`Transaction.beginRefundRequest(in:)`): its heading, the reason's label and choices, its two
@@ -114,6 +117,7 @@ struct TipJarStrings: Sendable {
         sheetQuantity: "Quantity",
         sheetConfirm: "Confirm",
         sheetCancel: "Cancel",
+        sheetNamesDiffer: { tile, store in "“\(store)” is the App Store's name for “\(tile)” (Product.displayName, in the StoreKit file's language)." },
         sheetClosedTitle: "Purchase closed",
         sheetClosed: "This purchase sheet is no longer open. Tap a tip to try again.",
         refundTitle: "Request a refund",
@@ -172,6 +176,7 @@ struct TipJarStrings: Sendable {
         sheetQuantity: "Quantidade",
         sheetConfirm: "Confirmar",
         sheetCancel: "Cancelar",
+        sheetNamesDiffer: { tile, store in "“\(store)” é o nome da App Store para “\(tile)” (Product.displayName, no idioma do arquivo StoreKit)." },
         sheetClosedTitle: "Compra encerrada",
         sheetClosed: "Esta tela de compra não está mais aberta. Toque em uma gorjeta para tentar de novo.",
         refundTitle: "Pedir reembolso",

@@ -12,6 +12,22 @@ enum ViewModels {
     /// The first eight characters of an install ID, for lists.
     static func shortID(_ id: String) -> String { String(id.prefix(8)) }
 
+    /// `text` in pieces that end after each `@` and `.`, for a template to write with a `<wbr>` after each (each
+    /// piece escaped): a long e-mail address then wraps at its natural breaks instead of widening its table.
+    static func breakable(_ text: String) -> MustacheValue {
+        var pieces: [MustacheValue] = []
+        var piece = ""
+        for character in text {
+            piece.append(character)
+            if character == "@" || character == "." {
+                pieces.append(.string(piece))
+                piece = ""
+            }
+        }
+        if !piece.isEmpty || pieces.isEmpty { pieces.append(.string(piece)) }
+        return .array(pieces)
+    }
+
     /// A value for a URL path segment or query: everything but letters, digits and `-._~` percent-encoded
     /// (RFC 3986 §2.3 unreserved characters).
     static func urlComponent(_ text: String) -> String {
@@ -141,7 +157,11 @@ enum ViewModels {
         var data = tipJar(
             install: install, state: state, isPurchaseOpen: isPurchaseOpen, csrfToken: csrfToken,
             skipPurchaseSheet: skipPurchaseSheet)
-        if let sheet { data["sheet"] = purchaseSheet(sheet, strings: .of(install.locale)) }
+        if let sheet {
+            var tileName: String?
+            if case .ready(let offers) = state { tileName = offers.first { $0.productID == sheet.product.id }?.name }
+            data["sheet"] = purchaseSheet(sheet, strings: .of(install.locale), tileName: tileName)
+        }
         data["catalogName"] = .string(catalogName)
         data["nav"] = ["installs": true]
         let size = TextSize(value: textSize) ?? .default

@@ -118,7 +118,7 @@ struct SessionAndHistoryPageTests {
             let all = await get(server, "/transactions", session)
             #expect(all.status == 200)
             #expect(all.body.contains(#"<a href="/transactions" aria-current="page">Transactions</a>"#))
-            for column in ["Date (UTC)", "Product", "Price", "Storefront", "Account", "Install", "Status", "Finished"] {
+            for column in ["Date (UTC)", "Product", "Price", "Storefront", "Apple Account", "Install", "Status", "Finished"] {
                 #expect(all.body.contains(#"<th scope="col">\#(column)</th>"#), "\(column)")
             }
             #expect(all.body.contains("R$\u{A0}0,99"), "priced in the transaction's storefront")
