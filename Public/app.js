@@ -166,7 +166,8 @@
     var method = (form.getAttribute("method") || "get").toUpperCase();
     var promise;
     if (method === "GET") {
-      promise = request(form.getAttribute("action"));
+      // A GET form names its fragment in data-action; its action is the page a browser without JavaScript loads.
+      promise = request(form.getAttribute("data-action") || form.getAttribute("action"));
     } else {
       promise = request(form.getAttribute("action"), {
         method: "POST",

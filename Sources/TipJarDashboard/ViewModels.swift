@@ -174,6 +174,7 @@ enum ViewModels {
         data["hasEvents"] = .bool(!events.isEmpty)
         data["live"] = .string("/installs/\(install.id)/live")
         data["purchaseOpen"] = .bool(isPurchaseOpen)
+        data["purchaseOpenText"] = .string(TipJarStrings.of(install.locale).purchaseOpenHere)
         data["accountPath"] = .string(urlComponent(install.accountID))
         return data
     }
