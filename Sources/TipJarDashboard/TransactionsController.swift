@@ -170,7 +170,7 @@ struct TransactionsController: DashboardController {
         let at = UTCTimestamp(t.purchaseDate)
         return [
             "transactionID": .string(String(t.id)), "at": .string(at.isoWithMilliseconds), "atShort": .string(at.short),
-            "productID": .string(t.productID), "price": .string(price ?? "—"), "storefront": .string(t.storefront),
+            "productID": .string(t.productID), "productParts": ViewModels.breakable(t.productID), "price": .string(price ?? "—"), "storefront": .string(t.storefront),
             "accountID": .string(stored.accountID), "accountParts": ViewModels.breakable(stored.accountID), "accountPath": .string(ViewModels.urlComponent(stored.accountID)),
             "installID": .string(stored.installID), "installShort": .string(ViewModels.shortID(stored.installID)),
             "status": .string(TransactionFacts.status(stored)), "isRevoked": .bool(t.isRevoked), "isExternal": .bool(stored.isExternal),
