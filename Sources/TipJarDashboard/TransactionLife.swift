@@ -64,9 +64,9 @@ struct TransactionLife: Sendable {
         add(began, 0, beginning())
         if let revoked = stored?.transaction.revocationDate {
             // A refund is the App Store's decision, not a StoreKit trap: a note without the trap mark, in StoreKit's
-            // words (`Transaction.revocationDate`, `.revocationReason`).
-            let reason = stored?.transaction.revocationReason.map { ".\($0.rawValue)" } ?? "no reason"
-            add(revoked, 1, [Step(.store, .store, "refunded: revoked, \(reason)")])
+            // words (`Transaction.revocationDate`; `.revocationReason` in words, short enough for a note's box).
+            let reason = stored?.transaction.revocationReason == .developerIssue ? "developer issue" : "other reason"
+            add(revoked, 1, [Step(.store, .store, "revoked: \(reason)")])
         }
         // Issued for this install but first delivered by a launch: it waited, unfinished, for the app to run.
         if let stored, stored.installID == installID, !stored.isExternal, deliveries.first?.delivery.path == .launch {

@@ -95,7 +95,7 @@ struct SequenceDiagramTests {
         let steps = Self.life(stored, ledger, hearts: 1).steps
         #expect(
             Array(steps.suffix(4)) == [
-                Step(.store, .store, "refunded: revoked, .developerIssue"), Step(.store, .listener, "updates: revoked"),
+                Step(.store, .store, "revoked: developer issue"), Step(.store, .listener, "updates: revoked"),
                 Step(.listener, .listener, "revoked: nothing added", heart: .notAdded), Step(.listener, .store, "finish()"),
             ])
     }

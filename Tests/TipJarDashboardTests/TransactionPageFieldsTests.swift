@@ -43,7 +43,7 @@ struct TransactionPageFieldsTests {
             #expect(page.contains("reason .developerIssue, a full refund"))
             #expect(!page.contains("refunded</dd>") && !page.contains("· refunded"))
             #expect(!page.contains("(trap).</li>"), "a refund is not a trap")
-            #expect(page.contains("<li>App Store: refunded: revoked, .developerIssue.</li>"))
+            #expect(page.contains("<li>App Store: revoked: developer issue.</li>"))
         }
     }
 }
