@@ -65,7 +65,8 @@ struct InstallPageSmallThingsTests {
             _ = await pages.post(server, "/installs/\(id)/purchase-sheet", session, form: "productID=\(Self.coffee)")
             #expect(
                 await server.send("GET", "/installs/\(id)/live").body.contains(
-                    #"<p id="purchase-state" class="purchase-state muted" role="status" data-open="true">A purchase is open on this app (maybe in another tab): the tips wait until it closes.</p>"#),
+                    #"<p id="purchase-state" class="purchase-state muted" role="status" data-open="true">"#
+                        + "A purchase is open on this app (maybe in another tab): the tips wait until it closes.</p>"),
                 "the disabled tiles say why")
         }
     }
