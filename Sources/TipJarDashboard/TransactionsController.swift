@@ -170,6 +170,7 @@ struct TransactionsController: DashboardController {
         let at = UTCTimestamp(t.purchaseDate)
         return [
             "transactionID": .string(String(t.id)), "at": .string(at.isoWithMilliseconds), "atShort": .string(at.short),
+            "atDate": .string(at.datePart), "atTime": .string(at.timePart),
             "productID": .string(t.productID), "productParts": ViewModels.breakable(t.productID), "price": .string(price ?? "—"), "storefront": .string(t.storefront),
             "accountID": .string(stored.accountID), "accountParts": ViewModels.breakable(stored.accountID), "accountPath": .string(ViewModels.urlComponent(stored.accountID)),
             "installID": .string(stored.installID), "installShort": .string(ViewModels.shortID(stored.installID)),

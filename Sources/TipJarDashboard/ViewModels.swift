@@ -90,7 +90,8 @@ enum ViewModels {
     static func delivery(_ delivery: Delivery) -> MustacheValue {
         let at = UTCTimestamp(delivery.at)
         return [
-            "at": .string(at.isoWithMilliseconds), "atShort": .string(at.short), "path": .string(delivery.path == .otherDevice ? "another device" : delivery.path.rawValue),
+            "at": .string(at.isoWithMilliseconds), "atShort": .string(at.short), "atDate": .string(at.datePart), "atTime": .string(at.timePart),
+            "path": .string(delivery.path == .otherDevice ? "another device" : delivery.path.rawValue),
             "transactionID": .string(String(delivery.transactionID)), "productID": .string(delivery.productID),
             "outcome": .string(delivery.outcome.rawValue), "finished": .bool(delivery.finished),
             "reason": delivery.note.map { .string($0.text) } ?? .null,
