@@ -272,6 +272,17 @@ def test_small_things_a_disabled_tile_says_why_codes_are_text_sized_one_line_top
     sizes = browser.execute_script(
         "var c = document.querySelector('table.list td a code'); return [getComputedStyle(c).fontSize, getComputedStyle(c.closest('td')).fontSize];")
     assert sizes[0] == sizes[1], sizes
+    tops = browser.execute_script(
+        "return Array.from(document.querySelectorAll('.search.filters label')).map(function (l) { return Math.round(l.getBoundingClientRect().top); });")
+    assert len(set(tops)) == 1, f"the filter labels sit level: {tops}"
+    browser.get(server.base + "/confirm/transactions-clear")
+    centres = browser.execute_script(
+        "return Array.from(document.querySelectorAll('form.buttons button, form.buttons a')).map(function (e) {"
+        " var r = e.getBoundingClientRect(); return Math.round(r.top + r.height / 2); });")
+    assert len(set(centres)) == 1, f"Cancel is centred with its button: {centres}"
+    browser.get(server.base + "/store")
+    browser.execute_script("document.querySelector('#session details').open = true;")
+    assert tables_overflowing(browser) == [], "the session controls' refund column fits at 1280"
     emulate_phone(browser)
     browser.get(f"{server.base}/installs/{install_id}")
     assert browser.execute_script("return document.querySelector('.topbar').getBoundingClientRect().height;") <= 64
