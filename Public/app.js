@@ -166,7 +166,8 @@
     var method = (form.getAttribute("method") || "get").toUpperCase();
     var promise;
     if (method === "GET") {
-      promise = request(form.getAttribute("action"));
+      // A GET form names its fragment in data-action; its action is the page a browser without JavaScript loads.
+      promise = request(form.getAttribute("data-action") || form.getAttribute("action"));
     } else {
       promise = request(form.getAttribute("action"), {
         method: "POST",
@@ -272,6 +273,33 @@
     if (group) { group.open = true; }
   }
 
+  // /transactions/{id}: "Copy the JWS" (shown only with JavaScript; without it the text is selectable). The
+  // Clipboard API needs a secure context, which 127.0.0.1 is; elsewhere the text is selected for Ctrl-C.
+  function copyButtons() {
+    document.querySelectorAll("button.copy[data-copy]").forEach(function (button) {
+      button.hidden = false;
+      button.addEventListener("click", function () {
+        var source = document.getElementById(button.getAttribute("data-copy"));
+        var status = button.parentNode.querySelector(".copy-status");
+        if (!source) { return; }
+        var say = function (text) { if (status) { status.textContent = text; } };
+        var select = function () {
+          var range = document.createRange();
+          range.selectNodeContents(source);
+          var selection = window.getSelection();
+          selection.removeAllRanges();
+          selection.addRange(range);
+          say("Selected: press Ctrl-C (⌘C) to copy.");
+        };
+        if (navigator.clipboard && window.isSecureContext) {
+          navigator.clipboard.writeText(source.textContent.trim()).then(function () { say("Copied."); }, select);
+        } else {
+          select();
+        }
+      });
+    });
+  }
+
   var resizeFrame = 0;
   window.addEventListener("resize", function () {
     window.cancelAnimationFrame(resizeFrame);
@@ -280,5 +308,5 @@
   document.addEventListener("submit", submit);
   document.addEventListener("change", slowDefault);
   window.addEventListener("hashchange", openGroup);
-  document.addEventListener("DOMContentLoaded", function () { showAlert(); showSheet(); enhance(document); fitTiles(document); live(); openGroup(); });
+  document.addEventListener("DOMContentLoaded", function () { showAlert(); showSheet(); enhance(document); fitTiles(document); live(); openGroup(); copyButtons(); });
 })();

@@ -12,7 +12,7 @@ extension SQLiteTipJarStorage {
         id, product_id, purchase_date_ms, storefront, account_id, install_id, status, is_finished, is_external,
         revocation_date_ms, revocation_reason, purchased_quantity, app_account_token, price, currency, product_type,
         app_bundle_id, signed_date_ms, has_purchase_issue, requested_again, settled_as, revocation_type, revocation_percentage,
-        environment, consumption_info
+        environment, consumption_info, origin
         """
 
     /// A stored transaction from a row of ``transactionColumns``, read by column name.
@@ -46,6 +46,7 @@ extension SQLiteTipJarStorage {
             isFinished: try row.value(named: "is_finished"), isExternal: try row.value(named: "is_external"),
             requestedAgain: try row.value(named: "requested_again"), settledAs: settledAs)
         stored.consumptionInfo = consumptionInfo
+        stored.origin = (try row.value(named: "origin", as: String?.self)).flatMap(StoredTransaction.Origin.init(rawValue:))
         return stored
     }
 
@@ -68,7 +69,7 @@ extension SQLiteTipJarStorage {
             t.appAccountToken?.uuidString.lowercased(), t.price.map { "\($0)" }, t.currency, t.productType?.rawValue,
             t.appBundleID, milliseconds(t.signedDate), hasPurchaseIssue(stored.status), stored.requestedAgain,
             stored.settledAs.map { Int64(bitPattern: $0) }, t.revocationType?.rawValue, t.revocationPercentage,
-            t.environment.rawValue, stored.consumptionInfo,
+            t.environment.rawValue, stored.consumptionInfo, stored.origin?.rawValue,
         ]
     }
 

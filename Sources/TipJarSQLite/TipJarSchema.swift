@@ -236,6 +236,14 @@ public enum TipJarSchema {
         );
         """
 
+    /// `v13-transaction-origin`: how the store issued a transaction when a ledger cannot tell it (`purchaseSheet`: the
+    /// purchase sheet was shown and confirmed; `askToBuyApproval`: an approved Ask to Buy request issued it), saved
+    /// when it is issued so a transaction's sequence diagram is drawn from what is stored and reads the same after a
+    /// restart. Rows saved before keep `NULL` (nothing known).
+    public static let v13 = """
+        ALTER TABLE transactions ADD COLUMN origin TEXT CHECK (origin IN ('purchaseSheet', 'askToBuyApproval'));
+        """
+
     /// Every migration, in order: (identifier, SQL).
     public static let migrations: [(identifier: String, sql: String)] = [
         ("v1-core", v1),
@@ -250,5 +258,6 @@ public enum TipJarSchema {
         ("v10-revocation-kinds", v10),
         ("v11-environment", v11),
         ("v12-refund-requests", v12),
+        ("v13-transaction-origin", v13),
     ]
 }

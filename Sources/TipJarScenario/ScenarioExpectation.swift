@@ -114,7 +114,7 @@ public struct ScenarioExpectation: Sendable, Equatable {
         if let running { facts.append(running ? "running" : "stopped") }
         if let pending { facts.append("\(pending) pending") }
         if let offers { facts.append("offers \(offers)") }
-        if let ledger { facts.append("\(ledger.count) ledger row(s)") }
+        if let ledger { facts.append("\(ledger.count) ledger row\(ledger.count == 1 ? "" : "s")") }
         return facts
     }
 

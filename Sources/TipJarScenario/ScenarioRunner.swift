@@ -52,7 +52,7 @@ public struct ScenarioRunner: Sendable {
                 "FAILED \(Catalog.escapedField(file)) step \(failure.number) (\(Catalog.escapedField(failure.title))): "
                     + Catalog.escapedField(message))
         } else {
-            output("passed \(Catalog.escapedField(file)): \(results.count) step(s)")
+            output("passed \(Catalog.escapedField(file)): \(results.count) step\(results.count == 1 ? "" : "s")")
         }
         return result
     }

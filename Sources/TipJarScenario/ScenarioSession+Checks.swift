@@ -63,7 +63,7 @@ extension ScenarioSession {
         let got = added.map { "\($0["path"]?.stringValue ?? "?") \($0["outcome"]?.stringValue ?? "?")" }
         guard expected.count == added.count else {
             let wanted = expected.map { "\($0.path ?? "*") \($0.outcome ?? "*")" }
-            return ["ledger: expected \(expected.count) new row(s) [\(shown(wanted))], got \(added.count) [\(shown(got))]"]
+            return ["ledger: expected \(expected.count) new row\(expected.count == 1 ? "" : "s") [\(shown(wanted))], got \(added.count) [\(shown(got))]"]
         }
         var mismatches: [String] = []
         for (index, (row, actual)) in zip(expected, added).enumerated() {

@@ -47,7 +47,7 @@ struct CheckDatabaseCommand {
         }
         for problem in problems { print("\(shownFile): \(Catalog.escapedField(problem))") }
         printError(
-            "\(shownFile) is damaged: PRAGMA integrity_check found \(problems.count == 100 ? "100 or more problems" : "\(problems.count) problem(s)"); stop any server on it and restore a copy (tipjar serve checks every page at start-up after an unclean stop, and in the background once serving after a clean one)"
+            "\(shownFile) is damaged: PRAGMA integrity_check found \(problems.count == 100 ? "100 or more problems" : "\(problems.count) problem\(problems.count == 1 ? "" : "s")"); stop any server on it and restore a copy (tipjar serve checks every page at start-up after an unclean stop, and in the background once serving after a clean one)"
         )
         return 1
     }

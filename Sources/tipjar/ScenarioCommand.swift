@@ -67,7 +67,7 @@ struct ScenarioCommand {
         }
         guard malformed.isEmpty else {
             try writeReport(JUnitReport(results: [], malformed: malformed))
-            printError("tipjar: \(malformed.count) malformed scenario file(s); nothing was run")
+            printError("tipjar: \(malformed.count) malformed scenario file\(malformed.count == 1 ? "" : "s"); nothing was run")
             return 64
         }
         let output: @Sendable (String) -> Void = { FileHandle.standardOutput.write(Data(($0 + "\n").utf8)) }
@@ -84,8 +84,8 @@ struct ScenarioCommand {
         let failed = results.filter { !$0.passed }
         output(
             failed.isEmpty
-                ? "all \(results.count) scenario(s) passed"
-                : "\(failed.count) of \(results.count) scenario(s) failed: \(failed.map { Catalog.escapedField($0.file) }.joined(separator: ", "))")
+                ? results.count == 1 ? "the scenario passed" : "all \(results.count) scenarios passed"
+                : "\(failed.count) of \(results.count) scenario\(results.count == 1 ? "" : "s") failed: \(failed.map { Catalog.escapedField($0.file) }.joined(separator: ", "))")
         return failed.isEmpty ? 0 : 1
     }
 

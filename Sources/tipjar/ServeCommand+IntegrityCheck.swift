@@ -35,7 +35,7 @@ extension ServeCommand {
             return .failure(
                 StartUpRefusal(
                     message: "tipjar: cannot open the database \(path): it is damaged: PRAGMA integrity_check found "
-                        + "\(problems.count == 100 ? "100 or more" : "\(problems.count)") problem(s), first: \(problems[0]); "
+                        + "\(problems.count == 100 ? "100 or more" : "\(problems.count)") problem\(problems.count == 1 ? "" : "s"), first: \(problems[0]); "
                         + "refusing to open it\n(tipjar check-database \(path) lists every problem)"))
         case .failure(let error):
             return .failure(StartUpRefusal(message: "tipjar: cannot open the database \(path): \(error)"))

@@ -163,6 +163,9 @@ def test_the_loading_skeleton_is_as_tall_as_the_tiles_it_stands_for(browser, ser
             browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
             browser.set_window_size(1280, 1000)
         server.store(catalog="slow", latencyMs=2500)
+        # A relaunched app has loaded nothing yet (a page shows tips loaded since the launch at once).
+        server.api("POST", f"/api/installs/{install_id}/stop")
+        server.api("POST", f"/api/installs/{install_id}/launch")
         open_install(browser, server, install_id, state="loading")
         skeleton = browser.execute_script(TILES_HEIGHT_JS)
         wait_for_state(browser, "ready", timeout=15)

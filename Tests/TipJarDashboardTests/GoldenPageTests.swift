@@ -26,6 +26,8 @@ struct GoldenPageTests {
             (#"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,3})?Z"#, "{iso-time}"),
             (#"\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(\.\d{1,3})?"#, "{date-time}"),
             (#"\b\d{2}:\d{2}:\d{2}(\.\d{3})?\b"#, "{time}"),
+            // A table's date alone (its time in a span of its own, so the two may take a line each).
+            (#"\b\d{4}-\d{2}-\d{2}\b"#, "{date}"),
         ]
         for (pattern, name) in patterns {
             text = text.replacingOccurrences(of: pattern, with: name, options: .regularExpression)

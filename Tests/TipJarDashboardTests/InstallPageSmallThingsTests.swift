@@ -61,9 +61,13 @@ struct InstallPageSmallThingsTests {
         try await withLiveServer(settings: StoreSettings(skipPurchaseSheet: false)) { server in
             let session = try await pages.session(server)
             let id = try await pages.createInstall(server, session)
-            #expect(await server.send("GET", "/installs/\(id)/live").body.contains(#"<div id="purchase-state" hidden data-open="false">"#))
+            #expect(await server.send("GET", "/installs/\(id)/live").body.contains(#"<p id="purchase-state" class="purchase-state muted" role="status" data-open="false"></p>"#))
             _ = await pages.post(server, "/installs/\(id)/purchase-sheet", session, form: "productID=\(Self.coffee)")
-            #expect(await server.send("GET", "/installs/\(id)/live").body.contains(#"<div id="purchase-state" hidden data-open="true">"#))
+            #expect(
+                await server.send("GET", "/installs/\(id)/live").body.contains(
+                    #"<p id="purchase-state" class="purchase-state muted" role="status" data-open="true">"#
+                        + "A purchase is open on this app (maybe in another tab): the tips wait until it closes.</p>"),
+                "the disabled tiles say why")
         }
     }
 

@@ -39,7 +39,7 @@ struct PurchaseTrapPageTests {
                 #expect(page.contains(#"name="\#(name)" value="1" checked"#), "\(name) is ticked")
             }
             #expect(page.contains(#"name="listenerReemitDelayMs" min="0" max="60000" value="750""#))
-            for badge in ["interrupted purchases", "finish() is ignored", "charged despite an error", "Restore replays", "re-emit later"] {
+            for badge in ["interrupted purchases", "finish() is ignored", "charged despite an error", "Restore replays", "re-emits 750 ms later"] {
                 #expect(page.contains(#"<span class="badge badge-failing">\#(badge)</span>"#), "\(badge)")
             }
             let unticked = await pages.post(server, "/store", session, form: Self.storeForm(""))

@@ -34,11 +34,11 @@ struct SequenceDiagramTests {
             at: at(seconds), note: note)
     }
 
-    static func life(_ stored: StoredTransaction?, _ ledger: [Delivery], hearts: Int, events: [InstallEvent] = []) -> TransactionLife {
+    static func life(_ stored: StoredTransaction?, _ ledger: [Delivery], hearts: Int) -> TransactionLife {
         let added = TransactionLife.heartsAdded(ledger: ledger, hearts: hearts)
         return TransactionLife(
             transactionID: 12, installID: install, stored: stored,
-            deliveries: zip(ledger, added).map { TransactionLife.Handled(delivery: $0, addedHeart: $1) }, events: events)
+            deliveries: zip(ledger, added).map { TransactionLife.Handled(delivery: $0, addedHeart: $1) })
     }
 
     /// The diagram rendered by the dashboard's own template, as a page includes it.
@@ -49,19 +49,26 @@ struct SequenceDiagramTests {
 
     // MARK: Rows per event kind
 
-    @Test func aPurchaseIsPurchaseThenTheSheetThenTheResultThenTheRecordThenFinish() {
-        let events = [
-            InstallEvent(installID: Self.install, at: Self.at(0), kind: "sheet.confirmed", detail: ""),
-            InstallEvent(installID: Self.install, at: Self.at(0), kind: "purchase.open", detail: ""),
-            InstallEvent(
-                installID: Self.install, at: Self.at(0.2), kind: "purchase.closed", detail: "",
-                attributes: ["transactionID": "12", "outcome": "purchased"]),
-        ]
-        let steps = Self.life(Self.stored(), [Self.delivery(.purchase, .counted, at: 0.1)], hearts: 1, events: events).steps
+    @Test func aPurchaseConfirmedOnTheSheetIsPurchaseThenTheSheetThenTheResultThenTheRecordThenFinish() {
+        var stored = Self.stored()
+        stored.origin = .purchaseSheet
+        let steps = Self.life(stored, [Self.delivery(.purchase, .counted, at: 0.1)], hearts: 1).steps
         #expect(
             steps == [
                 Step(.app, .store, "purchase()"), Step(.store, .app, "sheet: Confirm"), Step(.store, .app, ".success"),
                 Step(.app, .app, "verified → counted", heart: .added), Step(.app, .store, "finish()"),
+            ])
+        #expect(!Self.life(Self.stored(), [Self.delivery(.purchase, .counted, at: 0.1)], hearts: 1).steps.contains { $0.label == "sheet: Confirm" })
+    }
+
+    @Test func anApprovedAskToBuyIsDrawnFromTheTransactionsOriginNotFromTheTimeline() {
+        var stored = Self.stored()
+        stored.origin = .askToBuyApproval
+        let steps = Self.life(stored, [Self.delivery(.launch, .counted, at: 5)], hearts: 1).steps
+        #expect(
+            Array(steps.prefix(4)) == [
+                Step(.app, .store, "purchase()"), Step(.store, .app, ".pending (Ask to Buy)"),
+                Step(.store, .store, "Ask to Buy approved: transaction issued"), Step(.store, .store, "waits for the next launch"),
             ])
     }
 
@@ -80,7 +87,7 @@ struct SequenceDiagramTests {
             ])
     }
 
-    @Test func aRefundIsATrapOnTheStoreLaneBeforeTheRevokedDelivery() {
+    @Test func aRefundIsARevocationOnTheStoreLaneNotATrapBeforeTheRevokedDelivery() {
         var stored = Self.stored()
         stored.transaction.revocationDate = Self.at(10)
         stored.transaction.revocationReason = .developerIssue
@@ -88,7 +95,7 @@ struct SequenceDiagramTests {
         let steps = Self.life(stored, ledger, hearts: 1).steps
         #expect(
             Array(steps.suffix(4)) == [
-                Step(.store, .store, "refund: developer issue", isTrap: true), Step(.store, .listener, "updates: revoked"),
+                Step(.store, .store, "revoked: developer issue"), Step(.store, .listener, "updates: revoked"),
                 Step(.listener, .listener, "revoked: nothing added", heart: .notAdded), Step(.listener, .store, "finish()"),
             ])
     }
@@ -121,18 +128,15 @@ struct SequenceDiagramTests {
         #expect(diagram.summary.contains("Traps: crash before finish(); launch: redelivered."))
     }
 
-    @Test func finishIgnoredIsDrawnAsAFinishTheStoreIgnores() {
-        let events = [InstallEvent(installID: Self.install, at: Self.at(6), kind: "finish.ignored", detail: "", attributes: ["transactionID": "12"])]
+    @Test func finishIgnoredIsDrawnAsAFinishTheStoreIgnoresAndAnUnfinishedRowWithAnotherNoteAsNotFinished() {
         let ledger = [
             Self.delivery(.purchase, .counted, finished: false, at: 0.1, note: .finishIgnored),
             Self.delivery(.purchase, .duplicate, finished: false, at: 6, note: .unfinishedReturned),
         ]
-        let steps = Self.life(Self.stored(), ledger, hearts: 1, events: events).steps
-        #expect(
-            steps.filter { $0.label == "finish() ignored" } == [
-                Step(.store, .store, "finish() ignored", isTrap: true),
-                Step(.store, .store, "finish() ignored", isTrap: true),
-            ])
+        let steps = Self.life(Self.stored(), ledger, hearts: 1).steps
+        #expect(steps.filter { $0.label == "finish() ignored" } == [Step(.store, .store, "finish() ignored", isTrap: true)])
+        // The second row's note is the returned unfinished transaction: a crash and an ignored finish() leave it alike.
+        #expect(steps.last == Step(.app, .app, "not finished", isTrap: true))
         #expect(steps.contains(Step(.store, .app, "returns the unfinished one", isTrap: true)))
     }
 

@@ -36,6 +36,36 @@ struct TransactionLifePageTests {
         }
     }
 
+    /// The diagram of `/transactions/{id}` (the SVG and its steps as text).
+    static func diagram(_ server: LiveServer, _ id: Int) async throws -> String {
+        let page = await server.send("GET", "/transactions/\(id)").body
+        let start = try #require(page.range(of: #"<svg class="sequence-diagram""#))
+        let end = try #require(page.range(of: "</ol>", range: start.upperBound..<page.endIndex))
+        return String(page[start.lowerBound..<end.upperBound])
+    }
+
+    @Test func aTransactionsDiagramIsDrawnFromWhatIsStoredSoItIsTheSameAfter200EventsAndAfterReopeningTheDatabase() async throws {
+        try await withLiveServer { server in
+            let install = try await Self.createInstall(server, #"{"accountID":"ana","launch":true}"#)
+            let bought = await server.json("POST", "/api/installs/\(install)/purchases", #"{"productID":"\#(Self.coffee)"}"#)
+            let id = try #require(bought.object["transactionID"] as? Int)
+            let drawn = try await Self.diagram(server, id)
+            #expect(drawn.contains("<li>App Store → App: sheet: Confirm.</li>"), "the sheet the purchase showed")
+            // 200 unrelated events on the same install: more than the in-memory timeline keeps of it.
+            for _ in 0..<100 {
+                _ = await server.json("POST", "/api/installs/\(install)/stop")
+                _ = await server.json("POST", "/api/installs/\(install)/launch")
+            }
+            #expect(server.service.timeline.events(installID: install, limit: .max).allSatisfy { $0.attributes["transactionID"] == nil })
+            #expect(try await Self.diagram(server, id) == drawn)
+            await server.stop()
+            let reopened = try await LiveServer(directory: server.directory)
+            let afterRestart = try await Self.diagram(reopened, id)
+            await reopened.stop()
+            #expect(afterRestart == drawn)
+        }
+    }
+
     @Test func theInstallPageAndItsLiveFragmentsDrawTheLatestTransactions() async throws {
         try await withLiveServer { server in
             let install = try await Self.createInstall(server, #"{"label":"<b>Ana</b>","launch":true}"#)

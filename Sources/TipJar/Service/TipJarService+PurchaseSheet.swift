@@ -134,7 +134,8 @@ extension TipJarService {
         guard let sheet = openSheets.removeValue(forKey: installID) else { throw TipJarError.noPurchaseSheet(installID: installID) }
         defer { openPurchases.remove(installID) }
         event(installID, "sheet.confirmed", "Purchase sheet: the user confirmed.")
-        return try await runPurchase(productID: sheet.product.id, install: try await install(installID), options: sheet.options)
+        return try await runPurchase(
+            productID: sheet.product.id, install: try await install(installID), options: sheet.options, confirmedOnSheet: true)
     }
 
     /// Cancel on the sheet: `Product.purchase()` returns `.userCancelled`; no alert, the buttons are usable again.

@@ -39,7 +39,7 @@ extension TipJarService {
             return report
         }
         if showsSheet { event(installID, "sheet.confirmed", "Purchase sheet: the user confirmed (userAction confirm).") }
-        return try await runPurchase(productID: productID, install: install, options: options, settings: settings)
+        return try await runPurchase(productID: productID, install: install, options: options, settings: settings, confirmedOnSheet: showsSheet)
     }
 
     /// Opens the install's one purchase: checks the product, refuses a second purchase (an expired sheet
@@ -85,14 +85,16 @@ extension TipJarService {
     /// `settings` (read now when `nil`).
     func runPurchase(
         productID: String, install: Install, options: Product.PurchaseOptions,
-        settings: StoreSettings? = nil
+        settings: StoreSettings? = nil, confirmedOnSheet: Bool = false
     ) async throws -> PurchaseReport {
         var install = install
         let installID = install.id
         event(installID, "purchase.open", "purchase open: \(productID)\(Self.describe(options)); every tip button disabled.")
         var report: PurchaseReport
         do {
-            let answer = try await store.purchase(productID: productID, for: install, options: options, settings: settings)
+            var answer = try await store.purchase(productID: productID, for: install, options: options, settings: settings)
+            // Saved with the transaction, so its diagram shows the sheet after a restart too.
+            if confirmedOnSheet { answer.issued?.origin = .purchaseSheet }
             switch answer.result {
             case .success(let verification):
                 let heartsBefore = install.hearts

@@ -244,9 +244,16 @@ public actor TipJarService {
             state = .unavailable(.loadFailed(error))
         }
         recordStateChange(state, installID: installID)
+        // A page shows the last load (``lastLoad(installID:)``): a different one (new prices after a storefront
+        // change, which the timeline does not list) must reach whatever keeps a page, as a change does.
+        if lastLoads[installID] != state { timeline.noteChange(installID: installID) }
         lastLoads[installID] = state
         return state
     }
+
+    /// The state the install's last load reached since its launch, or `nil` when it has not loaded since (the app keeps
+    /// the products it loaded while it runs, so a page shown again can show them without loading).
+    public func lastLoad(installID: String) -> TipJarState? { lastLoads[installID] }
 
     /// Appends the state's timeline event only when it differs from the last one this install's loads
     /// reached (first load, ready → unavailable when an outage starts, unavailable → ready after Retry,

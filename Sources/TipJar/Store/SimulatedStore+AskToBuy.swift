@@ -44,7 +44,8 @@ extension SimulatedStore {
     public func approve(requestID: UInt64) async throws -> StoredTransaction {
         while true {
             let request = try await pending(requestID)
-            let issued = issuedNow(for: request)
+            var issued = issuedNow(for: request)
+            issued.origin = .askToBuyApproval
             if try await storage.settle(request, as: settled(request, .approved, as: issued), issuing: issued) { return issued }
             guard try await storage.transaction(withID: requestID)?.status == .pending else { throw TipJarError.transactionNotPending(requestID) }
             // Only requested again meanwhile: still pending, so approve it as it is now.
@@ -119,6 +120,7 @@ extension SimulatedStore {
         issued.isFinished = false
         issued.requestedAgain = 0
         issued.settledAs = nil
+        issued.origin = nil
         return issued
     }
 }

@@ -52,6 +52,8 @@ public struct StoreSetting: Sendable {
         case listenerTraps
         /// Purchase traps.
         case purchaseTraps
+        /// Restore's traps: what `AppStore.sync()` does wrong.
+        case restoreTraps
         /// The purchase sheet.
         case purchaseSheet
         /// The app's Info.plist keys that change what StoreKit returns to it.

@@ -66,6 +66,10 @@ extension StoreSettings {
             \.listenerReemits, key: "listenerReemits", range: 0...3, control: .select, group: .listenerTraps,
             label: "Re-emit each delivered transaction", name: { $0 == 0 ? "never" : "\($0) time\($0 == 1 ? "" : "s")" },
             summary: .badge(line: "Listener traps", { $0.listenerReemits > 0 ? "re-emits \($0.listenerReemits)×" : nil })),
+        .integer(
+            \.listenerReemitDelayMs, key: "listenerReemitDelayMs", range: 0...maximumLatencyMs, unit: "milliseconds",
+            group: .listenerTraps, label: "Re-emit later", help: "delay of the re-emits above (ms; 0 = inside the purchase)",
+            summary: .badge(line: "Listener traps", { $0.listenerReemitDelayMs > 0 ? "re-emits \($0.listenerReemitDelayMs) ms later" : nil })),
         .flag(
             \.crashBeforeFinish, key: "crashBeforeFinish", group: .listenerTraps, label: "The app crashes before finish()",
             summary: .badge(line: "Listener traps", { $0.crashBeforeFinish ? "crashes before finish()" : nil })),
@@ -82,13 +86,9 @@ extension StoreSettings {
             help: "the transaction stays unfinished, buying the same tip returns it again",
             summary: .badge(line: "Purchase traps", { $0.finishIgnored ? "finish() is ignored" : nil })),
         .flag(
-            \.syncReplaysFinished, key: "syncReplaysFinished", group: .purchaseTraps, label: "Restore replays",
+            \.syncReplaysFinished, key: "syncReplaysFinished", group: .restoreTraps, label: "Restore replays",
             help: "AppStore.sync() re-delivers finished transactions",
-            summary: .badge(line: "Purchase traps", { $0.syncReplaysFinished ? "Restore replays" : nil })),
-        .integer(
-            \.listenerReemitDelayMs, key: "listenerReemitDelayMs", range: 0...maximumLatencyMs, unit: "milliseconds",
-            group: .purchaseTraps, label: "Re-emit later", help: "delay of the re-emits above (ms; 0 = inside the purchase)",
-            summary: .badge(line: "Purchase traps", { $0.listenerReemitDelayMs > 0 ? "re-emit later" : nil })),
+            summary: .badge(line: "Restore traps", { $0.syncReplaysFinished ? "Restore replays" : nil })),
         .flag(
             \.skipPurchaseSheet, key: "skipPurchaseSheet", group: .purchaseSheet, label: "Skip the purchase sheet (Xcode's Disable Dialogs)",
             help: "every purchase is confirmed at once",

@@ -49,6 +49,20 @@ public struct StoredTransaction: Sendable, Equatable {
     /// this record; `nil` otherwise.
     public var settledAs: UInt64?
 
+    /// How the transaction was issued, when the store knows something a ledger cannot tell: confirmed on the purchase
+    /// sheet, or issued by an Ask to Buy approval. Saved with the transaction when it is issued, so its sequence
+    /// diagram (`Sources/TipJarDashboard/TransactionLife.swift`) reads the same after a restart; `nil` for any other
+    /// beginning and for a transaction saved before the store kept it.
+    public var origin: Origin?
+
+    /// What ``origin`` can say.
+    public enum Origin: String, Sendable, Codable, CaseIterable {
+        /// `Product.purchase()` showed the purchase sheet and the person confirmed it.
+        case purchaseSheet
+        /// A parent approved an Ask to Buy request, which issued this transaction (``settledAs`` of the request).
+        case askToBuyApproval
+    }
+
     /// The consumption information a server last sent for this transaction through Send Consumption Information
     /// (https://developer.apple.com/documentation/appstoreserverapi/send-consumption-information): the checked
     /// request body, as JSON; `nil` until one is sent.
@@ -77,5 +91,6 @@ public struct StoredTransaction: Sendable, Equatable {
         self.requestedAgain = requestedAgain
         self.settledAs = settledAs
         self.consumptionInfo = nil
+        self.origin = nil
     }
 }

@@ -294,7 +294,7 @@ enum APIModels {
             revocationReason = t.revocationReason?.storeKitRawValue
             revocationType = t.revocationType?.rawValue
             revocationPercentage = t.revocationPercentage
-            status = stored.status.rawValue
+            status = TransactionFacts.status(stored)
             isFinished = stored.isFinished || delivery?.finished == true
             isExternal = stored.isExternal
             delivered = delivery != nil

@@ -15,12 +15,14 @@ extension InstallsController {
             let id = try context.installID()
             _ = try await service.stop(installID: id)
             _ = try await service.launch(installID: id)
-            return .redirect(to: "/installs/\(id)?load=now\(FormValues.textSizeQuery(context))")
+            // Back to where the action was: the fragment names the App controls' heading (tabindex=-1), so the
+            // focus lands there without JavaScript, not on <body>.
+            return .redirect(to: "/installs/\(id)?load=now\(FormValues.textSizeQuery(context))#actions")
         }
         router.post("/installs/:id/stop") { request, context in
             let id = try context.installID()
             _ = try await service.stop(installID: id)
-            return .redirect(to: "/installs/\(id)?load=now\(FormValues.textSizeQuery(context))")
+            return .redirect(to: "/installs/\(id)?load=now\(FormValues.textSizeQuery(context))#actions")
         }
         router.post("/installs/:id/label") { request, context in
             let id = try context.installID()

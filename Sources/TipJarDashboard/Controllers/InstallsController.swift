@@ -121,7 +121,10 @@ struct InstallsController: DashboardController {
         // The install and its ledger come from one snapshot, so hearts and ledger always agree.
         async let found = service.records.installWithLedger(id: installID, limit: 200)
         guard let (install, ledger) = try await found else { throw TipJarError.installNotFound(installID) }
-        let state: TipJarState = load ? try await service.loadOffers(installID: installID) : .loading
+        // A load that finished since the launch is shown at once (tiles already loaded need no second tap without
+        // JavaScript, nor a skeleton with it); otherwise the skeleton, and app.js loads the offers.
+        var state: TipJarState = load ? try await service.loadOffers(installID: installID) : .loading
+        if !load, case .ready? = await service.lastLoad(installID: installID), let last = await service.lastLoad(installID: installID) { state = last }
         let (feedback, shownCookie) = FeedbackOnce.feedback(request, installID: installID, locale: install.locale)
         var data = ViewModels.installPage(
             install: install, state: state, isPurchaseOpen: await service.isPurchaseOpen(installID: installID),

@@ -74,11 +74,18 @@ struct PurchasesController: DashboardController {
         return try renderer.html("fragments/purchase-sheet", sheetData(request, context, sheet: sheet, install: install, csrfToken: renderer.csrfToken(context)))
     }
 
+    /// The tapped tile's name in the install's language, from the listing its tiles come from.
+    func tileName(_ sheet: PurchaseSheet, _ install: Install) -> String? {
+        let storefront = Storefront.named(install.storefront) ?? service.catalog.defaultStorefront
+        return service.store.offers.listing(storefront: storefront, locale: install.locale).tipOffers.first { $0.productID == sheet.product.id }?.name
+    }
+
     /// What the sheet's templates need: the sheet, the install, the token and the text size.
     func sheetData(_ request: HTTPRequest, _ context: DashboardContext, sheet: PurchaseSheet, install: Install, csrfToken: String, inDialog: Bool = true) -> TemplateData {
         let size = TextSize(value: context.form["textSize"] ?? request.queryValue("textSize")) ?? .default
         return [
-            "sheet": ViewModels.purchaseSheet(sheet, strings: .of(install.locale), inDialog: inDialog), "install": ViewModels.install(install),
+            "sheet": ViewModels.purchaseSheet(sheet, strings: .of(install.locale), inDialog: inDialog, tileName: tileName(sheet, install)),
+            "install": ViewModels.install(install),
             "csrfToken": .string(csrfToken),
             "textSize": .string(size.rawValue), "textSizeClasses": .string(size.classes),
         ]
@@ -100,14 +107,24 @@ struct PurchasesController: DashboardController {
 extension ViewModels {
     /// The purchase sheet's values: the product's name and price in the storefront's currency, the account, the
     /// quantity when it is not 1, and the sheet's words in the install's language.
-    /// - Parameter inDialog: the sheet is the install page's `<dialog>` (its forms answer fragments), not a page.
-    static func purchaseSheet(_ sheet: PurchaseSheet, strings: TipJarStrings, inDialog: Bool = true) -> MustacheValue {
+    /// - Parameters:
+    ///   - inDialog: the sheet is the install page's `<dialog>` (its forms answer fragments), not a page.
+    ///   - tileName: the tapped tile's name in the install's language. The sheet shows `Product.displayName`, which
+    ///     StoreKit takes from the App Store's localization, not the app's (the `.storekit` file's `_locale` here:
+    ///     https://developer.apple.com/documentation/storekit/product/displayname), so when the two differ the
+    ///     sheet says why in one line.
+    static func purchaseSheet(_ sheet: PurchaseSheet, strings: TipJarStrings, inDialog: Bool = true, tileName: String? = nil) -> MustacheValue {
         var data: TemplateData = [
             "installID": .string(sheet.installID), "productID": .string(sheet.product.id), "name": .string(sheet.product.displayName),
             "displayPrice": .string(sheet.product.displayPrice), "accountID": .string(sheet.accountID),
             "title": .string(strings.sheetTitle), "kind": .string(strings.sheetKind), "accountLabel": .string(strings.sheetAccount),
             "confirm": .string(strings.sheetConfirm), "cancel": .string(strings.sheetCancel), "inDialog": .bool(inDialog),
         ]
+        if let tileName, !tileName.isEmpty, tileName != sheet.product.displayName {
+            data["namesDiffer"] = .string(strings.sheetNamesDiffer(tileName, sheet.product.displayName))
+        } else {
+            data["namesDiffer"] = .null
+        }
         if sheet.options.quantity != 1 {
             data["quantity"] = ["label": .string(strings.sheetQuantity), "value": .int(sheet.options.quantity)]
         }

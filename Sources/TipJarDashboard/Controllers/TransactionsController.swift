@@ -5,7 +5,7 @@ import TipJar
 
 /// The store's transactions and Apple Accounts as pages: the filtered, paged list (`/transactions`), one
 /// transaction's page with its life on every install it reached (`/transactions/{id}`, drawn by
-/// ``InstallScreen/life(of:stored:install:ledger:events:id:)``), an account's transactions as StoreKit's views return
+/// ``InstallScreen/life(of:stored:install:ledger:id:)``), an account's transactions as StoreKit's views return
 /// them (`/accounts/{accountID}`), and the session controls that forget transactions, as `SKTestSession` offers them:
 /// clear all, delete one, each behind a confirmation page (a plain GET page whose form posts, so it needs no
 /// JavaScript). The clear is offered on `/store` and answers with it, but sits here with the delete: both change the
@@ -92,6 +92,7 @@ struct TransactionsController: DashboardController {
         let includesConsumables = service.settings.includeConsumableInAppPurchaseHistory
         data["includesFinishedConsumables"] = .bool(includesConsumables)
         data["accountID"] = .string(accountID)
+        data["onAccountPage"] = true
         data["accountPath"] = .string(ViewModels.urlComponent(accountID))
         data["installs"] = .array(try await installs.installs.map(ViewModels.install))
         func rows(_ view: TransactionHistoryView) -> MustacheValue {
@@ -129,8 +130,10 @@ struct TransactionsController: DashboardController {
         if case .object(var fields) = row {
             // The page alone shows the JWS, the environment and the order ID (lists do not encode a JWS per row).
             fields["jwsRepresentation"] = .string(APIModels.JWSTransactionPayload(stored.transaction).jwsRepresentation)
-            fields["environment"] = .string(stored.transaction.environment.rawValue)
             fields["orderID"] = .string(stored.transaction.orderID)
+            fields["statusLine"] = .string(TransactionFacts.statusLine(stored))
+            fields["fields"] = TransactionFacts.rows(stored, displayPrice: fields["price"].flatMap { if case .string(let p) = $0, p != "—" { p } else { nil } })
+            fields["payloadJSON"] = .string(TransactionFacts.payloadJSON(stored.transaction))
             if let consumption = stored.consumptionInfo { fields["consumptionInfo"] = .string(consumption) }
             row = .object(fields)
         }
@@ -139,12 +142,12 @@ struct TransactionsController: DashboardController {
             .sorted { ($0.id == stored.installID ? 0 : 1) < ($1.id == stored.installID ? 0 : 1) }
         var lives: [MustacheValue] = []
         for install in installs {
-            let ledger = try await service.records.ledger(installID: install.id, limit: 200)
+            // The whole ledger: the heart replay reads every row before this transaction's, however many came after.
+            let ledger = try await service.records.ledger(installID: install.id, limit: 1_000_000)
             guard install.id == stored.installID || ledger.contains(where: { $0.transactionID == transactionID }) else { continue }
             lives.append(
                 InstallScreen.life(
                     of: transactionID, stored: stored, install: install, ledger: ledger,
-                    events: Array(service.timeline.events(installID: install.id, limit: .max).reversed()),
                     id: "life-\(transactionID)-\(lives.count + 1)"))
         }
         data["lives"] = .array(lives)
@@ -167,10 +170,11 @@ struct TransactionsController: DashboardController {
         let at = UTCTimestamp(t.purchaseDate)
         return [
             "transactionID": .string(String(t.id)), "at": .string(at.isoWithMilliseconds), "atShort": .string(at.short),
-            "productID": .string(t.productID), "price": .string(price ?? "—"), "storefront": .string(t.storefront),
-            "accountID": .string(stored.accountID), "accountPath": .string(ViewModels.urlComponent(stored.accountID)),
+            "atDate": .string(at.datePart), "atTime": .string(at.timePart),
+            "productID": .string(t.productID), "productParts": ViewModels.breakable(t.productID), "price": .string(price ?? "—"), "storefront": .string(t.storefront),
+            "accountID": .string(stored.accountID), "accountParts": ViewModels.breakable(stored.accountID), "accountPath": .string(ViewModels.urlComponent(stored.accountID)),
             "installID": .string(stored.installID), "installShort": .string(ViewModels.shortID(stored.installID)),
-            "status": .string(stored.status.rawValue), "isRevoked": .bool(t.isRevoked), "isExternal": .bool(stored.isExternal),
+            "status": .string(TransactionFacts.status(stored)), "isRevoked": .bool(t.isRevoked), "isExternal": .bool(stored.isExternal),
             "isFinished": .bool(stored.isFinished),
         ]
     }

@@ -5,7 +5,7 @@ import TipJar
 
 /// Each transaction's life as a sequence diagram (``SequenceDiagram``, ``TransactionLife``): the install page's latest
 /// transactions (`fragments/lives`, also in every live update); the page of one transaction, `GET /transactions/{id}`
-/// (``TransactionsController``), draws one diagram per install it reached with ``life(of:stored:install:ledger:events:id:)``.
+/// (``TransactionsController``), draws one diagram per install it reached with ``life(of:stored:install:ledger:id:)``.
 extension InstallScreen {
     /// How many of an install's transactions its page draws: the latest by their last step.
     static let livesPerInstallPage = 3
@@ -19,15 +19,13 @@ extension InstallScreen {
         for stored in bought { latest[stored.transaction.id] = stored.transaction.purchaseDate }
         for delivery in ledger { latest[delivery.transactionID] = max(latest[delivery.transactionID] ?? .distantPast, delivery.at) }
         let chosen = latest.sorted { ($0.value, $0.key) > ($1.value, $1.key) }.prefix(Self.livesPerInstallPage).map(\.key)
-        let events = Array(service.timeline.events(installID: install.id, limit: .max).reversed())
         var lives: [MustacheValue] = []
         for transactionID in chosen {
             var stored = bought.first { $0.transaction.id == transactionID }
             if stored == nil { stored = try await service.records.transaction(withID: transactionID) }
             lives.append(
                 Self.life(
-                    of: transactionID, stored: stored, install: install, ledger: ledger, events: events,
-                    id: "life-\(transactionID)"))
+                    of: transactionID, stored: stored, install: install, ledger: ledger, id: "life-\(transactionID)"))
         }
         return .array(lives)
     }
@@ -35,16 +33,14 @@ extension InstallScreen {
     /// One transaction's diagram on one install, for `partials/transaction-life`.
     /// - Parameters:
     ///   - ledger: the install's whole ledger as read (oldest first), for the heart replay.
-    ///   - events: the install's timeline, oldest first.
     ///   - id: the diagram's ID prefix, unique on the page.
     static func life(
-        of transactionID: UInt64, stored: StoredTransaction?, install: Install, ledger: [Delivery],
-        events: [InstallEvent], id: String
+        of transactionID: UInt64, stored: StoredTransaction?, install: Install, ledger: [Delivery], id: String
     ) -> MustacheValue {
         let added = TransactionLife.heartsAdded(ledger: ledger, hearts: install.hearts)
         let handled = zip(ledger, added).filter { $0.0.transactionID == transactionID }
             .map { TransactionLife.Handled(delivery: $0.0, addedHeart: $0.1) }
-        let life = TransactionLife(transactionID: transactionID, installID: install.id, stored: stored, deliveries: handled, events: events)
+        let life = TransactionLife(transactionID: transactionID, installID: install.id, stored: stored, deliveries: handled)
         return [
             "transactionID": .string(String(transactionID)), "installID": .string(install.id),
             "installShort": .string(ViewModels.shortID(install.id)), "installLabel": .string(install.label),

@@ -82,7 +82,8 @@ struct InstallScreen: Sendable {
                 ]),
             try templates.render("fragments/timeline", ["events": try await eventRows(events), "hasEvents": .bool(!events.isEmpty)]),
             try templates.render("fragments/lives", ["lives": try await transactionLives(install: install, ledger: ledger)]),
-            try templates.render("fragments/purchase-state", ["purchaseOpen": .bool(purchaseOpen)]),
+            try templates.render(
+                "fragments/purchase-state", ["purchaseOpen": .bool(purchaseOpen), "purchaseOpenText": .string(strings.purchaseOpenHere)]),
         ].joined(separator: "\n")
     }
 

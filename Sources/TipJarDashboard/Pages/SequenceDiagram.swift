@@ -166,8 +166,8 @@ struct SequenceDiagram: Sendable, Equatable {
         let legend: MustacheValue = [
             "y": .int(legendY), "lineY": .int(legendTop),
             "added": Self.heart(x: 14, y: legendY - 4, mark: .added), "addedX": .int(26),
-            "notAdded": Self.heart(x: 120, y: legendY - 4, mark: .notAdded), "notAddedX": .int(132),
-            "trap": Self.trapMark(x: 236, y: legendY - 4), "trapX": .int(248),
+            "notAdded": Self.heart(x: 132, y: legendY - 4, mark: .notAdded), "notAddedX": .int(144),
+            "trap": Self.trapMark(x: 246, y: legendY - 4), "trapX": .int(258),
         ]
         return [
             "id": .string(id), "title": .string(title), "summary": .string(summary), "width": .int(Self.width),

@@ -10,7 +10,8 @@ enum StoreFormGroup: String, CaseIterable {
     case settings
     /// "Failure injection": the error each StoreKit API throws.
     case failures
-    /// "Traps": the listener traps, the purchase traps and what `Transaction.updates` delivers where Apple is silent.
+    /// "Traps": the listener traps (`Transaction.updates`), the purchase traps (`Product.purchase()`), Restore's
+    /// (`AppStore.sync()`) and what `Transaction.updates` delivers where Apple is silent.
     case traps
 
     /// The fieldsets (``StoreSetting/Group``) the form holds.
@@ -18,7 +19,7 @@ enum StoreFormGroup: String, CaseIterable {
         switch self {
         case .settings: [.catalog, .purchase, .purchaseSheet, .infoPlist, .environment]
         case .failures: [.failures]
-        case .traps: [.listenerTraps, .purchaseTraps, .updates]
+        case .traps: [.listenerTraps, .purchaseTraps, .restoreTraps, .updates]
         }
     }
 

@@ -48,6 +48,12 @@ struct TipJarStrings: Sendable {
     let sheetQuantity: String
     let sheetConfirm: String
     let sheetCancel: String
+    /// One line on the sheet when the tile's name (the app's, in its language) is not `Product.displayName` (the App
+    /// Store's, from the `.storekit` file's `_locale`): "Café" on the tile, "Coffee" on the sheet.
+    let sheetNamesDiffer: @Sendable (_ tile: String, _ store: String) -> String
+    /// Under the tiles while a purchase (or its sheet) is open on the install, here or in another tab: why the tips
+    /// are disabled.
+    let purchaseOpenHere: String
     let sheetClosedTitle: String
     let sheetClosed: String
     /// The refund sheet (`Transaction.beginRefundRequest(in:)`): its heading, the reason's label and choices, its two
@@ -114,6 +120,8 @@ struct TipJarStrings: Sendable {
         sheetQuantity: "Quantity",
         sheetConfirm: "Confirm",
         sheetCancel: "Cancel",
+        sheetNamesDiffer: { tile, store in "The App Store names it “\(store)”, in the StoreKit file's language; the app says “\(tile)”." },
+        purchaseOpenHere: "A purchase is open on this app (maybe in another tab): the tips wait until it closes.",
         sheetClosedTitle: "Purchase closed",
         sheetClosed: "This purchase sheet is no longer open. Tap a tip to try again.",
         refundTitle: "Request a refund",
@@ -172,6 +180,8 @@ struct TipJarStrings: Sendable {
         sheetQuantity: "Quantidade",
         sheetConfirm: "Confirmar",
         sheetCancel: "Cancelar",
+        sheetNamesDiffer: { tile, store in "A App Store o chama de “\(store)”, no idioma do arquivo StoreKit; o app diz “\(tile)”." },
+        purchaseOpenHere: "Uma compra está aberta neste app (talvez em outra aba): as gorjetas esperam até ela terminar.",
         sheetClosedTitle: "Compra encerrada",
         sheetClosed: "Esta tela de compra não está mais aberta. Toque em uma gorjeta para tentar de novo.",
         refundTitle: "Pedir reembolso",

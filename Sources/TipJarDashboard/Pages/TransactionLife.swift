@@ -7,9 +7,12 @@ import TipJar
 /// redelivery, what Restore's `AppStore.sync()` brought back: verification, record, `finish()`), a refund, and each
 /// trap where it struck. Built from domain values only (no I/O), so tests drive it one line at a time.
 ///
-/// The durable facts are the store's transaction and the install's ledger; the timeline (in memory, bounded:
-/// ``Timeline``) adds what only it knows while it still holds it: that the sheet was shown, that Ask to Buy approved
-/// or a listener delivery waited for a launch, and whether a missing `finish()` was ignored or never called.
+/// Drawn only from what is stored: the store's transaction (its status, revocation and ``StoredTransaction/origin``:
+/// whether the sheet was confirmed or an Ask to Buy approval issued it) and the install's ledger rows (path, outcome,
+/// finished flag, note). Never from the in-memory ``Timeline``, which forgets: the picture of a transaction is the
+/// same tomorrow and after a restart. What the stored facts cannot tell is drawn as such: a delivery left
+/// unfinished whose row carries another trap's note is "not finished" (a crash and an ignored `finish()` leave the
+/// same row).
 struct TransactionLife: Sendable {
     /// A ledger row and whether it added a heart (``heartsAdded(ledger:hearts:)``).
     struct Handled: Sendable, Equatable {
@@ -29,8 +32,6 @@ struct TransactionLife: Sendable {
     var stored: StoredTransaction?
     /// The install's ledger rows for this transaction, oldest first.
     var deliveries: [Handled]
-    /// The install's timeline, oldest first (every event: the sheet's are matched by their order).
-    var events: [InstallEvent]
 
     /// Whether each row of `ledger` (oldest first) added a heart, replaying the rule "one accepted tip adds one heart,
     /// up to five" (README "Domain rules": Recording). The ledger does not keep the hearts each row left, so the replay starts
@@ -57,28 +58,28 @@ struct TransactionLife: Sendable {
 
     /// The steps in the order they happened (ties: the beginning, then store-side events, then deliveries).
     var steps: [Step] {
-        let id = String(transactionID)
-        let mine = events.filter { $0.attributes["transactionID"] == id }
         var moments: [(at: Date, rank: Int, order: Int, steps: [Step])] = []
         func add(_ at: Date, _ rank: Int, _ steps: [Step]) { moments.append((at, rank, moments.count, steps)) }
-        add(stored?.transaction.purchaseDate ?? deliveries.first?.delivery.at ?? .distantPast, 0, beginning(mine))
+        let began = stored?.transaction.purchaseDate ?? deliveries.first?.delivery.at ?? .distantPast
+        add(began, 0, beginning())
         if let revoked = stored?.transaction.revocationDate {
-            let reason = stored?.transaction.revocationReason == .developerIssue ? "developer issue" : "other"
-            add(revoked, 1, [Step(.store, .store, "refund: \(reason)", isTrap: true)])
+            // A refund is the App Store's decision, not a StoreKit trap: a note without the trap mark, in StoreKit's
+            // words (`Transaction.revocationDate`; `.revocationReason` in words, short enough for a note's box).
+            let reason = stored?.transaction.revocationReason == .developerIssue ? "developer issue" : "other reason"
+            add(revoked, 1, [Step(.store, .store, "revoked: \(reason)")])
         }
-        for event in mine where event.kind == "listener.queued" {
-            add(event.at, 1, [Step(.store, .store, "app stopped: waits for launch")])
+        // Issued for this install but first delivered by a launch: it waited, unfinished, for the app to run.
+        if let stored, stored.installID == installID, !stored.isExternal, deliveries.first?.delivery.path == .launch {
+            add(began, 1, [Step(.store, .store, "waits for the next launch")])
         }
         for (index, handled) in deliveries.enumerated() {
-            let next = deliveries.dropFirst(index + 1).first?.delivery.at ?? .distantFuture
-            let around = mine.filter { $0.at >= handled.delivery.at && $0.at < next }
-            add(handled.delivery.at, 2, delivery(handled, isFirst: index == 0, events: around))
+            add(handled.delivery.at, 2, delivery(handled, isFirst: index == 0))
         }
         return moments.sorted { ($0.at, $0.rank, $0.order) < ($1.at, $1.rank, $1.order) }.flatMap(\.steps)
     }
 
     /// How the transaction began, before its first delivery.
-    func beginning(_ mine: [InstallEvent]) -> [Step] {
+    func beginning() -> [Step] {
         let purchase = Step(.app, .store, "purchase()")
         let first = deliveries.first?.delivery
         if let stored, stored.isExternal { return [Step(.store, .store, "bought outside the app")] }
@@ -93,7 +94,9 @@ struct TransactionLife: Sendable {
         default:
             break
         }
-        if first?.path == .purchase { return [purchase] + sheet() }
+        if first?.path == .purchase {
+            return stored?.origin == .purchaseSheet ? [purchase, Step(.store, .app, "sheet: Confirm")] : [purchase]
+        }
         let pending = Step(.store, .app, ".pending (Ask to Buy)")
         switch stored?.status {
         case .interrupted?:
@@ -107,26 +110,15 @@ struct TransactionLife: Sendable {
         case .resolved?:
             return [purchase, Step(.store, .app, "throws: interrupted", isTrap: true), Step(.store, .store, "issue resolved: new transaction")]
         case .purchased?, nil:
-            if mine.contains(where: { $0.kind == "askToBuy.approved" }) {
+            if stored?.origin == .askToBuyApproval {
                 return [purchase, pending, Step(.store, .store, "Ask to Buy approved: transaction issued")]
             }
             return [purchase, Step(.store, .store, first == nil ? "charged; not delivered yet" : "charged; delivered later")]
         }
     }
 
-    /// The sheet's row when the timeline shows the purchase confirmed on the sheet: `sheet.confirmed` just before the
-    /// `purchase.open` of the purchase that closed with this transaction.
-    func sheet() -> [Step] {
-        let id = String(transactionID)
-        guard let closed = events.firstIndex(where: { $0.kind == "purchase.closed" && $0.attributes["transactionID"] == id }),
-            let open = events[..<closed].lastIndex(where: { $0.kind == "purchase.open" }), open > 0,
-            events[open - 1].kind == "sheet.confirmed"
-        else { return [] }
-        return [Step(.store, .app, "sheet: Confirm")]
-    }
-
     /// One delivery: how it arrived, the handler's verification and record (with its heart), and `finish()`.
-    func delivery(_ handled: Handled, isFirst: Bool, events around: [InstallEvent]) -> [Step] {
+    func delivery(_ handled: Handled, isFirst: Bool) -> [Step] {
         let delivery = handled.delivery
         var steps: [Step] = []
         let handler: SequenceDiagram.Lane = delivery.path == .purchase ? .app : .listener
@@ -172,9 +164,9 @@ struct TransactionLife: Sendable {
         }
         if delivery.finished {
             steps.append(Step(handler, .store, "finish()"))
-        } else if delivery.note == .finishIgnored || around.contains(where: { $0.kind == "finish.ignored" }) {
+        } else if delivery.note == .finishIgnored {
             steps += [Step(handler, .store, "finish()"), Step(.store, .store, "finish() ignored", isTrap: true)]
-        } else if delivery.note == nil || around.contains(where: { $0.kind == "crash" }) {
+        } else if delivery.note == nil {
             steps.append(Step(handler, handler, "crash before finish()", isTrap: true))
         } else {
             steps.append(Step(handler, handler, "not finished", isTrap: true))

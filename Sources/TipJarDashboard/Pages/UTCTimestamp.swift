@@ -78,6 +78,10 @@ struct UTCTimestamp: Equatable {
 
     /// `2026-11-30 08:01:02`, for tables.
     var short: String { text(separator: UInt8(ascii: " "), milliseconds: false, zulu: false) }
+    /// ``short``'s date (`2026-12-03`) and time (`03:26:56`), for a table that lets the two take a line each but never
+    /// breaks the date at its hyphens.
+    var datePart: String { String(short.prefix { $0 != " " }) }
+    var timePart: String { String(short.drop { $0 != " " }.dropFirst()) }
 
     /// `2026-11-30T08:01:02Z` (ISO 8601, UTC, whole seconds).
     var iso: String { text(separator: UInt8(ascii: "T"), milliseconds: false, zulu: true) }

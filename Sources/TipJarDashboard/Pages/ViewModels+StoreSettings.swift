@@ -4,16 +4,25 @@ import TipJar
 /// The store settings on `/store` and `/`, read from ``StoreSettings/declarations``: the "Now" summary
 /// (`partials/store-summary`) and the form's rows (`partials/store-setting`), one per declaration.
 extension ViewModels {
-    /// `settings.summary` for `partials/store-summary`: `[{term, parts: [{text, badge}]}]`.
+    /// `settings.summary` for `partials/store-summary`: `[{term, parts: [{text, badge}]}]`, only the lines that differ
+    /// from the same line of the declarations' defaults (`StoreSettings()`), so "Now" names every value off its
+    /// default and stays short on a phone; `allDefault` / `othersDefault` say that the rest is at its default.
     static func settings(_ settings: StoreSettings) -> MustacheValue {
-        [
+        let defaults = StoreSettings().summary
+        func text(_ parts: [StoreSetting.SummaryPart]) -> String { parts.map(\.text).joined() }
+        let changed = settings.summary.filter { line in
+            defaults.first { $0.term == line.term }.map { text($0.parts) != text(line.parts) } ?? true
+        }
+        return [
             "summary": .array(
-                settings.summary.map { line in
+                changed.map { line in
                     [
                         "term": .text(line.term),
                         "parts": .array(line.parts.map { ["text": .text($0.text), "badge": $0.badge.map(MustacheValue.string) ?? .null] }),
                     ]
-                })
+                }),
+            "allDefault": .bool(changed.isEmpty),
+            "othersDefault": .bool(!changed.isEmpty && changed.count < settings.summary.count),
         ]
     }
 

@@ -12,6 +12,22 @@ enum ViewModels {
     /// The first eight characters of an install ID, for lists.
     static func shortID(_ id: String) -> String { String(id.prefix(8)) }
 
+    /// `text` in pieces that end after each `@` and `.`, for a template to write with a `<wbr>` after each (each
+    /// piece escaped): a long e-mail address then wraps at its natural breaks instead of widening its table.
+    static func breakable(_ text: String) -> MustacheValue {
+        var pieces: [MustacheValue] = []
+        var piece = ""
+        for character in text {
+            piece.append(character)
+            if character == "@" || character == "." {
+                pieces.append(.string(piece))
+                piece = ""
+            }
+        }
+        if !piece.isEmpty || pieces.isEmpty { pieces.append(.string(piece)) }
+        return .array(pieces)
+    }
+
     /// A value for a URL path segment or query: everything but letters, digits and `-._~` percent-encoded
     /// (RFC 3986 §2.3 unreserved characters).
     static func urlComponent(_ text: String) -> String {
@@ -74,7 +90,8 @@ enum ViewModels {
     static func delivery(_ delivery: Delivery) -> MustacheValue {
         let at = UTCTimestamp(delivery.at)
         return [
-            "at": .string(at.isoWithMilliseconds), "atShort": .string(at.short), "path": .string(delivery.path == .otherDevice ? "another device" : delivery.path.rawValue),
+            "at": .string(at.isoWithMilliseconds), "atShort": .string(at.short), "atDate": .string(at.datePart), "atTime": .string(at.timePart),
+            "path": .string(delivery.path == .otherDevice ? "another device" : delivery.path.rawValue),
             "transactionID": .string(String(delivery.transactionID)), "productID": .string(delivery.productID),
             "outcome": .string(delivery.outcome.rawValue), "finished": .bool(delivery.finished),
             "reason": delivery.note.map { .string($0.text) } ?? .null,
@@ -141,7 +158,11 @@ enum ViewModels {
         var data = tipJar(
             install: install, state: state, isPurchaseOpen: isPurchaseOpen, csrfToken: csrfToken,
             skipPurchaseSheet: skipPurchaseSheet)
-        if let sheet { data["sheet"] = purchaseSheet(sheet, strings: .of(install.locale)) }
+        if let sheet {
+            var tileName: String?
+            if case .ready(let offers) = state { tileName = offers.first { $0.productID == sheet.product.id }?.name }
+            data["sheet"] = purchaseSheet(sheet, strings: .of(install.locale), tileName: tileName)
+        }
         data["catalogName"] = .string(catalogName)
         data["nav"] = ["installs": true]
         let size = TextSize(value: textSize) ?? .default
@@ -154,6 +175,7 @@ enum ViewModels {
         data["hasEvents"] = .bool(!events.isEmpty)
         data["live"] = .string("/installs/\(install.id)/live")
         data["purchaseOpen"] = .bool(isPurchaseOpen)
+        data["purchaseOpenText"] = .string(TipJarStrings.of(install.locale).purchaseOpenHere)
         data["accountPath"] = .string(urlComponent(install.accountID))
         return data
     }
