@@ -17,6 +17,12 @@ extension TipJarService {
         store.product(for: entry, storefront: storefront, locale: locale)
     }
 
+    /// The tiles the app shows for a storefront and locale, in tier order, with the names in the install's language
+    /// (the store's listing, ``CatalogOffers``).
+    public nonisolated func tipOffers(storefront: Storefront, locale: AppLocale) -> [TipOffer] {
+        store.offers.listing(storefront: storefront, locale: locale).tipOffers
+    }
+
     /// "Reset to the file's settings" (`SKTestSession.resetToDefaultState()`,
     /// https://developer.apple.com/documentation/storekittest/sktestsession/resettodefaultstate()), noted on the timeline
     /// as a `store.settings` event as ``updateStore(_:)`` notes any other change, whichever page or API asked.

@@ -77,7 +77,7 @@ struct PurchasesController: DashboardController {
     /// The tapped tile's name in the install's language, from the listing its tiles come from.
     func tileName(_ sheet: PurchaseSheet, _ install: Install) -> String? {
         let storefront = Storefront.named(install.storefront) ?? service.catalog.defaultStorefront
-        return service.store.offers.listing(storefront: storefront, locale: install.locale).tipOffers.first { $0.productID == sheet.product.id }?.name
+        return service.tipOffers(storefront: storefront, locale: install.locale).first { $0.productID == sheet.product.id }?.name
     }
 
     /// What the sheet's templates need: the sheet, the install, the token and the text size.
