@@ -5,7 +5,6 @@ without JavaScript, the README's tour as written, and the small things.
 Same server, browser and helpers as test_dashboard.py (run all with Tests/Browser/run.sh).
 """
 
-import time
 import urllib.request
 
 from selenium.webdriver.common.by import By
@@ -16,6 +15,7 @@ from test_dashboard import (  # noqa: F401 (fixtures are found by name)
     tiles, wait, wait_for_state)
 from test_phone_screen import COFFEE, PHONE, buy, emulate_phone
 from test_purchase_sheet import open_sheet, sheet_is_modal
+from test_store_layout import click_centred
 
 LONG_ACCOUNT = ("appleseed.johnny.the.longest.account" + "x" * 45 + "@icloud-example.com")[:100]
 LONG_LABEL = "a-label-without-any-space-" * 3
@@ -238,8 +238,8 @@ def test_the_readme_tour_works_when_the_reader_moves_between_pages(browser, serv
     browser.find_element(By.ID, "sheet-confirm").click()  # 3
     wait(browser, lambda: browser.execute_script("return (document.getElementById('hearts').textContent.match(/♥/g) || []).length;") == 1)
     browser.get(server.base + "/store")  # 4: Store, failing, Apply; back to the install from Installs; Relaunch
-    browser.find_element(By.CSS_SELECTOR, 'input[name="catalog"][value="failing"]').click()
-    browser.find_element(By.CSS_SELECTOR, "form .apply button").click()
+    click_centred(browser, browser.find_element(By.CSS_SELECTOR, 'input[name="catalog"][value="failing"]'))
+    click_centred(browser, browser.find_element(By.CSS_SELECTOR, "form .apply button"))
     try:
         browser.get(server.base + "/installs")
         browser.find_element(By.CSS_SELECTOR, f'.table-scroll a[href="{install_url.replace(server.base, "")}"]').click()
@@ -248,8 +248,8 @@ def test_the_readme_tour_works_when_the_reader_moves_between_pages(browser, serv
         assert browser.find_element(By.CSS_SELECTOR, "#tipjar-state .empty button").is_displayed(), "Retry"
     finally:
         browser.get(server.base + "/store")  # 5: normal, Apply; the install opened afresh loads the tiles by itself
-        browser.find_element(By.CSS_SELECTOR, 'input[name="catalog"][value="normal"]').click()
-        browser.find_element(By.CSS_SELECTOR, "form .apply button").click()
+        click_centred(browser, browser.find_element(By.CSS_SELECTOR, 'input[name="catalog"][value="normal"]'))
+        click_centred(browser, browser.find_element(By.CSS_SELECTOR, "form .apply button"))
     browser.get(install_url)
     wait_for_state(browser, "ready")
     assert len(tiles(browser)) == 3
