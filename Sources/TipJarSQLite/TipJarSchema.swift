@@ -250,5 +250,6 @@ public enum TipJarSchema {
         ("v10-revocation-kinds", v10),
         ("v11-environment", v11),
         ("v12-refund-requests", v12),
+        ("v13-notifications", v13),
     ]
 }
