@@ -47,6 +47,11 @@ struct ServeCommand {
                                   (default: 64).
           --bundle-id ID          The app's bundle ID, which every transaction carries as
                                   appBundleID (default: com.example.tipjar).
+          --notifications-url URL Post App Store Server Notifications V2 to URL (http or
+                                  https), saved as the store's notifications URL.
+          --notification-time-scale N
+                                  Run Apple's notification retry schedule N times faster
+                                  (1 to 3600000; 3600 makes an hour a second).
           --no-background-check   After a clean stop, do not check every page of the database
                                   in the background once serving (PRAGMA integrity_check).
           --reload-templates      Re-read Templates/ on every request (for template editing).
@@ -70,6 +75,8 @@ struct ServeCommand {
     var maxStreamsPerAddress = HTTPServerConfiguration().maxStreamsPerAddress
     var templates: URL
     var publicDirectory: URL
+    var notificationsURL: String?
+    var notificationTimeScale: Int?
 
     /// The package root, found from this file's path at build time, so `swift run tipjar serve`
     /// finds `Templates/` and `Public/` from any folder.
@@ -82,6 +89,7 @@ struct ServeCommand {
                 "--host", "--port", "--database", "--storekit", "--durability",
                 "--admin-token", "--templates", "--public", "--bundle-id",
                 "--max-connections-per-address", "--max-streams", "--max-streams-per-address",
+                "--notifications-url", "--notification-time-scale",
             ],
             flags: ["--reload-templates", "--no-background-check"], repeatable: ["--allowed-host"])
         guard reader.positional.isEmpty else { throw UsageError(message: "unexpected argument '\(Catalog.escapedField(reader.positional[0]))'") }
@@ -125,6 +133,19 @@ struct ServeCommand {
         }
         maxStreams = try Self.wholeNumber(reader.options["--max-streams"], option: "--max-streams") ?? maxStreams
         maxStreamsPerAddress = try Self.wholeNumber(reader.options["--max-streams-per-address"], option: "--max-streams-per-address") ?? maxStreamsPerAddress
+        if let text = reader.options["--notifications-url"] {
+            do {
+                notificationsURL = try NotificationSettings.checkedURL(text)
+            } catch {
+                throw UsageError(message: "--notifications-url must be an absolute http:// or https:// URL with a host")
+            }
+        }
+        if let text = reader.options["--notification-time-scale"] {
+            guard let value = Int(text), NotificationSettings.timeScales.contains(value) else {
+                throw UsageError(message: "--notification-time-scale must be a whole number from 1 to 3600000")
+            }
+            notificationTimeScale = value
+        }
         reloadTemplates = reader.flags.contains("--reload-templates")
         backgroundCheck = !reader.flags.contains("--no-background-check")
         templates = reader.options["--templates"].map { URL(fileURLWithPath: $0) } ?? Self.packageRoot.appendingPathComponent("Templates")
@@ -277,6 +298,11 @@ struct ServeCommand {
                 reloadTemplates: reloadTemplates, adminToken: adminToken,
                 catalogName: catalogName),
             environment: environment, appBundleID: bundleID)
+        if notificationsURL != nil || notificationTimeScale != nil {
+            try await stack.setNotificationsURL(notificationsURL, timeScale: notificationTimeScale)
+        }
+        let notifications = stack.startNotifications()
+        defer { notifications?.cancel() }
         gate.open(stack)
         if stopping.isRequested {
             try? storage.pool.close()
