@@ -98,7 +98,9 @@ struct AppStoreServerAPIController: DashboardController {
                 let stored = try await transaction(context)
                 if let type = stored.transaction.productType, type != .consumable { throw AppStoreServerAPIError.notConsumable }
                 try AppStoreServerAPIRequests.checkConsumptionV1(body)
-                try await service.store.recordConsumption(String(decoding: request.body, as: UTF8.self), transactionID: stored.transaction.id)
+                let json = String(decoding: request.body, as: UTF8.self)
+                try await service.store.recordConsumption(json, transactionID: stored.transaction.id)
+                try await service.consumptionInformationReceived(transactionID: stored.transaction.id, json: json)
                 return HTTPResponse(status: .accepted)
             }
         }
@@ -108,7 +110,9 @@ struct AppStoreServerAPIController: DashboardController {
                 let body = try AppStoreServerAPIRequests.object(request.body)
                 let stored = try await transaction(context)
                 try AppStoreServerAPIRequests.checkConsumption(body)
-                try await service.store.recordConsumption(String(decoding: request.body, as: UTF8.self), transactionID: stored.transaction.id)
+                let json = String(decoding: request.body, as: UTF8.self)
+                try await service.store.recordConsumption(json, transactionID: stored.transaction.id)
+                try await service.consumptionInformationReceived(transactionID: stored.transaction.id, json: json)
                 return HTTPResponse(status: .accepted)
             }
         }
