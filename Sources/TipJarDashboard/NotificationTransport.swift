@@ -27,7 +27,9 @@ protocol NotificationTransport: Sendable {
 ///
 /// How a failure maps to Apple's names, which Apple does not document per error (the choice is ours): a refused or
 /// unreachable host `NO_RESPONSE`; a connection lost mid-answer `PREMATURE_CLOSE`; a TLS failure `TLS_ISSUE`; an
-/// answer that is not HTTP `INVALID_RESPONSE`; another socket error `SOCKET_ISSUE`; anything else `OTHER`.
+/// answer that is not HTTP `INVALID_RESPONSE` (FoundationNetworking reports a connection closed with no answer at all
+/// the same way, `badServerResponse`, so it reads `INVALID_RESPONSE` too); a send or receive failure `SOCKET_ISSUE`;
+/// anything else `OTHER`. `UNSUPPORTED_CHARSET` is never given: the answer's body is never read.
 struct URLSessionNotificationTransport: NotificationTransport {
     /// Redirects followed before the attempt is `CIRCULAR_REDIRECT`.
     static let maximumRedirects = 5
@@ -35,12 +37,14 @@ struct URLSessionNotificationTransport: NotificationTransport {
     func post(_ body: Data, to url: URL, timeout: TimeInterval) async -> SendAttemptResult {
         let attempt = Attempt(start: url)
         let configuration = URLSessionConfiguration.ephemeral
-        configuration.timeoutIntervalForRequest = timeout
-        configuration.timeoutIntervalForResource = timeout
+        // FoundationNetworking's own timeouts count whole seconds (a 0.5 s one fires at once): ours below is exact, and
+        // theirs only a backstop a second later.
+        configuration.timeoutIntervalForRequest = timeout.rounded(.up) + 1
+        configuration.timeoutIntervalForResource = timeout.rounded(.up) + 1
         configuration.urlCache = nil
         let session = URLSession(configuration: configuration, delegate: attempt, delegateQueue: nil)
         defer { session.invalidateAndCancel() }
-        var request = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: timeout)
+        var request = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: timeout.rounded(.up) + 1)
         request.httpMethod = "POST"
         request.httpBody = body
         request.setValue("application/json", forHTTPHeaderField: "Content-Type")
@@ -67,8 +71,11 @@ struct URLSessionNotificationTransport: NotificationTransport {
             .serverCertificateHasUnknownRoot, .clientCertificateRejected, .clientCertificateRequired:
             return .tlsIssue
         case .httpTooManyRedirects, .redirectToNonExistentLocation: return .circularRedirect
-        case .badServerResponse, .cannotParseResponse, .cannotDecodeRawData, .cannotDecodeContentData: return .invalidResponse
-        case .cannotLoadFromNetwork, .callIsActive, .internationalRoamingOff, .dataNotAllowed: return .socketIssue
+        // The URL's scheme is checked when it is set, so `unsupportedURL` is libcurl's answer to a reply that is not
+        // HTTP/1.x ("Received HTTP/0.9 when not allowed").
+        case .badServerResponse, .cannotParseResponse, .cannotDecodeRawData, .cannotDecodeContentData, .unsupportedURL: return .invalidResponse
+        // FoundationNetworking reports libcurl's send and receive failures ("Send failure: Broken pipe") as `unknown`.
+        case .unknown, .cannotLoadFromNetwork, .callIsActive, .internationalRoamingOff, .dataNotAllowed: return .socketIssue
         default: return .other
         }
     }
