@@ -68,10 +68,14 @@ extension AppStoreServerAPIController {
         router.post("/inApps/v1/notifications/history") { request, _ in
             try await answer(request) {
                 let queue = try notificationQueue()
-                var query = try Self.historyQuery(AppStoreServerAPIRequests.object(request.body), now: clock())
-                query.afterID = try Self.historyPosition(request.queryValue("paginationToken"))
-                query.limit = Self.historyPageSize + 1
-                let found = try await queue.notifications(matching: query)
+                let asked = try Self.historyQuery(AppStoreServerAPIRequests.object(request.body), now: clock())
+                let after = try Self.historyPosition(request.queryValue("paginationToken"))
+                var found: [ServerNotification] = []
+                if var query = asked {
+                    query.afterID = after
+                    query.limit = Self.historyPageSize + 1
+                    found = try await queue.notifications(matching: query)
+                }
                 let page = Array(found.prefix(Self.historyPageSize))
                 struct Body: Encodable {
                     var notificationHistory: [NotificationItem]
@@ -130,7 +134,9 @@ extension AppStoreServerAPIController {
     /// attempted at least once are listed ("notifications that the App Store server attempted to send"). Apple
     /// documents which type and subtype combine; this server takes any pair of known values (a type sent here has no
     /// subtype, so a pair finds nothing). Fields Apple does not name are ignored.
-    static func historyQuery(_ body: [String: JSONValue], now: Date) throws(AppStoreServerAPIError) -> NotificationQuery {
+    /// - Returns: the query, or `nil` for a valid request nothing sent here can match (a type or a subtype this store
+    ///   never sends).
+    static func historyQuery(_ body: [String: JSONValue], now: Date) throws(AppStoreServerAPIError) -> NotificationQuery? {
         func milliseconds(_ field: String) -> Int64? {
             guard case .number(let number)? = body[field], number == number.rounded(), number >= 0, number < 1e15 else { return nil }
             return Int64(number)
@@ -145,6 +151,7 @@ extension AppStoreServerAPIController {
             start: Date(timeIntervalSince1970: Double(start) / 1000), end: Date(timeIntervalSince1970: Double(end) / 1000), attemptedOnly: true)
         var filters = 0
         var typeGiven = false
+        var matchesNothing = false
         switch body["notificationType"] {
         case nil, .null?: break
         case .string(let type)? where notificationTypes.contains(type):
@@ -152,13 +159,13 @@ extension AppStoreServerAPIController {
             filters += 1
             // A type this store never sends matches nothing: a type no row has.
             query.type = ServerNotification.NotificationType(rawValue: type)
-            if query.type == nil { query.limit = 0 }
+            if query.type == nil { matchesNothing = true }
         default: throw .invalidNotificationType
         }
         switch body["notificationSubtype"] {
         case nil, .null?: break
         case .string(let subtype)? where subtypes.contains(subtype) && typeGiven:
-            query.limit = 0  // No notification sent here has a subtype.
+            matchesNothing = true  // No notification sent here has a subtype.
         default: throw .invalidNotificationType
         }
         switch body["transactionId"] {
@@ -175,6 +182,6 @@ extension AppStoreServerAPIController {
         case .bool(let only)?: query.onlyFailures = only
         default: throw .generalBadRequest("Invalid request. onlyFailures must be true or false.")
         }
-        return query
+        return matchesNothing ? nil : query
     }
 }
