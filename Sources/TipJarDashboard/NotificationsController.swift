@@ -64,6 +64,11 @@ struct NotificationsController: DashboardController {
             try await queue.save(updated)
             return JSONBody.response(SettingsBody(updated))
         }
+        // The App Store reverses a refund (REFUND_REVERSED): SimulatedStore.reverseRefund(transactionID:).
+        router.post("/api/transactions/:tid/reverse-refund") { _, context in
+            let reversed = try await service.store.reverseRefund(transactionID: try context.transactionID())
+            return JSONBody.response(APIModels.TransactionBody(reversed, delivery: nil))
+        }
         router.get("/api/notifications") { request, _ in
             var query = NotificationQuery(limit: 500)
             if let text = request.queryValue("type") {

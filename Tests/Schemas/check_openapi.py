@@ -331,7 +331,7 @@ def exercise_server_api(api, tid):
         api.call("PUT", path + str(tid), dict(body, customerConsented="yes"), headers=good, expect=400)
         api.call("PUT", path + "999999", body, headers=good, expect=404)
         api.call("PUT", path + str(tid), "{}", content_type="text/plain", headers=good, expect=415)
-    exercise_notifications(api, good, bad)
+    exercise_notifications(api, good, bad, tid)
 
 
 def exercise_history(api, iid, tid):

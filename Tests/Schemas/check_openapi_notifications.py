@@ -4,8 +4,13 @@ endpoints (/inApps/v1/notifications/…), each with every status the document gi
 import time
 
 
-def exercise_notifications(api, good, bad):
-    """`api` is check_openapi.py's client; `good` and `bad` its bearer token fields."""
+def exercise_notifications(api, good, bad, refunded):
+    """`api` is check_openapi.py's client; `good` and `bad` its bearer token fields; `refunded` a refunded transaction."""
+    api.call("POST", f"/api/transactions/{refunded}/reverse-refund", expect=200)
+    api.call("POST", f"/api/transactions/{refunded}/reverse-refund", expect=409)
+    api.call("POST", "/api/transactions/999999/reverse-refund", expect=404)
+    api.call("POST", "/api/transactions/%ZZ/reverse-refund", expect=400)  # refused by the HTTP layer
+    api.call("POST", f"/api/transactions/{refunded}/refund", {"reason": "developerIssue"}, expect=200)
     # No URL yet: Request a Test Notification answers Apple's 4040007.
     api.call("POST", "/inApps/v1/notifications/test", headers=good, expect=404)
     api.call("GET", "/api/notifications/settings", expect=200)

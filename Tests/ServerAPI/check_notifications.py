@@ -4,7 +4,8 @@
 Runs a small receiver (Python's http.server) on an ephemeral loopback port as the developer's server, starts `tipjar
 serve --notifications-url` on it (TIPJAR_BIN, default .build/release/tipjar) with a large `--notification-time-scale`,
 and drives the store through the JSON API: a purchase (ONE_TIME_CHARGE), a refund request from the app
-(CONSUMPTION_REQUEST), a declined and an approved request (REFUND_DECLINED, REFUND), a request decided by the server's
+(CONSUMPTION_REQUEST), a declined and an approved request (REFUND_DECLINED, REFUND), the refund reversed
+(REFUND_REVERSED), a request decided by the server's
 consumption information, a test notification, and a server that answers 500 to the first attempts (retried on Apple's
 schedule, compressed). Every body the receiver gets is decoded with `SignedDataVerifier.verify_and_decode_notification`
 in LOCAL_TESTING; every key of the payload and of its `data` must be one the library's models name (0 unknown fields).
@@ -145,6 +146,13 @@ def run(d, receiver):
         check(tx.revocationDate is not None and tx.rawRevocationType == "REFUND_FULL", "REFUND's transaction carries its revocation")
     check(of_type(receiver, "CONSUMPTION_REQUEST", tid2)[0][0].data.rawConsumptionRequestReason == "OTHER", "no reason: OTHER")
 
+    # The App Store reverses the refund: REFUND_REVERSED, the transaction no longer revoked.
+    d.api("POST", f"/api/transactions/{tid2}/reverse-refund")
+    reversed_ = wait_for(lambda: of_type(receiver, "REFUND_REVERSED", tid2), "REFUND_REVERSED")
+    if reversed_:
+        tx = verifier.verify_and_decode_signed_transaction(reversed_[0][0].data.signedTransactionInfo)
+        check(tx.revocationDate is None and tx.rawRevocationType is None, "REFUND_REVERSED's transaction is no longer revoked")
+
     # Decided by the server's consumption information: refundPreference DECLINE makes a decline.
     client = client_for(d)
     d.api("PUT", "/api/store", {"refundRequestDecision": "consumptionInformation"})
@@ -190,7 +198,7 @@ def run(d, receiver):
         if not answer.hasMore:
             break
     kinds = sorted({verifier.verify_and_decode_notification(item.signedPayload).rawNotificationType for item in everything})
-    check(kinds == ["CONSUMPTION_REQUEST", "ONE_TIME_CHARGE", "REFUND", "REFUND_DECLINED", "TEST"], f"history's types: {kinds}")
+    check(kinds == ["CONSUMPTION_REQUEST", "ONE_TIME_CHARGE", "REFUND", "REFUND_DECLINED", "REFUND_REVERSED", "TEST"], f"history's types: {kinds}")
     retried = client.get_notification_history(None, NotificationHistoryRequest(**window, transactionId=str(tid4)))
     results = [a.rawSendAttemptResult for item in retried.notificationHistory for a in item.sendAttempts]
     check(results == ["UNSUCCESSFUL_HTTP_RESPONSE_CODE", "UNSUCCESSFUL_HTTP_RESPONSE_CODE", "SUCCESS"], f"the retried one's attempts: {results}")

@@ -35,7 +35,7 @@ struct APIReferencePageTests {
                 }
             }
         }
-        #expect(operations == 44)
+        #expect(operations == 45)
         #expect(!page.contains("<script>"), "the page needs no script of its own")
         #expect(page.contains(#"<a href="/api" aria-current="page">JSON API</a>"#), "the footer links the page, marked current")
     }

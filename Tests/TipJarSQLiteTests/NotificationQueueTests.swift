@@ -171,3 +171,30 @@ struct NotificationRetryScheduleTests {
         #expect(throws: TipJarError.self) { try NotificationSettings.checkedTimeScale(0) }
     }
 }
+
+/// The App Store reversing a refund (`REFUND_REVERSED`,
+/// https://developer.apple.com/documentation/appstoreservernotifications/notificationtype).
+@Suite("Refund reversals")
+struct RefundReversalTests {
+    @Test func aReversedRefundLeavesTheTransactionUnrevokedAndQueuesRefundReversedOnce() async throws {
+        let world = try await NotificationQueueTests.world()
+        let install = try await world.runningInstall()
+        let id = try await NotificationQueueTests.tip(world, install.id)
+        _ = try await world.service.refund(transactionID: id)
+        let reversed = try await world.store.reverseRefund(transactionID: id)
+        #expect(!reversed.transaction.isRevoked && reversed.transaction.revocationType == nil)
+        await #expect(throws: TipJarError.notRefunded(id)) { try await world.store.reverseRefund(transactionID: id) }
+        let types = try await NotificationQueueTests.all(world).map(\.type)
+        #expect(types == [.oneTimeCharge, .refund, .refundReversed])
+        let last = try #require(try await NotificationQueueTests.all(world).last)
+        #expect(last.snapshot?.revocationDate == nil && last.createdAt == reversed.transaction.signedDate)
+    }
+
+    @Test func aTransactionNeverRefundedHasNoRefundToReverse() async throws {
+        let world = try await NotificationQueueTests.world()
+        let install = try await world.runningInstall()
+        let id = try await NotificationQueueTests.tip(world, install.id)
+        await #expect(throws: TipJarError.notRefunded(id)) { try await world.store.reverseRefund(transactionID: id) }
+        await #expect(throws: TipJarError.transactionNotFound(999)) { try await world.store.reverseRefund(transactionID: 999) }
+    }
+}
