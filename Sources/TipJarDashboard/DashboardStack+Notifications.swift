@@ -4,10 +4,10 @@ import TipJar
 extension DashboardStack {
     /// The notifications controller, when the storage keeps a notifications queue.
     static func notificationControllers(
-        service: TipJarService, storage: any TipJarStorage, environment: TipJarEnvironment
+        service: TipJarService, storage: any TipJarStorage, environment: TipJarEnvironment, renderer: PageRenderer
     ) -> [any DashboardController] {
         guard let queue = storage as? any ServerNotificationStorage else { return [] }
-        return [NotificationsController(service: service, queue: queue, clock: environment.now)]
+        return [NotificationsController(service: service, queue: queue, renderer: renderer, clock: environment.now)]
     }
 
     /// The sender of the storage's notifications queue, or `nil` when it keeps none.

@@ -70,7 +70,7 @@ public struct DashboardStack: HTTPResponder {
             AppStoreServerAPIController(
                 service: service, now: { [environment] in Int64(environment.now().timeIntervalSince1970) },
                 notifications: storage as? any ServerNotificationStorage, clock: environment.now),
-        ] + Self.notificationControllers(service: service, storage: storage, environment: environment)
+        ] + Self.notificationControllers(service: service, storage: storage, environment: environment, renderer: renderer)
         for controller in controllers { controller.register(in: &router) }
         let errorPages = ErrorPages(templates: templates, catalogName: configuration.catalogName)
         let chain = Dashboard.chain(router: router, adminToken: configuration.adminToken, errorPages: errorPages, log: environment.log)

@@ -9,6 +9,7 @@ import TipJarScenario
 struct NotificationsController: DashboardController {
     let service: TipJarService
     let queue: any ServerNotificationStorage
+    let renderer: PageRenderer
     let clock: @Sendable () -> Date
 
     /// The JSON of the settings.
@@ -56,6 +57,7 @@ struct NotificationsController: DashboardController {
     }
 
     func register(in router: inout Router<DashboardContext>) {
+        registerPages(in: &router)
         router.get("/api/notifications/settings") { _, _ in
             JSONBody.response(SettingsBody(try await queue.notificationSettings()))
         }
