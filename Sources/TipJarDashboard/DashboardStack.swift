@@ -52,7 +52,7 @@ public struct DashboardStack: HTTPResponder {
         let screen = InstallScreen(service: service, renderer: renderer)
         let cachePolicy = InstallCachePolicy(service: service)
         let scenarioDownloads = ScenarioDownload.list(in: configuration.publicDirectory)
-        let controllers: [any DashboardController] = [
+        var controllers: [any DashboardController] = [
             InstallsController(service: service, pageCache: pageCache, renderer: renderer, screen: screen, cachePolicy: cachePolicy),
             PurchasesController(service: service, renderer: renderer, screen: screen),
             LiveEventsController(service: service, liveChannels: liveChannels, screen: screen),
@@ -70,7 +70,8 @@ public struct DashboardStack: HTTPResponder {
             AppStoreServerAPIController(
                 service: service, now: { [environment] in Int64(environment.now().timeIntervalSince1970) },
                 notifications: storage as? any ServerNotificationStorage, clock: environment.now),
-        ] + Self.notificationControllers(service: service, storage: storage, environment: environment, renderer: renderer)
+        ]
+        controllers += Self.notificationControllers(service: service, storage: storage, environment: environment, renderer: renderer)
         for controller in controllers { controller.register(in: &router) }
         let errorPages = ErrorPages(templates: templates, catalogName: configuration.catalogName)
         let chain = Dashboard.chain(router: router, adminToken: configuration.adminToken, errorPages: errorPages, log: environment.log)

@@ -3,7 +3,7 @@ import Synchronization
 import TipJar
 
 #if canImport(FoundationNetworking)
-    import FoundationNetworking
+import FoundationNetworking
 #endif
 
 /// Posts one notification body to the developer's server and names the outcome in Apple's `sendAttemptResult`.

@@ -33,7 +33,8 @@ extension TipJarError: HTTPResponseError {
         switch self {
         case .installNotFound, .transactionNotFound, .askToBuyRequestNotFound, .refundRequestNotFound: .notFound
         case .unknownProduct: .unprocessableContent
-        case .purchaseInProgress, .installBeingDeleted, .productNotLoaded, .noPurchaseSheet, .transactionNotPending, .transactionNotInterrupted, .alreadyRefunded, .notRefunded, .refundRequestNotPending: .conflict
+        case .purchaseInProgress, .installBeingDeleted, .productNotLoaded, .noPurchaseSheet, .transactionNotPending, .transactionNotInterrupted, .alreadyRefunded, .refundRequestNotPending: .conflict
+        case .notRefunded: .conflict
         case .invalidValue: .badRequest
         }
     }
@@ -43,7 +44,8 @@ extension TipJarError: HTTPResponseError {
         switch self {
         case .installNotFound, .transactionNotFound, .askToBuyRequestNotFound, .refundRequestNotFound: "Not found"
         case .unknownProduct: "Unknown product"
-        case .purchaseInProgress, .installBeingDeleted, .productNotLoaded, .noPurchaseSheet, .transactionNotPending, .transactionNotInterrupted, .alreadyRefunded, .notRefunded, .refundRequestNotPending: "Conflict"
+        case .purchaseInProgress, .installBeingDeleted, .productNotLoaded, .noPurchaseSheet, .transactionNotPending, .transactionNotInterrupted, .alreadyRefunded, .refundRequestNotPending: "Conflict"
+        case .notRefunded: "Conflict"
         case .invalidValue: "Bad value"
         }
     }

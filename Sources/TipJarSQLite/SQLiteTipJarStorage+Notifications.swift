@@ -197,7 +197,8 @@ extension SQLiteTipJarStorage: ServerNotificationStorage {
             arguments.append(afterID.databaseValue)
         }
         arguments.append(query.limit.databaseValue)
-        let sql = "SELECT \(Self.notificationColumns) FROM notifications"
+        let sql =
+            "SELECT \(Self.notificationColumns) FROM notifications"
             + (conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")) + " ORDER BY id LIMIT ?"
         let bound = StatementArguments(arguments)
         return try await pool.read { db in

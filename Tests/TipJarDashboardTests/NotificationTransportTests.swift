@@ -74,4 +74,3 @@ struct NotificationTransportTests {
         #expect(URLSessionNotificationTransport.result(for: CocoaError(.fileNoSuchFile)) == .other)
     }
 }
-

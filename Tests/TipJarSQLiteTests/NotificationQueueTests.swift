@@ -154,16 +154,18 @@ struct NotificationRetryScheduleTests {
     }
 
     @Test func onlyTwoHundredToTwoHundredSixIsSuccess() {
-        #expect([199, 200, 204, 206, 207, 301, 400, 500].map(SendAttemptResult.forStatus) == [
-            .unsuccessfulHTTPResponseCode, .success, .success, .success, .unsuccessfulHTTPResponseCode,
-            .unsuccessfulHTTPResponseCode, .unsuccessfulHTTPResponseCode, .unsuccessfulHTTPResponseCode,
-        ])
+        #expect(
+            [199, 200, 204, 206, 207, 301, 400, 500].map(SendAttemptResult.forStatus) == [
+                .unsuccessfulHTTPResponseCode, .success, .success, .success, .unsuccessfulHTTPResponseCode,
+                .unsuccessfulHTTPResponseCode, .unsuccessfulHTTPResponseCode, .unsuccessfulHTTPResponseCode,
+            ])
     }
 
     @Test func aNotificationsURLMustBeAbsoluteHTTPOrHTTPSWithAHost() throws {
-        for bad in ["ftp://example.com/x", "javascript:alert(1)", "http://", "/relative", "example.com/x", "http://user@example.com/",
-            "http://" + String(repeating: "a", count: 2_100) + ".com"]
-        {
+        for bad in [
+            "ftp://example.com/x", "javascript:alert(1)", "http://", "/relative", "example.com/x", "http://user@example.com/",
+            "http://" + String(repeating: "a", count: 2_100) + ".com",
+        ] {
             #expect(throws: TipJarError.self, "\(bad.prefix(40))") { try NotificationSettings.checkedURL(bad) }
         }
         #expect(try NotificationSettings.checkedURL("https://example.com/apple") == "https://example.com/apple")

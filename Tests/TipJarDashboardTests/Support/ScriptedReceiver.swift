@@ -2,7 +2,7 @@ import Foundation
 import Synchronization
 
 #if canImport(Glibc)
-    import Glibc
+import Glibc
 #endif
 
 /// A developer's server for the notification tests: a blocking TCP listener on an ephemeral loopback port, on a
@@ -93,7 +93,8 @@ final class ScriptedReceiver: Sendable {
             received += buffer[0..<count]
             if expected == nil, let end = Data(received).range(of: Data("\r\n\r\n".utf8)) {
                 let head = String(decoding: received[..<end.lowerBound], as: UTF8.self).lowercased()
-                let length = head.split(separator: "\r\n").first { $0.hasPrefix("content-length:") }
+                let length =
+                    head.split(separator: "\r\n").first { $0.hasPrefix("content-length:") }
                     .flatMap { Int($0.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) } ?? 0
                 expected = end.upperBound + length
             }
