@@ -331,6 +331,9 @@ struct ServeCommand {
         try? FileHandle.standardOutput.write(contentsOf: Data(banner.utf8))
         if checksInBackground { startBackgroundCheck(of: storage) }
         await server.waitUntilStopped()
+        // The notifications sender stops before the database closes; an attempt under way is recorded by no one, so its
+        // lease ends and the next start sends it again (at least once, never lost).
+        notifications?.cancel()
         // Late deliveries still waiting are dropped, never awaited; a charged transaction stays unfinished for the next launch.
         await stack.service.cancelScheduledDeliveries()
         try? storage.pool.close()
