@@ -81,7 +81,11 @@ struct NotificationsController: DashboardController {
                 query.type = type
             }
             if let text = request.queryValue("transactionID") {
-                guard let id = UInt64(text) else { throw TipJarError.invalidValue(field: "transactionID", reason: "must be a transaction ID") }
+                guard !text.isEmpty, text.utf8.allSatisfy({ (0x30...0x39).contains($0) }) else {
+                    throw TipJarError.invalidValue(field: "transactionID", reason: "must be a transaction ID (digits)")
+                }
+                // Digits beyond UInt64 name no transaction: nothing about it.
+                guard let id = UInt64(text) else { return JSONBody.response([NotificationBody]()) }
                 query.transactionID = id
             }
             return JSONBody.response(try await queue.notifications(matching: query).map(NotificationBody.init))
