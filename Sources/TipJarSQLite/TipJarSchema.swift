@@ -259,5 +259,6 @@ public enum TipJarSchema {
         ("v11-environment", v11),
         ("v12-refund-requests", v12),
         ("v13-transaction-origin", v13),
+        ("v14-notifications", v14),
     ]
 }

@@ -69,8 +69,23 @@ public struct ScenarioHTTPClient: Sendable {
     ///     `application/merge-patch+json`), or `nil`.
     /// - Throws: `Failure` when the server cannot be reached or the answer is not HTTP.
     public func send(_ method: String, _ path: String, body: JSONValue? = nil) async throws(Failure) -> Answer {
+        try await send(method, path, body: body, authorization: nil)
+    }
+
+    /// ``send(_:_:body:)`` with `authorization` as the `Authorization` field (the admin token then goes in the
+    /// `tipjar_admin` cookie, as `/inApps/…` reads it).
+    public func send(_ method: String, _ path: String, body: JSONValue?, authorization: String) async throws(Failure) -> Answer {
+        try await send(method, path, body: body, authorization: Optional(authorization))
+    }
+
+    private func send(_ method: String, _ path: String, body: JSONValue?, authorization: String?) async throws(Failure) -> Answer {
         var head = "\(method) \(path) HTTP/1.1\r\nHost: \(host.contains(":") ? "[\(host)]" : host):\(port)\r\nConnection: close\r\nAccept: application/json\r\n"
-        if let bearerToken { head += "Authorization: Bearer \(bearerToken)\r\n" }
+        if let authorization {
+            head += "Authorization: \(authorization)\r\n"
+            if let bearerToken { head += "Cookie: tipjar_admin=\(bearerToken)\r\n" }
+        } else if let bearerToken {
+            head += "Authorization: Bearer \(bearerToken)\r\n"
+        }
         let payload = Array((body?.text ?? "").utf8)
         if body != nil { head += "Content-Type: \(ScenarioTransportMedia.contentType(for: method))\r\n" }
         if body != nil || method == "POST" || method == "PUT" { head += "Content-Length: \(payload.count)\r\n" }

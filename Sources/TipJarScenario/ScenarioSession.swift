@@ -51,6 +51,15 @@ final class ScenarioSession {
         }
     }
 
+    /// ``send(_:_:body:)`` with an `Authorization` field of its own (the App Store Server API's JWT).
+    func send(_ method: String, _ path: String, body: JSONValue?, authorization: String) async throws -> ScenarioHTTPClient.Answer {
+        do {
+            return try await transport.send(method, path, body: body, authorization: authorization)
+        } catch {
+            throw StepFailure(description: "\(method) \(path): \(error.description)")
+        }
+    }
+
     /// A GET that must answer 200 with JSON (the reads behind expectations).
     func read(_ path: String) async throws -> JSONValue {
         let answer = try await send("GET", path)

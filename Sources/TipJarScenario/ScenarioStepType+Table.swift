@@ -1,10 +1,10 @@
 import Foundation
 
 extension ScenarioStepType {
-    /// Every step type, in the order Public/scenarios/README.md documents them. Each entry is the whole
+    /// The step types before the notification ones (``all``), in the order Public/scenarios/README.md documents them. Each entry is the whole
     /// definition of a step: adding an endpoint to scenarios is one entry here and one name in
     /// `Public/scenarios/schema/scenario.schema.json`.
-    public static let all: [ScenarioStepType] = [
+    static let core: [ScenarioStepType] = [
         ScenarioStepType(
             name: "store", summary: "Change the simulated App Store's settings (a PATCH /api/store, JSON Merge Patch); reset: true first restores every default.",
             install: .none, fields: ["settings": .object, "reset": .bool], required: [], titleFields: []

@@ -10,6 +10,11 @@ public protocol ScenarioTransport: Sendable {
     ///     `application/merge-patch+json`), or `nil`.
     /// - Throws: ``ScenarioHTTPClient/Failure`` when the dashboard cannot be reached or its answer is not HTTP.
     func send(_ method: String, _ path: String, body: JSONValue?) async throws(ScenarioHTTPClient.Failure) -> ScenarioHTTPClient.Answer
+    /// The same with `authorization` as the `Authorization` field (the App Store Server API's JWT, `/inApps/…`); an
+    /// admin token then goes in the `tipjar_admin` cookie.
+    func send(
+        _ method: String, _ path: String, body: JSONValue?, authorization: String
+    ) async throws(ScenarioHTTPClient.Failure) -> ScenarioHTTPClient.Answer
 }
 
 extension ScenarioHTTPClient: ScenarioTransport {}

@@ -91,6 +91,27 @@ extension ServeCommand {
             help: "Live event streams one client address may hold open."
         ) { command, text in command.maxStreamsPerAddress = try wholeNumber(text, option: "--max-streams-per-address") },
         Option(
+            "--notifications-url", .single(placeholder: "URL"), default: .words("the saved one (none on a new database)"),
+            help: "Post App Store Server Notifications V2 to URL (absolute http or https), saved as the store's notifications URL.",
+            discussion: "Also set with `PUT /api/notifications/settings` and on `/notifications`; anything else is refused at start-up."
+        ) { command, text in
+            do {
+                command.notificationsURL = try NotificationSettings.checkedURL(text)
+            } catch {
+                throw UsageError(message: "--notifications-url must be an absolute http:// or https:// URL with a host")
+            }
+        },
+        Option(
+            "--notification-time-scale", .single(placeholder: "N"), default: .words("the saved one (1)"),
+            help: "Run Apple's notification retry schedule (1, 12, 24, 48, 72 hours after the previous attempt) N times faster, "
+                + "1 to 3600000 (3600 makes an hour a second)."
+        ) { command, text in
+            guard let value = Int(text), NotificationSettings.timeScales.contains(value) else {
+                throw UsageError(message: "--notification-time-scale must be a whole number from 1 to 3600000")
+            }
+            command.notificationTimeScale = value
+        },
+        Option(
             "--no-background-check", .flag,
             help: "After a clean stop, do not check every page of the database in the background once serving (PRAGMA integrity_check).",
             discussion: "Without it, start-up after a clean stop skips `PRAGMA integrity_check`, and `serve` runs it once serving, in the "

@@ -31,6 +31,8 @@ struct ServeCommand {
     var maxStreamsPerAddress = HTTPServerConfiguration().maxStreamsPerAddress
     var templates = ServeCommand.packageRoot.appendingPathComponent("Templates")
     var publicDirectory = ServeCommand.packageRoot.appendingPathComponent("Public")
+    var notificationsURL: String?
+    var notificationTimeScale: Int?
 
     /// The package root, found from this file's path at build time, so `swift run tipjar serve`
     /// finds `Templates/` and `Public/` from any folder.
@@ -181,6 +183,11 @@ struct ServeCommand {
                 reloadTemplates: reloadTemplates, adminToken: adminToken,
                 catalogName: catalogName),
             environment: environment, appBundleID: bundleID)
+        if notificationsURL != nil || notificationTimeScale != nil {
+            try await stack.setNotificationsURL(notificationsURL, timeScale: notificationTimeScale)
+        }
+        let notifications = stack.startNotifications()
+        defer { notifications?.cancel() }
         gate.open(stack)
         if stopping.isRequested {
             try? storage.pool.close()
@@ -209,6 +216,9 @@ struct ServeCommand {
         try? FileHandle.standardOutput.write(contentsOf: Data(banner.utf8))
         if checksInBackground { startBackgroundCheck(of: storage) }
         await server.waitUntilStopped()
+        // The notifications sender stops before the database closes; an attempt under way is recorded by no one, so its
+        // lease ends and the next start sends it again (at least once, never lost).
+        notifications?.cancel()
         // Late deliveries still waiting are dropped, never awaited; a charged transaction stays unfinished for the next launch.
         await stack.service.cancelScheduledDeliveries()
         try? storage.pool.close()

@@ -28,6 +28,9 @@ import check_examples
 import jsonschema
 from openapi_spec_validator import validate as validate_spec
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from check_openapi_notifications import exercise_notifications  # noqa: E402
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SPEC_PATH = os.path.join(ROOT, "Public", "api", "openapi.json")
 BINARY = os.environ.get("TIPJAR_BIN", os.path.join(ROOT, ".build", "release", "tipjar"))
@@ -340,6 +343,7 @@ def exercise_server_api(api, tid):
         api.call("PUT", path + str(tid), dict(body, customerConsented="yes"), headers=good, expect=400)
         api.call("PUT", path + "999999", body, headers=good, expect=404)
         api.call("PUT", path + str(tid), "{}", content_type="text/plain", headers=good, expect=415)
+    exercise_notifications(api, good, bad, tid)
 
 
 def exercise_history(api, iid, tid):

@@ -75,8 +75,8 @@ class Dashboard:
     """`tipjar serve --port 0` on a temporary database; the port comes from the start-up banner
     (as Tests/Benchmarks/server_support.py reads it)."""
 
-    def __init__(self, folder):
-        command = [BINARY, "serve", "--port", "0", "--database", os.path.join(folder, "tipjar.sqlite3")]
+    def __init__(self, folder, options=()):
+        command = [BINARY, "serve", "--port", "0", "--database", os.path.join(folder, "tipjar.sqlite3"), *options]
         self.process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
         banner = self.process.stdout.readline()
         match = re.search(r"http://127\.0\.0\.1:(\d+)/", banner)

@@ -26,6 +26,8 @@ public enum TipJarError: Error, Equatable, Sendable, CustomStringConvertible {
     case alreadyRefunded(UInt64)
     /// No refund request was received for this transaction.
     case refundRequestNotFound(UInt64)
+    /// The transaction is not refunded, so no refund can be reversed.
+    case notRefunded(UInt64)
     /// The refund request for this transaction was already decided, so it cannot be approved or declined (409).
     case refundRequestNotPending(UInt64)
     /// A value is outside what the simulator accepts.
@@ -46,6 +48,7 @@ public enum TipJarError: Error, Equatable, Sendable, CustomStringConvertible {
         case .transactionNotPending(let id): "Ask to Buy request \(id) is not waiting for approval."
         case .transactionNotInterrupted(let id): "Transaction \(id) is not an interrupted purchase."
         case .alreadyRefunded(let id): "Transaction \(id) was already refunded."
+        case .notRefunded(let id): "Transaction \(id) is not refunded: there is no refund to reverse."
         case .refundRequestNotFound(let id): "No refund request was received for transaction \(id)."
         case .refundRequestNotPending(let id): "The refund request for transaction \(id) was already decided."
         case .invalidValue(let field, let reason): "\(field): \(reason)"

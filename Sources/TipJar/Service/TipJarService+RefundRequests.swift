@@ -41,9 +41,15 @@ extension TipJarService {
                 : "Refund sheet for transaction \(transactionID) cancelled: .userCancelled.",
             attributes)
         switch decision {
-        case .approve?: try await approveRefundRequest(transactionID: transactionID, decidedBy: "setting")
+        case .approve?:
+            // Consumption information sent before the request counts: a server that asked for a decline gets one.
+            if let stored = try await records.transaction(withID: transactionID), Self.prefersDecline(stored.consumptionInfo) {
+                try await declineRefundRequest(transactionID: transactionID, decidedBy: "setting")
+            } else {
+                try await approveRefundRequest(transactionID: transactionID, decidedBy: "setting")
+            }
         case .decline?: try await declineRefundRequest(transactionID: transactionID, decidedBy: "setting")
-        case .manual?, nil: break
+        case .manual?, .consumptionInformation?, nil: break
         }
         return answer.status
     }
@@ -88,5 +94,39 @@ extension TipJarService {
             request.installID, "refundRequest.declined", "Refund request for transaction \(transactionID) declined; nothing delivered.",
             ["transactionID": "\(transactionID)", "decidedBy": decidedBy])
         return request
+    }
+
+    /// Consumption information received from the developer's server for `transactionID` (Send Consumption Information,
+    /// https://developer.apple.com/documentation/appstoreserverapi/send-consumption-information; `json` the request
+    /// body as saved): with `refundRequestDecision` `consumptionInformation` and a pending refund request, the
+    /// request is decided now, declined when the body's `refundPreference` asks for a decline, approved otherwise
+    /// (a `GRANT_PRORATED` preference is approved in full: the partial share is not derived).
+    /// - Returns: the decision made, or `nil` when none was.
+    @discardableResult
+    public func consumptionInformationReceived(transactionID: UInt64, json: String) async throws -> RefundRequest.State? {
+        guard store.settings.refundRequestDecision == .consumptionInformation,
+            let request = try await records.refundRequest(transactionID: transactionID), request.state == .pending
+        else { return nil }
+        do {
+            if Self.prefersDecline(json) {
+                try await declineRefundRequest(transactionID: transactionID, decidedBy: "consumptionInformation")
+                return .declined
+            }
+            try await approveRefundRequest(transactionID: transactionID, decidedBy: "consumptionInformation")
+            return .approved
+        } catch TipJarError.refundRequestNotPending {
+            return nil  // Decided meanwhile on /store: the dashboard's decision stands.
+        }
+    }
+
+    /// Whether consumption information asks for a decline: `refundPreference` `"DECLINE"` (Send Consumption
+    /// Information) or `2`, "Prefer decline" (v1's `refundPreferenceV1`,
+    /// https://developer.apple.com/documentation/appstoreserverapi/refundpreferencev1).
+    static func prefersDecline(_ json: String?) -> Bool {
+        guard let json, let object = try? JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any] else { return false }
+        if let text = object["refundPreference"] as? String { return text == "DECLINE" }
+        // The v1 body was checked to hold an integer from 0 to 3.
+        if let number = object["refundPreference"] as? Int { return number == 2 }
+        return false
     }
 }

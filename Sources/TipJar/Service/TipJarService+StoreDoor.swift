@@ -47,6 +47,12 @@ extension TipJarService {
         try await store.history(accountID: accountID, view: view, productID: productID)
     }
 
+    /// Undoes a refund (``SimulatedStore/reverseRefund(transactionID:)``), queuing `REFUND_REVERSED`.
+    @discardableResult
+    public func reverseRefund(transactionID: UInt64) async throws -> StoredTransaction {
+        try await store.reverseRefund(transactionID: transactionID)
+    }
+
     /// Interrupted purchases waiting to be resolved (``SimulatedStore/interruptedTransactions()``).
     public func interruptedTransactions() async throws -> [StoredTransaction] { try await store.interruptedTransactions() }
 

@@ -34,3 +34,28 @@ extension SimulatedStore {
         return try await move(stored, to: changed, orThrow: .transactionNotFound(transactionID))
     }
 }
+
+extension SimulatedStore {
+    /// The App Store reverses a refund it granted: "Indicates that the App Store reversed a previously granted refund
+    /// due to a dispute that the customer raised" (`REFUND_REVERSED`,
+    /// https://developer.apple.com/documentation/appstoreservernotifications/notificationtype). The transaction loses
+    /// its revocation (date, reason, type, share) and is signed again now; the `REFUND_REVERSED` notification is queued
+    /// in the same write (`TipJarSchema.v14`). Apple does not say what StoreKit delivers to the device then: nothing
+    /// reaches the app here, which sees the transaction unrevoked in `Transaction.all` and its next launch.
+    /// - Returns: the transaction as saved.
+    /// - Throws: `TipJarError.transactionNotFound`, `.notRefunded` (also for the loser of two reversals).
+    @discardableResult
+    public func reverseRefund(transactionID: UInt64) async throws -> StoredTransaction {
+        guard let stored = try await storage.transaction(withID: transactionID), stored.status == .purchased else {
+            throw TipJarError.transactionNotFound(transactionID)
+        }
+        guard stored.transaction.isRevoked else { throw TipJarError.notRefunded(transactionID) }
+        var reversed = stored
+        reversed.transaction.revocationDate = nil
+        reversed.transaction.revocationReason = nil
+        reversed.transaction.revocationType = nil
+        reversed.transaction.revocationPercentage = nil
+        reversed.transaction.signedDate = now()
+        return try await move(stored, to: reversed, orThrow: .notRefunded(transactionID))
+    }
+}

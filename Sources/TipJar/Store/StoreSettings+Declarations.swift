@@ -142,8 +142,17 @@ extension StoreSettings {
                 { [StoreSetting.SummaryPart($0.refundsDeliveredAtLaunch ? "delivered at the next launch" : "not delivered at launch")] })),
         .choice(
             \.refundRequestDecision, key: "refundRequestDecision", group: .updates, label: "Refund requests from the app",
-            help: "manual: each waits for Approve or Decline on /store; approve or decline: decided as soon as it is received",
-            summary: .line("Refund requests", { [StoreSetting.SummaryPart($0.refundRequestDecision == .manual ? "decided on /store" : "\($0.refundRequestDecision.rawValue)d at once")] })),
+            help:
+                "manual: each waits for Approve or Decline on /store; approve or decline: decided as soon as it is received (a decline when the server's consumption information asks for one); consumptionInformation: decided by the refundPreference the server sends",
+            summary: .line(
+                "Refund requests",
+                { settings in
+                    switch settings.refundRequestDecision {
+                    case .manual: [StoreSetting.SummaryPart("decided on /store")]
+                    case .consumptionInformation: [StoreSetting.SummaryPart("decided by the server's consumption information")]
+                    case .approve, .decline: [StoreSetting.SummaryPart("\(settings.refundRequestDecision.rawValue)d at once")]
+                    }
+                })),
         .choice(
             \.environment, key: "environment", control: .radios, group: .environment, label: "Environment",
             summary: .line(

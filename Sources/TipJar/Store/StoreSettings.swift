@@ -148,6 +148,13 @@ public struct StoreSettings: Sendable, Equatable, Codable {
         case approve
         /// Declined as soon as it is received: nothing reaches the app.
         case decline
+        /// Decided when the developer's server answers the `CONSUMPTION_REQUEST` notification with Send Consumption
+        /// Information: declined when its `refundPreference` asks for a decline (`DECLINE`, or `2` in v1), approved
+        /// otherwise; Approve or Decline on `/store` overrides it until then. Apple weighs consumption information
+        /// with other data it does not document ("the App Store … determines the refund outcome",
+        /// https://developer.apple.com/documentation/appstoreserverapi/send-consumption-information); here the
+        /// preference decides.
+        case consumptionInformation
     }
     /// Who decides a received refund request (``RefundRequestDecision``); `manual` by default.
     public var refundRequestDecision: RefundRequestDecision

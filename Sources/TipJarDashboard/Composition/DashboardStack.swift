@@ -19,6 +19,8 @@ public struct DashboardStack: HTTPResponder {
     public let storage: any TipJarStorage
     /// The admin token requests must carry, or `nil`.
     public let adminToken: String?
+    /// The App Store Server Notifications sender, when the storage keeps a queue (``startNotifications()``).
+    public let notificationSender: NotificationSender?
     /// The route controllers, one per area of the dashboard, each built with only what it uses; every route is
     /// registered by exactly one of them.
     let controllers: [any DashboardController]
@@ -50,7 +52,7 @@ public struct DashboardStack: HTTPResponder {
         let screen = InstallScreen(service: service, renderer: renderer)
         let cachePolicy = InstallCachePolicy(service: service)
         let scenarioDownloads = ScenarioDownload.list(in: configuration.publicDirectory)
-        let controllers: [any DashboardController] = [
+        var controllers: [any DashboardController] = [
             InstallsController(service: service, pageCache: pageCache, renderer: renderer, screen: screen, cachePolicy: cachePolicy),
             PurchasesController(service: service, renderer: renderer, screen: screen),
             LiveEventsController(service: service, liveChannels: liveChannels, screen: screen),
@@ -65,8 +67,11 @@ public struct DashboardStack: HTTPResponder {
             APIController(
                 service: service, pageCache: pageCache, renderer: renderer,
                 apiReference: APIReference.load(in: configuration.publicDirectory), cachePolicy: cachePolicy),
-            AppStoreServerAPIController(service: service, now: { [environment] in Int64(environment.now().timeIntervalSince1970) }),
+            AppStoreServerAPIController(
+                service: service, now: { [environment] in Int64(environment.now().timeIntervalSince1970) },
+                notifications: storage as? any ServerNotificationStorage, clock: environment.now),
         ]
+        controllers += Self.notificationControllers(service: service, storage: storage, environment: environment, renderer: renderer)
         for controller in controllers { controller.register(in: &router) }
         let errorPages = ErrorPages(templates: templates, catalogName: configuration.catalogName)
         let chain = Dashboard.chain(router: router, adminToken: configuration.adminToken, errorPages: errorPages, log: environment.log)
@@ -80,6 +85,7 @@ public struct DashboardStack: HTTPResponder {
         self.service = service
         self.storage = storage
         adminToken = configuration.adminToken
+        notificationSender = Self.notificationSender(service: service, storage: storage, environment: environment)
     }
 
     /// Answers one request in process: the dashboard's middlewares and routes, without the HTTP server's own checks

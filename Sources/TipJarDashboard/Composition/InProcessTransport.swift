@@ -14,11 +14,28 @@ struct InProcessTransport: ScenarioTransport {
     let bearerToken: String?
 
     func send(_ method: String, _ path: String, body: JSONValue?) async throws(ScenarioHTTPClient.Failure) -> ScenarioHTTPClient.Answer {
+        try await send(method, path, body: body, authorization: nil)
+    }
+
+    func send(
+        _ method: String, _ path: String, body: JSONValue?, authorization: String
+    ) async throws(ScenarioHTTPClient.Failure) -> ScenarioHTTPClient.Answer {
+        try await send(method, path, body: body, authorization: Optional(authorization))
+    }
+
+    private func send(
+        _ method: String, _ path: String, body: JSONValue?, authorization: String?
+    ) async throws(ScenarioHTTPClient.Failure) -> ScenarioHTTPClient.Answer {
         guard let dashboard = responder() else {
             throw ScenarioHTTPClient.Failure(description: "\(method) \(path): the dashboard has shut down")
         }
         var fields: HTTPFields = ["Host": "localhost", "Accept": "application/json"]
-        if let bearerToken { fields["Authorization"] = "Bearer \(bearerToken)" }
+        if let authorization {
+            fields["Authorization"] = authorization
+            if let bearerToken { fields["Cookie"] = "\(AdminTokenCheck.cookieName)=\(bearerToken)" }
+        } else if let bearerToken {
+            fields["Authorization"] = "Bearer \(bearerToken)"
+        }
         let payload = Array((body?.text ?? "").utf8)
         if body != nil { fields["Content-Type"] = ScenarioTransportMedia.contentType(for: method) }
         let request: HTTPRequest

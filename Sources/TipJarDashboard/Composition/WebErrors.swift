@@ -34,6 +34,7 @@ extension TipJarError: HTTPResponseError {
         case .installNotFound, .transactionNotFound, .askToBuyRequestNotFound, .refundRequestNotFound: .notFound
         case .unknownProduct: .unprocessableContent
         case .purchaseInProgress, .installBeingDeleted, .productNotLoaded, .noPurchaseSheet, .transactionNotPending, .transactionNotInterrupted, .alreadyRefunded, .refundRequestNotPending: .conflict
+        case .notRefunded: .conflict
         case .invalidValue: .badRequest
         }
     }
@@ -44,6 +45,7 @@ extension TipJarError: HTTPResponseError {
         case .installNotFound, .transactionNotFound, .askToBuyRequestNotFound, .refundRequestNotFound: "Not found"
         case .unknownProduct: "Unknown product"
         case .purchaseInProgress, .installBeingDeleted, .productNotLoaded, .noPurchaseSheet, .transactionNotPending, .transactionNotInterrupted, .alreadyRefunded, .refundRequestNotPending: "Conflict"
+        case .notRefunded: "Conflict"
         case .invalidValue: "Bad value"
         }
     }

@@ -152,6 +152,7 @@ struct TransactionsController: DashboardController {
         }
         data["lives"] = .array(lives)
         data["installGone"] = .bool(!installs.contains { $0.id == stored.installID })
+        data["notifications"] = try await notificationRows(transactionID)
         return try renderer.html("pages/transaction", data)
     }
 

@@ -15,11 +15,18 @@ struct AppStoreServerAPIController: DashboardController {
     let service: TipJarService
     /// The current UNIX time in seconds, for the token's `exp` and `iat`.
     let now: @Sendable () -> Int64
+    /// The notifications queue, when the storage keeps one (AppStoreServerAPIController+Notifications.swift).
+    var notifications: (any ServerNotificationStorage)? = nil
+    /// The store's clock, for the notifications' dates.
+    var clock: @Sendable () -> Date = { Date() }
+    /// New `notificationUUID`s and test tokens.
+    var makeUUID: @Sendable () -> String = { UUID().uuidString.lowercased() }
 
     /// Transactions per page of the history and refund lookups: "up to 20" (Apple).
     static let pageSize = 20
 
     func register(in router: inout Router<DashboardContext>) {
+        registerNotifications(in: &router)
         // Get Transaction Info: https://developer.apple.com/documentation/appstoreserverapi/get-transaction-info
         router.get("/inApps/v1/transactions/:tid") { request, context in
             try await answer(request) {
@@ -91,7 +98,9 @@ struct AppStoreServerAPIController: DashboardController {
                 let stored = try await transaction(context)
                 if let type = stored.transaction.productType, type != .consumable { throw AppStoreServerAPIError.notConsumable }
                 try AppStoreServerAPIRequests.checkConsumptionV1(body)
-                try await service.recordConsumption(String(decoding: request.body, as: UTF8.self), transactionID: stored.transaction.id)
+                let json = String(decoding: request.body, as: UTF8.self)
+                try await service.recordConsumption(json, transactionID: stored.transaction.id)
+                try await service.consumptionInformationReceived(transactionID: stored.transaction.id, json: json)
                 return HTTPResponse(status: .accepted)
             }
         }
@@ -101,7 +110,9 @@ struct AppStoreServerAPIController: DashboardController {
                 let body = try AppStoreServerAPIRequests.object(request.body)
                 let stored = try await transaction(context)
                 try AppStoreServerAPIRequests.checkConsumption(body)
-                try await service.recordConsumption(String(decoding: request.body, as: UTF8.self), transactionID: stored.transaction.id)
+                let json = String(decoding: request.body, as: UTF8.self)
+                try await service.recordConsumption(json, transactionID: stored.transaction.id)
+                try await service.consumptionInformationReceived(transactionID: stored.transaction.id, json: json)
                 return HTTPResponse(status: .accepted)
             }
         }

@@ -39,6 +39,20 @@ struct AppStoreServerAPIError: Error, Equatable {
     static let invalidRevoked = Self(status: .badRequest, code: 4_000_030, message: "Invalid request. The revoked parameter is invalid: true or false.")
     /// `InvalidTransactionNotConsumableError` (4000043): Send Consumption Information v1 takes consumables only.
     static let notConsumable = Self(status: .badRequest, code: 4_000_043, message: "Invalid request. The transaction id parameter must represent a consumable in-app purchase.")
+    /// `StartDateTooFarInPastError` (4000012).
+    static let startDateTooFarInPast = Self(status: .badRequest, code: 4_000_012, message: "Invalid request. The start date is earlier than the allowed start date.")
+    /// `InvalidPaginationTokenError` (4000014).
+    static let invalidPaginationToken = Self(status: .badRequest, code: 4_000_014, message: "Invalid request. The pagination token is invalid.")
+    /// `InvalidNotificationTypeError` (4000018).
+    static let invalidNotificationType = Self(status: .badRequest, code: 4_000_018, message: "Invalid request. The notification type or subtype is invalid.")
+    /// `MultipleFiltersSuppliedError` (4000019): "Include either the transactionId or the notificationType in your query, but not both."
+    static let multipleFiltersSupplied = Self(status: .badRequest, code: 4_000_019, message: "Invalid request. Too many filters: use either transactionId or notificationType.")
+    /// `InvalidTestNotificationTokenError` (4000020).
+    static let invalidTestNotificationToken = Self(status: .badRequest, code: 4_000_020, message: "Invalid request. The test notification token is invalid.")
+    /// `ServerNotificationURLNotFoundError` (4040007): no notifications URL is set.
+    static let notificationURLNotFound = Self(status: .notFound, code: 4_040_007, message: "No App Store Server Notifications URL is set for this app in this environment.")
+    /// `TestNotificationNotFoundError` (4040008).
+    static let testNotificationNotFound = Self(status: .notFound, code: 4_040_008, message: "Test notification not found.")
     /// `TransactionIdNotFoundError` (4040010).
     static let transactionIDNotFound = Self(status: .notFound, code: 4_040_010, message: "Transaction id not found.")
 

@@ -1,0 +1,68 @@
+import Foundation
+
+/// The queue of App Store Server Notifications (``ServerNotification``) and its settings. The SQLite storage
+/// implements it (`SQLiteTipJarStorage+Notifications.swift`), recording each event in the same write as what caused
+/// it; a storage that does not implement it sends no notifications.
+///
+/// Every state change names the state it expects (compare-and-set): of two senders racing for one notification
+/// exactly one claims it, and an attempt is recorded only by the sender holding the claim, so a notification answered
+/// 2xx is never sent again.
+public protocol ServerNotificationStorage: Sendable {
+    /// The saved settings (a new database: no URL, time scale 1).
+    nonisolated(nonsending) func notificationSettings() async throws -> NotificationSettings
+    /// Saves the settings. From then on events are queued only while a URL is set.
+    nonisolated(nonsending) func save(_ settings: NotificationSettings) async throws
+    /// Queues a notification made outside an event of the store (`TEST`, a resend).
+    /// - Returns: it, with its ``ServerNotification/id``.
+    nonisolated(nonsending) func enqueue(_ notification: ServerNotification) async throws -> ServerNotification
+    /// Notifications due at `date` (pending, or sending with an ended lease), oldest first, at most `limit`.
+    nonisolated(nonsending) func dueNotifications(at date: Date, limit: Int) async throws -> [ServerNotification]
+    /// The earliest ``ServerNotification/nextAttemptAt`` of a pending or sending notification, or `nil`.
+    nonisolated(nonsending) func nextNotificationDue() async throws -> Date?
+    /// Claims `notification` for one attempt until `leaseUntil`, only while it is in the state it was read in (same
+    /// state, attempt count and due date), fixing its UUID and payload if it has none yet.
+    /// - Returns: the claimed notification, or `nil` when another sender won (nothing changed).
+    nonisolated(nonsending) func claim(
+        _ notification: ServerNotification, uuid: String, payload: String, leaseUntil: Date
+    ) async throws -> ServerNotification?
+    /// Records the attempt of a claimed notification and its next state: `delivered` for a success, else `pending`
+    /// until `retryAt`, or `failed` when `retryAt` is `nil`, only while the claim stands (state `sending`, same count).
+    /// - Returns: `false` when the claim was lost (nothing recorded).
+    nonisolated(nonsending) func record(_ attempt: SendAttempt, of claimed: ServerNotification, retryAt: Date?) async throws -> Bool
+    /// The notification with `id`, with its attempts.
+    nonisolated(nonsending) func notification(id: Int64) async throws -> ServerNotification?
+    /// The `TEST` notification with `token`, with its attempts.
+    nonisolated(nonsending) func notification(testToken: String) async throws -> ServerNotification?
+    /// Notifications created in `query`'s window that pass its filters, oldest first, with their attempts.
+    nonisolated(nonsending) func notifications(matching query: NotificationQuery) async throws -> [ServerNotification]
+}
+
+/// A read of the notification history (Apple's `NotificationHistoryRequest`,
+/// https://developer.apple.com/documentation/appstoreserverapi/notificationhistoryrequest, and the dashboard's list).
+public struct NotificationQuery: Sendable, Equatable {
+    public var start: Date?
+    public var end: Date?
+    public var type: ServerNotification.NotificationType?
+    public var transactionID: UInt64?
+    /// Only notifications with at least one attempt (Apple's history lists what it "attempted to send").
+    public var attemptedOnly: Bool
+    /// Only notifications with a failed attempt (`onlyFailures`).
+    public var onlyFailures: Bool
+    /// Notifications after this ID only (a page's end).
+    public var afterID: Int64?
+    public var limit: Int
+
+    public init(
+        start: Date? = nil, end: Date? = nil, type: ServerNotification.NotificationType? = nil, transactionID: UInt64? = nil,
+        attemptedOnly: Bool = false, onlyFailures: Bool = false, afterID: Int64? = nil, limit: Int = 100
+    ) {
+        self.start = start
+        self.end = end
+        self.type = type
+        self.transactionID = transactionID
+        self.attemptedOnly = attemptedOnly
+        self.onlyFailures = onlyFailures
+        self.afterID = afterID
+        self.limit = limit
+    }
+}

@@ -1,0 +1,107 @@
+import Foundation
+import HTTPServer
+import Mustache
+import TipJar
+
+/// The `/notifications` page: the notifications URL and time scale (a form), every notification the store queued with
+/// its decoded payload and its attempts, filtered by type, and Resend; and the rows the transaction page shows
+/// (`Templates/partials/transaction-notifications.mustache`). Every form posts with the session's CSRF token and works
+/// without JavaScript.
+extension NotificationsController {
+    func registerPages(in router: inout Router<DashboardContext>) {
+        router.get("/notifications") { request, context in
+            try await renderer.withFormSession(context) { token in
+                var data = renderer.pageData(context, nav: "notifications", csrfToken: token)
+                var query = NotificationQuery(limit: 200)
+                let typeText = request.queryValue("type") ?? ""
+                if !typeText.isEmpty {
+                    guard let type = ServerNotification.NotificationType(rawValue: typeText) else {
+                        throw RequestError(message: "type must be one of " + ServerNotification.NotificationType.allCases.map(\.rawValue).joined(separator: ", "))
+                    }
+                    query.type = type
+                }
+                let settings = try await queue.notificationSettings()
+                data["url"] = .string(settings.url ?? "")
+                data["hasURL"] = .bool(settings.url != nil)
+                data["timeScale"] = .int(settings.timeScale)
+                data["types"] = ViewModels.choices(
+                    [("", "every type")] + ServerNotification.NotificationType.allCases.map { ($0.rawValue, $0.rawValue) }, selected: typeText)
+                // Newest first: the latest events are what a rehearsal looks at.
+                let rows = try await queue.notifications(matching: query).reversed().map(Self.row)
+                data["notifications"] = .array(rows)
+                data["hasNotifications"] = .bool(!rows.isEmpty)
+                data["flash"] = Self.flashes[request.queryValue("flash") ?? ""].map(MustacheValue.string)
+                return try renderer.html("pages/notifications", data)
+            }
+        }
+        router.post("/notifications/settings") { _, context in
+            var patch: [String: Any] = ["url": context.form["url"] ?? ""]
+            if let scale = context.form["timeScale"], !scale.isEmpty {
+                guard let value = Int(scale) else { throw TipJarError.invalidValue(field: "timeScale", reason: "must be a whole number") }
+                patch["timeScale"] = value
+            }
+            let body = try JSONSerialization.data(withJSONObject: patch)
+            try await queue.save(try Self.patched(try await queue.notificationSettings(), with: Array(body)))
+            return .redirect(to: "/notifications?flash=saved")
+        }
+        // Apple has no resend: this queues a copy with a new notificationUUID, due now; the original keeps its state.
+        router.post("/notifications/:nid/resend") { _, context in
+            guard let text = context.parameters["nid"], let id = Int64(text), let original = try await queue.notification(id: id) else {
+                throw RequestError(status: .notFound, message: "No notification has that ID.")
+            }
+            var copy = ServerNotification(
+                type: original.type, subtype: original.subtype, transactionID: original.transactionID, createdAt: original.createdAt,
+                snapshot: original.snapshot, consumptionRequestReason: original.consumptionRequestReason, nextAttemptAt: clock())
+            if original.type == .test {
+                // A TEST has no transaction to sign again: the copy carries the same payload under a new UUID.
+                let uuid = UUID().uuidString.lowercased()
+                copy.notificationUUID = uuid
+                copy.signedPayload = APIModels.signedPayload(
+                    for: copy, uuid: uuid, stored: nil, bundleID: service.appBundleID, environment: service.settings.environment.rawValue)
+            }
+            _ = try await queue.enqueue(copy)
+            return .redirect(to: "/notifications?flash=resent")
+        }
+    }
+
+    static let flashes = ["saved": "Saved the notification settings.", "resent": "Queued a copy with a new notificationUUID."]
+
+    /// One notification as the page and the transaction page show it.
+    static func row(_ notification: ServerNotification) -> MustacheValue {
+        let payload = notification.signedPayload.flatMap(decodedPayload)
+        return [
+            "id": .string(String(notification.id)), "type": .string(notification.type.rawValue),
+            "transactionID": notification.transactionID.map { .string(String($0)) } ?? .null,
+            "at": .string(UTCTimestamp(notification.createdAt).isoWithMilliseconds), "state": .string(notification.state.rawValue),
+            "uuid": .string(notification.notificationUUID ?? "not sent yet"),
+            "nextAttempt": notification.state == .pending ? .string(UTCTimestamp(notification.nextAttemptAt).isoWithMilliseconds) : .null,
+            "attempts": .array(
+                notification.attempts.map { attempt in
+                    [
+                        "at": .string(UTCTimestamp(attempt.date).isoWithMilliseconds), "result": .string(attempt.result.rawValue),
+                        "success": .bool(attempt.result == .success),
+                    ]
+                }),
+            "hasAttempts": .bool(!notification.attempts.isEmpty),
+            "payload": payload.map(MustacheValue.string) ?? .null,
+        ]
+    }
+
+    /// The payload part of a signed payload, as indented JSON (the transaction inside stays a JWS).
+    static func decodedPayload(_ signed: String) -> String? {
+        let parts = signed.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3, let data = CompactJWS.decodeBase64URL(parts[1]),
+            let object = try? JSONSerialization.jsonObject(with: data),
+            let pretty = try? JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
+        else { return nil }
+        return String(decoding: pretty, as: UTF8.self)
+    }
+}
+
+extension TransactionsController {
+    /// The notifications about a transaction, for `Templates/partials/transaction-notifications.mustache`.
+    func notificationRows(_ transactionID: UInt64) async throws -> MustacheValue {
+        let rows = try await service.records.notifications(transactionID: transactionID).map(NotificationsController.row)
+        return ["items": .array(rows), "any": .bool(!rows.isEmpty)]
+    }
+}

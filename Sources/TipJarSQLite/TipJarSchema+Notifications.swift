@@ -1,0 +1,104 @@
+extension TipJarSchema {
+    /// `v14-notifications`: the App Store Server Notifications queue (Sources/TipJar/Model/ServerNotification.swift),
+    /// its attempts and its settings.
+    ///
+    /// The store's events are queued by triggers, so each notification commits in the same transaction as what caused
+    /// it (https://www.sqlite.org/lang_createtrigger.html: a trigger's statements run as part of the statement that
+    /// fired it) and a crash can never keep one without the other: a purchased transaction inserted is a
+    /// `ONE_TIME_CHARGE`, a revocation set a `REFUND`, a revocation cleared a `REFUND_REVERSED`, a refund request
+    /// received a `CONSUMPTION_REQUEST`, a refund request declined a `REFUND_DECLINED`. Nothing is queued while no
+    /// notifications URL is set (one read of a one-row table per write). Each row keeps the transaction's changing
+    /// fields as they were then, and the event's date from the store's clock.
+    ///
+    /// `consumption_request_reason` maps the reason the customer gave on the refund sheet to Apple's
+    /// `consumptionRequestReason`
+    /// (https://developer.apple.com/documentation/appstoreservernotifications/consumptionrequestreason): "the app had
+    /// a problem" (`developerIssue`) is `FULFILLMENT_ISSUE`, anything else `OTHER`. Apple documents no such mapping;
+    /// its sheet's own reasons are not StoreKit API.
+    public static let v14 = """
+        CREATE TABLE notification_settings (
+            id INTEGER PRIMARY KEY CHECK (id = 1),
+            url TEXT,
+            time_scale INTEGER NOT NULL DEFAULT 1 CHECK (time_scale BETWEEN 1 AND 3600000)
+        );
+        INSERT INTO notification_settings (id, url, time_scale) VALUES (1, NULL, 1);
+        CREATE TABLE notifications (
+            id INTEGER PRIMARY KEY,
+            notification_type TEXT NOT NULL CHECK (notification_type IN
+                ('ONE_TIME_CHARGE', 'CONSUMPTION_REQUEST', 'REFUND', 'REFUND_DECLINED', 'REFUND_REVERSED', 'TEST')),
+            subtype TEXT,
+            transaction_id INTEGER,
+            created_at_ms INTEGER NOT NULL,
+            has_snapshot INTEGER NOT NULL DEFAULT 0 CHECK (has_snapshot IN (0, 1)),
+            signed_date_ms INTEGER,
+            revocation_date_ms INTEGER,
+            revocation_reason TEXT,
+            revocation_type TEXT,
+            revocation_percentage INTEGER,
+            consumption_request_reason TEXT,
+            test_token TEXT UNIQUE,
+            notification_uuid TEXT UNIQUE,
+            signed_payload TEXT,
+            state TEXT NOT NULL DEFAULT 'pending' CHECK (state IN ('pending', 'sending', 'delivered', 'failed')),
+            attempt_count INTEGER NOT NULL DEFAULT 0 CHECK (attempt_count >= 0),
+            next_attempt_ms INTEGER NOT NULL
+        );
+        CREATE INDEX notifications_due ON notifications (next_attempt_ms, id) WHERE state IN ('pending', 'sending');
+        CREATE INDEX notifications_by_transaction ON notifications (transaction_id, id);
+        CREATE INDEX notifications_by_created ON notifications (created_at_ms, id);
+        CREATE TABLE notification_attempts (
+            notification_id INTEGER NOT NULL REFERENCES notifications (id),
+            attempt INTEGER NOT NULL,
+            attempted_at_ms INTEGER NOT NULL,
+            result TEXT NOT NULL,
+            PRIMARY KEY (notification_id, attempt)
+        ) WITHOUT ROWID;
+        CREATE TRIGGER notify_one_time_charge AFTER INSERT ON transactions
+        WHEN NEW.status = 'purchased' AND (SELECT url FROM notification_settings WHERE id = 1) IS NOT NULL
+        BEGIN
+            INSERT INTO notifications (notification_type, transaction_id, created_at_ms, has_snapshot, signed_date_ms,
+                revocation_date_ms, revocation_reason, revocation_type, revocation_percentage, next_attempt_ms)
+            VALUES ('ONE_TIME_CHARGE', NEW.id, NEW.purchase_date_ms, 1, NEW.signed_date_ms, NEW.revocation_date_ms,
+                NEW.revocation_reason, NEW.revocation_type, NEW.revocation_percentage, NEW.purchase_date_ms);
+        END;
+        CREATE TRIGGER notify_refund AFTER UPDATE OF revocation_date_ms ON transactions
+        WHEN OLD.revocation_date_ms IS NULL AND NEW.revocation_date_ms IS NOT NULL AND NEW.status = 'purchased'
+            AND (SELECT url FROM notification_settings WHERE id = 1) IS NOT NULL
+        BEGIN
+            INSERT INTO notifications (notification_type, transaction_id, created_at_ms, has_snapshot, signed_date_ms,
+                revocation_date_ms, revocation_reason, revocation_type, revocation_percentage, next_attempt_ms)
+            VALUES ('REFUND', NEW.id, NEW.revocation_date_ms, 1, NEW.signed_date_ms, NEW.revocation_date_ms,
+                NEW.revocation_reason, NEW.revocation_type, NEW.revocation_percentage, NEW.revocation_date_ms);
+        END;
+        CREATE TRIGGER notify_refund_reversed AFTER UPDATE OF revocation_date_ms ON transactions
+        WHEN OLD.revocation_date_ms IS NOT NULL AND NEW.revocation_date_ms IS NULL AND NEW.status = 'purchased'
+            AND (SELECT url FROM notification_settings WHERE id = 1) IS NOT NULL
+        BEGIN
+            INSERT INTO notifications (notification_type, transaction_id, created_at_ms, has_snapshot, signed_date_ms,
+                revocation_date_ms, revocation_reason, revocation_type, revocation_percentage, next_attempt_ms)
+            VALUES ('REFUND_REVERSED', NEW.id, COALESCE(NEW.signed_date_ms, OLD.revocation_date_ms), 1, NEW.signed_date_ms,
+                NULL, NULL, NULL, NULL, COALESCE(NEW.signed_date_ms, OLD.revocation_date_ms));
+        END;
+        CREATE TRIGGER notify_consumption_request AFTER INSERT ON refund_requests
+        WHEN (SELECT url FROM notification_settings WHERE id = 1) IS NOT NULL
+        BEGIN
+            INSERT INTO notifications (notification_type, transaction_id, created_at_ms, has_snapshot, signed_date_ms,
+                revocation_date_ms, revocation_reason, revocation_type, revocation_percentage, consumption_request_reason,
+                next_attempt_ms)
+            SELECT 'CONSUMPTION_REQUEST', NEW.transaction_id, NEW.requested_at_ms, 1, signed_date_ms, revocation_date_ms,
+                revocation_reason, revocation_type, revocation_percentage,
+                CASE NEW.reason WHEN 'developerIssue' THEN 'FULFILLMENT_ISSUE' ELSE 'OTHER' END, NEW.requested_at_ms
+            FROM transactions WHERE id = NEW.transaction_id;
+        END;
+        CREATE TRIGGER notify_refund_declined AFTER UPDATE OF state ON refund_requests
+        WHEN OLD.state = 'pending' AND NEW.state = 'declined' AND (SELECT url FROM notification_settings WHERE id = 1) IS NOT NULL
+        BEGIN
+            INSERT INTO notifications (notification_type, transaction_id, created_at_ms, has_snapshot, signed_date_ms,
+                revocation_date_ms, revocation_reason, revocation_type, revocation_percentage, next_attempt_ms)
+            SELECT 'REFUND_DECLINED', NEW.transaction_id, COALESCE(NEW.decided_at_ms, NEW.requested_at_ms), 1, signed_date_ms,
+                revocation_date_ms, revocation_reason, revocation_type, revocation_percentage,
+                COALESCE(NEW.decided_at_ms, NEW.requested_at_ms)
+            FROM transactions WHERE id = NEW.transaction_id;
+        END;
+        """
+}

@@ -1,0 +1,159 @@
+import Foundation
+import Synchronization
+import TestSupport
+import Testing
+import TipJar
+import SQLiteDatabase
+import TipJarSQLite
+
+@testable import TipJarDashboard
+
+/// The sender of the notifications queue (Sources/TipJarDashboard/Notifications/NotificationSender.swift): Apple's retry schedule
+/// on an injected clock, one post per notification whatever the number of senders, and a purchase that never waits
+/// for the developer's server.
+@Suite("Notification sender")
+struct NotificationSenderTests {
+    /// A transport that answers from a script and counts what it was given, by payload.
+    final class ScriptedTransport: NotificationTransport {
+        let results: @Sendable (Int) -> SendAttemptResult
+        let posted = Mutex<[String]>([])
+
+        init(_ results: @escaping @Sendable (Int) -> SendAttemptResult) { self.results = results }
+
+        func post(_ body: Data, to url: URL, timeout: TimeInterval) async -> SendAttemptResult {
+            let payload = (try? JSONSerialization.jsonObject(with: body) as? [String: String])?["signedPayload"] ?? ""
+            let count = posted.withLock { posted in
+                posted.append(payload)
+                return posted.count - 1
+            }
+            return results(count)
+        }
+    }
+
+    /// A clock a test moves by hand.
+    final class ManualClock: Sendable {
+        let date: Mutex<Date>
+        init(_ date: Date) { self.date = Mutex(date) }
+        var now: Date { date.withLock { $0 } }
+        func set(_ new: Date) { date.withLock { $0 = new } }
+    }
+
+    static func sender(_ server: LiveServer, _ transport: some NotificationTransport, clock: ManualClock) -> NotificationSender {
+        let records = server.service.records
+        return NotificationSender(
+            queue: server.storage, transport: transport, transaction: { try await records.transaction(withID: $0) },
+            bundleID: server.service.appBundleID, environment: { "LocalTesting" }, now: { clock.now })
+    }
+
+    static func buy(_ server: LiveServer, count: Int = 1) async throws {
+        let install = try #require(await server.json("POST", "/api/installs", #"{"accountID":"ana","launch":true}"#).object["id"] as? String)
+        for _ in 0..<count {
+            #expect(await server.json("POST", "/api/installs/\(install)/purchases", #"{"productID":"com.example.tipjar.tip.coffee"}"#).status == 200)
+        }
+    }
+
+    @Test func aNotificationAnsweredWith500IsRetriedOnAppleSchedule() async throws {
+        try await withLiveServer { server in
+            try await server.storage.save(NotificationSettings(url: "http://127.0.0.1:9/n", timeScale: 3_600))
+            try await Self.buy(server)
+            let queued = try #require(try await server.storage.dueNotifications(at: .distantFuture, limit: 1).first)
+            let clock = ManualClock(queued.createdAt)
+            let transport = ScriptedTransport { _ in .unsuccessfulHTTPResponseCode }
+            let sender = Self.sender(server, transport, clock: clock)
+            #expect(try await sender.sendDue() == 1, "the initial attempt, at once")
+            var last = queued.createdAt
+            // 1, 12, 24, 48 and 72 hours after the previous attempt, an hour a second at time scale 3600.
+            for hours in [1.0, 12, 24, 48, 72] {
+                clock.set(last.addingTimeInterval(hours - 0.001))
+                #expect(try await sender.sendDue() == 0, "not before \(hours) h")
+                clock.set(last.addingTimeInterval(hours))
+                #expect(try await sender.sendDue() == 1, "the retry \(hours) h after the previous attempt")
+                last = clock.now
+            }
+            clock.set(last.addingTimeInterval(1_000_000))
+            #expect(try await sender.sendDue() == 0, "no seventh attempt")
+            let failed = try #require(try await server.storage.notification(id: queued.id))
+            #expect(failed.state == .failed && failed.attempts.count == 6)
+            #expect(failed.attempts.allSatisfy { $0.result == .unsuccessfulHTTPResponseCode })
+            let gaps = zip(failed.attempts.dropFirst(), failed.attempts).map { $0.date.timeIntervalSince($1.date) }
+            #expect(gaps.map { $0.rounded() } == [1, 12, 24, 48, 72])
+            #expect(Set(transport.posted.withLock { $0 }).count == 1, "every retry posts the same signed payload")
+        }
+    }
+
+    @Test func aRetryThatSucceedsEndsTheRetries() async throws {
+        try await withLiveServer { server in
+            try await server.storage.save(NotificationSettings(url: "http://127.0.0.1:9/n", timeScale: 3_600))
+            try await Self.buy(server)
+            let queued = try #require(try await server.storage.dueNotifications(at: .distantFuture, limit: 1).first)
+            let clock = ManualClock(queued.createdAt)
+            let sender = Self.sender(server, ScriptedTransport { $0 == 0 ? .timedOut : .success }, clock: clock)
+            try await sender.sendDue()
+            clock.set(queued.createdAt.addingTimeInterval(1))
+            try await sender.sendDue()
+            clock.set(.distantFuture)
+            #expect(try await sender.sendDue() == 0)
+            let delivered = try #require(try await server.storage.notification(id: queued.id))
+            #expect(delivered.state == .delivered && delivered.attempts.map(\.result) == [.timedOut, .success])
+        }
+    }
+
+    @Test func twoSendersRacingPostEachNotificationOnce() async throws {
+        try await withLiveServer { server in
+            try await server.storage.save(NotificationSettings(url: "http://127.0.0.1:9/n", timeScale: 1))
+            try await Self.buy(server, count: 12)
+            let clock = ManualClock(.distantFuture.addingTimeInterval(-1))
+            let transport = ScriptedTransport { _ in .success }
+            let one = Self.sender(server, transport, clock: clock)
+            let other = Self.sender(server, transport, clock: clock)
+            async let first = one.sendDue()
+            async let second = other.sendDue()
+            #expect(try await first + second == 12)
+            let posted = transport.posted.withLock { $0 }
+            #expect(posted.count == 12 && Set(posted).count == 12, "each notification posted once")
+            #expect(try await server.storage.dueNotifications(at: .distantFuture, limit: 100).isEmpty)
+        }
+    }
+
+    @Test func aServerThatNeverAnswersCostsAPurchaseNothing() async throws {
+        let receiver = try ScriptedReceiver { _ in .silence }
+        defer { receiver.stop() }
+        try await withLiveServer { server in
+            try await server.storage.save(NotificationSettings(url: receiver.url, timeScale: 1))
+            let sending = server.stack.startNotifications()
+            defer { sending?.cancel() }
+            try await Self.buy(server)
+            #expect(await eventually { receiver.bodies.count == 1 }, "the first notification is being posted")
+            try await Self.buy(server, count: 3)  // each answered while the server holds the first post unanswered
+            let queued = try await server.storage.notifications(matching: NotificationQuery(limit: 10))
+            #expect(queued.count == 4 && queued.filter { $0.state == .sending }.count == 1)
+        }
+    }
+
+    @Test func aOneTimeChargeSentAfterARefundStillShowsTheTransactionUnrefunded() async throws {
+        try await withLiveServer { server in
+            try await server.storage.save(NotificationSettings(url: "http://127.0.0.1:9/n", timeScale: 1))
+            try await Self.buy(server)
+            let charge = try #require(try await server.storage.dueNotifications(at: .distantFuture, limit: 1).first)
+            let id = try #require(charge.transactionID)
+            #expect(await server.json("POST", "/api/transactions/\(id)/refund", #"{"reason":"other"}"#).status == 200)
+            let transport = ScriptedTransport { _ in .success }
+            try await Self.sender(server, transport, clock: ManualClock(.distantFuture.addingTimeInterval(-1))).sendDue()
+            let payloads = try transport.posted.withLock { $0 }.map { try AppStoreServerAPITests.decode($0.split(separator: ".")[1]) }
+            #expect(payloads.compactMap { $0["notificationType"] as? String } == ["ONE_TIME_CHARGE", "REFUND"])
+            for payload in payloads {
+                #expect(Set(payload.keys) == ["notificationType", "notificationUUID", "data", "version", "signedDate"])
+                #expect(payload["version"] as? String == "2.0")
+                let data = try #require(payload["data"] as? [String: Any])
+                #expect(Set(data.keys) == ["bundleId", "environment", "signedTransactionInfo"])
+            }
+            let transactions = try payloads.map { payload in
+                let data = try #require(payload["data"] as? [String: Any])
+                let jws = try #require(data["signedTransactionInfo"] as? String)
+                return try AppStoreServerAPITests.decode(jws.split(separator: ".")[1])
+            }
+            #expect(transactions[0]["revocationDate"] == nil, "the charge shows the transaction as it was bought")
+            #expect(transactions[1]["revocationDate"] != nil && transactions[1]["revocationType"] as? String == "REFUND_FULL")
+        }
+    }
+}

@@ -1,0 +1,203 @@
+import Foundation
+import Testing
+import TipJar
+
+@testable import SQLiteDatabase
+@testable import TipJarSQLite
+
+/// The App Store Server Notifications queue on a real SQLite file (`TipJarSchema.v14`,
+/// Sources/TipJar/Model/ServerNotification.swift): each event queued in the write that caused it, never lost across a
+/// reopen, and every state change a compare-and-set with exactly one winner.
+@Suite("Server notifications queue")
+struct NotificationQueueTests {
+    static let url = "http://127.0.0.1:9/notifications"
+
+    static func world(url: String? = NotificationQueueTests.url) async throws -> TestWorld {
+        let world = try await TestWorld.make()
+        try await world.storage.save(NotificationSettings(url: url, timeScale: 1))
+        return world
+    }
+
+    static func tip(_ world: TestWorld, _ installID: String) async throws -> UInt64 {
+        try #require(try await world.service.purchase(productID: TestWorld.coffee, installID: installID).transactionID)
+    }
+
+    static func all(_ world: TestWorld) async throws -> [ServerNotification] {
+        try await world.storage.notifications(matching: NotificationQuery(limit: 100))
+    }
+
+    @Test func nothingIsQueuedWhileNoNotificationsURLIsSet() async throws {
+        let world = try await Self.world(url: nil)
+        let install = try await world.runningInstall()
+        _ = try await Self.tip(world, install.id)
+        #expect(try await Self.all(world).isEmpty)
+    }
+
+    @Test func aPurchaseQueuesOneTimeChargeDueAtOnceWithTheTransactionAsItWasThen() async throws {
+        let world = try await Self.world()
+        let install = try await world.runningInstall()
+        let id = try await Self.tip(world, install.id)
+        let stored = try #require(try await world.storage.transaction(withID: id))
+        let queued = try await Self.all(world)
+        #expect(queued.count == 1)
+        let charge = try #require(queued.first)
+        #expect(charge.type == .oneTimeCharge && charge.transactionID == id && charge.state == .pending && charge.attemptCount == 0)
+        #expect(charge.createdAt == stored.transaction.purchaseDate && charge.nextAttemptAt == charge.createdAt)
+        #expect(charge.snapshot?.revocationDate == nil && charge.snapshot?.signedDate == stored.transaction.signedDate)
+        #expect(try await world.storage.dueNotifications(at: charge.createdAt, limit: 10).map(\.id) == [charge.id])
+    }
+
+    @Test func aRefundRequestItsDeclineAndAnApprovedRefundEachQueueTheirNotification() async throws {
+        let world = try await Self.world()
+        let install = try await world.runningInstall()
+        let declined = try await Self.tip(world, install.id)
+        let refunded = try await Self.tip(world, install.id)
+        try await world.service.beginRefundRequest(transactionID: declined, installID: install.id, userAction: .submit, reason: .developerIssue)
+        try await world.service.declineRefundRequest(transactionID: declined)
+        try await world.service.beginRefundRequest(transactionID: refunded, installID: install.id, userAction: .submit)
+        try await world.service.approveRefundRequest(transactionID: refunded)
+        let events = try await Self.all(world).map { "\($0.type.rawValue) \($0.transactionID ?? 0) \($0.consumptionRequestReason ?? "-")" }
+        #expect(
+            events == [
+                "ONE_TIME_CHARGE \(declined) -", "ONE_TIME_CHARGE \(refunded) -", "CONSUMPTION_REQUEST \(declined) FULFILLMENT_ISSUE",
+                "REFUND_DECLINED \(declined) -", "CONSUMPTION_REQUEST \(refunded) OTHER", "REFUND \(refunded) -",
+            ])
+        let refund = try #require(try await Self.all(world).last)
+        #expect(refund.snapshot?.revocationType == .fullRefund && refund.snapshot?.revocationDate != nil)
+    }
+
+    @Test func aQueuedNotificationIsNeverLostAcrossAReopen() async throws {
+        let world = try await Self.world()
+        let install = try await world.runningInstall()
+        let id = try await Self.tip(world, install.id)
+        let reopened = try await world.reopened()
+        let due = try await reopened.storage.dueNotifications(at: .distantFuture, limit: 10)
+        #expect(due.map(\.transactionID) == [id] && due.first?.state == .pending)
+        #expect(try await reopened.storage.notificationSettings().url == Self.url, "the URL is kept too")
+    }
+
+    @Test func ofTwoSendersClaimingOneNotificationExactlyOneWins() async throws {
+        let world = try await Self.world()
+        let install = try await world.runningInstall()
+        _ = try await Self.tip(world, install.id)
+        let read = try #require(try await world.storage.dueNotifications(at: .distantFuture, limit: 1).first)
+        let lease = read.createdAt.addingTimeInterval(60)
+        async let first = world.storage.claim(read, uuid: "a", payload: "payload-a", leaseUntil: lease)
+        async let second = world.storage.claim(read, uuid: "b", payload: "payload-b", leaseUntil: lease)
+        let claims = [try await first, try await second].compactMap { $0 }
+        #expect(claims.count == 1)
+        let claimed = try #require(claims.first)
+        #expect(claimed.state == .sending && claimed.notificationUUID == (claimed.signedPayload == "payload-a" ? "a" : "b"))
+        #expect(try await world.storage.dueNotifications(at: lease.addingTimeInterval(-1), limit: 10).isEmpty, "claimed: not due during its lease")
+    }
+
+    @Test func aNotificationAnsweredWithSuccessIsNeverSentAgain() async throws {
+        let world = try await Self.world()
+        let install = try await world.runningInstall()
+        _ = try await Self.tip(world, install.id)
+        let read = try #require(try await world.storage.dueNotifications(at: .distantFuture, limit: 1).first)
+        let claimed = try #require(try await world.storage.claim(read, uuid: "u", payload: "p", leaseUntil: read.createdAt))
+        #expect(try await world.storage.record(SendAttempt(date: read.createdAt, result: .success), of: claimed, retryAt: nil))
+        #expect(try await world.storage.record(SendAttempt(date: read.createdAt, result: .success), of: claimed, retryAt: nil) == false)
+        #expect(try await world.storage.claim(read, uuid: "u2", payload: "p2", leaseUntil: .distantFuture) == nil, "a stale read claims nothing")
+        #expect(try await world.storage.dueNotifications(at: .distantFuture, limit: 10).isEmpty)
+        let delivered = try #require(try await world.storage.notification(id: read.id))
+        #expect(delivered.state == .delivered && delivered.attempts == [SendAttempt(date: read.createdAt, result: .success)])
+        #expect(delivered.notificationUUID == "u" && delivered.signedPayload == "p")
+    }
+
+    @Test func aSenderThatDiesMidAttemptLeavesTheNotificationDueWhenItsLeaseEnds() async throws {
+        let world = try await Self.world()
+        let install = try await world.runningInstall()
+        _ = try await Self.tip(world, install.id)
+        let read = try #require(try await world.storage.dueNotifications(at: .distantFuture, limit: 1).first)
+        let lease = read.createdAt.addingTimeInterval(60)
+        _ = try #require(try await world.storage.claim(read, uuid: "u", payload: "p", leaseUntil: lease))
+        let reopened = try await world.reopened()
+        #expect(try await reopened.storage.dueNotifications(at: lease.addingTimeInterval(-1), limit: 10).isEmpty)
+        let again = try #require(try await reopened.storage.dueNotifications(at: lease, limit: 10).first)
+        let reclaimed = try #require(try await reopened.storage.claim(again, uuid: "other", payload: "other", leaseUntil: .distantFuture))
+        #expect(reclaimed.notificationUUID == "u" && reclaimed.signedPayload == "p", "a retry sends the same UUID and payload")
+    }
+
+    @Test func aFailedAttemptWaitsForItsRetryAndTheLastOneFailsTheNotification() async throws {
+        let world = try await Self.world()
+        let install = try await world.runningInstall()
+        _ = try await Self.tip(world, install.id)
+        let read = try #require(try await world.storage.dueNotifications(at: .distantFuture, limit: 1).first)
+        let claimed = try #require(try await world.storage.claim(read, uuid: "u", payload: "p", leaseUntil: read.createdAt))
+        let retry = read.createdAt.addingTimeInterval(3_600)
+        #expect(try await world.storage.record(SendAttempt(date: read.createdAt, result: .timedOut), of: claimed, retryAt: retry))
+        #expect(try await world.storage.dueNotifications(at: retry.addingTimeInterval(-1), limit: 10).isEmpty)
+        let due = try #require(try await world.storage.dueNotifications(at: retry, limit: 10).first)
+        #expect(due.attemptCount == 1 && due.state == .pending)
+        let last = try #require(try await world.storage.claim(due, uuid: "u", payload: "p", leaseUntil: retry))
+        #expect(try await world.storage.record(SendAttempt(date: retry, result: .noResponse), of: last, retryAt: nil))
+        let failed = try #require(try await world.storage.notification(id: read.id))
+        #expect(failed.state == .failed && failed.attempts.map(\.result) == [.timedOut, .noResponse])
+        #expect(try await world.storage.notifications(matching: NotificationQuery(onlyFailures: true)).map(\.id) == [read.id])
+    }
+}
+
+/// Apple's retry schedule, compressed by the time scale (Sources/TipJar/Model/ServerNotification.swift).
+@Suite("Notification retry schedule")
+struct NotificationRetryScheduleTests {
+    @Test func retriesComeOneTwelveTwentyFourFortyEightAndSeventyTwoHoursAfterThePreviousAttemptThenNone() {
+        let start = Date(timeIntervalSince1970: 0)
+        let waits = (1...6).map { NotificationRetrySchedule.nextAttempt(after: start, attemptsMade: $0, timeScale: 1)?.timeIntervalSince(start) }
+        #expect(waits == [3_600, 43_200, 86_400, 172_800, 259_200, nil])
+    }
+
+    @Test func theTimeScaleDividesEveryWait() {
+        let start = Date(timeIntervalSince1970: 0)
+        #expect(NotificationRetrySchedule.nextAttempt(after: start, attemptsMade: 1, timeScale: 3_600)?.timeIntervalSince(start) == 1)
+        #expect(NotificationRetrySchedule.nextAttempt(after: start, attemptsMade: 5, timeScale: 3_600)?.timeIntervalSince(start) == 72)
+    }
+
+    @Test func onlyTwoHundredToTwoHundredSixIsSuccess() {
+        #expect(
+            [199, 200, 204, 206, 207, 301, 400, 500].map(SendAttemptResult.forStatus) == [
+                .unsuccessfulHTTPResponseCode, .success, .success, .success, .unsuccessfulHTTPResponseCode,
+                .unsuccessfulHTTPResponseCode, .unsuccessfulHTTPResponseCode, .unsuccessfulHTTPResponseCode,
+            ])
+    }
+
+    @Test func aNotificationsURLMustBeAbsoluteHTTPOrHTTPSWithAHost() throws {
+        for bad in [
+            "ftp://example.com/x", "javascript:alert(1)", "http://", "/relative", "example.com/x", "http://user@example.com/",
+            "http://" + String(repeating: "a", count: 2_100) + ".com",
+        ] {
+            #expect(throws: TipJarError.self, "\(bad.prefix(40))") { try NotificationSettings.checkedURL(bad) }
+        }
+        #expect(try NotificationSettings.checkedURL("https://example.com/apple") == "https://example.com/apple")
+        #expect(try NotificationSettings.checkedURL("  ") == nil)
+        #expect(throws: TipJarError.self) { try NotificationSettings.checkedTimeScale(0) }
+    }
+}
+
+/// The App Store reversing a refund (`REFUND_REVERSED`,
+/// https://developer.apple.com/documentation/appstoreservernotifications/notificationtype).
+@Suite("Refund reversals")
+struct RefundReversalTests {
+    @Test func aReversedRefundLeavesTheTransactionUnrevokedAndQueuesRefundReversedOnce() async throws {
+        let world = try await NotificationQueueTests.world()
+        let install = try await world.runningInstall()
+        let id = try await NotificationQueueTests.tip(world, install.id)
+        _ = try await world.service.refund(transactionID: id)
+        let reversed = try await world.store.reverseRefund(transactionID: id)
+        #expect(!reversed.transaction.isRevoked && reversed.transaction.revocationType == nil)
+        await #expect(throws: TipJarError.notRefunded(id)) { try await world.store.reverseRefund(transactionID: id) }
+        let types = try await NotificationQueueTests.all(world).map(\.type)
+        #expect(types == [.oneTimeCharge, .refund, .refundReversed])
+        let last = try #require(try await NotificationQueueTests.all(world).last)
+        #expect(last.snapshot?.revocationDate == nil && last.createdAt == reversed.transaction.signedDate)
+    }
+
+    @Test func aTransactionNeverRefundedHasNoRefundToReverse() async throws {
+        let world = try await NotificationQueueTests.world()
+        let install = try await world.runningInstall()
+        let id = try await NotificationQueueTests.tip(world, install.id)
+        await #expect(throws: TipJarError.notRefunded(id)) { try await world.store.reverseRefund(transactionID: id) }
+        await #expect(throws: TipJarError.transactionNotFound(999)) { try await world.store.reverseRefund(transactionID: 999) }
+    }
+}
