@@ -258,7 +258,7 @@ def test_the_readme_tour_works_when_the_reader_moves_between_pages(browser, serv
 # 9. Small things
 
 
-def test_small_things_a_disabled_tile_says_why_codes_are_text_sized_one_line_top_bar_and_a_readable_legend(browser, server):
+def test_small_things_a_disabled_tile_says_why_codes_are_text_sized_a_short_top_bar_with_every_link_and_a_readable_legend(browser, server):
     install_id = server.create_install()
     buy(server, install_id)
     open_sheet(browser, server, install_id)
@@ -286,6 +286,11 @@ def test_small_things_a_disabled_tile_says_why_codes_are_text_sized_one_line_top
     emulate_phone(browser)
     browser.get(f"{server.base}/installs/{install_id}")
     assert browser.execute_script("return document.querySelector('.topbar').getBoundingClientRect().height;") <= 64
+    off_screen = browser.execute_script(
+        "return Array.from(document.querySelectorAll('.topbar nav a')).filter(function (a) {"
+        " var r = a.getBoundingClientRect(); return r.right > window.innerWidth || r.left < 0; })"
+        ".map(function (a) { return a.textContent; });")
+    assert off_screen == [], f"top bar links off the screen: {off_screen}"
     legend = browser.execute_script(
         "var t = document.querySelector('.sequence-diagram text.legend-text'); return t.getBoundingClientRect().height;")
     assert legend >= 12, f"legend text {legend} px high"
