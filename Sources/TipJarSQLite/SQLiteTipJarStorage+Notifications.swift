@@ -52,6 +52,7 @@ extension SQLiteTipJarStorage: ServerNotificationStorage {
         }
     }
 
+    /// `ServerNotificationStorage.notificationSettings()`: the one row of settings (defaults when absent).
     public nonisolated(nonsending) func notificationSettings() async throws -> NotificationSettings {
         try await pool.read { db in
             try db.fetchOne(sql: "SELECT url, time_scale FROM notification_settings WHERE id = 1") { row in
@@ -60,6 +61,7 @@ extension SQLiteTipJarStorage: ServerNotificationStorage {
         }
     }
 
+    /// `ServerNotificationStorage.save(_:)`: replaces the settings.
     public nonisolated(nonsending) func save(_ settings: NotificationSettings) async throws {
         let arguments: StatementArguments = [settings.url, settings.timeScale]
         try await pool.write { db in
@@ -71,6 +73,7 @@ extension SQLiteTipJarStorage: ServerNotificationStorage {
         }
     }
 
+    /// `ServerNotificationStorage.enqueue(_:)`: a `TEST` or a resent copy (the other types are queued by the triggers of `TipJarSchema.v14`, in their event's write).
     public nonisolated(nonsending) func enqueue(_ notification: ServerNotification) async throws -> ServerNotification {
         let n = notification
         let arguments: StatementArguments = [
@@ -97,6 +100,7 @@ extension SQLiteTipJarStorage: ServerNotificationStorage {
         return saved
     }
 
+    /// `ServerNotificationStorage.dueNotifications(at:limit:)`: pending ones due, and sending ones whose lease ended, through `notifications_due`.
     public nonisolated(nonsending) func dueNotifications(at date: Date, limit: Int) async throws -> [ServerNotification] {
         let now = Self.milliseconds(date)
         return try await pool.read { db in
@@ -109,6 +113,7 @@ extension SQLiteTipJarStorage: ServerNotificationStorage {
         }
     }
 
+    /// `ServerNotificationStorage.nextNotificationDue()`: the earliest due time or lease end, `nil` when none waits.
     public nonisolated(nonsending) func nextNotificationDue() async throws -> Date? {
         try await pool.read { db in
             try db.fetchValue(sql: "SELECT MIN(next_attempt_ms) FROM notifications WHERE state IN ('pending', 'sending')", as: Int64.self)
@@ -116,6 +121,7 @@ extension SQLiteTipJarStorage: ServerNotificationStorage {
         }
     }
 
+    /// `ServerNotificationStorage.claim(_:uuid:payload:leaseUntil:)`: a compare-and-set on the state, attempt count and due time read, so of two senders one wins; the UUID and payload are fixed by the first claim.
     public nonisolated(nonsending) func claim(
         _ notification: ServerNotification, uuid: String, payload: String, leaseUntil: Date
     ) async throws -> ServerNotification? {
@@ -136,6 +142,7 @@ extension SQLiteTipJarStorage: ServerNotificationStorage {
         }
     }
 
+    /// `ServerNotificationStorage.record(_:of:retryAt:)`: the attempt and the next state in one write, only while the claim still holds.
     public nonisolated(nonsending) func record(_ attempt: SendAttempt, of claimed: ServerNotification, retryAt: Date?) async throws -> Bool {
         let state: ServerNotification.State = attempt.result == .success ? .delivered : retryAt == nil ? .failed : .pending
         let next = retryAt ?? attempt.date
@@ -155,6 +162,7 @@ extension SQLiteTipJarStorage: ServerNotificationStorage {
         }
     }
 
+    /// `ServerNotificationStorage.notification(id:)`, with its attempts.
     public nonisolated(nonsending) func notification(id: Int64) async throws -> ServerNotification? {
         try await pool.read { db in
             let found = try db.fetchAll(sql: "SELECT \(Self.notificationColumns) FROM notifications WHERE id = ?", arguments: [id], Self.notification)
@@ -162,6 +170,7 @@ extension SQLiteTipJarStorage: ServerNotificationStorage {
         }
     }
 
+    /// `ServerNotificationStorage.notification(testToken:)`, with its attempts.
     public nonisolated(nonsending) func notification(testToken: String) async throws -> ServerNotification? {
         try await pool.read { db in
             let found = try db.fetchAll(
@@ -170,6 +179,7 @@ extension SQLiteTipJarStorage: ServerNotificationStorage {
         }
     }
 
+    /// `ServerNotificationStorage.notifications(matching:)`: filters as bound parameters, oldest first.
     public nonisolated(nonsending) func notifications(matching query: NotificationQuery) async throws -> [ServerNotification] {
         var conditions: [String] = []
         var arguments: [DatabaseValue] = []

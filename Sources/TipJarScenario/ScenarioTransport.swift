@@ -22,6 +22,7 @@ extension ScenarioHTTPClient: ScenarioTransport {}
 /// The media type a transport sends a JSON body with: a `PATCH` body is a JSON Merge Patch (RFC 7396 §4,
 /// `application/merge-patch+json`), any other `application/json`.
 public enum ScenarioTransportMedia {
+    /// The `Content-Type` of a JSON body sent with `method`.
     public static func contentType(for method: String) -> String {
         method == "PATCH" ? "application/merge-patch+json" : "application/json"
     }

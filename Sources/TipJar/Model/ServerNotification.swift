@@ -50,12 +50,18 @@ public struct ServerNotification: Sendable, Equatable {
     /// notification sent later shows the transaction as it was then (a `ONE_TIME_CHARGE` retried after a refund
     /// still shows it unrefunded).
     public struct TransactionSnapshot: Sendable, Equatable {
+        /// `signedDate` then; `nil` keeps the transaction's own.
         public var signedDate: Date?
+        /// `revocationDate` then; `nil`: not revoked.
         public var revocationDate: Date?
+        /// `revocationReason` then.
         public var revocationReason: Transaction.RevocationReason?
+        /// `revocationType` then (full or prorated refund).
         public var revocationType: Transaction.RevocationType?
+        /// `revocationPercentage` then, in milliunits of a percent (0...100,000).
         public var revocationPercentage: Int?
 
+        /// Creates a snapshot of the fields as they were.
         public init(
             signedDate: Date?, revocationDate: Date?, revocationReason: Transaction.RevocationReason?,
             revocationType: Transaction.RevocationType?, revocationPercentage: Int?
@@ -81,6 +87,7 @@ public struct ServerNotification: Sendable, Equatable {
 
     /// The queue's key, in the order events happened.
     public var id: Int64
+    /// Apple's `notificationType`.
     public var type: NotificationType
     /// Apple's `subtype`; `nil` for every type sent here (Apple names none for them).
     public var subtype: String?
@@ -99,6 +106,7 @@ public struct ServerNotification: Sendable, Equatable {
     public var notificationUUID: String?
     /// The `signedPayload` sent, fixed when it is first claimed.
     public var signedPayload: String?
+    /// Where it is in the queue.
     public var state: State
     /// Attempts made so far.
     public var attemptCount: Int
@@ -107,6 +115,7 @@ public struct ServerNotification: Sendable, Equatable {
     /// Every attempt, oldest first (filled by the reads that say so).
     public var attempts: [SendAttempt]
 
+    /// Creates a notification; a new one is `pending` and due at `nextAttemptAt` (its `createdAt` when `nil`).
     public init(
         id: Int64 = 0, type: NotificationType, subtype: String? = nil, transactionID: UInt64? = nil, createdAt: Date,
         snapshot: TransactionSnapshot? = nil, consumptionRequestReason: String? = nil, testToken: String? = nil,
@@ -141,6 +150,7 @@ public struct SendAttempt: Sendable, Equatable {
     /// `sendAttemptResult`.
     public var result: SendAttemptResult
 
+    /// Creates an attempt made at `date` that ended with `result`.
     public init(date: Date, result: SendAttemptResult) {
         self.date = date
         self.result = result
@@ -182,8 +192,10 @@ public struct NotificationSettings: Sendable, Equatable, Codable {
     /// How many times faster than Apple's the retry schedule runs: 1 is Apple's hours, 3600 makes an hour a second.
     public var timeScale: Int
 
+    /// The time scales allowed: Apple's own (1) up to an hour a millisecond.
     public static let timeScales = 1...3_600_000
 
+    /// Creates settings; by default none is sent and the schedule is Apple's.
     public init(url: String? = nil, timeScale: Int = 1) {
         self.url = url
         self.timeScale = timeScale

@@ -40,9 +40,13 @@ public protocol ServerNotificationStorage: Sendable {
 /// A read of the notification history (Apple's `NotificationHistoryRequest`,
 /// https://developer.apple.com/documentation/appstoreserverapi/notificationhistoryrequest, and the dashboard's list).
 public struct NotificationQuery: Sendable, Equatable {
+    /// Created at or after this date (`startDate`); `nil`: no bound.
     public var start: Date?
+    /// Created before this date (`endDate`); `nil`: no bound.
     public var end: Date?
+    /// Only this `notificationType`.
     public var type: ServerNotification.NotificationType?
+    /// Only notifications about this transaction (`transactionId`).
     public var transactionID: UInt64?
     /// Only notifications with at least one attempt (Apple's history lists what it "attempted to send").
     public var attemptedOnly: Bool
@@ -50,8 +54,10 @@ public struct NotificationQuery: Sendable, Equatable {
     public var onlyFailures: Bool
     /// Notifications after this ID only (a page's end).
     public var afterID: Int64?
+    /// At most this many (Apple's history pages hold 20).
     public var limit: Int
 
+    /// Creates a query; by default every notification, at most 100.
     public init(
         start: Date? = nil, end: Date? = nil, type: ServerNotification.NotificationType? = nil, transactionID: UInt64? = nil,
         attemptedOnly: Bool = false, onlyFailures: Bool = false, afterID: Int64? = nil, limit: Int = 100
