@@ -40,13 +40,19 @@ extension SQLiteTipJarStorage: ServerNotificationStorage {
     /// `notifications` read with their attempts, in one read.
     static func withAttempts(_ notifications: [ServerNotification], _ db: Database) throws -> [ServerNotification] {
         let statement = try db.cachedStatement(
-            sql: "SELECT attempted_at_ms, result FROM notification_attempts WHERE notification_id = ? ORDER BY attempt")
+            sql: """
+                SELECT attempted_at_ms, result, url, detail, ended_at_ms FROM notification_attempts
+                WHERE notification_id = ? ORDER BY attempt
+                """)
         return try notifications.map { notification in
             var read = notification
             read.attempts = try statement.fetchAll(arguments: [notification.id]) { row in
-                SendAttempt(
+                var attempt = SendAttempt(
                     date: date(try row.value(named: "attempted_at_ms")),
-                    result: SendAttemptResult(rawValue: try row.value(named: "result")) ?? .other)
+                    result: SendAttemptResult(rawValue: try row.value(named: "result")) ?? .other,
+                    url: try row.value(named: "url", as: String?.self), detail: try row.value(named: "detail", as: String?.self))
+                attempt.endedAt = (try row.value(named: "ended_at_ms", as: Int64?.self)).map(date)
+                return attempt
             }
             return read
         }
@@ -100,16 +106,31 @@ extension SQLiteTipJarStorage: ServerNotificationStorage {
         return saved
     }
 
-    /// `ServerNotificationStorage.dueNotifications(at:limit:)`: pending ones due, and sending ones whose lease ended, through `notifications_due`.
-    public nonisolated(nonsending) func dueNotifications(at date: Date, limit: Int) async throws -> [ServerNotification] {
+    /// `ServerNotificationStorage.dueNotifications(at:limit:onlyTests:)`: pending ones due, and sending ones whose lease
+    /// ended, through `notifications_due` (`notifications_due_tests` for the test lane).
+    public nonisolated(nonsending) func dueNotifications(at date: Date, limit: Int, onlyTests: Bool) async throws -> [ServerNotification] {
         let now = Self.milliseconds(date)
+        let sql =
+            onlyTests
+            ? """
+            SELECT \(Self.notificationColumns) FROM notifications INDEXED BY notifications_due_tests
+            WHERE state IN ('pending', 'sending') AND notification_type = 'TEST' AND next_attempt_ms <= ? ORDER BY next_attempt_ms, id LIMIT ?
+            """
+            : """
+            SELECT \(Self.notificationColumns) FROM notifications
+            WHERE state IN ('pending', 'sending') AND next_attempt_ms <= ? ORDER BY next_attempt_ms, id LIMIT ?
+            """
         return try await pool.read { db in
-            try db.cachedStatement(
-                sql: """
-                    SELECT \(Self.notificationColumns) FROM notifications
-                    WHERE state IN ('pending', 'sending') AND next_attempt_ms <= ? ORDER BY next_attempt_ms, id LIMIT ?
-                    """
-            ).fetchAll(arguments: [now, limit], Self.notification)
+            try db.cachedStatement(sql: sql).fetchAll(arguments: [now, limit], Self.notification)
+        }
+    }
+
+    /// `ServerNotificationStorage.notificationsUnderWay()`: every `sending` notification, with its attempts.
+    public nonisolated(nonsending) func notificationsUnderWay() async throws -> [ServerNotification] {
+        try await pool.read { db in
+            let found = try db.fetchAll(
+                sql: "SELECT \(Self.notificationColumns) FROM notifications WHERE state = 'sending' ORDER BY id", Self.notification)
+            return try Self.withAttempts(found, db)
         }
     }
 
@@ -121,43 +142,57 @@ extension SQLiteTipJarStorage: ServerNotificationStorage {
         }
     }
 
-    /// `ServerNotificationStorage.claim(_:uuid:payload:leaseUntil:)`: a compare-and-set on the state, attempt count and due time read, so of two senders one wins; the UUID and payload are fixed by the first claim.
+    /// `ServerNotificationStorage.claim(_:uuid:payload:leaseUntil:attempt:)`: a compare-and-set on the state, attempt
+    /// count and due time read, so of two senders one wins; the UUID and payload are fixed by the first claim; the
+    /// attempt under way is stored in the same write.
     public nonisolated(nonsending) func claim(
-        _ notification: ServerNotification, uuid: String, payload: String, leaseUntil: Date
+        _ notification: ServerNotification, uuid: String, payload: String, leaseUntil: Date, attempt: SendAttempt
     ) async throws -> ServerNotification? {
         let arguments: StatementArguments = [
             Self.milliseconds(leaseUntil), uuid, payload, notification.id, notification.state.rawValue, notification.attemptCount,
             Self.milliseconds(notification.nextAttemptAt),
         ]
+        let insert: StatementArguments = [
+            notification.id, notification.attemptCount + 1, Self.milliseconds(attempt.date), attempt.result.rawValue, attempt.url,
+            attempt.detail, attempt.endedAt.map(Self.milliseconds),
+        ]
         let id = notification.id
         return try await pool.write { db in
             try db.execute(
                 sql: """
-                    UPDATE notifications SET state = 'sending', next_attempt_ms = ?,
+                    UPDATE notifications SET state = 'sending', next_attempt_ms = ?, attempt_count = attempt_count + 1,
                         notification_uuid = COALESCE(notification_uuid, ?), signed_payload = COALESCE(signed_payload, ?)
                     WHERE id = ? AND state = ? AND state IN ('pending', 'sending') AND attempt_count = ? AND next_attempt_ms = ?
                     """, arguments: arguments)
             guard db.changes == 1 else { return nil }
+            try db.execute(
+                sql: """
+                    INSERT INTO notification_attempts (notification_id, attempt, attempted_at_ms, result, url, detail, ended_at_ms)
+                    VALUES (?, ?, ?, ?, ?, ?, ?)
+                    """, arguments: insert)
             return try db.fetchOne(sql: "SELECT \(Self.notificationColumns) FROM notifications WHERE id = ?", arguments: [id], Self.notification)
         }
     }
 
-    /// `ServerNotificationStorage.record(_:of:retryAt:)`: the attempt and the next state in one write, only while the claim still holds.
+    /// `ServerNotificationStorage.record(_:of:retryAt:)`: the attempt's end and the next state in one write, only while the claim still holds.
     public nonisolated(nonsending) func record(_ attempt: SendAttempt, of claimed: ServerNotification, retryAt: Date?) async throws -> Bool {
         let state: ServerNotification.State = attempt.result == .success ? .delivered : retryAt == nil ? .failed : .pending
-        let next = retryAt ?? attempt.date
+        let ended = attempt.endedAt ?? attempt.date
+        let next = retryAt ?? ended
         let update: StatementArguments = [state.rawValue, Self.milliseconds(next), claimed.id, claimed.attemptCount]
-        let insert: StatementArguments = [claimed.id, claimed.attemptCount + 1, Self.milliseconds(attempt.date), attempt.result.rawValue]
+        let complete: StatementArguments = [
+            attempt.result.rawValue, attempt.url, attempt.detail, Self.milliseconds(ended), claimed.id, claimed.attemptCount,
+        ]
         return try await pool.write { db in
             try db.execute(
-                sql: """
-                    UPDATE notifications SET state = ?, attempt_count = attempt_count + 1, next_attempt_ms = ?
-                    WHERE id = ? AND state = 'sending' AND attempt_count = ?
-                    """, arguments: update)
+                sql: "UPDATE notifications SET state = ?, next_attempt_ms = ? WHERE id = ? AND state = 'sending' AND attempt_count = ?",
+                arguments: update)
             guard db.changes == 1 else { return false }
             try db.execute(
-                sql: "INSERT INTO notification_attempts (notification_id, attempt, attempted_at_ms, result) VALUES (?, ?, ?, ?)",
-                arguments: insert)
+                sql: """
+                    UPDATE notification_attempts SET result = ?, url = COALESCE(?, url), detail = ?, ended_at_ms = ?
+                    WHERE notification_id = ? AND attempt = ?
+                    """, arguments: complete)
             return true
         }
     }
@@ -179,7 +214,7 @@ extension SQLiteTipJarStorage: ServerNotificationStorage {
         }
     }
 
-    /// `ServerNotificationStorage.notifications(matching:)`: filters as bound parameters, oldest first.
+    /// `ServerNotificationStorage.notifications(matching:)`: filters as bound parameters, oldest or newest first.
     public nonisolated(nonsending) func notifications(matching query: NotificationQuery) async throws -> [ServerNotification] {
         var conditions: [String] = []
         var arguments: [DatabaseValue] = []
@@ -207,10 +242,15 @@ extension SQLiteTipJarStorage: ServerNotificationStorage {
             conditions.append("id > ?")
             arguments.append(afterID.databaseValue)
         }
+        if let beforeID = query.beforeID {
+            conditions.append("id < ?")
+            arguments.append(beforeID.databaseValue)
+        }
         arguments.append(query.limit.databaseValue)
         let sql =
             "SELECT \(Self.notificationColumns) FROM notifications"
-            + (conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")) + " ORDER BY id LIMIT ?"
+            + (conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND "))
+            + (query.newestFirst ? " ORDER BY id DESC LIMIT ?" : " ORDER BY id LIMIT ?")
         let bound = StatementArguments(arguments)
         return try await pool.read { db in
             try Self.withAttempts(try db.fetchAll(sql: sql, arguments: bound, Self.notification), db)

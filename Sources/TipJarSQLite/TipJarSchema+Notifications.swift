@@ -101,4 +101,19 @@ extension TipJarSchema {
             FROM transactions WHERE id = NEW.transaction_id;
         END;
         """
+
+    /// `v15-notification-attempts-under-way`: an attempt is stored when it starts and completed when it ends
+    /// (`ended_at_ms` `NULL` while it is under way; its `result` is `OTHER` until then), with the URL it posted to and
+    /// the cause in words, so an attempt cut by a crash shows in the history; and an index for the lane `TEST`
+    /// notifications take past the backlog. Attempts stored before ended when they were stored; a claim a stopped
+    /// process left under v14 (which stored an attempt only when it ended) is pending again, as its lease would have made it.
+    public static let v15 = """
+        ALTER TABLE notification_attempts ADD COLUMN url TEXT;
+        ALTER TABLE notification_attempts ADD COLUMN detail TEXT;
+        ALTER TABLE notification_attempts ADD COLUMN ended_at_ms INTEGER;
+        UPDATE notification_attempts SET ended_at_ms = attempted_at_ms;
+        UPDATE notifications SET state = 'pending' WHERE state = 'sending';
+        CREATE INDEX notifications_due_tests ON notifications (next_attempt_ms, id)
+            WHERE state IN ('pending', 'sending') AND notification_type = 'TEST';
+        """
 }

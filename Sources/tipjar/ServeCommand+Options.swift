@@ -95,12 +95,19 @@ extension ServeCommand {
             help: "Post App Store Server Notifications V2 to URL (absolute http or https), saved as the store's notifications URL.",
             discussion: "Also set with `PUT /api/notifications/settings` and on `/notifications`; anything else is refused at start-up."
         ) { command, text in
+            // Checked here for its shape; a link-local host is refused at start-up unless --notifications-allow-link-local.
             do {
-                command.notificationsURL = try NotificationSettings.checkedURL(text)
-            } catch {
-                throw UsageError(message: "--notifications-url must be an absolute http:// or https:// URL with a host")
+                command.notificationsURL = try NotificationSettings.checkedURL(text, policy: NotificationURLPolicy(allowsLinkLocal: true))
+            } catch TipJarError.invalidValue(_, let reason) {
+                throw UsageError(message: "--notifications-url \(reason)")
             }
         },
+        Option(
+            "--notifications-allow-link-local", .flag,
+            help: "Let notifications go to link-local and cloud metadata addresses (169.254.0.0/16, fe80::/10, metadata.google.internal).",
+            discussion: "Without it such a URL is refused when it is set, and an address a host name resolves to is refused when a notification "
+                + "is sent: a dashboard reachable by others must not become a way to read its own machine's cloud credentials."
+        ) { command, _ in command.notificationsAllowLinkLocal = true },
         Option(
             "--notification-time-scale", .single(placeholder: "N"), default: .words("the saved one (1)"),
             help: "Run Apple's notification retry schedule (1, 12, 24, 48, 72 hours after the previous attempt) N times faster, "

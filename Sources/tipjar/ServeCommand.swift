@@ -33,6 +33,7 @@ struct ServeCommand {
     var publicDirectory = ServeCommand.packageRoot.appendingPathComponent("Public")
     var notificationsURL: String?
     var notificationTimeScale: Int?
+    var notificationsAllowLinkLocal = false
 
     /// The package root, found from this file's path at build time, so `swift run tipjar serve`
     /// finds `Templates/` and `Public/` from any folder.
@@ -181,12 +182,12 @@ struct ServeCommand {
             configuration: DashboardConfiguration(
                 templatesDirectory: templates, publicDirectory: publicDirectory,
                 reloadTemplates: reloadTemplates, adminToken: adminToken,
-                catalogName: catalogName),
+                catalogName: catalogName, notificationURLPolicy: NotificationURLPolicy(allowsLinkLocal: notificationsAllowLinkLocal)),
             environment: environment, appBundleID: bundleID)
         if notificationsURL != nil || notificationTimeScale != nil {
             try await stack.setNotificationsURL(notificationsURL, timeScale: notificationTimeScale)
         }
-        let notifications = stack.startNotifications()
+        let notifications = stack.startNotifications(log: { LogWriter.standardError.write(line: $0) })
         defer { notifications?.cancel() }
         gate.open(stack)
         if stopping.isRequested {
@@ -216,8 +217,8 @@ struct ServeCommand {
         try? FileHandle.standardOutput.write(contentsOf: Data(banner.utf8))
         if checksInBackground { startBackgroundCheck(of: storage) }
         await server.waitUntilStopped()
-        // The notifications sender stops before the database closes; an attempt under way is recorded by no one, so its
-        // lease ends and the next start sends it again (at least once, never lost).
+        // The notifications sender stops before the database closes; an attempt under way stays on record as started,
+        // and the next start closes it as cut and retries it on Apple's schedule (at least once, never lost).
         notifications?.cancel()
         // Late deliveries still waiting are dropped, never awaited; a charged transaction stays unfinished for the next launch.
         await stack.service.cancelScheduledDeliveries()

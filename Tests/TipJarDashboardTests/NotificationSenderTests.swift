@@ -20,13 +20,14 @@ struct NotificationSenderTests {
 
         init(_ results: @escaping @Sendable (Int) -> SendAttemptResult) { self.results = results }
 
-        func post(_ body: Data, to url: URL, timeout: TimeInterval) async -> SendAttemptResult {
+        func post(_ body: Data, to url: URL, timeout: TimeInterval) async -> NotificationAttemptOutcome {
             let payload = (try? JSONSerialization.jsonObject(with: body) as? [String: String])?["signedPayload"] ?? ""
             let count = posted.withLock { posted in
                 posted.append(payload)
                 return posted.count - 1
             }
-            return results(count)
+            let result = results(count)
+            return NotificationAttemptOutcome(result: result, detail: result.rawValue, url: url.absoluteString)
         }
     }
 
@@ -115,18 +116,63 @@ struct NotificationSenderTests {
         }
     }
 
-    @Test func aServerThatNeverAnswersCostsAPurchaseNothing() async throws {
+    @Test func aServerThatNeverAnswersHoldsAtMostFourAttemptsAndCostsAPurchaseNothing() async throws {
         let receiver = try ScriptedReceiver { _ in .silence }
         defer { receiver.stop() }
         try await withLiveServer { server in
             try await server.storage.save(NotificationSettings(url: receiver.url, timeScale: 1))
             let sending = server.stack.startNotifications()
             defer { sending?.cancel() }
-            try await Self.buy(server)
-            #expect(await eventually { receiver.bodies.count == 1 }, "the first notification is being posted")
-            try await Self.buy(server, count: 3)  // each answered while the server holds the first post unanswered
+            try await Self.buy(server, count: 6)  // each answered while the server holds the posts unanswered
+            #expect(await eventually { receiver.bodies.count == 4 }, "four attempts under way at once")
             let queued = try await server.storage.notifications(matching: NotificationQuery(limit: 10))
-            #expect(queued.count == 4 && queued.filter { $0.state == .sending }.count == 1)
+            #expect(queued.count == 6)
+            #expect(queued.filter { $0.state == .sending }.count == 4 && queued.filter { $0.state == .pending }.count == 2)
+            #expect(receiver.bodies.count == 4, "never more than four at once")
+        }
+    }
+
+    @Test func aTestNotificationIsPostedPastABacklogASilentServerHolds() async throws {
+        let receiver = try ScriptedReceiver { _ in .silence }
+        defer { receiver.stop() }
+        try await withLiveServer { server in
+            try await server.storage.save(NotificationSettings(url: receiver.url, timeScale: 1))
+            let sending = server.stack.startNotifications()
+            defer { sending?.cancel() }
+            try await Self.buy(server, count: 8)
+            #expect(await eventually { receiver.bodies.count == 4 })
+            let test = ServerNotification.requestedTest(at: Date(), makeUUID: { UUID().uuidString }, bundleID: "b", environment: "Xcode")
+            _ = try await server.storage.enqueue(test)
+            #expect(await eventually { receiver.bodies.count == 5 }, "the TEST lane is free while the backlog's four are held")
+            let last = try #require(receiver.bodies.last)
+            let payload = try #require((try JSONSerialization.jsonObject(with: last) as? [String: String])?["signedPayload"])
+            #expect(payload == test.signedPayload)
+        }
+    }
+
+    @Test func anAttemptCutByAStopIsClosedAsOtherAtStartAndRetriedOnAppleSchedule() async throws {
+        try await withLiveServer { server in
+            try await server.storage.save(NotificationSettings(url: "http://127.0.0.1:9/n", timeScale: 3_600))
+            try await Self.buy(server)
+            let queued = try #require(try await server.storage.dueNotifications(at: .distantFuture, limit: 1).first)
+            let clock = ManualClock(queued.createdAt)
+            let sender = Self.sender(server, ScriptedTransport { _ in .success }, clock: clock)
+            let url = try #require(URL(string: "http://127.0.0.1:9/n"))
+            // The process stops between the claim and the answer: the attempt is on record, under way.
+            _ = try #require(try await sender.claim(queued, url: url, settings: NotificationSettings(url: url.absoluteString, timeScale: 3_600)))
+            let underWay = try #require(try await server.storage.notification(id: queued.id))
+            #expect(underWay.state == .sending && underWay.attempts.count == 1 && !underWay.attempts[0].hasEnded)
+            clock.set(queued.createdAt.addingTimeInterval(0.2))
+            #expect(try await sender.closeCutAttempts() == 1, "the next start closes it")
+            let closed = try #require(try await server.storage.notification(id: queued.id))
+            #expect(closed.state == .pending && closed.attempts.map(\.result) == [.other] && closed.attempts[0].hasEnded)
+            #expect(closed.attempts[0].detail?.contains("stopped") == true)
+            #expect(closed.nextAttemptAt == queued.createdAt.addingTimeInterval(1), "1 hour after the cut attempt began, at 3600x")
+            #expect(try await sender.sendDue() == 0, "not before its retry")
+            clock.set(closed.nextAttemptAt)
+            #expect(try await sender.sendDue() == 1)
+            let delivered = try #require(try await server.storage.notification(id: queued.id))
+            #expect(delivered.state == .delivered && delivered.attempts.map(\.result) == [.other, .success])
         }
     }
 

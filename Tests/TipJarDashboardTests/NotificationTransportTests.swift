@@ -6,71 +6,161 @@ import TipJar
 
 /// One attempt to post a notification, against a real receiver on an ephemeral port (``ScriptedReceiver``), named
 /// with Apple's `sendAttemptResult` (https://developer.apple.com/documentation/appstoreserverapi/sendattemptresult;
-/// the mapping is Sources/TipJarDashboard/Notifications/NotificationTransport.swift's).
+/// the mapping and the redirect rules are Sources/TipJarDashboard/Notifications/NotificationTransport.swift's and
+/// SocketNotificationHop.swift's).
 @Suite("Notification transport")
 struct NotificationTransportTests {
     static let body = Data(#"{"signedPayload":"x"}"#.utf8)
 
-    static func post(_ script: @escaping @Sendable (Int) -> ScriptedReceiver.Answer, timeout: TimeInterval = 10) async throws -> (SendAttemptResult, [Data]) {
+    static func post(
+        _ script: @escaping @Sendable (Int) -> ScriptedReceiver.Answer, timeout: TimeInterval = 10
+    ) async throws -> (NotificationAttemptOutcome, [Data]) {
         let receiver = try ScriptedReceiver(script)
         defer { receiver.stop() }
-        let result = await URLSessionNotificationTransport().post(body, to: try #require(URL(string: receiver.url)), timeout: timeout)
-        return (result, receiver.bodies)
+        let outcome = await HTTPNotificationTransport().post(body, to: try #require(URL(string: receiver.url)), timeout: timeout)
+        return (outcome, receiver.bodies)
     }
 
     @Test func anAnswerFrom200To206IsSuccessAndTheBodyIsTheSignedPayloadObject() async throws {
-        let (result, bodies) = try await Self.post { _ in ScriptedReceiver.status(206) }
-        #expect(result == .success)
+        let (outcome, bodies) = try await Self.post { _ in ScriptedReceiver.status(206) }
+        #expect(outcome.result == .success && outcome.detail == "HTTP 206")
         #expect(bodies == [Self.body])
     }
 
-    @Test func anAnswerOf500IsUnsuccessfulHTTPResponseCode() async throws {
-        #expect(try await Self.post { _ in ScriptedReceiver.status(500) }.0 == .unsuccessfulHTTPResponseCode)
-        #expect(try await Self.post { _ in ScriptedReceiver.status(404) }.0 == .unsuccessfulHTTPResponseCode)
+    @Test func anAnswerOf500IsUnsuccessfulHTTPResponseCodeWithTheStatusInWords() async throws {
+        let (outcome, _) = try await Self.post { _ in ScriptedReceiver.status(500) }
+        #expect(outcome.result == .unsuccessfulHTTPResponseCode && outcome.detail == "HTTP 500")
+        #expect(try await Self.post { _ in ScriptedReceiver.status(404) }.0.result == .unsuccessfulHTTPResponseCode)
     }
 
-    @Test func aServerThatNeverAnswersIsTimedOut() async throws {
-        #expect(try await Self.post({ _ in .silence }, timeout: 1).0 == .timedOut)
+    @Test func aServerThatNeverAnswersIsTimedOutAtTheDeadline() async throws {
+        let (outcome, _) = try await Self.post({ _ in .silence }, timeout: 0.5)
+        #expect(outcome.result == .timedOut && outcome.detail == "no answer within 0.5 s")
     }
 
     @Test func aRefusedConnectionIsNoResponse() async throws {
         let receiver = try ScriptedReceiver { _ in .close }
         receiver.stop()
-        let result = await URLSessionNotificationTransport().post(Self.body, to: try #require(URL(string: receiver.url)), timeout: 5)
-        #expect(result == .noResponse)
+        let outcome = await HTTPNotificationTransport().post(Self.body, to: try #require(URL(string: receiver.url)), timeout: 5)
+        #expect(outcome.result == .noResponse && outcome.detail.contains("connection refused"), "\(outcome)")
     }
 
-    @Test func aRedirectToAnAddressAlreadyVisitedIsCircularRedirect() async throws {
-        let (result, bodies) = try await Self.post { _ in
-            ScriptedReceiver.status(307, "Location: /loop\r\n")
+    @Test func aRedirectBackToAURLAlreadyVisitedIsCircularRedirect() async throws {
+        let (outcome, bodies) = try await Self.post { _ in ScriptedReceiver.status(307, "Location: /notifications\r\n") }
+        #expect(outcome.result == .circularRedirect, "\(outcome)")
+        #expect(bodies.count == 1, "the URL it points back to is never posted to twice")
+    }
+
+    @Test func moreThanFiveRedirectsIsCircularRedirect() async throws {
+        let (outcome, bodies) = try await Self.post { number in ScriptedReceiver.status(308, "Location: /hop\(number)\r\n") }
+        #expect(outcome.result == .circularRedirect && outcome.detail == "more than 5 redirects", "\(outcome)")
+        #expect(bodies.count == HTTPNotificationTransport.maximumRedirects + 1)
+    }
+
+    @Test func a307IsFollowedWithTheSameBodyAndItsTargetDecides() async throws {
+        let (outcome, bodies) = try await Self.post { number in
+            number == 0 ? ScriptedReceiver.status(307, "Location: /moved\r\n") : ScriptedReceiver.status(200)
         }
-        #expect(result == .circularRedirect)
-        #expect(bodies.count <= URLSessionNotificationTransport.maximumRedirects + 1)
+        #expect(outcome.result == .success && outcome.url.hasSuffix("/moved"), "\(outcome)")
+        #expect(bodies == [Self.body, Self.body], "RFC 9110 §15.4.8: the POST and its body are repeated")
+    }
+
+    @Test func a302IsNotFollowedBecauseItWouldLoseTheBody() async throws {
+        let (outcome, bodies) = try await Self.post { _ in ScriptedReceiver.status(302, "Location: /elsewhere\r\n") }
+        #expect(outcome.result == .unsuccessfulHTTPResponseCode && outcome.detail.hasPrefix("HTTP 302, not followed"), "\(outcome)")
+        #expect(bodies.count == 1)
+    }
+
+    @Test func aRedirectToALinkLocalAddressIsRefused() async throws {
+        let (outcome, bodies) = try await Self.post { _ in ScriptedReceiver.status(307, "Location: http://169.254.169.254/latest/meta-data\r\n") }
+        #expect(outcome.result == .other && outcome.detail.contains("link-local"), "\(outcome)")
+        #expect(bodies.count == 1)
     }
 
     @Test func aHugeAnswerIsJudgedByItsStatusLineAndNeverRead() async throws {
         // 1 GB announced, a few bytes sent, the connection held: an attempt that read the body would time out.
         let head = "HTTP/1.1 200 OK\r\nContent-Length: 1073741824\r\nContent-Type: application/octet-stream\r\n\r\n" + String(repeating: "x", count: 1_000)
-        #expect(try await Self.post({ _ in .bytesThenSilence(head) }, timeout: 5).0 == .success)
+        #expect(try await Self.post({ _ in .bytesThenSilence(head) }, timeout: 5).0.result == .success)
     }
 
-    @Test func aConnectionClosedWithoutAnAnswerIsInvalidResponse() async throws {
-        #expect(try await Self.post { _ in .close }.0 == .invalidResponse)
+    @Test func aHeadThatNeverEndsIsInvalidResponseAfter64KiB() async throws {
+        let head = "HTTP/1.1 200 OK\r\n" + String(repeating: "X-Filler: " + String(repeating: "y", count: 100) + "\r\n", count: 1_000)
+        let (outcome, _) = try await Self.post({ _ in .bytesThenSilence(head) }, timeout: 5)
+        #expect(outcome.result == .invalidResponse && outcome.detail.contains("64 KiB"), "\(outcome)")
+    }
+
+    @Test func anInterimAnswerIsSkippedForTheFinalOne() async throws {
+        let (outcome, _) = try await Self.post { _ in .bytes("HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 201 Created\r\nContent-Length: 0\r\n\r\n") }
+        #expect(outcome.result == .success && outcome.detail == "HTTP 201")
+    }
+
+    @Test func aConnectionClosedWithoutAnAnswerIsPrematureClose() async throws {
+        #expect(try await Self.post { _ in .close }.0.result == .prematureClose)
     }
 
     @Test func anAnswerThatIsNotHTTPIsInvalidResponse() async throws {
-        let result = try await Self.post { _ in .bytes("SSH-2.0-OpenSSH_9.2\r\n") }.0
-        #expect(result == .invalidResponse, "\(result)")
+        let (outcome, _) = try await Self.post { _ in .bytes("SSH-2.0-OpenSSH_9.2\r\n") }
+        #expect(outcome.result == .invalidResponse && outcome.detail.contains("SSH-2.0"), "\(outcome)")
+        #expect(try await Self.post { _ in .bytes("<html>HTTP/0.9 has no status line</html>") }.0.result == .invalidResponse)
     }
 
     @Test func everyURLErrorNamesOneOfApplesResults() {
-        #expect(URLSessionNotificationTransport.result(for: URLError(.timedOut)) == .timedOut)
-        #expect(URLSessionNotificationTransport.result(for: URLError(.cannotConnectToHost)) == .noResponse)
-        #expect(URLSessionNotificationTransport.result(for: URLError(.networkConnectionLost)) == .prematureClose)
-        #expect(URLSessionNotificationTransport.result(for: URLError(.secureConnectionFailed)) == .tlsIssue)
-        #expect(URLSessionNotificationTransport.result(for: URLError(.httpTooManyRedirects)) == .circularRedirect)
-        #expect(URLSessionNotificationTransport.result(for: URLError(.badServerResponse)) == .invalidResponse)
-        #expect(URLSessionNotificationTransport.result(for: URLError(.unknown)) == .socketIssue)
-        #expect(URLSessionNotificationTransport.result(for: CocoaError(.fileNoSuchFile)) == .other)
+        #expect(URLSessionNotificationHop.result(for: URLError(.timedOut)) == .timedOut)
+        #expect(URLSessionNotificationHop.result(for: URLError(.cannotConnectToHost)) == .noResponse)
+        #expect(URLSessionNotificationHop.result(for: URLError(.networkConnectionLost)) == .prematureClose)
+        #expect(URLSessionNotificationHop.result(for: URLError(.secureConnectionFailed)) == .tlsIssue)
+        #expect(URLSessionNotificationHop.result(for: URLError(.httpTooManyRedirects)) == .circularRedirect)
+        #expect(URLSessionNotificationHop.result(for: URLError(.badServerResponse)) == .invalidResponse)
+        #expect(URLSessionNotificationHop.result(for: URLError(.unknown)) == .socketIssue)
+        #expect(URLSessionNotificationHop.result(for: CocoaError(.fileNoSuchFile)) == .other)
+    }
+}
+
+/// Which notifications URLs are accepted (Sources/TipJar/Model/NotificationURLPolicy.swift).
+@Suite("Notification URL policy")
+struct NotificationURLPolicyTests {
+    static func refusal(_ text: String, _ policy: NotificationURLPolicy = NotificationURLPolicy()) -> String? {
+        do {
+            _ = try policy.checked(text)
+            return nil
+        } catch TipJarError.invalidValue(_, let reason) {
+            return reason
+        } catch {
+            return "\(error)"
+        }
+    }
+
+    @Test func loopbackAndPrivateReceiversAreAccepted() {
+        for url in ["http://127.0.0.1:9000/n", "https://example.com/hook?x=1", "http://[::1]:8080/", "http://10.0.0.5/n", "http://localhost/n"] {
+            #expect(Self.refusal(url) == nil, "\(url)")
+        }
+    }
+
+    @Test func urlsThatCanNeverWorkAreRefusedWithTheReason() {
+        #expect(Self.refusal("http://127.0.0.1:0/n")?.contains("port") == true)
+        #expect(Self.refusal("http://127.0.0.1:99999/n") != nil)
+        #expect(Self.refusal("http://127.0.0.1/a\nb")?.contains("U+000A") == true)
+        #expect(Self.refusal("http://127.0.0.1/a\u{0}b")?.contains("U+0000") == true)
+        #expect(Self.refusal("http://exa\u{202E}mple.com/")?.contains("U+202E") == true)
+        #expect(Self.refusal("http://user:secret@127.0.0.1/n")?.contains("user name") == true)
+        #expect(Self.refusal("ftp://127.0.0.1/n") != nil)
+        #expect(Self.refusal("/relative") != nil)
+    }
+
+    @Test func linkLocalAndMetadataAddressesAreRefusedUnlessAllowed() {
+        for url in [
+            "http://169.254.169.254/latest/meta-data", "http://[fe80::1]/n", "http://metadata.google.internal/computeMetadata/v1/",
+            "http://METADATA.google.internal./", "http://[::ffff:169.254.169.254]/", "http://[fd00:ec2::254]/", "http://100.100.100.200/",
+        ] {
+            #expect(Self.refusal(url)?.contains("--notifications-allow-link-local") == true, "\(url)")
+            #expect(Self.refusal(url, NotificationURLPolicy(allowsLinkLocal: true)) == nil, "\(url)")
+        }
+    }
+
+    @Test func resolvedLinkLocalAddressesAreRecognisedInEveryForm() {
+        #expect(NotificationURLPolicy.isLinkLocalOrMetadata(address: [169, 254, 0, 1]))
+        #expect(!NotificationURLPolicy.isLinkLocalOrMetadata(address: [127, 0, 0, 1]))
+        #expect(NotificationURLPolicy.isLinkLocalOrMetadata(address: [0xFE, 0x80] + [UInt8](repeating: 0, count: 13) + [1]))
+        #expect(!NotificationURLPolicy.isLinkLocalOrMetadata(address: [UInt8](repeating: 0, count: 15) + [1]), "::1 is loopback")
     }
 }

@@ -139,22 +139,52 @@ public struct ServerNotification: Sendable, Equatable {
     }
 
     /// Whether any attempt failed.
-    public var hasFailedAttempt: Bool { attempts.contains { $0.result != .success } }
+    public var hasFailedAttempt: Bool { attempts.contains { $0.hasEnded && $0.result != .success } }
+
+    /// The attempts that have ended, as Apple's history and test status list them (an attempt under way has no
+    /// `sendAttemptResult` yet).
+    public var endedAttempts: [SendAttempt] { attempts.filter(\.hasEnded) }
 }
 
 /// One attempt to send a notification: Apple's `sendAttemptItem`
 /// (https://developer.apple.com/documentation/appstoreserverapi/sendattemptitem).
+///
+/// An attempt is stored when it starts (``endedAt`` `nil`, its ``result`` not yet known) and completed when it ends,
+/// so an attempt cut short by a crash is still on record: the sender closes it as `OTHER` when it starts again
+/// (Apple lists every attempt, "one for the initial attempt, and up to five for the retries",
+/// https://developer.apple.com/documentation/appstoreserverapi/checktestnotificationresponse).
 public struct SendAttempt: Sendable, Equatable {
-    /// `attemptDate`.
+    /// `attemptDate`: when the attempt started.
     public var date: Date
-    /// `sendAttemptResult`.
+    /// `sendAttemptResult`; `OTHER` while the attempt is under way (``endedAt`` `nil`).
     public var result: SendAttemptResult
+    /// The last URL the attempt posted to (the notifications URL, or where a 307 or 308 sent it); `nil` when not kept
+    /// (attempts stored before the dashboard kept it).
+    public var url: String?
+    /// The cause in words, for a person reading the attempt ("connection refused", "no answer in 5 s", "HTTP 500"); `nil`
+    /// when not kept. Apple's API has no such field: it is the dashboard's own.
+    public var detail: String?
+    /// When it ended; `nil` while it is under way.
+    public var endedAt: Date?
 
-    /// Creates an attempt made at `date` that ended with `result`.
-    public init(date: Date, result: SendAttemptResult) {
+    /// Creates an attempt started at `date` that ended with `result` (at `endedAt`, `date` when not given).
+    public init(date: Date, result: SendAttemptResult, url: String? = nil, detail: String? = nil, endedAt: Date? = nil) {
         self.date = date
         self.result = result
+        self.url = url
+        self.detail = detail
+        self.endedAt = endedAt ?? date
     }
+
+    /// An attempt under way: started at `date`, posting to `url`.
+    public static func started(at date: Date, url: String) -> SendAttempt {
+        var attempt = SendAttempt(date: date, result: .other, url: url)
+        attempt.endedAt = nil
+        return attempt
+    }
+
+    /// Whether it has ended (an attempt under way has no result yet).
+    public var hasEnded: Bool { endedAt != nil }
 }
 
 /// Apple's `sendAttemptResult` (https://developer.apple.com/documentation/appstoreserverapi/sendattemptresult), the
@@ -201,18 +231,13 @@ public struct NotificationSettings: Sendable, Equatable, Codable {
         self.timeScale = timeScale
     }
 
-    /// A notifications URL as the boundary accepts it: absolute `http` or `https` with a host, at most 2,048 bytes.
+    /// A notifications URL as the boundary accepts it: what ``NotificationURLPolicy`` posts to, at most 2,048 bytes.
     /// Apple asks for HTTPS in App Store Connect; a local rehearsal's receiver is usually plain HTTP, so both are taken.
     /// - Returns: the URL's text, or `nil` for an empty one (none).
     /// - Throws: `TipJarError.invalidValue` naming what is wrong.
-    public static func checkedURL(_ text: String?) throws -> String? {
+    public static func checkedURL(_ text: String?, policy: NotificationURLPolicy = NotificationURLPolicy()) throws -> String? {
         guard let text = text?.trimmingCharacters(in: .whitespaces), !text.isEmpty else { return nil }
-        guard text.utf8.count <= 2_048 else { throw TipJarError.invalidValue(field: "url", reason: "must be at most 2048 bytes") }
-        guard let components = URLComponents(string: text), let scheme = components.scheme?.lowercased(),
-            scheme == "http" || scheme == "https", let host = components.host, !host.isEmpty, components.user == nil
-        else {
-            throw TipJarError.invalidValue(field: "url", reason: "must be an absolute http:// or https:// URL with a host (and no user name)")
-        }
+        _ = try policy.checked(text)
         return text
     }
 

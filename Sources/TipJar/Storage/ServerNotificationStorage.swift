@@ -15,25 +15,34 @@ public protocol ServerNotificationStorage: Sendable {
     /// Queues a notification made outside an event of the store (`TEST`, a resend).
     /// - Returns: it, with its ``ServerNotification/id``.
     nonisolated(nonsending) func enqueue(_ notification: ServerNotification) async throws -> ServerNotification
-    /// Notifications due at `date` (pending, or sending with an ended lease), oldest first, at most `limit`.
-    nonisolated(nonsending) func dueNotifications(at date: Date, limit: Int) async throws -> [ServerNotification]
+    /// Notifications due at `date` (pending, or sending with an ended lease), oldest first, at most `limit`; only
+    /// `TEST` ones when `onlyTests` (the lane a test notification takes past the backlog).
+    nonisolated(nonsending) func dueNotifications(at date: Date, limit: Int, onlyTests: Bool) async throws -> [ServerNotification]
     /// The earliest ``ServerNotification/nextAttemptAt`` of a pending or sending notification, or `nil`.
     nonisolated(nonsending) func nextNotificationDue() async throws -> Date?
     /// Claims `notification` for one attempt until `leaseUntil`, only while it is in the state it was read in (same
-    /// state, attempt count and due date), fixing its UUID and payload if it has none yet.
-    /// - Returns: the claimed notification, or `nil` when another sender won (nothing changed).
+    /// state, attempt count and due date), fixing its UUID and payload if it has none yet, and stores `attempt` (an
+    /// attempt under way, ``SendAttempt/started(at:url:)``) as its next one in the same write, so an attempt cut by a
+    /// crash is still on record.
+    /// - Returns: the claimed notification (its ``ServerNotification/attemptCount`` counting `attempt`), or `nil` when
+    ///   another sender won (nothing changed).
     nonisolated(nonsending) func claim(
-        _ notification: ServerNotification, uuid: String, payload: String, leaseUntil: Date
+        _ notification: ServerNotification, uuid: String, payload: String, leaseUntil: Date, attempt: SendAttempt
     ) async throws -> ServerNotification?
-    /// Records the attempt of a claimed notification and its next state: `delivered` for a success, else `pending`
-    /// until `retryAt`, or `failed` when `retryAt` is `nil`, only while the claim stands (state `sending`, same count).
+    /// Completes the attempt under way of a claimed notification with `attempt`'s result, cause and URL (its start
+    /// date kept) and sets its next state: `delivered` for a success, else `pending` until `retryAt`, or `failed` when
+    /// `retryAt` is `nil`, only while the claim stands (state `sending`, same count).
     /// - Returns: `false` when the claim was lost (nothing recorded).
     nonisolated(nonsending) func record(_ attempt: SendAttempt, of claimed: ServerNotification, retryAt: Date?) async throws -> Bool
+    /// Notifications claimed for an attempt (state `sending`), with their attempts: at a sender's start, those a
+    /// stopped process left.
+    nonisolated(nonsending) func notificationsUnderWay() async throws -> [ServerNotification]
     /// The notification with `id`, with its attempts.
     nonisolated(nonsending) func notification(id: Int64) async throws -> ServerNotification?
     /// The `TEST` notification with `token`, with its attempts.
     nonisolated(nonsending) func notification(testToken: String) async throws -> ServerNotification?
-    /// Notifications created in `query`'s window that pass its filters, oldest first, with their attempts.
+    /// Notifications created in `query`'s window that pass its filters, oldest first (newest first when
+    /// ``NotificationQuery/newestFirst``), with their attempts.
     nonisolated(nonsending) func notifications(matching query: NotificationQuery) async throws -> [ServerNotification]
 }
 
@@ -52,16 +61,23 @@ public struct NotificationQuery: Sendable, Equatable {
     public var attemptedOnly: Bool
     /// Only notifications with a failed attempt (`onlyFailures`).
     public var onlyFailures: Bool
-    /// Notifications after this ID only (a page's end).
+    /// Notifications after this ID only (a page's end, oldest first).
     public var afterID: Int64?
+    /// Notifications before this ID only (a page's end, newest first).
+    public var beforeID: Int64?
+    /// Newest first (the dashboard's lists) instead of oldest first (Apple's history).
+    public var newestFirst: Bool
     /// At most this many (Apple's history pages hold 20).
     public var limit: Int
 
     /// Creates a query; by default every notification, at most 100.
     public init(
         start: Date? = nil, end: Date? = nil, type: ServerNotification.NotificationType? = nil, transactionID: UInt64? = nil,
-        attemptedOnly: Bool = false, onlyFailures: Bool = false, afterID: Int64? = nil, limit: Int = 100
+        attemptedOnly: Bool = false, onlyFailures: Bool = false, afterID: Int64? = nil, beforeID: Int64? = nil,
+        newestFirst: Bool = false, limit: Int = 100
     ) {
+        self.beforeID = beforeID
+        self.newestFirst = newestFirst
         self.start = start
         self.end = end
         self.type = type
@@ -70,5 +86,12 @@ public struct NotificationQuery: Sendable, Equatable {
         self.onlyFailures = onlyFailures
         self.afterID = afterID
         self.limit = limit
+    }
+}
+
+extension ServerNotificationStorage {
+    /// Every kind of notification due at `date`, oldest first, at most `limit`.
+    public nonisolated(nonsending) func dueNotifications(at date: Date, limit: Int) async throws -> [ServerNotification] {
+        try await dueNotifications(at: date, limit: limit, onlyTests: false)
     }
 }

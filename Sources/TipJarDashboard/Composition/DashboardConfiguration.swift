@@ -1,4 +1,5 @@
 import Foundation
+import TipJar
 
 /// Where the dashboard finds its files and how it guards itself.
 public struct DashboardConfiguration: Sendable {
@@ -13,12 +14,15 @@ public struct DashboardConfiguration: Sendable {
     public var adminToken: String?
     /// The catalog's file name, shown in the footer and on `/catalog`.
     public var catalogName: String
+    /// Which notifications URLs and addresses the store posts to (`serve --notifications-allow-link-local` widens it).
+    public var notificationURLPolicy: NotificationURLPolicy
 
     /// Creates a configuration.
     public init(
         templatesDirectory: URL, publicDirectory: URL, reloadTemplates: Bool = false, adminToken: String? = nil,
-        catalogName: String = "TipProducts.storekit"
+        catalogName: String = "TipProducts.storekit", notificationURLPolicy: NotificationURLPolicy = NotificationURLPolicy()
     ) {
+        self.notificationURLPolicy = notificationURLPolicy
         self.templatesDirectory = templatesDirectory
         self.publicDirectory = publicDirectory
         self.reloadTemplates = reloadTemplates

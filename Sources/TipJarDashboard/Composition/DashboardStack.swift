@@ -21,6 +21,8 @@ public struct DashboardStack: HTTPResponder {
     public let adminToken: String?
     /// The App Store Server Notifications sender, when the storage keeps a queue (``startNotifications()``).
     public let notificationSender: NotificationSender?
+    /// Which notifications URLs are accepted (``setNotificationsURL(_:timeScale:)``).
+    let notificationURLPolicy: NotificationURLPolicy
     /// The route controllers, one per area of the dashboard, each built with only what it uses; every route is
     /// registered by exactly one of them.
     let controllers: [any DashboardController]
@@ -71,7 +73,8 @@ public struct DashboardStack: HTTPResponder {
                 service: service, now: { [environment] in Int64(environment.now().timeIntervalSince1970) },
                 notifications: storage as? any ServerNotificationStorage, clock: environment.now),
         ]
-        controllers += Self.notificationControllers(service: service, storage: storage, environment: environment, renderer: renderer)
+        controllers += Self.notificationControllers(
+            service: service, storage: storage, environment: environment, renderer: renderer, policy: configuration.notificationURLPolicy)
         for controller in controllers { controller.register(in: &router) }
         let errorPages = ErrorPages(templates: templates, catalogName: configuration.catalogName)
         let chain = Dashboard.chain(router: router, adminToken: configuration.adminToken, errorPages: errorPages, log: environment.log)
@@ -85,7 +88,9 @@ public struct DashboardStack: HTTPResponder {
         self.service = service
         self.storage = storage
         adminToken = configuration.adminToken
-        notificationSender = Self.notificationSender(service: service, storage: storage, environment: environment)
+        notificationSender = Self.notificationSender(
+            service: service, storage: storage, environment: environment, policy: configuration.notificationURLPolicy)
+        notificationURLPolicy = configuration.notificationURLPolicy
     }
 
     /// Answers one request in process: the dashboard's middlewares and routes, without the HTTP server's own checks

@@ -12,7 +12,7 @@ extension NotificationsController {
         router.get("/notifications") { request, context in
             try await renderer.withFormSession(context) { token in
                 var data = renderer.pageData(context, nav: "notifications", csrfToken: token)
-                var query = NotificationQuery(limit: 200)
+                var query = NotificationQuery(beforeID: try Self.beforeID(request.queryValue("before")), newestFirst: true, limit: Self.pageSize)
                 let typeText = request.queryValue("type") ?? ""
                 if !typeText.isEmpty {
                     guard let type = ServerNotification.NotificationType(rawValue: typeText) else {
@@ -26,10 +26,15 @@ extension NotificationsController {
                 data["timeScale"] = .int(settings.timeScale)
                 data["types"] = ViewModels.choices(
                     [("", "every type")] + ServerNotification.NotificationType.allCases.map { ($0.rawValue, $0.rawValue) }, selected: typeText)
-                // Newest first: the latest events are what a rehearsal looks at.
-                let rows = try await queue.notifications(matching: query).reversed().map(Self.row)
+                // Newest first: the latest events are what a rehearsal looks at; older ones a page at a time.
+                let page = try await queue.notifications(matching: query)
+                let rows = page.map(Self.row)
                 data["notifications"] = .array(rows)
                 data["hasNotifications"] = .bool(!rows.isEmpty)
+                if page.count == Self.pageSize, let last = page.last {
+                    data["olderURL"] = .string("/notifications?before=\(last.id)" + (typeText.isEmpty ? "" : "&type=\(typeText)"))
+                }
+                if query.beforeID != nil { data["newestURL"] = .string("/notifications" + (typeText.isEmpty ? "" : "?type=\(typeText)")) }
                 data["flash"] = Self.flashes[request.queryValue("flash") ?? ""].map(MustacheValue.string)
                 return try renderer.html("pages/notifications", data)
             }
@@ -41,8 +46,18 @@ extension NotificationsController {
                 patch["timeScale"] = value
             }
             let body = try JSONSerialization.data(withJSONObject: patch)
-            try await queue.save(try Self.patched(try await queue.notificationSettings(), with: Array(body)))
+            try await queue.save(try Self.patched(try await queue.notificationSettings(), with: Array(body), policy: policy))
             return .redirect(to: "/notifications?flash=saved")
+        }
+        // The page's "Request a Test Notification": what the App Store Server API's endpoint does, without a JWT.
+        router.post("/notifications/test") { _, _ in
+            guard try await queue.notificationSettings().url != nil else {
+                throw RequestError(status: .conflict, message: "Set a notifications URL first: a test notification goes to it.")
+            }
+            let test = ServerNotification.requestedTest(
+                at: clock(), makeUUID: makeUUID, bundleID: service.appBundleID, environment: service.settings.environment.rawValue)
+            _ = try await queue.enqueue(test)
+            return .redirect(to: "/notifications?flash=test")
         }
         // Apple has no resend: this queues a copy with a new notificationUUID, due now; the original keeps its state.
         router.post("/notifications/:nid/resend") { _, context in
@@ -64,7 +79,13 @@ extension NotificationsController {
         }
     }
 
-    static let flashes = ["saved": "Saved the notification settings.", "resent": "Queued a copy with a new notificationUUID."]
+    static let flashes = [
+        "saved": "Saved the notification settings.", "resent": "Queued a copy with a new notificationUUID.",
+        "test": "Requested a TEST notification: it is sent at once, ahead of any other waiting.",
+    ]
+
+    /// Notifications one page of `/notifications` shows.
+    static let pageSize = 50
 
     /// One notification as the page and the transaction page show it.
     static func row(_ notification: ServerNotification) -> MustacheValue {
@@ -78,8 +99,11 @@ extension NotificationsController {
             "attempts": .array(
                 notification.attempts.map { attempt in
                     [
-                        "at": .string(UTCTimestamp(attempt.date).isoWithMilliseconds), "result": .string(attempt.result.rawValue),
-                        "success": .bool(attempt.result == .success),
+                        "at": .string(UTCTimestamp(attempt.date).isoWithMilliseconds),
+                        "result": .string(attempt.hasEnded ? attempt.result.rawValue : "under way"),
+                        "success": .bool(attempt.hasEnded && attempt.result == .success),
+                        "url": attempt.url.map(MustacheValue.string) ?? .null,
+                        "detail": attempt.hasEnded && attempt.result != .success ? attempt.detail.map(MustacheValue.string) ?? .null : .null,
                     ]
                 }),
             "hasAttempts": .bool(!notification.attempts.isEmpty),

@@ -11,6 +11,13 @@ struct NotificationsController: DashboardController {
     let queue: any ServerNotificationStorage
     let renderer: PageRenderer
     let clock: @Sendable () -> Date
+    /// Which notifications URLs are accepted.
+    var policy = NotificationURLPolicy()
+    /// A new `notificationUUID` (and test token part).
+    var makeUUID: @Sendable () -> String = { UUID().uuidString.lowercased() }
+
+    /// Notifications a page of `/api/notifications` holds by default, and at most (`?limit=`).
+    static let apiPageSize = (standard: 100, most: 500)
 
     /// The JSON of the settings.
     struct SettingsBody: Codable, Equatable {
@@ -51,7 +58,7 @@ struct NotificationsController: DashboardController {
             state = notification.state.rawValue
             createdAt = notification.createdAt
             nextAttemptAt = notification.state == .pending ? notification.nextAttemptAt : nil
-            sendAttempts = notification.attempts.map(AppStoreServerAPIController.SendAttemptItem.init)
+            sendAttempts = notification.endedAttempts.map(AppStoreServerAPIController.SendAttemptItem.init)
             signedPayload = notification.signedPayload
         }
     }
@@ -62,7 +69,7 @@ struct NotificationsController: DashboardController {
             JSONBody.response(SettingsBody(try await queue.notificationSettings()))
         }
         router.put("/api/notifications/settings") { request, _ in
-            let updated = try Self.patched(try await queue.notificationSettings(), with: request.body)
+            let updated = try Self.patched(try await queue.notificationSettings(), with: request.body, policy: policy)
             try await queue.save(updated)
             return JSONBody.response(SettingsBody(updated))
         }
@@ -71,8 +78,17 @@ struct NotificationsController: DashboardController {
             let reversed = try await service.reverseRefund(transactionID: try context.transactionID())
             return JSONBody.response(APIModels.TransactionBody(reversed, delivery: nil))
         }
+        // Newest first, a page at a time: `?before=ID` continues after a page's last (oldest) notification, and the
+        // `Link` field names the next page (RFC 8288 §3, relation "next").
         router.get("/api/notifications") { request, _ in
-            var query = NotificationQuery(limit: 500)
+            var query = NotificationQuery(newestFirst: true, limit: Self.apiPageSize.standard)
+            if let text = request.queryValue("limit") {
+                guard let limit = Int(text), (1...Self.apiPageSize.most).contains(limit) else {
+                    throw TipJarError.invalidValue(field: "limit", reason: "must be a whole number from 1 to \(Self.apiPageSize.most)")
+                }
+                query.limit = limit
+            }
+            query.beforeID = try Self.beforeID(request.queryValue("before"))
             if let text = request.queryValue("type") {
                 guard let type = ServerNotification.NotificationType(rawValue: text) else {
                     throw TipJarError.invalidValue(
@@ -88,15 +104,32 @@ struct NotificationsController: DashboardController {
                 guard let id = UInt64(text) else { return JSONBody.response([NotificationBody]()) }
                 query.transactionID = id
             }
-            return JSONBody.response(try await queue.notifications(matching: query).map(NotificationBody.init))
+            let page = try await queue.notifications(matching: query)
+            var response = JSONBody.response(page.map(NotificationBody.init))
+            if page.count == query.limit, let last = page.last {
+                var next = "/api/notifications?before=\(last.id)&limit=\(query.limit)"
+                if let type = query.type { next += "&type=\(type.rawValue)" }
+                if let id = query.transactionID { next += "&transactionID=\(id)" }
+                response.fields.append(name: "Link", value: "<\(next)>; rel=\"next\"")
+            }
+            return response
         }
+    }
+
+    /// The `before` of a page: a notification ID (digits), or `nil` for the first page.
+    static func beforeID(_ text: String?) throws -> Int64? {
+        guard let text, !text.isEmpty else { return nil }
+        guard text.utf8.count <= 19, text.utf8.allSatisfy({ (0x30...0x39).contains($0) }), let id = Int64(text) else {
+            throw TipJarError.invalidValue(field: "before", reason: "must be a notification ID (digits)")
+        }
+        return id
     }
 
     /// `settings` with the fields of a `PUT` body: `url` (a string, or `null` or `""` for none) and `timeScale`; a
     /// field left out keeps its value.
     /// - Throws: `RequestError` for a body that is not a JSON object or names another field, `TipJarError.invalidValue`
-    ///   for a URL that is not http(s) or a time scale out of range (nothing saved).
-    static func patched(_ settings: NotificationSettings, with body: [UInt8]) throws -> NotificationSettings {
+    ///   for a URL the policy refuses or a time scale out of range (nothing saved).
+    static func patched(_ settings: NotificationSettings, with body: [UInt8], policy: NotificationURLPolicy) throws -> NotificationSettings {
         guard case .object(let object)? = try? JSONValue(parsing: Data(body)) else {
             throw RequestError(message: "The request needs a JSON object: {\"url\": …, \"timeScale\": …}.")
         }
@@ -107,7 +140,7 @@ struct NotificationsController: DashboardController {
         switch object["url"] {
         case nil: break
         case .null?: updated.url = nil
-        case .string(let text)?: updated.url = try NotificationSettings.checkedURL(text)
+        case .string(let text)?: updated.url = try NotificationSettings.checkedURL(text, policy: policy)
         default: throw TipJarError.invalidValue(field: "url", reason: "must be a string or null")
         }
         switch object["timeScale"] {

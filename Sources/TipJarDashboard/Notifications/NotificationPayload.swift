@@ -57,3 +57,17 @@ extension APIModels {
         return CompactJWS.unsecured(body)
     }
 }
+
+extension ServerNotification {
+    /// A `TEST` notification requested at `date` ("Request a Test Notification",
+    /// https://developer.apple.com/documentation/appstoreserverapi/request-a-test-notification), signed at once (it has
+    /// no transaction to read later), with a token that is a UUID and the request's time in milliseconds (Apple's token
+    /// is opaque).
+    static func requestedTest(at date: Date, makeUUID: () -> String, bundleID: String, environment: String) -> ServerNotification {
+        let uuid = makeUUID()
+        let token = "\(makeUUID())_\(UTCTimestamp.milliseconds(since1970: date))"
+        var test = ServerNotification(type: .test, createdAt: date, testToken: token, notificationUUID: uuid)
+        test.signedPayload = APIModels.signedPayload(for: test, uuid: uuid, stored: nil, bundleID: bundleID, environment: environment)
+        return test
+    }
+}

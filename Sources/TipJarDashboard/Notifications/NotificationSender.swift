@@ -1,19 +1,24 @@
 import Foundation
+import Synchronization
 import TipJar
 
 /// Delivers the App Store Server Notifications queue (``ServerNotificationStorage``) to the developer's server, off
 /// every request path: a purchase only writes its row (in the same commit, `TipJarSchema.v14`), and this sender,
-/// started by `serve` (``DashboardStack/startNotifications()``), posts it. A dead or slow server therefore costs a
-/// purchase nothing.
+/// started by `serve` (``DashboardStack/startNotifications()``), posts it. A dead, slow or hostile server therefore
+/// costs a purchase nothing.
 ///
-/// Each due notification is claimed (compare-and-set, so two senders never send one at once), posted once as
-/// `{"signedPayload": …}` (https://developer.apple.com/documentation/appstoreservernotifications/responsebodyv2),
-/// and its attempt recorded with its next state: delivered on 200–206, else retried on Apple's schedule
-/// (``NotificationRetrySchedule``, compressed by the settings' time scale), failed after the fifth retry. A sender
-/// that dies mid-attempt leaves a claim whose lease (``lease``) ends; the notification is then sent again, which Apple
-/// also does ("Your server may have successfully received the notification on the App Store server's subsequent
-/// attempt", https://developer.apple.com/documentation/appstoreserverapi/sendattemptresult): at least once, and never
-/// again after a recorded 2xx.
+/// Each due notification is claimed (compare-and-set, so two senders never send one at once) together with its attempt
+/// under way, posted as `{"signedPayload": …}`
+/// (https://developer.apple.com/documentation/appstoreservernotifications/responsebodyv2), and its attempt completed with
+/// its next state: delivered on 200–206, else retried on Apple's schedule (``NotificationRetrySchedule``, compressed by
+/// the settings' time scale), failed after the fifth retry. At most ``concurrency`` attempts run at once, and a `TEST`
+/// notification has a lane of its own, so "Request a Test Notification" never waits behind a backlog.
+///
+/// An attempt a stopped process left under way is closed as `OTHER` when the sender starts (or when its lease ends) and
+/// retried on the schedule from when it started; its body may have reached the server, which Apple also allows for
+/// ("Your server may have successfully received the notification on the App Store server's subsequent attempt",
+/// https://developer.apple.com/documentation/appstoreserverapi/sendattemptresult): at least once, and never again
+/// after a recorded 2xx.
 public struct NotificationSender: Sendable {
     let queue: any ServerNotificationStorage
     let transport: any NotificationTransport
@@ -24,17 +29,22 @@ public struct NotificationSender: Sendable {
     let environment: @Sendable () -> String
     let now: @Sendable () -> Date
     let makeUUID: @Sendable () -> String
-    /// One attempt's timeout.
+    /// One attempt's deadline, redirects included.
     let attemptTimeout: TimeInterval
-    /// How long a claim holds before another sender may take the notification.
-    let lease: TimeInterval
+    /// Attempts of the backlog at once (a `TEST` notification takes one more lane of its own).
+    let concurrency: Int
+
+    /// How long a claim holds before the notification counts as cut: an attempt's deadline and a margin for recording
+    /// it. A claim left by a stopped process is closed at once when the sender starts; the lease only matters if an
+    /// attempt outlived its deadline, so it is real time, not scaled.
+    var lease: TimeInterval { attemptTimeout + 5 }
 
     init(
-        queue: any ServerNotificationStorage, transport: any NotificationTransport = URLSessionNotificationTransport(),
+        queue: any ServerNotificationStorage, transport: any NotificationTransport = HTTPNotificationTransport(),
         transaction: @escaping @Sendable (UInt64) async throws -> StoredTransaction?, bundleID: String,
         environment: @escaping @Sendable () -> String, now: @escaping @Sendable () -> Date,
         makeUUID: @escaping @Sendable () -> String = { UUID().uuidString.lowercased() }, attemptTimeout: TimeInterval = 5,
-        lease: TimeInterval = 60
+        concurrency: Int = 4
     ) {
         self.queue = queue
         self.transport = transport
@@ -44,7 +54,7 @@ public struct NotificationSender: Sendable {
         self.now = now
         self.makeUUID = makeUUID
         self.attemptTimeout = attemptTimeout
-        self.lease = lease
+        self.concurrency = max(1, concurrency)
     }
 
     /// The `signedPayload` of `notification` with `uuid`.
@@ -59,50 +69,206 @@ public struct NotificationSender: Sendable {
         return (try? JSONEncoder().encode(Body(signedPayload: signedPayload))) ?? Data()
     }
 
-    /// One pass: one attempt for each notification due now (none while no URL is set).
+    /// A notification claimed for one attempt, with where it is posted.
+    struct Claimed: Sendable {
+        var notification: ServerNotification
+        var url: URL
+        var timeScale: Int
+    }
+
+    /// Claims `notification` for an attempt to `url`; a `sending` one whose lease ended is closed as cut instead.
+    /// - Returns: the claim, or `nil` when another sender won or the notification was closed.
+    func claim(_ notification: ServerNotification, url: URL, settings: NotificationSettings) async throws -> Claimed? {
+        if notification.state == .sending {
+            try await closeCut(notification, timeScale: settings.timeScale)
+            return nil
+        }
+        let uuid = notification.notificationUUID ?? makeUUID()
+        var payload = notification.signedPayload ?? ""
+        if notification.signedPayload == nil { payload = try await signedPayload(notification, uuid: uuid) }
+        let started = now()
+        guard
+            let claimed = try await queue.claim(
+                notification, uuid: uuid, payload: payload, leaseUntil: started.addingTimeInterval(lease),
+                attempt: .started(at: started, url: url.absoluteString))
+        else { return nil }
+        return Claimed(notification: claimed, url: url, timeScale: settings.timeScale)
+    }
+
+    /// Posts a claimed notification and completes its attempt. - Returns: whether the attempt was recorded.
+    func attempt(_ claimed: Claimed) async throws -> Bool {
+        let notification = claimed.notification
+        let started = notification.attempts.last?.date ?? now()
+        let outcome = await transport.post(Self.body(notification.signedPayload ?? ""), to: claimed.url, timeout: attemptTimeout)
+        let retry =
+            outcome.result == .success
+            ? nil
+            : NotificationRetrySchedule.nextAttempt(after: started, attemptsMade: notification.attemptCount, timeScale: claimed.timeScale)
+        let attempt = SendAttempt(date: started, result: outcome.result, url: outcome.url, detail: outcome.detail, endedAt: now())
+        return try await queue.record(attempt, of: notification, retryAt: retry)
+    }
+
+    /// Closes the attempt a stopped sender left under way as `OTHER`, and schedules the retry from when it started.
+    func closeCut(_ notification: ServerNotification, timeScale: Int) async throws {
+        let started = notification.attempts.last { !$0.hasEnded }?.date ?? notification.attempts.last?.date ?? now()
+        let attempt = SendAttempt(
+            date: started, result: .other, detail: "cut short: the dashboard stopped before this attempt ended", endedAt: now())
+        let retry = NotificationRetrySchedule.nextAttempt(after: started, attemptsMade: notification.attemptCount, timeScale: timeScale)
+        _ = try await queue.record(attempt, of: notification, retryAt: retry)
+    }
+
+    /// Closes every attempt a stopped process left under way (``closeCut(_:timeScale:)``). - Returns: how many.
+    @discardableResult
+    public func closeCutAttempts() async throws -> Int {
+        let settings = try await queue.notificationSettings()
+        let cut = try await queue.notificationsUnderWay()
+        for notification in cut { try await closeCut(notification, timeScale: settings.timeScale) }
+        return cut.count
+    }
+
+    /// The URL notifications go to now, or `nil` when none is set (or it no longer passes the policy).
+    func destination(_ settings: NotificationSettings) -> URL? {
+        guard let text = settings.url else { return nil }
+        return try? NotificationURLPolicy(allowsLinkLocal: true).checked(text)
+    }
+
+    /// One pass: the due `TEST` notifications, then the backlog's, each attempted once, at most ``concurrency`` at a time
+    /// (none while no URL is set).
     /// - Returns: the attempts recorded.
     @discardableResult
     public func sendDue(limit: Int = 50) async throws -> Int {
         let settings = try await queue.notificationSettings()
-        guard let text = settings.url, let url = URL(string: text) else { return 0 }
-        var recorded = 0
-        for notification in try await queue.dueNotifications(at: now(), limit: limit) {
-            let uuid = notification.notificationUUID ?? makeUUID()
-            var payload = notification.signedPayload ?? ""
-            if notification.signedPayload == nil { payload = try await signedPayload(notification, uuid: uuid) }
-            guard
-                let claimed = try await queue.claim(notification, uuid: uuid, payload: payload, leaseUntil: now().addingTimeInterval(lease)),
-                let sent = claimed.signedPayload
-            else { continue }
-            let attemptDate = now()
-            let result = await transport.post(Self.body(sent), to: url, timeout: attemptTimeout)
-            let retry =
-                result == .success
-                ? nil : NotificationRetrySchedule.nextAttempt(after: attemptDate, attemptsMade: claimed.attemptCount + 1, timeScale: settings.timeScale)
-            if try await queue.record(SendAttempt(date: attemptDate, result: result), of: claimed, retryAt: retry) { recorded += 1 }
+        guard let url = destination(settings) else { return 0 }
+        var claims: [Claimed] = []
+        let due = try await queue.dueNotifications(at: now(), limit: limit, onlyTests: true) + queue.dueNotifications(at: now(), limit: limit)
+        var seen = Set<Int64>()
+        for notification in due where seen.insert(notification.id).inserted {
+            if let claimed = try await claim(notification, url: url, settings: settings) { claims.append(claimed) }
         }
-        return recorded
+        return try await withThrowingTaskGroup(of: Bool.self) { group in
+            var recorded = 0
+            var running = 0
+            for claimed in claims {
+                if running == concurrency, let done = try await group.next() {
+                    recorded += done ? 1 : 0
+                    running -= 1
+                }
+                group.addTask { try await attempt(claimed) }
+                running += 1
+            }
+            for try await done in group { recorded += done ? 1 : 0 }
+            return recorded
+        }
     }
 
-    /// Sends until the task is cancelled: a pass whenever the storage committed something (an event queued, the
-    /// settings changed) or a retry fell due, looking every `interval` (a read of an atomic counter; the queue is read
-    /// only when one of the two happened).
-    public func run(commits: CommitCounter, interval: Duration = .milliseconds(50), log: @escaping @Sendable (String) -> Void = { _ in }) async {
-        var seen: UInt64?
-        var nextDue: Date?
-        while !Task.isCancelled {
-            let commitsNow = commits.value
-            if seen != commitsNow || (nextDue.map { $0 <= now() } ?? false) {
-                seen = commitsNow
+    /// Sends until the task is cancelled. It first closes what a stopped process left under way, then sleeps until
+    /// `wakeUps` says the storage changed (a notification queued, the settings saved) or the next retry falls due, and
+    /// wakes for nothing else: an idle server's sender costs nothing, and a receiver that never answers holds one of the
+    /// ``concurrency`` lanes for one deadline, never a thread's CPU.
+    public func run(wakeUps: AsyncStream<Void>, log: @escaping @Sendable (String) -> Void = { _ in }) async {
+        let signal = WakeSignal()
+        let lanes = Lanes()
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                for await _ in wakeUps { signal.wake() }
+            }
+            do {
+                try await closeCutAttempts()
+            } catch {
+                log("tipjar: notifications: \(error)")
+            }
+            while !Task.isCancelled {
+                var wakeAt: Date?
                 do {
-                    try await sendDue()
-                    nextDue = try await queue.nextNotificationDue()
+                    let settings = try await queue.notificationSettings()
+                    if let url = destination(settings) {
+                        for onlyTests in [true, false] {
+                            let free = lanes.state.withLock { onlyTests ? 1 - $0.tests : concurrency - $0.backlog }
+                            guard free > 0 else { continue }
+                            let inFlight = lanes.state.withLock { $0.ids }
+                            let due = try await queue.dueNotifications(at: now(), limit: free + inFlight.count, onlyTests: onlyTests)
+                            for notification in due.filter({ !inFlight.contains($0.id) }).prefix(free) {
+                                guard let claimed = try await claim(notification, url: url, settings: settings) else { continue }
+                                let isTest = notification.type == .test
+                                lanes.state.withLock { lanes in
+                                    lanes.ids.insert(notification.id)
+                                    if isTest { lanes.tests += 1 } else { lanes.backlog += 1 }
+                                }
+                                group.addTask {
+                                    do {
+                                        _ = try await attempt(claimed)
+                                    } catch {
+                                        log("tipjar: notifications: \(error)")
+                                    }
+                                    lanes.state.withLock { lanes in
+                                        lanes.ids.remove(notification.id)
+                                        if isTest { lanes.tests -= 1 } else { lanes.backlog -= 1 }
+                                    }
+                                    signal.wake()
+                                }
+                            }
+                        }
+                        let busy = lanes.state.withLock { $0.backlog >= concurrency }
+                        // With every lane busy, the next due time is no reason to wake: a lane's end is.
+                        wakeAt = busy ? nil : try await queue.nextNotificationDue()
+                    }
                 } catch {
                     log("tipjar: notifications: \(error)")
-                    nextDue = now().addingTimeInterval(1)
+                    wakeAt = now().addingTimeInterval(1)
                 }
+                await signal.wait(timeout: wakeAt.map { max(0, $0.timeIntervalSince(now())) })
             }
-            try? await Task.sleep(for: interval)
+            group.cancelAll()
+        }
+    }
+}
+
+/// The sender's lanes in use: attempts of the backlog, `TEST` attempts, and the notifications they hold.
+final class Lanes: Sendable {
+    let state = Mutex<(backlog: Int, tests: Int, ids: Set<Int64>)>((0, 0, []))
+}
+
+/// A wake-up that is never lost: ``wake()`` before ``wait(timeout:)`` makes the wait return at once; many wake-ups
+/// while nobody waits count as one.
+final class WakeSignal: Sendable {
+    private let state = Mutex<(pending: Bool, waiter: CheckedContinuation<Void, Never>?)>((false, nil))
+
+    func wake() {
+        let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            guard let waiter = state.waiter else {
+                state.pending = true
+                return nil
+            }
+            state.waiter = nil
+            return waiter
+        }
+        waiter?.resume()
+    }
+
+    /// Returns at the next wake-up (at once if one came since the last wait), after `timeout` seconds, or when the task
+    /// is cancelled.
+    func wait(timeout: TimeInterval?) async {
+        let timer = timeout.map { seconds in
+            Task { [self] in
+                try? await Task.sleep(for: .seconds(seconds))
+                if !Task.isCancelled { wake() }
+            }
+        }
+        defer { timer?.cancel() }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let ready = state.withLock { state -> Bool in
+                    if state.pending {
+                        state.pending = false
+                        return true
+                    }
+                    state.waiter = continuation
+                    return false
+                }
+                if ready { continuation.resume() }
+            }
+        } onCancel: {
+            wake()
         }
     }
 }

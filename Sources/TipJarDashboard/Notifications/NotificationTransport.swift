@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import Synchronization
 import TipJar
@@ -6,73 +7,160 @@ import TipJar
 import FoundationNetworking
 #endif
 
-/// Posts one notification body to the developer's server and names the outcome in Apple's `sendAttemptResult`.
-protocol NotificationTransport: Sendable {
-    /// One attempt: `body` posted to `url` as `application/json`, answered within `timeout`.
-    func post(_ body: Data, to url: URL, timeout: TimeInterval) async -> SendAttemptResult
+/// How one attempt to post a notification ended: Apple's `sendAttemptResult`, the cause in words, and the last URL
+/// posted to.
+struct NotificationAttemptOutcome: Sendable, Equatable {
+    /// Apple's `sendAttemptResult`.
+    var result: SendAttemptResult
+    /// The cause in words ("HTTP 500", "connection refused", "no answer within 5 s").
+    var detail: String
+    /// The last URL posted to.
+    var url: String
 }
 
-/// ``NotificationTransport`` on `URLSession` (FoundationNetworking on Linux). Chosen over a client of our own on
-/// sockets because the developer's server is usually HTTPS (Apple requires it in App Store Connect,
-/// https://developer.apple.com/documentation/appstoreservernotifications/app-store-server-notifications-v2) and the
-/// package has no TLS of its own; `URLSession` brings TLS, redirects and name resolution, and its delegate gives the
-/// control an attempt needs:
-/// - **The body is never read.** The outcome is decided by the status line (200–206 is `SUCCESS`, anything else
-///   `UNSUCCESSFUL_HTTP_RESPONSE_CODE`, https://developer.apple.com/documentation/appstoreservernotifications/responding-to-app-store-server-notifications),
-///   and the task is cancelled as soon as the response head arrives, so a 1 GB answer costs nothing.
-/// - **Redirects**: at most ``maximumRedirects`` are followed; a redirect to a URL already visited, or one too many,
-///   is `CIRCULAR_REDIRECT`.
-/// - **A timeout per attempt** (`timeout`, enforced by the request's own timeout and by a timer of ours, whichever
-///   fires first): `TIMED_OUT`.
+/// Posts one notification body to the developer's server.
+protocol NotificationTransport: Sendable {
+    /// One attempt: `body` posted to `url` as `application/json`, ended within `timeout`.
+    func post(_ body: Data, to url: URL, timeout: TimeInterval) async -> NotificationAttemptOutcome
+}
+
+/// The dashboard's ``NotificationTransport``: one deadline for the whole attempt, each hop over a socket of our own
+/// for `http` (``SocketNotificationHop``) or `URLSession` for `https` (``URLSessionNotificationHop``: the package has
+/// no TLS of its own), and redirects followed here, never inside a hop.
 ///
-/// How a failure maps to Apple's names, which Apple does not document per error (the choice is ours): a refused or
-/// unreachable host `NO_RESPONSE`; a connection lost mid-answer `PREMATURE_CLOSE`; a TLS failure `TLS_ISSUE`; an
-/// answer that is not HTTP `INVALID_RESPONSE` (FoundationNetworking reports a connection closed with no answer at all
-/// the same way, `badServerResponse`, so it reads `INVALID_RESPONSE` too); a send or receive failure `SOCKET_ISSUE`;
-/// anything else `OTHER`. `UNSUPPORTED_CHARSET` is never given: the answer's body is never read.
-struct URLSessionNotificationTransport: NotificationTransport {
+/// Redirects: Apple names a `CIRCULAR_REDIRECT` result
+/// (https://developer.apple.com/documentation/appstoreserverapi/sendattemptresult) but documents no redirect rules,
+/// so these are RFC 9110's. A 307 or 308 is followed with the same `POST` and body (§15.4.8, §15.4.9), at most
+/// ``maximumRedirects`` times and never to a URL already visited (either is `CIRCULAR_REDIRECT`), each target checked by
+/// the same ``NotificationURLPolicy`` as the notifications URL. A 301, 302 or 303 is not followed: a client may or
+/// must turn the `POST` into a `GET` without its body there (§15.4.2–§15.4.4), so the notification would not reach
+/// anyone; it is `UNSUCCESSFUL_HTTP_RESPONSE_CODE`, like any status outside 200–206
+/// (https://developer.apple.com/documentation/appstoreservernotifications/responding-to-app-store-server-notifications).
+/// A notification therefore counts as delivered only when its body reached a server that answered 2xx.
+struct HTTPNotificationTransport: NotificationTransport {
     /// Redirects followed before the attempt is `CIRCULAR_REDIRECT`.
     static let maximumRedirects = 5
+    /// Which URLs and addresses are posted to.
+    var policy = NotificationURLPolicy()
 
-    func post(_ body: Data, to url: URL, timeout: TimeInterval) async -> SendAttemptResult {
-        let attempt = Attempt(start: url)
+    func post(_ body: Data, to url: URL, timeout: TimeInterval) async -> NotificationAttemptOutcome {
+        let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(max(timeout, 0) * 1e9)
+        var current = url
+        var visited: Set<String> = [url.absoluteString]
+        var redirects = 0
+        while true {
+            let hop: NotificationHop =
+                current.scheme?.lowercased() == "https"
+                ? await URLSessionNotificationHop.post(body, to: current, deadline: deadline, timeout: timeout, policy: policy)
+                : await SocketNotificationHop.post(body, to: current, deadline: deadline, timeout: timeout, policy: policy)
+            let here = current.absoluteString
+            switch hop {
+            case .failed(let result, let detail):
+                return NotificationAttemptOutcome(result: result, detail: detail, url: here)
+            case .answered(let status, let location):
+                if (200...206).contains(status) { return NotificationAttemptOutcome(result: .success, detail: "HTTP \(status)", url: here) }
+                guard status == 307 || status == 308 else {
+                    let detail =
+                        (300...399).contains(status)
+                        ? "HTTP \(status), not followed: only a 307 or 308 redirect keeps the POST and its body (RFC 9110 §15.4)"
+                        : "HTTP \(status)"
+                    return NotificationAttemptOutcome(result: .unsuccessfulHTTPResponseCode, detail: detail, url: here)
+                }
+                guard let location, let target = URL(string: location, relativeTo: current)?.absoluteURL else {
+                    return NotificationAttemptOutcome(
+                        result: .unsuccessfulHTTPResponseCode, detail: "HTTP \(status) without a usable Location", url: here)
+                }
+                let next: URL
+                do {
+                    next = try policy.checked(target.absoluteString)
+                } catch {
+                    let reason = (error as? TipJarError).map { "\($0)" } ?? "\(error)"
+                    return NotificationAttemptOutcome(result: .other, detail: "HTTP \(status) to a URL not posted to: \(reason)", url: here)
+                }
+                guard visited.insert(next.absoluteString).inserted else {
+                    return NotificationAttemptOutcome(
+                        result: .circularRedirect, detail: "redirect loop: \(next.absoluteString) was visited already", url: here)
+                }
+                redirects += 1
+                guard redirects <= Self.maximumRedirects else {
+                    return NotificationAttemptOutcome(
+                        result: .circularRedirect, detail: "more than \(Self.maximumRedirects) redirects", url: here)
+                }
+                current = next
+            }
+        }
+    }
+}
+
+/// One `POST` hop over `URLSession` (FoundationNetworking on Linux), for `https` URLs: the package has no TLS of its
+/// own, and Apple requires HTTPS in App Store Connect
+/// (https://developer.apple.com/documentation/appstoreservernotifications/enabling-app-store-server-notifications).
+///
+/// Driven so that FoundationNetworking's own state is never raced: a redirect is refused inside its callback (the 3xx
+/// becomes the answer, and ``HTTPNotificationTransport`` decides), the task is never cancelled from outside (the
+/// attempt stops waiting at its deadline and the task ends by its own timeout a second later), and the session is
+/// invalidated only after its task ends. The answer's head decides; its body is never read. The host's addresses are
+/// checked against the ``NotificationURLPolicy`` before `URLSession` connects (it resolves the name again itself).
+/// FoundationNetworking keeps a core busy while it waits on a silent server; the deadline bounds that to one attempt.
+enum URLSessionNotificationHop {
+    static func post(_ body: Data, to url: URL, deadline: UInt64, timeout: TimeInterval, policy: NotificationURLPolicy) async -> NotificationHop {
+        if !policy.allowsLinkLocal, let host = url.host, Self.resolvesToLinkLocal(host) {
+            return .failed(.other, "\(host) resolves to a link-local or cloud metadata address, which the dashboard does not post to")
+        }
+        let waiting = Waiting()
         let configuration = URLSessionConfiguration.ephemeral
-        // FoundationNetworking's own timeouts count whole seconds (a 0.5 s one fires at once): ours below is exact, and
-        // theirs only a backstop a second later.
+        // FoundationNetworking's own timeouts count whole seconds: ours is exact, theirs ends the task a second later.
         configuration.timeoutIntervalForRequest = timeout.rounded(.up) + 1
         configuration.timeoutIntervalForResource = timeout.rounded(.up) + 1
         configuration.urlCache = nil
-        let session = URLSession(configuration: configuration, delegate: attempt, delegateQueue: nil)
-        defer { session.invalidateAndCancel() }
+        let session = URLSession(configuration: configuration, delegate: waiting, delegateQueue: nil)
         var request = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: timeout.rounded(.up) + 1)
         request.httpMethod = "POST"
         request.httpBody = body
         request.setValue("application/json", forHTTPHeaderField: "Content-Type")
         let task = session.dataTask(with: request)
+        let remaining = Double(deadline &- min(deadline, DispatchTime.now().uptimeNanoseconds)) / 1e9
         let timer = Task {
-            try? await Task.sleep(for: .seconds(timeout))
-            if !Task.isCancelled, attempt.finish(.timedOut) { task.cancel() }
+            try? await Task.sleep(for: .seconds(remaining))
+            if !Task.isCancelled { waiting.finish(.failed(.timedOut, "no answer within \(SocketNotificationHop.seconds(timeout))")) }
         }
         defer { timer.cancel() }
         return await withCheckedContinuation { continuation in
-            attempt.wait(continuation)
+            waiting.wait(continuation)
             task.resume()
+            session.finishTasksAndInvalidate()
         }
     }
 
-    /// What a `URLError` means in Apple's names.
+    /// Whether any address of `host` is link-local or a metadata service.
+    static func resolvesToLinkLocal(_ host: String) -> Bool {
+        if NotificationURLPolicy.isLinkLocalOrMetadata(host: host) { return true }
+        var hints = addrinfo()
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        var list: UnsafeMutablePointer<addrinfo>?
+        guard getaddrinfo(host, nil, &hints, &list) == 0, let list else { return false }
+        defer { freeaddrinfo(list) }
+        var cursor: UnsafeMutablePointer<addrinfo>? = list
+        while let info = cursor {
+            cursor = info.pointee.ai_next
+            if let address = info.pointee.ai_addr, NotificationURLPolicy.isLinkLocalOrMetadata(address: SocketNotificationHop.bytes(of: address)) {
+                return true
+            }
+        }
+        return false
+    }
+
+    /// What a `URLError` means in Apple's names (the mapping is ours; Apple documents the names only).
     static func result(for error: any Error) -> SendAttemptResult {
         guard let error = error as? URLError else { return .other }
         switch error.code {
         case .timedOut: return .timedOut
-        case .cannotConnectToHost, .cannotFindHost, .dnsLookupFailed, .notConnectedToInternet, .zeroByteResource: return .noResponse
-        case .networkConnectionLost: return .prematureClose
+        case .cannotConnectToHost, .cannotFindHost, .dnsLookupFailed, .notConnectedToInternet: return .noResponse
+        case .networkConnectionLost, .zeroByteResource: return .prematureClose
         case .secureConnectionFailed, .serverCertificateUntrusted, .serverCertificateHasBadDate, .serverCertificateNotYetValid,
             .serverCertificateHasUnknownRoot, .clientCertificateRejected, .clientCertificateRequired:
             return .tlsIssue
         case .httpTooManyRedirects, .redirectToNonExistentLocation: return .circularRedirect
-        // The URL's scheme is checked when it is set, so `unsupportedURL` is libcurl's answer to a reply that is not
-        // HTTP/1.x ("Received HTTP/0.9 when not allowed").
         case .badServerResponse, .cannotParseResponse, .cannotDecodeRawData, .cannotDecodeContentData, .unsupportedURL: return .invalidResponse
         // FoundationNetworking reports libcurl's send and receive failures ("Send failure: Broken pipe") as `unknown`.
         case .unknown, .cannotLoadFromNetwork, .callIsActive, .internationalRoamingOff, .dataNotAllowed: return .socketIssue
@@ -80,16 +168,12 @@ struct URLSessionNotificationTransport: NotificationTransport {
         }
     }
 
-    /// One attempt's state: the URLs visited and the one outcome, whichever comes first.
-    final class Attempt: NSObject, URLSessionDataDelegate, Sendable {
-        private let state: Mutex<(visited: Set<String>, outcome: SendAttemptResult?, continuation: CheckedContinuation<SendAttemptResult, Never>?)>
+    /// One hop's delegate: the one outcome, whichever comes first.
+    final class Waiting: NSObject, URLSessionDataDelegate, Sendable {
+        private let state = Mutex<(outcome: NotificationHop?, continuation: CheckedContinuation<NotificationHop, Never>?)>((nil, nil))
 
-        init(start: URL) {
-            state = Mutex(([start.absoluteString], nil, nil))
-        }
-
-        func wait(_ continuation: CheckedContinuation<SendAttemptResult, Never>) {
-            let ready = state.withLock { state -> SendAttemptResult? in
+        func wait(_ continuation: CheckedContinuation<NotificationHop, Never>) {
+            let ready = state.withLock { state -> NotificationHop? in
                 if let outcome = state.outcome { return outcome }
                 state.continuation = continuation
                 return nil
@@ -97,17 +181,14 @@ struct URLSessionNotificationTransport: NotificationTransport {
             if let ready { continuation.resume(returning: ready) }
         }
 
-        /// Settles the attempt with `result` unless it is settled. - Returns: whether this call settled it.
-        @discardableResult
-        func finish(_ result: SendAttemptResult) -> Bool {
-            let (won, continuation) = state.withLock { state -> (Bool, CheckedContinuation<SendAttemptResult, Never>?) in
-                guard state.outcome == nil else { return (false, nil) }
-                state.outcome = result
+        func finish(_ outcome: NotificationHop) {
+            let continuation = state.withLock { state -> CheckedContinuation<NotificationHop, Never>? in
+                guard state.outcome == nil else { return nil }
+                state.outcome = outcome
                 defer { state.continuation = nil }
-                return (true, state.continuation)
+                return state.continuation
             }
-            continuation?.resume(returning: result)
-            return won
+            continuation?.resume(returning: outcome)
         }
 
         func urlSession(
@@ -115,9 +196,9 @@ struct URLSessionNotificationTransport: NotificationTransport {
             completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
         ) {
             if let http = response as? HTTPURLResponse {
-                finish(SendAttemptResult.forStatus(http.statusCode))
+                finish(.answered(status: http.statusCode, location: http.value(forHTTPHeaderField: "Location")))
             } else {
-                finish(.invalidResponse)
+                finish(.failed(.invalidResponse, "the answer is not HTTP"))
             }
             completionHandler(.cancel)
         }
@@ -126,22 +207,12 @@ struct URLSessionNotificationTransport: NotificationTransport {
             _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
             newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
         ) {
-            let isLoop = state.withLock { state -> Bool in
-                guard let next = request.url?.absoluteString else { return true }
-                let seen = !state.visited.insert(next).inserted
-                return seen || state.visited.count > URLSessionNotificationTransport.maximumRedirects + 1
-            }
-            if isLoop {
-                finish(.circularRedirect)
-                completionHandler(nil)
-                task.cancel()
-            } else {
-                completionHandler(request)
-            }
+            completionHandler(nil)
         }
 
         func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
-            finish(error.map(URLSessionNotificationTransport.result(for:)) ?? .invalidResponse)
+            guard let error else { return finish(.failed(.invalidResponse, "the connection ended without an answer")) }
+            finish(.failed(URLSessionNotificationHop.result(for: error), error.localizedDescription))
         }
     }
 }

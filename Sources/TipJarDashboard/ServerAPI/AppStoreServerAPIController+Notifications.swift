@@ -30,7 +30,7 @@ extension AppStoreServerAPIController {
 
         init(_ notification: ServerNotification) {
             signedPayload = notification.signedPayload ?? ""
-            sendAttempts = notification.attempts.map(SendAttemptItem.init)
+            sendAttempts = notification.endedAttempts.map(SendAttemptItem.init)
         }
     }
 
@@ -40,16 +40,11 @@ extension AppStoreServerAPIController {
             try await answer(request) {
                 let queue = try notificationQueue()
                 guard try await queue.notificationSettings().url != nil else { throw AppStoreServerAPIError.notificationURLNotFound }
-                let date = clock()
-                let uuid = makeUUID()
-                // Apple's token is opaque; this one is a UUID and the request's time in milliseconds.
-                let token = "\(makeUUID())_\(UTCTimestamp.milliseconds(since1970: date))"
-                var test = ServerNotification(type: .test, createdAt: date, testToken: token, notificationUUID: uuid)
-                test.signedPayload = APIModels.signedPayload(
-                    for: test, uuid: uuid, stored: nil, bundleID: service.appBundleID, environment: service.settings.environment.rawValue)
+                let test = ServerNotification.requestedTest(
+                    at: clock(), makeUUID: makeUUID, bundleID: service.appBundleID, environment: service.settings.environment.rawValue)
                 _ = try await queue.enqueue(test)
                 struct Body: Encodable { var testNotificationToken: String }
-                return JSONBody.response(Body(testNotificationToken: token))
+                return JSONBody.response(Body(testNotificationToken: test.testToken ?? ""))
             }
         }
         // Get Test Notification Status: https://developer.apple.com/documentation/appstoreserverapi/get-test-notification-status
