@@ -46,7 +46,7 @@ struct NotificationsController: DashboardController {
         var state: String
         var createdAt: Date
         var nextAttemptAt: Date?
-        var sendAttempts: [AppStoreServerAPIController.SendAttemptItem]
+        var sendAttempts: [AttemptBody]
         var signedPayload: String?
 
         init(_ notification: ServerNotification) {
@@ -58,8 +58,26 @@ struct NotificationsController: DashboardController {
             state = notification.state.rawValue
             createdAt = notification.createdAt
             nextAttemptAt = notification.state == .pending ? notification.nextAttemptAt : nil
-            sendAttempts = notification.endedAttempts.map(AppStoreServerAPIController.SendAttemptItem.init)
+            sendAttempts = notification.attempts.map(AttemptBody.init)
             signedPayload = notification.signedPayload
+        }
+    }
+
+    /// An attempt as the JSON API lists it: Apple's `sendAttemptItem` fields, and the dashboard's own `url` (where it
+    /// posted), `detail` (the cause in words) and `underWay` (started, not yet ended; its result is not known).
+    struct AttemptBody: Encodable {
+        var attemptDate: Int64
+        var sendAttemptResult: String
+        var url: String?
+        var detail: String?
+        var underWay: Bool
+
+        init(_ attempt: SendAttempt) {
+            attemptDate = UTCTimestamp.milliseconds(since1970: attempt.date)
+            sendAttemptResult = attempt.result.rawValue
+            url = attempt.url
+            detail = attempt.detail
+            underWay = !attempt.hasEnded
         }
     }
 
