@@ -46,6 +46,7 @@ public struct ScenarioRunner: Sendable {
             output(result.line)
             if case .failed = verdict { failed = true }
         }
+        if let restored = await session.restoreSettings() { output("  \(restored)") }
         let result = ScenarioResult(file: file, name: scenario.name, steps: results)
         if let failure = result.firstFailure, case .failed(let message) = failure.verdict {
             output(

@@ -12,10 +12,34 @@ final class ScenarioSession {
     /// Appended to every account name, so runs against one server never share an Apple Account
     /// (and never see each other's unfinished transactions).
     let accountSuffix: String
+    /// The notification settings as they were before the scenario's first `notifications` step (`GET
+    /// /api/notifications/settings`), put back when the run ends (``restoreSettings()``): a scenario rehearses against
+    /// the dashboard a person uses, and must leave their notifications URL and time scale as it found them.
+    var notificationSettingsBefore: JSONValue?
 
     init(transport: any ScenarioTransport, accountSuffix: String) {
         self.transport = transport
         self.accountSuffix = accountSuffix
+    }
+
+    /// Remembers the notification settings before a scenario first changes them.
+    func rememberNotificationSettings() async throws {
+        guard notificationSettingsBefore == nil else { return }
+        notificationSettingsBefore = try await read("/api/notifications/settings")
+    }
+
+    /// Puts back what the scenario changed outside its own accounts: the notification settings.
+    /// - Returns: a line saying what was restored, or `nil` when nothing was changed.
+    func restoreSettings() async -> String? {
+        guard let before = notificationSettingsBefore else { return nil }
+        do {
+            let answer = try await send("PUT", "/api/notifications/settings", body: before)
+            guard answer.status == 200 else { return "could not restore the notification settings: HTTP \(answer.status)" }
+            notificationSettingsBefore = nil
+            return "restored the notification settings it changed"
+        } catch {
+            return "could not restore the notification settings: \(error)"
+        }
     }
 
     /// Every store setting at its default (Sources/TipJar/README.md, "Store settings"), for `store` steps with `reset: true`: one field

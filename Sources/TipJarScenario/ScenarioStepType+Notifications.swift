@@ -10,9 +10,11 @@ extension ScenarioStepType {
     static let notificationSteps: [ScenarioStepType] = [
         ScenarioStepType(
             name: "notifications",
-            summary: "Set where App Store Server Notifications go (PUT /api/notifications/settings): url (empty: none) and timeScale.",
+            summary:
+                "Set where App Store Server Notifications go (PUT /api/notifications/settings): url (empty: none) and timeScale; the run puts the settings it found back when it ends.",
             install: .none, fields: ["url": .text, "timeScale": .integer(1...3_600_000)], required: [], titleFields: ["url"]
         ) { step, session in
+            try await session.rememberNotificationSettings()
             var body: [String: JSONValue] = [:]
             if let url = step.fields["url"] { body["url"] = url.stringValue == "" ? .null : url }
             if let scale = step.fields["timeScale"] { body["timeScale"] = scale }

@@ -10,27 +10,72 @@
 # and each round brackets the server between two half-length ceiling runs (ceiling, server,
 # ceiling; the round's ceiling is their mean); the ratio quoted is the median of the rounds' ratios.
 #
-#   Tests/Benchmarks/purchase_bench.sh [seconds]       # default 8 s per server run; ROUNDS=5, CONNECTIONS="8 32"
+# NOTIFICATIONS="off on" runs each configuration twice: without a notifications URL, and with App Store Server
+# Notifications posted to nginx (a receiver that costs the machine least), counting the server's CPU until the last
+# notification is delivered, so the sending is in the figure; the summary gives the ratio on/off of CPU per purchase.
+#
+#   Tests/Benchmarks/purchase_bench.sh [seconds]       # default 8 s per server run; ROUNDS=5, CONNECTIONS="8 32",
+#                                                      # NOTIFICATIONS=off, DURABILITIES="full normal"
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 BIN="${TIPJAR_BIN:-$ROOT/.build/release/tipjar}"
 SECONDS_EACH="${1:-8}"
 ROUNDS="${ROUNDS:-5}"
 CONNECTIONS="${CONNECTIONS:-8 32}"
+NOTIFICATIONS="${NOTIFICATIONS:-off}"
+DURABILITIES="${DURABILITIES:-full normal}"
 TICKS="$(getconf CLK_TCK)"
 command -v wrk >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk >/dev/null; }
 [ -x "$BIN" ] || (cd "$ROOT" && swift build -c release --product tipjar)
 WORK="$(mktemp -d)"
 PID=""
-cleanup() { [ -n "$PID" ] && kill "$PID" 2>/dev/null; wait 2>/dev/null || true; rm -rf "$WORK"; }
+NGINX_PID=""
+cleanup() { [ -n "$PID" ] && kill "$PID" 2>/dev/null; [ -n "$NGINX_PID" ] && kill "$NGINX_PID" 2>/dev/null; wait 2>/dev/null || true; rm -rf "$WORK"; }
 trap cleanup EXIT
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; } # utime + stime (proc(5)); the command name has no spaces
 
-run() { # durability round connections -> "purchases/s p99 non-2xx cpu-µs-per-purchase"
+# The notifications receiver: nginx answering 204 to every POST /hook (started once, when NOTIFICATIONS has "on").
+RECEIVER=""
+if [[ " $NOTIFICATIONS " == *" on "* ]]; then
+  command -v nginx >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nginx-light >/dev/null; }
+  RECEIVER_PORT="$(free_port)"
+  mkdir -p "$WORK/nginx/logs" "$WORK/nginx/tmp"
+  USER_LINE=""; [ "$(id -u)" -eq 0 ] && USER_LINE="user root root;"
+  cat >"$WORK/nginx/nginx.conf" <<NGINX
+$USER_LINE
+daemon off;
+worker_processes 1;
+pid $WORK/nginx/nginx.pid;
+error_log $WORK/nginx/logs/error.log warn;
+events { worker_connections 4096; }
+http {
+    access_log off;
+    client_body_temp_path $WORK/nginx/tmp/body;
+    proxy_temp_path $WORK/nginx/tmp/proxy;
+    fastcgi_temp_path $WORK/nginx/tmp/fastcgi;
+    uwsgi_temp_path $WORK/nginx/tmp/uwsgi;
+    scgi_temp_path $WORK/nginx/tmp/scgi;
+    server { listen 127.0.0.1:$RECEIVER_PORT; location /hook { return 204; } }
+}
+NGINX
+  nginx -p "$WORK/nginx" -e "$WORK/nginx/logs/error.log" -c "$WORK/nginx/nginx.conf" &
+  NGINX_PID=$!
+  for _ in $(seq 1 100); do curl -s -o /dev/null -X POST "http://127.0.0.1:$RECEIVER_PORT/hook" && break; sleep 0.05; done
+  RECEIVER="http://127.0.0.1:$RECEIVER_PORT/hook"
+fi
+
+# The newest notification's state (delivered once the queue is drained: four lanes send roughly in order).
+newest_state() {
+  curl -s "http://127.0.0.1:$1/api/notifications?limit=1" | python3 -c 'import json,sys; p=json.load(sys.stdin); print(p[0]["state"] if p else "none")'
+}
+
+run() { # durability round connections notifications -> "purchases/s p99 non-2xx cpu-µs-per-purchase"
   local port; port="$(free_port)"
-  "$BIN" serve --port "$port" --database "$WORK/$1-$2.sqlite3" --durability "$1" >/dev/null 2>&1 &
+  local extra=()
+  [ "${4:-off}" = on ] && extra=(--notifications-url "$RECEIVER")
+  "$BIN" serve --port "$port" --database "$WORK/$1-$2-${4:-off}.sqlite3" --durability "$1" "${extra[@]}" >/dev/null 2>&1 &
   PID=$!
   for _ in $(seq 1 100); do curl -s -o /dev/null "http://127.0.0.1:$port/api/store" && break; sleep 0.05; done
   local ids=()
@@ -51,6 +96,9 @@ LUA
   local ticks_before ticks_after
   ticks_before="$(cpu_ticks "$PID")"
   local out; out="$(wrk -t"$3" -c"$3" -d"${SECONDS_EACH}s" --latency -s "$WORK/post.lua" "http://127.0.0.1:$port")"
+  if [ "${4:-off}" = on ]; then # the sending is part of a purchase's cost: wait for the queue to drain
+    for _ in $(seq 1 600); do [ "$(newest_state "$port")" = delivered ] && break; sleep 0.1; done
+  fi
   ticks_after="$(cpu_ticks "$PID")"
   kill "$PID"; wait "$PID" 2>/dev/null || true; PID=""
   local rps p99 non2xx requests cpu
@@ -81,23 +129,30 @@ median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 echo "purchases (wrk -tN -cN, ${SECONDS_EACH}s, one install per connection), release build; $ROUNDS rounds of ceiling, server, ceiling"
 printf '%-12s %5s %6s %12s %10s %12s %8s %8s %s\n' durability conns round purchases/s p99 ceiling/s ratio cpu-µs non-2xx
 summary=()
+declare -A median_cpu
 for connections in $CONNECTIONS; do
-  for durability in full normal; do
+  for durability in $DURABILITIES; do
+  for notifications in $NOTIFICATIONS; do
     pragma="$(tr '[:lower:]' '[:upper:]' <<<"$durability")"
     ratios=()
     cpus=()
     for round in $(seq 1 "$ROUNDS"); do
       half="$(python3 -c "print($SECONDS_EACH / 2)")"
       before="$(ceiling "$pragma" "$connections-$round-before" "$half")"
-      read -r rps p99 bad cpu <<<"$(run "$durability" "$connections-$round" "$connections")"
+      read -r rps p99 bad cpu <<<"$(run "$durability" "$connections-$round" "$connections" "$notifications")"
       after="$(ceiling "$pragma" "$connections-$round-after" "$half")"
       limit="$(( (before + after) / 2 ))"
       ratio="$(python3 -c "print('%.2f' % ($rps/$limit))")"
       ratios+=("$ratio")
       cpus+=("$cpu")
-      printf '%-12s %5s %6s %12s %10s %12s %7sx %8s %s\n' "$durability" "$connections" "$round" "$rps" "$p99" "$limit" "$ratio" "$cpu" "$bad"
+      printf '%-12s %5s %6s %12s %10s %12s %7sx %8s %s\n' "$durability" "$connections" "$round${notifications/on/+n}" "$rps" "$p99" "$limit" "$ratio" "$cpu" "$bad"
     done
-    summary+=("$durability, $connections connections: median ratio $(printf '%s\n' "${ratios[@]}" | median)x (rounds: ${ratios[*]}); median CPU $(printf '%s\n' "${cpus[@]}" | median) µs per purchase")
+    median_cpu["$durability-$connections-$notifications"]="$(printf '%s\n' "${cpus[@]}" | median)"
+    summary+=("$durability, $connections connections, notifications $notifications: median ratio $(printf '%s\n' "${ratios[@]}" | median)x (rounds: ${ratios[*]}); median CPU ${median_cpu["$durability-$connections-$notifications"]} µs per purchase")
+  done
+  if [[ " $NOTIFICATIONS " == *" on "* && " $NOTIFICATIONS " == *" off "* ]]; then
+    summary+=("$durability, $connections connections: CPU per purchase with notifications on / off = $(python3 -c "print('%.2f' % (${median_cpu["$durability-$connections-on"]} / max(1, ${median_cpu["$durability-$connections-off"]})))")x (target <= 1.5x)")
+  fi
   done
 done
 printf '%s\n' "${summary[@]}"

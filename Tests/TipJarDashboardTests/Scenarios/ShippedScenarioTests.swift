@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 import TipJarScenario
 
@@ -94,5 +95,44 @@ enum ScenarioFiles {
         let file = folder.appendingPathComponent(name)
         try Data(text.utf8).write(to: file)
         return file
+    }
+}
+
+/// A scenario rehearses against the dashboard a person uses: whatever notification settings it changes, the run puts
+/// back as it found them (Sources/TipJarScenario/ScenarioSession.swift, `restoreSettings()`).
+@Suite("scenario runs leave the notification settings alone")
+struct ScenarioSettingsRestoreTests {
+    @Test func aShippedScenarioThatSetsANotificationsURLPutsTheUsersBackWhenItEnds() async throws {
+        let file = "a-refund-request-a-server-answers.json"
+        let scenario = try Scenario.load(contentsOf: ShippedScenarioTests.folder.appendingPathComponent(file).path)
+        try await withLiveServer { server in
+            let mine = #"{"url":"http://127.0.0.1:9000/my-backend","timeScale":7}"#
+            #expect(await server.json("PUT", "/api/notifications/settings", mine).status == 200)
+            let lines = Mutex<[String]>([])
+            let result = await ScenarioRunner(transport: server.stack.scenarioTransport, output: { line in lines.withLock { $0.append(line) } })
+                .run(scenario, file: file)
+            #expect(result.passed, "\(result.firstFailure.map(\.line) ?? "")")
+            let after = await server.json("GET", "/api/notifications/settings").object
+            #expect(after["url"] as? String == "http://127.0.0.1:9000/my-backend" && after["timeScale"] as? Int == 7, "\(after)")
+            #expect(lines.withLock { $0.contains { $0.contains("restored the notification settings") } })
+        }
+    }
+
+    @Test func aScenarioThatFailsHalfwayStillPutsTheSettingsBack() async throws {
+        let text = """
+            {"name": "stops after changing the URL", "steps": [
+              {"step": "notifications", "url": "http://127.0.0.1:9/elsewhere", "timeScale": 3600000},
+              {"step": "createInstall", "install": "ana", "account": "ana", "launch": true},
+              {"step": "expectNotification", "install": "ana", "type": "REFUND", "timeoutMs": 1}
+            ]}
+            """
+        try await withLiveServer { server in
+            #expect(await server.json("PUT", "/api/notifications/settings", #"{"url":"http://127.0.0.1:9000/mine","timeScale":1}"#).status == 200)
+            let result = await ScenarioRunner(transport: server.stack.scenarioTransport, output: { _ in })
+                .run(try Scenario(data: Data(text.utf8), file: "x.json"), file: "x.json")
+            #expect(!result.passed)
+            let after = await server.json("GET", "/api/notifications/settings").object
+            #expect(after["url"] as? String == "http://127.0.0.1:9000/mine" && after["timeScale"] as? Int == 1, "\(after)")
+        }
     }
 }
