@@ -138,14 +138,14 @@ for connections in $CONNECTIONS; do
     cpus=()
     for round in $(seq 1 "$ROUNDS"); do
       half="$(python3 -c "print($SECONDS_EACH / 2)")"
-      before="$(ceiling "$pragma" "$connections-$round-before" "$half")"
+      before="$(ceiling "$pragma" "$connections-$round-$notifications-before" "$half")"
       read -r rps p99 bad cpu <<<"$(run "$durability" "$connections-$round" "$connections" "$notifications")"
-      after="$(ceiling "$pragma" "$connections-$round-after" "$half")"
+      after="$(ceiling "$pragma" "$connections-$round-$notifications-after" "$half")"
       limit="$(( (before + after) / 2 ))"
       ratio="$(python3 -c "print('%.2f' % ($rps/$limit))")"
       ratios+=("$ratio")
       cpus+=("$cpu")
-      printf '%-12s %5s %6s %12s %10s %12s %7sx %8s %s\n' "$durability" "$connections" "$round${notifications/on/+n}" "$rps" "$p99" "$limit" "$ratio" "$cpu" "$bad"
+      printf '%-12s %5s %6s %12s %10s %12s %7sx %8s %s\n' "$durability" "$connections" "$round$([ "$notifications" = on ] && echo +n)" "$rps" "$p99" "$limit" "$ratio" "$cpu" "$bad"
     done
     median_cpu["$durability-$connections-$notifications"]="$(printf '%s\n' "${cpus[@]}" | median)"
     summary+=("$durability, $connections connections, notifications $notifications: median ratio $(printf '%s\n' "${ratios[@]}" | median)x (rounds: ${ratios[*]}); median CPU ${median_cpu["$durability-$connections-$notifications"]} µs per purchase")

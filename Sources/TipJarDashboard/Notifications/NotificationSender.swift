@@ -63,8 +63,14 @@ public struct NotificationSender: Sendable {
         return APIModels.signedPayload(for: notification, uuid: uuid, stored: stored, bundleID: bundleID, environment: environment())
     }
 
-    /// The body posted: `{"signedPayload": …}`.
+    /// The body posted: `{"signedPayload": …}`. A compact JWS is base64url parts and dots (RFC 7515 §7.1), which JSON
+    /// takes as they are; anything else goes through `JSONEncoder`.
     static func body(_ signedPayload: String) -> Data {
+        let isCompact = signedPayload.utf8.allSatisfy { byte in
+            (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte) || byte == 0x2D || byte == 0x5F
+                || byte == 0x2E
+        }
+        if isCompact { return Data(#"{"signedPayload":""#.utf8) + Data(signedPayload.utf8) + Data(#""}"#.utf8) }
         struct Body: Encodable { var signedPayload: String }
         return (try? JSONEncoder().encode(Body(signedPayload: signedPayload))) ?? Data()
     }
@@ -126,10 +132,15 @@ public struct NotificationSender: Sendable {
         return cut.count
     }
 
-    /// The URL notifications go to now, or `nil` when none is set (or it no longer passes the policy).
-    func destination(_ settings: NotificationSettings) -> URL? {
+    /// The URL notifications go to now, or `nil` when none is set (or it does not parse). Its host was checked when it
+    /// was saved, and the addresses it resolves to are checked at every attempt (``HTTPNotificationTransport``).
+    /// `last` keeps the previous answer, so the URL is parsed only when the setting changes.
+    func destination(_ settings: NotificationSettings, last: inout (text: String, url: URL?)?) -> URL? {
         guard let text = settings.url else { return nil }
-        return try? NotificationURLPolicy(allowsLinkLocal: true).checked(text)
+        if let last, last.text == text { return last.url }
+        let url = try? NotificationURLPolicy(allowsLinkLocal: true).checked(text)
+        last = (text, url)
+        return url
     }
 
     /// One pass: the due `TEST` notifications, then the backlog's, each attempted once, at most ``concurrency`` at a time
@@ -138,7 +149,8 @@ public struct NotificationSender: Sendable {
     @discardableResult
     public func sendDue(limit: Int = 50) async throws -> Int {
         let settings = try await queue.notificationSettings()
-        guard let url = destination(settings) else { return 0 }
+        var parsed: (text: String, url: URL?)?
+        guard let url = destination(settings, last: &parsed) else { return 0 }
         var claims: [Claimed] = []
         let due = try await queue.dueNotifications(at: now(), limit: limit, onlyTests: true) + queue.dueNotifications(at: now(), limit: limit)
         var seen = Set<Int64>()
@@ -168,6 +180,7 @@ public struct NotificationSender: Sendable {
     public func run(wakeUps: AsyncStream<Void>, log: @escaping @Sendable (String) -> Void = { _ in }) async {
         let signal = WakeSignal()
         let lanes = Lanes()
+        var parsed: (text: String, url: URL?)?
         await withTaskGroup(of: Void.self) { group in
             group.addTask {
                 for await _ in wakeUps { signal.wake() }
@@ -181,7 +194,7 @@ public struct NotificationSender: Sendable {
                 var wakeAt: Date?
                 do {
                     let settings = try await queue.notificationSettings()
-                    if let url = destination(settings) {
+                    if let url = destination(settings, last: &parsed) {
                         for onlyTests in [true, false] {
                             let free = lanes.state.withLock { onlyTests ? 1 - $0.tests : concurrency - $0.backlog }
                             guard free > 0 else { continue }

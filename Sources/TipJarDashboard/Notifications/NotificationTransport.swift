@@ -42,6 +42,13 @@ struct HTTPNotificationTransport: NotificationTransport {
     static let maximumRedirects = 5
     /// Which URLs and addresses are posted to.
     var policy = NotificationURLPolicy()
+    /// The threads its `http` hops block on: one for each of the sender's lanes.
+    let threads = HopThreads(limit: 5)
+
+    /// Creates a transport that posts where `policy` allows.
+    init(policy: NotificationURLPolicy = NotificationURLPolicy()) {
+        self.policy = policy
+    }
 
     func post(_ body: Data, to url: URL, timeout: TimeInterval) async -> NotificationAttemptOutcome {
         let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(max(timeout, 0) * 1e9)
@@ -52,7 +59,7 @@ struct HTTPNotificationTransport: NotificationTransport {
             let hop: NotificationHop =
                 current.scheme?.lowercased() == "https"
                 ? await URLSessionNotificationHop.post(body, to: current, deadline: deadline, timeout: timeout, policy: policy)
-                : await SocketNotificationHop.post(body, to: current, deadline: deadline, timeout: timeout, policy: policy)
+                : await SocketNotificationHop.post(body, to: current, deadline: deadline, timeout: timeout, policy: policy, threads: threads)
             let here = current.absoluteString
             switch hop {
             case .failed(let result, let detail):

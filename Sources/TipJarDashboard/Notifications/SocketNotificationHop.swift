@@ -1,10 +1,60 @@
 import Dispatch
 import Foundation
+import Synchronization
 import TipJar
 
 #if canImport(Glibc)
 import Glibc
 #endif
+
+/// The threads a transport's hops block on: started one by one as hops need them, at most ``limit`` (the sender's four
+/// lanes and its `TEST` lane), then kept, each asleep on a semaphore while it has nothing to do (no CPU, no wake-ups). Jobs beyond the
+/// limit wait their turn.
+final class HopThreads: Sendable {
+    let limit: Int
+    private let state = Mutex<(jobs: [@Sendable () -> Void], threads: Int, idle: Int)>(([], 0, 0))
+    private let ready = DispatchSemaphore(value: 0)
+
+    init(limit: Int) { self.limit = limit }
+
+    /// Runs `job` on one of the threads.
+    func run(_ job: @escaping @Sendable () -> Void) {
+        let startsThread = state.withLock { state -> Bool in
+            state.jobs.append(job)
+            guard state.idle == 0, state.threads < limit else {
+                if state.idle > 0 { state.idle -= 1 }
+                return false
+            }
+            state.threads += 1
+            return true
+        }
+        if startsThread {
+            let thread = Thread { [self] in work() }
+            thread.name = "tipjar-notification"
+            thread.stackSize = 512 * 1_024
+            thread.start()
+        } else {
+            ready.signal()
+        }
+    }
+
+    private func work() {
+        while true {
+            let job = state.withLock { state -> (@Sendable () -> Void)? in
+                guard !state.jobs.isEmpty else {
+                    state.idle += 1
+                    return nil
+                }
+                return state.jobs.removeFirst()
+            }
+            if let job {
+                job()
+            } else {
+                ready.wait()
+            }
+        }
+    }
+}
 
 /// What one hop of an attempt (one POST, redirects not followed) ended with.
 enum NotificationHop: Sendable, Equatable {
@@ -34,19 +84,18 @@ enum SocketNotificationHop {
     /// The most bytes of an answer's head read before it is `INVALID_RESPONSE`.
     static let maximumHeadBytes = 65_536
 
-    /// Posts `body` to `url` (http) and reads the answer's head, on a thread of its own, within `deadline`
+    /// Posts `body` to `url` (http) and reads the answer's head, on one of `threads`, within `deadline`
     /// (`DispatchTime` uptime nanoseconds). `timeout` only words a `TIMED_OUT`.
     ///
-    /// A thread of its own, not Dispatch's pool: on Linux Swift's cooperative executor runs on Dispatch's global
+    /// Threads of their own, not Dispatch's pool: on Linux Swift's cooperative executor runs on Dispatch's global
     /// threads, as many as there are cores, so a hop blocked in `poll(2)` there would stall every task of the server.
-    static func post(_ body: Data, to url: URL, deadline: UInt64, timeout: TimeInterval, policy: NotificationURLPolicy) async -> NotificationHop {
+    static func post(
+        _ body: Data, to url: URL, deadline: UInt64, timeout: TimeInterval, policy: NotificationURLPolicy, threads: HopThreads
+    ) async -> NotificationHop {
         await withCheckedContinuation { continuation in
-            let thread = Thread {
+            threads.run {
                 continuation.resume(returning: postBlocking(body, to: url, deadline: deadline, timeout: timeout, policy: policy))
             }
-            thread.name = "tipjar-notification"
-            thread.stackSize = 256 * 1_024
-            thread.start()
         }
     }
 
