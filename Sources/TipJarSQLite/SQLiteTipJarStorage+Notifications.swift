@@ -60,12 +60,42 @@ extension SQLiteTipJarStorage: ServerNotificationStorage {
 
     /// `ServerNotificationStorage.notificationSettings()`: the one row of settings (defaults when absent).
     public nonisolated(nonsending) func notificationSettings() async throws -> NotificationSettings {
-        try await pool.read { db in
-            try db.fetchOne(sql: "SELECT url, time_scale FROM notification_settings WHERE id = 1") { row in
-                NotificationSettings(url: try row.value(named: "url", as: String?.self), timeScale: try row.value(named: "time_scale"))
-            } ?? NotificationSettings()
+        try await pool.read { db in try Self.notificationSettings(db) }
+    }
+
+    /// The settings row read on `db`.
+    static func notificationSettings(_ db: Database) throws -> NotificationSettings {
+        try db.cachedStatement(sql: "SELECT url, time_scale FROM notification_settings WHERE id = 1").fetchOne { row in
+            NotificationSettings(url: try row.value(named: "url", as: String?.self), timeScale: try row.value(named: "time_scale"))
+        } ?? NotificationSettings()
+    }
+
+    /// `ServerNotificationStorage.sendingPlan(at:tests:others:)`: the settings, both due lists and the next due time in
+    /// one read (one snapshot, one trip to the reader).
+    public nonisolated(nonsending) func sendingPlan(at date: Date, tests: Int, others: Int) async throws -> NotificationSendingPlan {
+        let now = Self.milliseconds(date)
+        return try await pool.read { db in
+            let settings = try Self.notificationSettings(db)
+            let dueTests = tests > 0 ? try db.cachedStatement(sql: Self.dueTestsSQL).fetchAll(arguments: [now, tests], Self.notification) : []
+            let due = others > 0 ? try db.cachedStatement(sql: Self.dueSQL).fetchAll(arguments: [now, others], Self.notification) : []
+            let next = try db.cachedStatement(
+                sql: "SELECT MIN(next_attempt_ms) FROM notifications WHERE state IN ('pending', 'sending') AND next_attempt_ms > ?"
+            ).fetchOne(arguments: [now]) { row in try row.value(at: 0, as: Int64?.self) } ?? nil
+            return NotificationSendingPlan(settings: settings, dueTests: dueTests, due: due, nextDue: next.map(Self.date))
         }
     }
+
+    /// Due notifications of every type, through `notifications_due`.
+    static let dueSQL = """
+        SELECT \(notificationColumns) FROM notifications
+        WHERE state IN ('pending', 'sending') AND next_attempt_ms <= ? ORDER BY next_attempt_ms, id LIMIT ?
+        """
+
+    /// Due `TEST` notifications, through `notifications_due_tests`.
+    static let dueTestsSQL = """
+        SELECT \(notificationColumns) FROM notifications INDEXED BY notifications_due_tests
+        WHERE state IN ('pending', 'sending') AND notification_type = 'TEST' AND next_attempt_ms <= ? ORDER BY next_attempt_ms, id LIMIT ?
+        """
 
     /// `ServerNotificationStorage.save(_:)`: replaces the settings.
     public nonisolated(nonsending) func save(_ settings: NotificationSettings) async throws {
@@ -110,16 +140,7 @@ extension SQLiteTipJarStorage: ServerNotificationStorage {
     /// ended, through `notifications_due` (`notifications_due_tests` for the test lane).
     public nonisolated(nonsending) func dueNotifications(at date: Date, limit: Int, onlyTests: Bool) async throws -> [ServerNotification] {
         let now = Self.milliseconds(date)
-        let sql =
-            onlyTests
-            ? """
-            SELECT \(Self.notificationColumns) FROM notifications INDEXED BY notifications_due_tests
-            WHERE state IN ('pending', 'sending') AND notification_type = 'TEST' AND next_attempt_ms <= ? ORDER BY next_attempt_ms, id LIMIT ?
-            """
-            : """
-            SELECT \(Self.notificationColumns) FROM notifications
-            WHERE state IN ('pending', 'sending') AND next_attempt_ms <= ? ORDER BY next_attempt_ms, id LIMIT ?
-            """
+        let sql = onlyTests ? Self.dueTestsSQL : Self.dueSQL
         return try await pool.read { db in
             try db.cachedStatement(sql: sql).fetchAll(arguments: [now, limit], Self.notification)
         }
@@ -142,35 +163,44 @@ extension SQLiteTipJarStorage: ServerNotificationStorage {
         }
     }
 
-    /// `ServerNotificationStorage.claim(_:uuid:payload:leaseUntil:attempt:)`: a compare-and-set on the state, attempt
-    /// count and due time read, so of two senders one wins; the UUID and payload are fixed by the first claim; the
-    /// attempt under way is stored in the same write.
-    public nonisolated(nonsending) func claim(
-        _ notification: ServerNotification, uuid: String, payload: String, leaseUntil: Date, attempt: SendAttempt
-    ) async throws -> ServerNotification? {
-        let arguments: StatementArguments = [
-            Self.milliseconds(leaseUntil), uuid, payload, notification.id, notification.state.rawValue, notification.attemptCount,
-            Self.milliseconds(notification.nextAttemptAt),
-        ]
-        let insert: StatementArguments = [
-            notification.id, notification.attemptCount + 1, Self.milliseconds(attempt.date), attempt.result.rawValue, attempt.url,
-            attempt.detail, attempt.endedAt.map(Self.milliseconds),
-        ]
-        let id = notification.id
+    /// `ServerNotificationStorage.claim(_:leaseUntil:)`: for each, a compare-and-set on the state, attempt count and due
+    /// time read, so of two senders one wins; the UUID and payload are fixed by the first claim; the attempt under way is
+    /// stored beside it; all in one write.
+    public nonisolated(nonsending) func claim(_ claims: [NotificationClaim], leaseUntil: Date) async throws -> [ServerNotification] {
+        guard !claims.isEmpty else { return [] }
+        let lease = Self.milliseconds(leaseUntil)
+        let rows: [(update: StatementArguments, insert: StatementArguments, id: Int64)] = claims.map { claim in
+            let n = claim.notification
+            let update: StatementArguments = [
+                lease, claim.uuid, claim.payload, n.id, n.state.rawValue, n.attemptCount, Self.milliseconds(n.nextAttemptAt),
+            ]
+            let insert: StatementArguments = [
+                n.id, n.attemptCount + 1, Self.milliseconds(claim.attempt.date), claim.attempt.result.rawValue, claim.attempt.url,
+                claim.attempt.detail, claim.attempt.endedAt.map(Self.milliseconds),
+            ]
+            return (update, insert, n.id)
+        }
         return try await pool.write { db in
-            try db.execute(
+            let update = try db.cachedStatement(
                 sql: """
                     UPDATE notifications SET state = 'sending', next_attempt_ms = ?, attempt_count = attempt_count + 1,
                         notification_uuid = COALESCE(notification_uuid, ?), signed_payload = COALESCE(signed_payload, ?)
                     WHERE id = ? AND state = ? AND state IN ('pending', 'sending') AND attempt_count = ? AND next_attempt_ms = ?
-                    """, arguments: arguments)
-            guard db.changes == 1 else { return nil }
-            try db.execute(
+                    """)
+            let insert = try db.cachedStatement(
                 sql: """
                     INSERT INTO notification_attempts (notification_id, attempt, attempted_at_ms, result, url, detail, ended_at_ms)
                     VALUES (?, ?, ?, ?, ?, ?, ?)
-                    """, arguments: insert)
-            return try db.fetchOne(sql: "SELECT \(Self.notificationColumns) FROM notifications WHERE id = ?", arguments: [id], Self.notification)
+                    """)
+            let read = try db.cachedStatement(sql: "SELECT \(Self.notificationColumns) FROM notifications WHERE id = ?")
+            var claimed: [ServerNotification] = []
+            for row in rows {
+                try update.execute(arguments: row.update)
+                guard db.changes == 1 else { continue }
+                try insert.execute(arguments: row.insert)
+                if let notification = try read.fetchOne(arguments: [row.id], Self.notification) { claimed.append(notification) }
+            }
+            return claimed
         }
     }
 

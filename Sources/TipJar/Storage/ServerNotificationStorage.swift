@@ -20,15 +20,17 @@ public protocol ServerNotificationStorage: Sendable {
     nonisolated(nonsending) func dueNotifications(at date: Date, limit: Int, onlyTests: Bool) async throws -> [ServerNotification]
     /// The earliest ``ServerNotification/nextAttemptAt`` of a pending or sending notification, or `nil`.
     nonisolated(nonsending) func nextNotificationDue() async throws -> Date?
-    /// Claims `notification` for one attempt until `leaseUntil`, only while it is in the state it was read in (same
-    /// state, attempt count and due date), fixing its UUID and payload if it has none yet, and stores `attempt` (an
-    /// attempt under way, ``SendAttempt/started(at:url:)``) as its next one in the same write, so an attempt cut by a
+    /// What a sender needs for its next step, in one read: the settings, at most `tests` due `TEST` notifications, at
+    /// most `others` due notifications of any type (oldest first, as ``dueNotifications(at:limit:onlyTests:)``), and the
+    /// earliest due time.
+    nonisolated(nonsending) func sendingPlan(at date: Date, tests: Int, others: Int) async throws -> NotificationSendingPlan
+    /// Claims each notification for one attempt until `leaseUntil`, in one write, each only while it is in the state it
+    /// was read in (same state, attempt count and due date), fixing its UUID and payload if it has none yet, and stores
+    /// its `attempt` (an attempt under way, ``SendAttempt/started(at:url:)``) as its next one, so an attempt cut by a
     /// crash is still on record.
-    /// - Returns: the claimed notification (its ``ServerNotification/attemptCount`` counting `attempt`), or `nil` when
-    ///   another sender won (nothing changed).
-    nonisolated(nonsending) func claim(
-        _ notification: ServerNotification, uuid: String, payload: String, leaseUntil: Date, attempt: SendAttempt
-    ) async throws -> ServerNotification?
+    /// - Returns: the notifications claimed (each ``ServerNotification/attemptCount`` counting its attempt); one another
+    ///   sender won is left out (nothing changed for it).
+    nonisolated(nonsending) func claim(_ claims: [NotificationClaim], leaseUntil: Date) async throws -> [ServerNotification]
     /// Completes the attempt under way of a claimed notification with `attempt`'s result, cause and URL (its start
     /// date kept) and sets its next state: `delivered` for a success, else `pending` until `retryAt`, or `failed` when
     /// `retryAt` is `nil`, only while the claim stands (state `sending`, same count).
@@ -93,5 +95,56 @@ extension ServerNotificationStorage {
     /// Every kind of notification due at `date`, oldest first, at most `limit`.
     public nonisolated(nonsending) func dueNotifications(at date: Date, limit: Int) async throws -> [ServerNotification] {
         try await dueNotifications(at: date, limit: limit, onlyTests: false)
+    }
+}
+
+extension ServerNotificationStorage {
+    /// Claims one notification (``claim(_:leaseUntil:)``). - Returns: it claimed, or `nil` when another sender won.
+    public nonisolated(nonsending) func claim(
+        _ notification: ServerNotification, uuid: String, payload: String, leaseUntil: Date, attempt: SendAttempt
+    ) async throws -> ServerNotification? {
+        try await claim([NotificationClaim(notification, uuid: uuid, payload: payload, attempt: attempt)], leaseUntil: leaseUntil).first
+    }
+}
+
+/// One notification to claim: as it was read, with the `notificationUUID` and `signedPayload` to fix if it has none,
+/// and the attempt it starts.
+public struct NotificationClaim: Sendable {
+    /// The notification as it was read (the compare-and-set's expected state).
+    public var notification: ServerNotification
+    /// Its `notificationUUID`, kept if it has one.
+    public var uuid: String
+    /// Its `signedPayload`, kept if it has one.
+    public var payload: String
+    /// The attempt it starts (``SendAttempt/started(at:url:)``).
+    public var attempt: SendAttempt
+
+    /// Creates a claim.
+    public init(_ notification: ServerNotification, uuid: String, payload: String, attempt: SendAttempt) {
+        self.notification = notification
+        self.uuid = uuid
+        self.payload = payload
+        self.attempt = attempt
+    }
+}
+
+/// What a notifications sender reads before each step (``ServerNotificationStorage/sendingPlan(at:tests:others:)``).
+public struct NotificationSendingPlan: Sendable {
+    /// The settings now.
+    public var settings: NotificationSettings
+    /// Due `TEST` notifications, oldest first.
+    public var dueTests: [ServerNotification]
+    /// Due notifications of any type, oldest first.
+    public var due: [ServerNotification]
+    /// The earliest due time (or lease end) after the plan's date of a pending or sending notification, `nil` when none
+    /// waits (those due already are in the lists, or beyond their limits).
+    public var nextDue: Date?
+
+    /// Creates a plan.
+    public init(settings: NotificationSettings, dueTests: [ServerNotification], due: [ServerNotification], nextDue: Date?) {
+        self.settings = settings
+        self.dueTests = dueTests
+        self.due = due
+        self.nextDue = nextDue
     }
 }

@@ -82,23 +82,30 @@ public struct NotificationSender: Sendable {
         var timeScale: Int
     }
 
-    /// Claims `notification` for an attempt to `url`; a `sending` one whose lease ended is closed as cut instead.
-    /// - Returns: the claim, or `nil` when another sender won or the notification was closed.
-    func claim(_ notification: ServerNotification, url: URL, settings: NotificationSettings) async throws -> Claimed? {
-        if notification.state == .sending {
-            try await closeCut(notification, timeScale: settings.timeScale)
-            return nil
-        }
-        let uuid = notification.notificationUUID ?? makeUUID()
-        var payload = notification.signedPayload ?? ""
-        if notification.signedPayload == nil { payload = try await signedPayload(notification, uuid: uuid) }
+    /// Claims `notifications` for an attempt to `url` each, in one write; a `sending` one (its lease ended, its sender
+    /// gone) is closed as cut instead.
+    /// - Returns: the claims won (one another sender won is left out).
+    func claim(_ notifications: [ServerNotification], url: URL, settings: NotificationSettings) async throws -> [Claimed] {
+        var claims: [NotificationClaim] = []
         let started = now()
-        guard
-            let claimed = try await queue.claim(
-                notification, uuid: uuid, payload: payload, leaseUntil: started.addingTimeInterval(lease),
-                attempt: .started(at: started, url: url.absoluteString))
-        else { return nil }
-        return Claimed(notification: claimed, url: url, timeScale: settings.timeScale)
+        for notification in notifications {
+            if notification.state == .sending {
+                try await closeCut(notification, timeScale: settings.timeScale)
+                continue
+            }
+            let uuid = notification.notificationUUID ?? makeUUID()
+            var payload = notification.signedPayload ?? ""
+            if notification.signedPayload == nil { payload = try await signedPayload(notification, uuid: uuid) }
+            claims.append(NotificationClaim(notification, uuid: uuid, payload: payload, attempt: .started(at: started, url: url.absoluteString)))
+        }
+        return try await queue.claim(claims, leaseUntil: started.addingTimeInterval(lease)).map {
+            Claimed(notification: $0, url: url, timeScale: settings.timeScale)
+        }
+    }
+
+    /// Claims one notification (``claim(_:url:settings:)``).
+    func claim(_ notification: ServerNotification, url: URL, settings: NotificationSettings) async throws -> Claimed? {
+        try await claim([notification], url: url, settings: settings).first
     }
 
     /// Posts a claimed notification and completes its attempt. - Returns: whether the attempt was recorded.
@@ -143,20 +150,32 @@ public struct NotificationSender: Sendable {
         return url
     }
 
+    /// The notifications of `plan` to claim now: due `TEST` ones for `testLanes` free lanes, then others for
+    /// `backlogLanes`, none already `inFlight`.
+    static func picks(_ plan: NotificationSendingPlan, testLanes: Int, backlogLanes: Int, inFlight: Set<Int64>) -> [ServerNotification] {
+        var taken = inFlight
+        var picks: [ServerNotification] = []
+        for notification in plan.dueTests where picks.count < testLanes && taken.insert(notification.id).inserted {
+            picks.append(notification)
+        }
+        var backlog = 0
+        for notification in plan.due where backlog < backlogLanes && taken.insert(notification.id).inserted {
+            picks.append(notification)
+            backlog += 1
+        }
+        return picks
+    }
+
     /// One pass: the due `TEST` notifications, then the backlog's, each attempted once, at most ``concurrency`` at a time
     /// (none while no URL is set).
     /// - Returns: the attempts recorded.
     @discardableResult
     public func sendDue(limit: Int = 50) async throws -> Int {
-        let settings = try await queue.notificationSettings()
+        let plan = try await queue.sendingPlan(at: now(), tests: limit, others: limit)
         var parsed: (text: String, url: URL?)?
-        guard let url = destination(settings, last: &parsed) else { return 0 }
-        var claims: [Claimed] = []
-        let due = try await queue.dueNotifications(at: now(), limit: limit, onlyTests: true) + queue.dueNotifications(at: now(), limit: limit)
-        var seen = Set<Int64>()
-        for notification in due where seen.insert(notification.id).inserted {
-            if let claimed = try await claim(notification, url: url, settings: settings) { claims.append(claimed) }
-        }
+        guard let url = destination(plan.settings, last: &parsed) else { return 0 }
+        let claims = try await claim(
+            Self.picks(plan, testLanes: limit, backlogLanes: limit, inFlight: []), url: url, settings: plan.settings)
         return try await withThrowingTaskGroup(of: Bool.self) { group in
             var recorded = 0
             var running = 0
@@ -174,9 +193,11 @@ public struct NotificationSender: Sendable {
     }
 
     /// Sends until the task is cancelled. It first closes what a stopped process left under way, then sleeps until
-    /// `wakeUps` says the storage changed (a notification queued, the settings saved) or the next retry falls due, and
-    /// wakes for nothing else: an idle server's sender costs nothing, and a receiver that never answers holds one of the
-    /// ``concurrency`` lanes for one deadline, never a thread's CPU.
+    /// `wakeUps` says the storage changed (a notification queued, the settings saved), a lane ends, or the next retry
+    /// falls due, and wakes for nothing else: an idle server's sender costs nothing, and a receiver that never answers
+    /// holds one of the ``concurrency`` lanes for one deadline, never a thread's CPU. Each step is one read
+    /// (``ServerNotificationStorage/sendingPlan(at:tests:others:)``) and one write for everything it claims; with every
+    /// lane busy it reads nothing.
     public func run(wakeUps: AsyncStream<Void>, log: @escaping @Sendable (String) -> Void = { _ in }) async {
         let signal = WakeSignal()
         let lanes = Lanes()
@@ -192,19 +213,17 @@ public struct NotificationSender: Sendable {
             }
             while !Task.isCancelled {
                 var wakeAt: Date?
-                do {
-                    let settings = try await queue.notificationSettings()
-                    if let url = destination(settings, last: &parsed) {
-                        for onlyTests in [true, false] {
-                            let free = lanes.state.withLock { onlyTests ? 1 - $0.tests : concurrency - $0.backlog }
-                            guard free > 0 else { continue }
-                            let inFlight = lanes.state.withLock { $0.ids }
-                            let due = try await queue.dueNotifications(at: now(), limit: free + inFlight.count, onlyTests: onlyTests)
-                            for notification in due.filter({ !inFlight.contains($0.id) }).prefix(free) {
-                                guard let claimed = try await claim(notification, url: url, settings: settings) else { continue }
-                                let isTest = notification.type == .test
+                let (testLanes, backlogLanes, inFlight) = lanes.state.withLock { (1 - $0.tests, concurrency - $0.backlog, $0.ids) }
+                if testLanes > 0 || backlogLanes > 0 {
+                    do {
+                        let plan = try await queue.sendingPlan(at: now(), tests: testLanes, others: backlogLanes + inFlight.count)
+                        if let url = destination(plan.settings, last: &parsed) {
+                            let picks = Self.picks(plan, testLanes: testLanes, backlogLanes: backlogLanes, inFlight: inFlight)
+                            for claimed in try await claim(picks, url: url, settings: plan.settings) {
+                                let id = claimed.notification.id
+                                let isTest = claimed.notification.type == .test && lanes.state.withLock { $0.tests == 0 }
                                 lanes.state.withLock { lanes in
-                                    lanes.ids.insert(notification.id)
+                                    lanes.ids.insert(id)
                                     if isTest { lanes.tests += 1 } else { lanes.backlog += 1 }
                                 }
                                 group.addTask {
@@ -214,20 +233,18 @@ public struct NotificationSender: Sendable {
                                         log("tipjar: notifications: \(error)")
                                     }
                                     lanes.state.withLock { lanes in
-                                        lanes.ids.remove(notification.id)
+                                        lanes.ids.remove(id)
                                         if isTest { lanes.tests -= 1 } else { lanes.backlog -= 1 }
                                     }
                                     signal.wake()
                                 }
                             }
+                            wakeAt = plan.nextDue
                         }
-                        let busy = lanes.state.withLock { $0.backlog >= concurrency }
-                        // With every lane busy, the next due time is no reason to wake: a lane's end is.
-                        wakeAt = busy ? nil : try await queue.nextNotificationDue()
+                    } catch {
+                        log("tipjar: notifications: \(error)")
+                        wakeAt = now().addingTimeInterval(1)
                     }
-                } catch {
-                    log("tipjar: notifications: \(error)")
-                    wakeAt = now().addingTimeInterval(1)
                 }
                 await signal.wait(timeout: wakeAt.map { max(0, $0.timeIntervalSince(now())) })
             }
