@@ -142,8 +142,22 @@
         var cancel = sheet.querySelector("#sheet-cancel");
         if (cancel && !cancel.disabled) { cancel.form.requestSubmit(cancel); }
       });
+      var body = sheet.querySelector(".sheet-body");
+      if (body) {
+        body.addEventListener("scroll", function () { markMore(body); }, { passive: true });
+        markMore(body);
+      }
     }
     return true;
+  }
+
+  // The sheet's middle (product, price, Apple Account) scrolls when the text is too large for the screen: while more
+  // of it is below, it is marked (data-more, a shadow over its bottom edge), and while it scrolls at all it takes the
+  // keyboard focus, so the keys scroll it too (WCAG 2.2, 2.1.1 Keyboard).
+  function markMore(body) {
+    var scrolls = body.scrollHeight > body.clientHeight + 1;
+    body.toggleAttribute("data-more", scrolls && body.scrollTop + body.clientHeight < body.scrollHeight - 1);
+    if (scrolls) { body.setAttribute("tabindex", "0"); } else { body.removeAttribute("tabindex"); }
   }
 
   function submit(event) {
@@ -303,7 +317,11 @@
   var resizeFrame = 0;
   window.addEventListener("resize", function () {
     window.cancelAnimationFrame(resizeFrame);
-    resizeFrame = window.requestAnimationFrame(function () { fitTiles(document); });
+    resizeFrame = window.requestAnimationFrame(function () {
+      fitTiles(document);
+      var body = document.querySelector("#purchase-sheet .sheet-body");
+      if (body) { markMore(body); }
+    });
   });
   document.addEventListener("submit", submit);
   document.addEventListener("change", slowDefault);
