@@ -162,6 +162,9 @@
 
   function submit(event) {
     var form = event.target;
+    // Relaunch: the relaunched app loads its tips again, so from the press on they are busy and disabled until the
+    // page it leads to has loaded them (the server answers at once with the skeleton).
+    if (form.matches("form[data-relaunch]")) { setPurchaseOpen(true); return; }
     if (!form.matches("form[data-fragment]")) { return; }
     event.preventDefault();
     var isPurchase = form.hasAttribute("data-purchase");

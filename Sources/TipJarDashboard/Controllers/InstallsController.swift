@@ -133,6 +133,10 @@ struct InstallsController: DashboardController {
             feedback: feedback,
             skipPurchaseSheet: service.settings.skipPurchaseSheet, sheet: await service.purchaseSheet(installID: installID))
         data["lives"] = try await screen.transactionLives(install: install, ledger: ledger)
+        data["relaunched"] = .bool(request.queryValue("relaunched") == "1")
+        // The answer to a form post without JavaScript (a purchase, Confirm, a refund request) is a new page: its
+        // notice takes the focus, so the person hears and sees what happened rather than starting again at <body>.
+        data["feedbackFocus"] = .bool(feedback?.notice != nil)
         if let refusal = ScenarioRecordability.refusal(installID: installID, timeline: service.timeline) { data["scenarioRefusal"] = .string(refusal) }
         var response = try renderer.html("pages/install", data)
         if let shownCookie { response.fields.append(name: "Set-Cookie", value: shownCookie) }
