@@ -259,3 +259,68 @@ def test_without_javascript_the_sheet_page_shows_the_apple_account_on_the_first_
             browser.find_element(By.ID, "sheet-cancel").click()
             wait(browser, lambda: "feedback=cancelled" in browser.current_url, message="no redirect after Cancel")
     assert not problems, "\n".join(problems)
+
+
+def open_refund_sheet(driver):
+    driver.find_element(By.CSS_SELECTOR, '#ledger a[href*="/refund-sheet"]').click()
+    wait(driver, lambda: driver.execute_script(
+        "var s = document.getElementById('refund-sheet'); return !!s && s.open && s.matches(':modal');"),
+        message="no modal refund sheet")
+
+
+@pytest.mark.parametrize("locale, storefront", LOCALES)
+def test_the_refund_sheet_is_a_modal_dialog_in_the_screens_text_size_inside_the_viewport(browser, server, locale, storefront):
+    """Transaction.beginRefundRequest(in:) shows a system sheet over the app
+    (https://developer.apple.com/documentation/storekit/transaction/beginrefundrequest(in:)-4w6kn): over the install
+    page it is a modal dialog in the screen's Dynamic Type size, inside the viewport, and Submit answers on the page."""
+    install_id = server.create_install(locale=locale, storefront=storefront)
+    server.api("POST", f"/api/installs/{install_id}/purchases", {"productID": "com.example.tipjar.tip.coffee"})
+    problems = []
+    for where in WIDTHS:
+        set_width(browser, where)
+        for size in ("large", "AX5"):
+            open_install(browser, server, install_id, f"?textSize={size}")
+            open_refund_sheet(browser)
+            found = browser.execute_script(DIALOG_JS, "refund-sheet")
+            label = f"{locale} {where[0]} px {size}"
+            problems += [f"{label}: {p}" for p in inside(found, where)]
+            text = browser.execute_script("return parseFloat(getComputedStyle(document.getElementById('refund-sheet')).fontSize);")
+            if text != BODY_POINTS[size]:
+                problems.append(f"{label}: the sheet's text is {text} px, the screen's {BODY_POINTS[size]} px")
+            for part in ("refund-submit", "refund-cancel"):
+                box = browser.execute_script(
+                    "var r = document.getElementById(arguments[0]).getBoundingClientRect(); return r.bottom <= innerHeight && r.top >= 0;", part)
+                if not box:
+                    problems.append(f"{label}: {part} is off the screen")
+            if size == "AX5" and where == PHONE:
+                violations, report = serious_violations(browser)
+                if violations:
+                    problems.append(f"{label} (axe-core): {report}")
+            press_escape = ActionChains(browser).send_keys(Keys.ESCAPE)
+            press_escape.perform()
+            wait(browser, lambda: "feedback=refundCancelled" in browser.current_url, message="Escape is not the sheet's Cancel")
+    open_install(browser, server, install_id)
+    open_refund_sheet(browser)
+    browser.find_element(By.ID, "refund-submit").click()
+    wait(browser, lambda: "feedback=refundRequested" in browser.current_url, message="no answer after Submit")
+    notice = browser.find_element(By.CSS_SELECTOR, "#feedback .notice")
+    wait(browser, lambda: browser.switch_to.active_element == notice, message="the answer's notice did not take the focus")
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize("size", ["large", "AX5"])
+def test_without_javascript_the_refund_sheet_is_a_page_in_the_screens_text_size(browser_without_javascript, server, size):
+    browser = browser_without_javascript
+    install_id = server.create_install(locale="pt-BR", storefront="BRA")
+    server.api("POST", f"/api/installs/{install_id}/purchases", {"productID": "com.example.tipjar.tip.coffee"})
+    for where in WIDTHS:
+        set_width(browser, where)
+        browser.get(f"{server.base}/installs/{install_id}?load=now&textSize={size}")
+        browser.find_element(By.CSS_SELECTOR, '#ledger a[href*="/refund-sheet"]').click()
+        wait(browser, lambda: "/refund-sheet" in browser.current_url, message="no refund sheet page")
+        text = browser.execute_script("return parseFloat(getComputedStyle(document.querySelector('section.refund-sheet')).fontSize);")
+        assert text == BODY_POINTS[size], f"{where[0]} px: {text} px, not the screen's {BODY_POINTS[size]} px"
+        assert browser.execute_script("return document.documentElement.scrollWidth <= innerWidth;")
+        browser.find_element(By.ID, "refund-cancel").click()
+        wait(browser, lambda: "feedback=refundCancelled" in browser.current_url, message="no answer after Cancel")
+        assert f"textSize={size}" in browser.current_url or size == "large", browser.current_url
