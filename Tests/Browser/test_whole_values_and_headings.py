@@ -119,3 +119,40 @@ def test_the_screens_heading_is_never_smaller_than_the_text_under_it(browser, se
             found = browser.execute_script(HEADING_AND_TEXTS_JS)
             problems += [f"{locale} {where[0]} px {size}: {text} beside a {found['heading']} px heading" for text in found["larger"]]
     assert not problems, "\n".join(problems)
+
+
+ONE_LINE_JS = """
+return Array.from(document.querySelectorAll(arguments[0])).filter(function (e) {
+  var range = document.createRange(); range.selectNodeContents(e);
+  var tops = {}; Array.from(range.getClientRects()).forEach(function (r) { if (r.width > 0) { tops[Math.round(r.top)] = 1; } });
+  return Object.keys(tops).length > 1;
+}).map(function (e) { return e.textContent; });"""
+
+
+@pytest.mark.parametrize("javascript", [True, False], ids=["js", "no-js"])
+def test_on_a_390_px_phone_the_overview_totals_share_one_row_and_iso_times_never_break(browser, browser_without_javascript, server, javascript):
+    driver = browser if javascript else browser_without_javascript
+    server.api("PUT", "/api/notifications/settings", {"url": "http://127.0.0.1:9/notifications", "timeScale": 3600000})
+    try:
+        install_id = server.create_install()
+        buy(server, install_id, COFFEE)
+        emulate_phone(driver)
+        driver.get(server.base + "/")
+        cards = driver.execute_script(
+            "return Array.from(document.querySelectorAll('.cards .card')).map(function (c) {"
+            " var r = c.getBoundingClientRect(); return {top: r.top, bottom: r.bottom, right: r.right}; });")
+        assert len(cards) == 3 and len({round(card["top"]) for card in cards}) == 1, f"the totals are stacked: {cards}"
+        assert max(card["bottom"] - card["top"] for card in cards) <= 100, cards
+        assert max(card["right"] for card in cards) <= PHONE[0], cards
+        driver.get(server.base + "/notifications")
+        wait_for_times = driver.find_elements(By.CSS_SELECTOR, ".notification-list time")
+        assert wait_for_times, "no notification listed"
+        broken = driver.execute_script(ONE_LINE_JS, ".notification-list time")
+        assert broken == [], f"ISO times broken across lines: {broken}"
+        if javascript:
+            for path in ("/", "/notifications"):
+                driver.get(server.base + path)
+                found, report = serious_violations(driver)
+                assert not found, f"{path}: {report}"
+    finally:
+        server.api("PUT", "/api/notifications/settings", {"url": None})

@@ -82,8 +82,29 @@ struct InstallsController: DashboardController {
             "isEmpty": .bool(overview.installs == 0),
         ]
         data["settings"] = ViewModels.settings(service.settings)
-        data["events"] = try await screen.eventRows(service.timeline.events(installID: nil, limit: 20))
+        data["events"] = try await screen.eventRows(Self.recentEvents(service.timeline.events(installID: nil, limit: 200)))
         return try renderer.html("pages/overview", data)
+    }
+
+    /// The overview's 20 recent events, newest first, with each run of store settings changes one row that says how
+    /// many (`Store settings changed 6 times.`), so a script or a test that sets the store often leaves room for the
+    /// installs' events; the install pages and the timeline API keep every one.
+    static func recentEvents(_ events: [InstallEvent], limit: Int = 20) -> [InstallEvent] {
+        var rows: [(event: InstallEvent, count: Int)] = []
+        for event in events {
+            if event.kind == "store.settings", let last = rows.last, last.event.kind == "store.settings" {
+                rows[rows.count - 1].count += 1
+            } else {
+                if rows.count == limit { break }
+                rows.append((event, 1))
+            }
+        }
+        return rows.map { row in
+            guard row.count > 1 else { return row.event }
+            var event = row.event
+            event.detail = "Store settings changed \(row.count) times."
+            return event
+        }
     }
 
     func installsPage(_ request: HTTPRequest, _ context: DashboardContext, csrfToken: String) async throws -> HTTPResponse {
