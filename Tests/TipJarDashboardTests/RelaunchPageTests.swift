@@ -27,8 +27,9 @@ struct RelaunchPageTests {
             let page = await server.send("GET", String(location.prefix { $0 != "#" }), fields: [("Cookie", session.cookie)])
             #expect(page.body.contains(#"data-state="loading""#), "the relaunched app's tiles are loading, not the old ones")
             #expect(page.body.contains(#"aria-busy="true""#))
-            #expect(page.body.contains(
-                #"<noscript><meta http-equiv="refresh" content="0; url=/installs/\#(id)?load=now&amp;textSize=AX5#actions"></noscript>"#))
+            #expect(
+                page.body.contains(
+                    #"<noscript><meta http-equiv="refresh" content="0; url=/installs/\#(id)?load=now&amp;textSize=AX5#actions"></noscript>"#))
         }
     }
 

@@ -65,8 +65,10 @@ extension ViewModels {
             }
         }
         guard groups.count > 1 else { return nil }
-        return (choices(leading, selected: selected),
-                .array(groups.map { ["label": .string($0.label), "choices": choices($0.choices, selected: selected)] }))
+        let optgroups = groups.map { group -> MustacheValue in
+            ["label": .string(group.label), "choices": choices(group.choices, selected: selected)]
+        }
+        return (choices(leading, selected: selected), .array(optgroups))
     }
 
     /// One row: `field` (the form name), `caption` (`label: help`), `fromFile`, one of `radios`/`select`/`checkbox`/
