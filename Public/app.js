@@ -142,12 +142,29 @@
         var cancel = sheet.querySelector("#sheet-cancel");
         if (cancel && !cancel.disabled) { cancel.form.requestSubmit(cancel); }
       });
+      var body = sheet.querySelector(".sheet-body");
+      if (body) {
+        body.addEventListener("scroll", function () { markMore(body); }, { passive: true });
+        markMore(body);
+      }
     }
     return true;
   }
 
+  // The sheet's middle (product, price, Apple Account) scrolls when the text is too large for the screen: while more
+  // of it is below, it is marked (data-more, a shadow over its bottom edge), and while it scrolls at all it takes the
+  // keyboard focus, so the keys scroll it too (WCAG 2.2, 2.1.1 Keyboard).
+  function markMore(body) {
+    var scrolls = body.scrollHeight > body.clientHeight + 1;
+    body.toggleAttribute("data-more", scrolls && body.scrollTop + body.clientHeight < body.scrollHeight - 1);
+    if (scrolls) { body.setAttribute("tabindex", "0"); } else { body.removeAttribute("tabindex"); }
+  }
+
   function submit(event) {
     var form = event.target;
+    // Relaunch: the relaunched app loads its tips again, so from the press on they are busy and disabled until the
+    // page it leads to has loaded them (the server answers at once with the skeleton).
+    if (form.matches("form[data-relaunch]")) { setPurchaseOpen(true); return; }
     if (!form.matches("form[data-fragment]")) { return; }
     event.preventDefault();
     var isPurchase = form.hasAttribute("data-purchase");
@@ -300,12 +317,51 @@
     });
   }
 
+  // The ledger's "Request a refund" opens the app's refund sheet, Transaction.beginRefundRequest(in:), as a modal
+  // dialog over the screen, in the screen's text size (it is placed inside the screen, whose size class it takes);
+  // Submit and Cancel post its form as without JavaScript, and Escape is its Cancel. Without JavaScript, or when the
+  // fetch fails, the link opens the sheet as a page.
+  function openRefundSheet(event) {
+    var link = event.target.closest && event.target.closest('#ledger a[href*="/refund-sheet"]');
+    var screen = document.querySelector("section.phone");
+    if (!link || !screen || typeof HTMLDialogElement !== "function" || event.defaultPrevented) { return; }
+    event.preventDefault();
+    var size = document.querySelector('section.phone input[name="textSize"]');
+    var url = link.getAttribute("href").split("?")[0] + (size ? "?textSize=" + encodeURIComponent(size.value) : "");
+    request(url).then(function (result) {
+      if (!result.ok) { window.location.href = url; return; }
+      var old = document.getElementById("refund-sheet");
+      if (old) { old.remove(); }
+      var template = document.createElement("template");
+      template.innerHTML = result.text;
+      var sheet = template.content.querySelector("dialog");
+      if (!sheet) { window.location.href = url; return; }
+      screen.appendChild(sheet);
+      sheet.addEventListener("cancel", function (cancelEvent) {
+        cancelEvent.preventDefault();
+        var cancel = sheet.querySelector("#refund-cancel");
+        if (cancel) { cancel.form.requestSubmit(cancel); }
+      });
+      sheet.addEventListener("close", function () { sheet.remove(); link.focus(); });
+      sheet.showModal();
+      var body = sheet.querySelector(".sheet-body");
+      if (body) {
+        body.addEventListener("scroll", function () { markMore(body); }, { passive: true });
+        markMore(body);
+      }
+    }, function () { window.location.href = url; });
+  }
+
   var resizeFrame = 0;
   window.addEventListener("resize", function () {
     window.cancelAnimationFrame(resizeFrame);
-    resizeFrame = window.requestAnimationFrame(function () { fitTiles(document); });
+    resizeFrame = window.requestAnimationFrame(function () {
+      fitTiles(document);
+      document.querySelectorAll("dialog.sheet[open] .sheet-body").forEach(markMore);
+    });
   });
   document.addEventListener("submit", submit);
+  document.addEventListener("click", openRefundSheet);
   document.addEventListener("change", slowDefault);
   window.addEventListener("hashchange", openGroup);
   document.addEventListener("DOMContentLoaded", function () { showAlert(); showSheet(); enhance(document); fitTiles(document); live(); openGroup(); copyButtons(); });

@@ -38,7 +38,7 @@ enum DatabaseFileGuard {
             throw DatabaseError(
                 extendedResultCode: SQLITE_CORRUPT,
                 message:
-                    "\(path) is damaged: PRAGMA integrity_check found \(problems.count == 100 ? "100 or more" : "\(problems.count)") problem(s), first: \(first); refusing to open it",
+                    "\(path) is damaged: PRAGMA integrity_check found \(problems.count == 100 ? "100 or more problems" : problems.count == 1 ? "1 problem" : "\(problems.count) problems"), first: \(first); refusing to open it",
                 path: path)
         }
     }

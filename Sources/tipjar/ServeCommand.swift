@@ -72,7 +72,12 @@ struct ServeCommand {
         // Every key of the file's settings, applied or ignored with the reason, as check-storekit prints them.
         for note in catalog.fileSettings.notes { printError("tipjar: \(note.line)") }
         for warning in catalog.emptyDisplayNameWarnings { printError("tipjar: warning: \(warning)") }
-        for warning in catalog.chargedPriceWarnings { printError("tipjar: warning: \(warning)") }
+        // A price some storefront's currency cannot express is a fact about a developer's own file, worth a warning at
+        // start; the shipped catalog's 0.99, 2.99 and 4.99 (rounded in the zero-decimal currencies, as the App Store
+        // prices them) are known and said in the README and by `tipjar check-storekit`, so a first start prints none.
+        if storekit != nil {
+            for warning in catalog.chargedPriceWarnings { printError("tipjar: warning: \(warning)") }
+        }
         let environment = {  // its log never blocks, never traps (LogWriter)
             var live = TipJarEnvironment.live
             live.log = { LogWriter.standardError.write(line: TipJarEnvironment.logLine($0, $1)) }

@@ -233,10 +233,21 @@ def test_the_readme_tour_works_when_the_reader_moves_between_pages(browser, serv
     browser.find_element(By.XPATH, "//button[normalize-space()='Create install']").click()  # 1
     wait_for_state(browser, "ready")
     install_url = browser.current_url.split("?")[0]
+    # What the tour says the screen says, in its words.
+    assert browser.find_element(By.ID, "credits-title").text == "Info and Credits"
+    assert browser.find_element(By.ID, "hearts").text.replace(" ", "") == "♡♡♡♡♡"
+    assert [t.text.split("\n") for t in tiles(browser)] == [["☕", "Coffee", "$0.99"], ["🥐", "Snack", "$2.99"], ["🍱", "Lunch", "$4.99"]]
     tile(browser, "coffee").click()  # 2
     wait(browser, lambda: sheet_is_modal(browser), message="no sheet")
+    sheet = browser.find_element(By.ID, "purchase-sheet").text
+    for words in ("App Store", "Cancel", "Coffee", "In-App Purchase", "$0.99", "Account", "Confirm"):
+        assert words in sheet, f"the sheet does not say {words!r}: {sheet!r}"
     browser.find_element(By.ID, "sheet-confirm").click()  # 3
     wait(browser, lambda: browser.execute_script("return (document.getElementById('hearts').textContent.match(/♥/g) || []).length;") == 1)
+    wait(browser, lambda: "Thank you for the tip! One more heart." in browser.find_element(By.ID, "feedback").text)
+    assert "Thank you for supporting the app!" in browser.find_element(By.CSS_SELECTOR, "section.phone").text
+    row = browser.find_element(By.CSS_SELECTOR, "#ledger tbody tr").find_elements(By.TAG_NAME, "td")
+    assert (row[1].text, row[3].text, row[5].text) == ("counted", "purchase", "yes"), [cell.text for cell in row]
     browser.get(server.base + "/store")  # 4: Store, failing, Apply; back to the install from Installs; Relaunch
     click_centred(browser, browser.find_element(By.CSS_SELECTOR, 'input[name="catalog"][value="failing"]'))
     click_centred(browser, browser.find_element(By.CSS_SELECTOR, "form .apply button"))
@@ -245,6 +256,8 @@ def test_the_readme_tour_works_when_the_reader_moves_between_pages(browser, serv
         browser.find_element(By.CSS_SELECTOR, f'.table-scroll a[href="{install_url.replace(server.base, "")}"]').click()
         browser.find_element(By.XPATH, "//button[normalize-space()='Relaunch']").click()
         wait_for_state(browser, "unavailable")
+        empty = browser.find_element(By.CSS_SELECTOR, "#tipjar-state .empty")
+        assert empty.text.split("\n") == ["The tips couldn't be loaded.", "Retry"], empty.text
         assert browser.find_element(By.CSS_SELECTOR, "#tipjar-state .empty button").is_displayed(), "Retry"
     finally:
         browser.get(server.base + "/store")  # 5: normal, Apply; the install opened afresh loads the tiles by itself

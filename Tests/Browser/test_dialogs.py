@@ -8,10 +8,12 @@ Same server, browser and helpers as test_dashboard.py (run all with Tests/Browse
 """
 
 import pytest
+from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
 
 from test_dashboard import (  # noqa: F401 (fixtures are found by name)
-    alert_is_modal, browser, chrome, normal_store, open_install, running_server, serious_violations, server, tile, wait)
+    alert_is_modal, browser, browser_without_javascript, chrome, normal_store, open_install, running_server, serious_violations, server, tile, wait)
 from test_phone_screen import PHONE, emulate_phone
 from test_purchase_sheet import sheet_is_gone, sheet_is_modal
 
@@ -146,3 +148,179 @@ def test_the_alert_and_the_sheet_have_no_serious_accessibility_violations(browse
     wait(browser, lambda: alert_is_modal(browser), message="no modal alert")
     found, report = serious_violations(browser)
     assert not found, "alert: " + report
+
+
+# Where the sheet's parts are when it opens: the Apple Account's first line inside the sheet's scrolling middle and the
+# viewport, and whether that middle has more below (data-more, the visible cue that it scrolls).
+SHEET_OPENED_JS = """
+var body = document.getElementById('sheet-body'), account = document.getElementById('sheet-account');
+var range = document.createRange(); range.selectNodeContents(account);
+var line = range.getClientRects()[0], b = body.getBoundingClientRect();
+var cue = getComputedStyle(body).boxShadow;
+return {line: {top: line.top, bottom: line.bottom}, body: {top: b.top, bottom: b.bottom}, innerHeight: innerHeight,
+        scrolls: body.scrollHeight > body.clientHeight + 1, more: body.hasAttribute('data-more'),
+        cue: cue !== 'none', focusable: body.tabIndex === 0};"""
+
+
+@pytest.mark.parametrize("locale, storefront", LOCALES)
+def test_the_sheet_shows_the_apple_account_when_it_opens_and_a_cue_while_it_scrolls(browser, server, locale, storefront):
+    """Who pays is part of what the App Store's sheet asks the person to confirm, so it is on the screen when the
+    sheet opens at every text size; where the sheet's middle scrolls, a shadow over its bottom edge says so until its
+    end is reached (WCAG 2.2, 1.3.2 Meaningful Sequence: product, price, account)."""
+    problems = []
+    server.store(skipPurchaseSheet=False)
+    for where, label in each_width_and_size(browser, server, locale, storefront):
+        tile(browser, "coffee").click()
+        wait(browser, lambda: sheet_is_modal(browser), message="no modal purchase sheet")
+        found = browser.execute_script(SHEET_OPENED_JS)
+        line, body = found["line"], found["body"]
+        if not (body["top"] - 1 <= line["top"] and line["bottom"] <= body["bottom"] + 1
+                and line["bottom"] <= found["innerHeight"]):
+            problems.append(f"{label}: the Apple Account's first line {line} is outside the sheet's visible middle {body}")
+        if found["scrolls"] != found["more"] or found["more"] != found["cue"]:
+            problems.append(f"{label}: the middle scrolls={found['scrolls']} but is marked more={found['more']},"
+                            f" shadow={found['cue']}")
+        if found["scrolls"]:
+            if not found["focusable"]:
+                problems.append(f"{label}: the scrolling middle cannot take the keyboard focus")
+            browser.execute_script("var b = document.getElementById('sheet-body'); b.scrollTop = b.scrollHeight;")
+            wait(browser, lambda: not browser.execute_script(SHEET_OPENED_JS)["cue"],
+                 message=f"{label}: the cue stayed at the end of the sheet")
+        browser.find_element(By.ID, "sheet-cancel").click()
+        wait(browser, lambda: sheet_is_gone(browser), message="Cancel did not close the sheet")
+    assert not problems, "\n".join(problems)
+
+
+# The focus ring's inner edge (the border box grown by outline-offset) and the text's box: the ring never crosses
+# the word when it holds the text, and stays inside the dialog, which clips what overflows it.
+RING_JS = """
+var button = document.getElementById(arguments[0]), style = getComputedStyle(button);
+var box = button.getBoundingClientRect(), offset = parseFloat(style.outlineOffset), width = parseFloat(style.outlineWidth);
+var range = document.createRange(); range.selectNodeContents(button); var text = range.getBoundingClientRect();
+var dialog = button.closest('dialog, .sheet-page').getBoundingClientRect();
+return {style: style.outlineStyle, inner: {left: box.left - offset, right: box.right + offset, top: box.top - offset,
+        bottom: box.bottom + offset}, outer: {left: box.left - offset - width, right: box.right + offset + width},
+        text: {left: text.left, right: text.right, top: text.top, bottom: text.bottom},
+        dialog: {left: dialog.left, right: dialog.right}, focused: document.activeElement === button};"""
+
+
+def ring_problems(found, label):
+    inner, text, problems = found["inner"], found["text"], []
+    if found["style"] == "none":
+        problems.append(f"{label}: no focus ring")
+    if not (inner["left"] <= text["left"] and text["right"] <= inner["right"]
+            and inner["top"] <= text["top"] and text["bottom"] <= inner["bottom"]):
+        problems.append(f"{label}: the focus ring {inner} crosses the word {text}")
+    if found["outer"]["left"] < found["dialog"]["left"] or found["outer"]["right"] > found["dialog"]["right"]:
+        problems.append(f"{label}: the focus ring {found['outer']} leaves the sheet {found['dialog']}")
+    return problems
+
+
+@pytest.mark.parametrize("locale, storefront", LOCALES)
+def test_cancels_focus_ring_is_drawn_outside_its_word_at_every_size(browser, server, locale, storefront):
+    """WCAG 2.2, 2.4.7 Focus Visible and 1.4.11 Non-text Contrast: the ring around Cancel reads as a ring, not as a
+    line through "Cancel"."""
+    problems = []
+    server.store(skipPurchaseSheet=False)
+    for where, label in each_width_and_size(browser, server, locale, storefront):
+        tile(browser, "coffee").click()
+        wait(browser, lambda: sheet_is_modal(browser), message="no modal purchase sheet")
+        cancel = browser.find_element(By.ID, "sheet-cancel")
+        for _ in range(4):  # from Confirm (autofocus) back to Cancel, by the keyboard, so :focus-visible applies
+            if browser.switch_to.active_element == cancel:
+                break
+            ActionChains(browser).key_down(Keys.SHIFT).send_keys(Keys.TAB).key_up(Keys.SHIFT).perform()
+        found = browser.execute_script(RING_JS, "sheet-cancel")
+        if not found["focused"]:
+            problems.append(f"{label}: Shift-Tab never reached Cancel")
+        problems += ring_problems(found, label)
+        cancel.click()
+        wait(browser, lambda: sheet_is_gone(browser), message="Cancel did not close the sheet")
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize("size", ["large", "AX5"])
+def test_without_javascript_the_sheet_page_shows_the_apple_account_on_the_first_screen(browser_without_javascript, server, size):
+    browser = browser_without_javascript
+    problems = []
+    server.store(skipPurchaseSheet=False)
+    for locale, storefront in LOCALES:
+        install_id = server.create_install(locale=locale, storefront=storefront)
+        for where in WIDTHS:
+            set_width(browser, where)
+            browser.get(f"{server.base}/installs/{install_id}?load=now&textSize={size}")
+            tile(browser, "coffee").click()
+            wait(browser, lambda: "/purchase-sheet" in browser.current_url, message="no sheet page")
+            line = browser.execute_script(
+                "var r = document.createRange(); r.selectNodeContents(document.getElementById('sheet-account'));"
+                "var l = r.getClientRects()[0]; return {top: l.top, bottom: l.bottom, innerHeight: innerHeight};")
+            if not 0 <= line["top"] <= line["bottom"] <= line["innerHeight"]:
+                problems.append(f"{locale} {where[0]} px {size}: the Apple Account is below the first screen: {line}")
+            browser.find_element(By.ID, "sheet-cancel").click()
+            wait(browser, lambda: "feedback=cancelled" in browser.current_url, message="no redirect after Cancel")
+    assert not problems, "\n".join(problems)
+
+
+def open_refund_sheet(driver):
+    driver.find_element(By.CSS_SELECTOR, '#ledger a[href*="/refund-sheet"]').click()
+    wait(driver, lambda: driver.execute_script(
+        "var s = document.getElementById('refund-sheet'); return !!s && s.open && s.matches(':modal');"),
+        message="no modal refund sheet")
+
+
+@pytest.mark.parametrize("locale, storefront", LOCALES)
+def test_the_refund_sheet_is_a_modal_dialog_in_the_screens_text_size_inside_the_viewport(browser, server, locale, storefront):
+    """Transaction.beginRefundRequest(in:) shows a system sheet over the app
+    (https://developer.apple.com/documentation/storekit/transaction/beginrefundrequest(in:)-4w6kn): over the install
+    page it is a modal dialog in the screen's Dynamic Type size, inside the viewport, and Submit answers on the page."""
+    install_id = server.create_install(locale=locale, storefront=storefront)
+    server.api("POST", f"/api/installs/{install_id}/purchases", {"productID": "com.example.tipjar.tip.coffee"})
+    problems = []
+    for where in WIDTHS:
+        set_width(browser, where)
+        for size in ("large", "AX5"):
+            open_install(browser, server, install_id, f"?textSize={size}")
+            open_refund_sheet(browser)
+            found = browser.execute_script(DIALOG_JS, "refund-sheet")
+            label = f"{locale} {where[0]} px {size}"
+            problems += [f"{label}: {p}" for p in inside(found, where)]
+            text = browser.execute_script("return parseFloat(getComputedStyle(document.getElementById('refund-sheet')).fontSize);")
+            if text != BODY_POINTS[size]:
+                problems.append(f"{label}: the sheet's text is {text} px, the screen's {BODY_POINTS[size]} px")
+            for part in ("refund-submit", "refund-cancel"):
+                box = browser.execute_script(
+                    "var r = document.getElementById(arguments[0]).getBoundingClientRect(); return r.bottom <= innerHeight && r.top >= 0;", part)
+                if not box:
+                    problems.append(f"{label}: {part} is off the screen")
+            if size == "AX5" and where == PHONE:
+                violations, report = serious_violations(browser)
+                if violations:
+                    problems.append(f"{label} (axe-core): {report}")
+            press_escape = ActionChains(browser).send_keys(Keys.ESCAPE)
+            press_escape.perform()
+            wait(browser, lambda: "feedback=refundCancelled" in browser.current_url, message="Escape is not the sheet's Cancel")
+    open_install(browser, server, install_id)
+    open_refund_sheet(browser)
+    browser.find_element(By.ID, "refund-submit").click()
+    wait(browser, lambda: "feedback=refundRequested" in browser.current_url, message="no answer after Submit")
+    notice = browser.find_element(By.CSS_SELECTOR, "#feedback .notice")
+    wait(browser, lambda: browser.switch_to.active_element == notice, message="the answer's notice did not take the focus")
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize("size", ["large", "AX5"])
+def test_without_javascript_the_refund_sheet_is_a_page_in_the_screens_text_size(browser_without_javascript, server, size):
+    browser = browser_without_javascript
+    install_id = server.create_install(locale="pt-BR", storefront="BRA")
+    server.api("POST", f"/api/installs/{install_id}/purchases", {"productID": "com.example.tipjar.tip.coffee"})
+    for where in WIDTHS:
+        set_width(browser, where)
+        browser.get(f"{server.base}/installs/{install_id}?load=now&textSize={size}")
+        browser.find_element(By.CSS_SELECTOR, '#ledger a[href*="/refund-sheet"]').click()
+        wait(browser, lambda: "/refund-sheet" in browser.current_url, message="no refund sheet page")
+        text = browser.execute_script("return parseFloat(getComputedStyle(document.querySelector('section.refund-sheet')).fontSize);")
+        assert text == BODY_POINTS[size], f"{where[0]} px: {text} px, not the screen's {BODY_POINTS[size]} px"
+        assert browser.execute_script("return document.documentElement.scrollWidth <= innerWidth;")
+        browser.find_element(By.ID, "refund-cancel").click()
+        wait(browser, lambda: "feedback=refundCancelled" in browser.current_url, message="no answer after Cancel")
+        assert f"textSize={size}" in browser.current_url or size == "large", browser.current_url

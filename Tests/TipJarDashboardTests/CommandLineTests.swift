@@ -230,6 +230,21 @@ struct CommandLineTests {
         #expect(run.error.contains("tipjar: ignored setting: _storeKitErrors[0] (Load Products: current.index 99 is out of range"))
     }
 
+    /// The shipped catalog's prices are rounded in the zero-decimal currencies by design (Sources/TipJar/README.md,
+    /// "Prices"): a first start says nothing alarming about them, `check-storekit` still does, and a developer's own
+    /// file with such a price is warned about at start.
+    @Test func aStartOnTheShippedCatalogLogsNoWarningButCheckStoreKitAndAnOwnFileDo() async throws {
+        // A database in a folder that does not exist: `serve` prints its start-up lines, then exits 1.
+        let shipped = try await Self.run(["serve", "--port", "0", "--database", "/nonexistent-dir/x.sqlite3"])
+        #expect(shipped.error.contains("tipjar: applied setting: _locale"), "the start-up lines were printed: \(shipped.error)")
+        #expect(!shipped.error.contains("warning"), "\(shipped.error)")
+        let file = LiveServer.repositoryRoot.appendingPathComponent("Sources/TipJar/Resources/TipProducts.storekit").path
+        let check = try await Self.run(["check-storekit", file])
+        #expect(check.output.contains("warning: products[0] com.example.tipjar.tip.coffee: 0.99 cannot be charged in CLP"))
+        let own = try await Self.run(["serve", "--port", "0", "--database", "/nonexistent-dir/x.sqlite3", "--storekit", file])
+        #expect(own.error.contains("tipjar: warning: products[0] com.example.tipjar.tip.coffee: 0.99 cannot be charged in CLP"))
+    }
+
     @Test func serveRefusesACorruptDatabaseAndLeavesItsBytesAlone() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tipjar-cli-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)

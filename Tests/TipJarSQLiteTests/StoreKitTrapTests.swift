@@ -218,6 +218,8 @@ struct StoreKitTrapTests {
         #expect(try await world.hearts(install.id) == 1)
     }
 
+    /// The purchase opens when the app calls `Product.purchase(options:)`, before the sheet that call shows is shown
+    /// or confirmed, and closes after it (https://developer.apple.com/documentation/storekit/product/purchase(options:)).
     @Test func timelineRecordsTheServiceStates() async throws {
         let world = try await TestWorld.make()
         let install = try await world.runningInstall()
@@ -226,9 +228,12 @@ struct StoreKitTrapTests {
         let kinds = world.service.timeline.events(installID: install.id, limit: 20).map(\.kind).reversed()
         #expect(
             Array(kinds) == [
-                "install.created", "launch", "state.ready", "sheet.confirmed",
-                "purchase.open", "purchase.closed",
+                "install.created", "launch", "state.ready", "purchase.open", "sheet.confirmed", "purchase.closed",
             ])
+        _ = try await world.service.openPurchaseSheet(productID: TestWorld.coffee, installID: install.id)
+        _ = try await world.service.confirmPurchaseSheet(installID: install.id)
+        let sheet = world.service.timeline.events(installID: install.id, limit: 4).map(\.kind).reversed()
+        #expect(Array(sheet) == ["purchase.open", "sheet.shown", "sheet.confirmed", "purchase.closed"])
     }
 
     @Test func reloadingTheSameStateRecordsNoEvent() async throws {

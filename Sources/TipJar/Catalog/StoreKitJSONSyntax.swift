@@ -79,7 +79,7 @@ enum StoreKitJSONSyntax {
             let kind = innermost.byte == UInt8(ascii: "{") ? "object" : "array"
             problem +=
                 ", inside an unclosed \(kind) opened at \(position(ofByte: innermost.offset, in: bytes))"
-                + " (\(objects) object(s) and \(stack.count - objects) array(s) left open)"
+                + " (\(objects) \(objects == 1 ? "object" : "objects") and \(stack.count - objects) \(stack.count - objects == 1 ? "array" : "arrays") left open)"
         }
         return CatalogError(file: file, location: location, problem: problem + ": the file looks truncated")
     }

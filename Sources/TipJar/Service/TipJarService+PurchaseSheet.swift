@@ -58,7 +58,7 @@ extension TipJarService {
     ) async throws -> TipTap {
         let settings = store.settings
         if settings.skipPurchaseSheet { return .answered(try await purchase(productID: productID, installID: installID, options: options)) }
-        let install = try await beginPurchase(productID: productID, installID: installID)
+        let install = try await beginPurchase(productID: productID, installID: installID, options: options)
         let showsSheet: Bool
         do {
             showsSheet = try await showsPurchaseSheet(productID: productID, install: install, options: options, settings: settings)
@@ -97,10 +97,12 @@ extension TipJarService {
         productID: String, installID: String,
         options: Product.PurchaseOptions = Product.PurchaseOptions()
     ) async throws -> PurchaseSheet {
-        try showSheet(productID: productID, install: try await beginPurchase(productID: productID, installID: installID), options: options)
+        try showSheet(
+            productID: productID, install: try await beginPurchase(productID: productID, installID: installID, options: options),
+            options: options)
     }
 
-    /// Shows the sheet for an open purchase (``beginPurchase(productID:installID:)`` checked the product).
+    /// Shows the sheet for an open purchase (``beginPurchase(productID:installID:options:)`` checked the product).
     /// - Throws: `TipJarError.unknownProduct` (the purchase closed) for a product the catalog does not hold.
     func showSheet(productID: String, install: Install, options: Product.PurchaseOptions) throws -> PurchaseSheet {
         let installID = install.id

@@ -20,7 +20,7 @@ extension TipJarService {
         userAction: PurchaseSheet.UserAction = .confirm
     ) async throws -> PurchaseReport {
         let settings = store.settings  // read once for the whole purchase (the store reads them again after a latency)
-        let install = try await beginPurchase(productID: productID, installID: installID)
+        let install = try await beginPurchase(productID: productID, installID: installID, options: options)
         defer { openPurchases.remove(installID) }
         // Only a cancel depends on whether a sheet is shown; a confirm reaches the store either way, so it is not asked
         // (a read on every purchase).
@@ -43,8 +43,10 @@ extension TipJarService {
     }
 
     /// Opens the install's one purchase: checks the product, refuses a second purchase (an expired sheet
-    /// is closed first), and launches the app if it is stopped. The caller closes the purchase.
-    func beginPurchase(productID: String, installID: String) async throws -> Install {
+    /// is closed first), and launches the app if it is stopped. The caller closes the purchase. The timeline says
+    /// `purchase.open` here, when the app calls `Product.purchase(options:)`, so it comes before the sheet that call
+    /// shows (https://developer.apple.com/documentation/storekit/product/purchase(options:)) and before its answer.
+    func beginPurchase(productID: String, installID: String, options: Product.PurchaseOptions) async throws -> Install {
         guard catalog.tip(withID: productID) != nil else { throw TipJarError.unknownProduct(productID) }
         expireSheet(installID: installID)
         guard !deletingInstalls.contains(installID) else { throw TipJarError.installBeingDeleted(installID) }
@@ -58,6 +60,7 @@ extension TipJarService {
                 install.legacyHasTipped = false
             }
             try await requireLoaded(productID, installID: installID)
+            event(installID, "purchase.open", "purchase open: \(productID)\(Self.describe(options)); every tip button disabled.")
             return install
         } catch {
             openPurchases.remove(installID)
@@ -89,7 +92,6 @@ extension TipJarService {
     ) async throws -> PurchaseReport {
         var install = install
         let installID = install.id
-        event(installID, "purchase.open", "purchase open: \(productID)\(Self.describe(options)); every tip button disabled.")
         var report: PurchaseReport
         do {
             var answer = try await store.purchase(productID: productID, for: install, options: options, settings: settings)

@@ -28,7 +28,7 @@ public actor TipJarService {
     /// writes nothing to the timeline.
     var lastStates: [String: String] = [:]
     /// What each running install's last `Product.products(for:)` came to since its launch: the app can buy only
-    /// a product that load returned (``beginPurchase(productID:installID:)``). Forgotten when the app launches or stops.
+    /// a product that load returned (``beginPurchase(productID:installID:options:)``). Forgotten when the app launches or stops.
     var lastLoads: [String: TipJarState] = [:]
     /// How long a purchase sheet may stay unanswered before it closes as a cancel (seconds).
     public nonisolated let purchaseSheetTimeout: TimeInterval

@@ -16,8 +16,10 @@ extension InstallsController {
             _ = try await service.stop(installID: id)
             _ = try await service.launch(installID: id)
             // Back to where the action was: the fragment names the App controls' heading (tabindex=-1), so the
-            // focus lands there without JavaScript, not on <body>.
-            return .redirect(to: "/installs/\(id)?load=now\(FormValues.textSizeQuery(context))#actions")
+            // focus lands there without JavaScript, not on <body>. The relaunched app loads its tips again, so the
+            // page answers at once with the loading skeleton: app.js loads the tips in place, and without JavaScript
+            // the page's refresh loads them (`?load=now`), back at the same heading.
+            return .redirect(to: "/installs/\(id)?relaunched=1\(FormValues.textSizeQuery(context))#actions")
         }
         router.post("/installs/:id/stop") { request, context in
             let id = try context.installID()

@@ -4,8 +4,8 @@ import TipJar
 
 /// The app's refund sheet: `Transaction.beginRefundRequest(in:)`
 /// (https://developer.apple.com/documentation/storekit/transaction/beginrefundrequest(in:)-4w6kn) on a transaction the
-/// install's ledger counted. A plain page (works without JavaScript); its answer is the install's feedback line, as a
-/// purchase's is.
+/// install's ledger counted. A page in the screen's text size without JavaScript, a modal dialog over the install page
+/// with it (`X-Fragment: 1`); its answer is the install's feedback line, as a purchase's is.
 extension InstallsController {
     func registerRefundSheet(in router: inout Router<DashboardContext>) {
         router.get("/installs/:id/transactions/:tid/refund-sheet") { request, context in
@@ -20,12 +20,19 @@ extension InstallsController {
                 data["sheet"] = [
                     "title": .string(strings.refundTitle), "lang": .string(install.locale.rawValue),
                     "transactionID": .string(String(transactionID)), "productID": .string(stored.transaction.productID),
+                    "productParts": ViewModels.breakable(stored.transaction.productID),
                     "action": .string("/installs/\(installID)/transactions/\(transactionID)/refund-request"),
                     "reasonLabel": .string(strings.refundReason), "developerIssue": .string(strings.refundReasonDeveloperIssue),
                     "other": .string(strings.refundReasonOther), "submit": .string(strings.refundSubmit),
                     "cancel": .string(strings.refundCancel),
                 ]
-                return try renderer.html("pages/refund-sheet", data)
+                // In the screen's text size (the sheet is the system's, over the app); with `X-Fragment: 1` app.js
+                // opens it as a modal dialog over the install page, without JavaScript it is this page.
+                let size = TextSize(value: request.queryValue("textSize")) ?? .default
+                data["textSize"] = .string(size.rawValue)
+                data["textSizeClasses"] = .string(size.classes)
+                data["inDialog"] = .bool(context.wantsFragment)
+                return try renderer.html(context.wantsFragment ? "fragments/refund-sheet" : "pages/refund-sheet", data)
             }
         }
         router.post("/installs/:id/transactions/:tid/refund-request") { request, context in
@@ -42,7 +49,7 @@ extension InstallsController {
             } catch let error as StoreKitError {
                 feedback = Feedback(kind: .refundFailed, errorName: error.rawValue, locale: install.locale)
             }
-            return .redirect(to: "/installs/\(installID)?\(feedback.query)\(FeedbackOnce.marker())")
+            return .redirect(to: "/installs/\(installID)?\(feedback.query)\(FormValues.textSizeQuery(context))\(FeedbackOnce.marker())")
         }
     }
 

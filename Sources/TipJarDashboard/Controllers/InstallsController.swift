@@ -82,8 +82,29 @@ struct InstallsController: DashboardController {
             "isEmpty": .bool(overview.installs == 0),
         ]
         data["settings"] = ViewModels.settings(service.settings)
-        data["events"] = try await screen.eventRows(service.timeline.events(installID: nil, limit: 20))
+        data["events"] = try await screen.eventRows(Self.recentEvents(service.timeline.events(installID: nil, limit: 200)))
         return try renderer.html("pages/overview", data)
+    }
+
+    /// The overview's 20 recent events, newest first, with each run of store settings changes one row that says how
+    /// many (`Store settings changed 6 times.`), so a script or a test that sets the store often leaves room for the
+    /// installs' events; the install pages and the timeline API keep every one.
+    static func recentEvents(_ events: [InstallEvent], limit: Int = 20) -> [InstallEvent] {
+        var rows: [(event: InstallEvent, count: Int)] = []
+        for event in events {
+            if event.kind == "store.settings", let last = rows.last, last.event.kind == "store.settings" {
+                rows[rows.count - 1].count += 1
+            } else {
+                if rows.count == limit { break }
+                rows.append((event, 1))
+            }
+        }
+        return rows.map { row in
+            guard row.count > 1 else { return row.event }
+            var event = row.event
+            event.detail = "Store settings changed \(row.count) times."
+            return event
+        }
     }
 
     func installsPage(_ request: HTTPRequest, _ context: DashboardContext, csrfToken: String) async throws -> HTTPResponse {
@@ -133,6 +154,10 @@ struct InstallsController: DashboardController {
             feedback: feedback,
             skipPurchaseSheet: service.settings.skipPurchaseSheet, sheet: await service.purchaseSheet(installID: installID))
         data["lives"] = try await screen.transactionLives(install: install, ledger: ledger)
+        data["relaunched"] = .bool(request.queryValue("relaunched") == "1")
+        // The answer to a form post without JavaScript (a purchase, Confirm, a refund request) is a new page: its
+        // notice takes the focus, so the person hears and sees what happened rather than starting again at <body>.
+        data["feedbackFocus"] = .bool(feedback?.notice != nil)
         if let refusal = ScenarioRecordability.refusal(installID: installID, timeline: service.timeline) { data["scenarioRefusal"] = .string(refusal) }
         var response = try renderer.html("pages/install", data)
         if let shownCookie { response.fields.append(name: "Set-Cookie", value: shownCookie) }

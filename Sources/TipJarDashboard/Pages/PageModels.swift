@@ -145,7 +145,8 @@ struct CatalogPageModel: MustacheRenderable {
                 let tier = catalog.tier(of: entry)
                 let storeKitName = catalog.productDisplayName(of: entry)
                 return [
-                    "productID": .string(entry.productID), "emoji": .string(tier?.emoji ?? "💝"), "tierName": .string(tier?.rawValue ?? "other"),
+                    "productID": .string(entry.productID), "productParts": ViewModels.breakable(entry.productID),
+                    "emoji": .string(tier?.emoji ?? "💝"), "tierName": .string(tier?.rawValue ?? "other"),
                     "productDisplayName": .string(storeKitName), "isNameEmpty": .bool(storeKitName.trimmingCharacters(in: .whitespaces).isEmpty),
                     "tileNames": .array(AppLocale.allCases.map { .string(catalog.tileName(of: entry, locale: $0)) }),
                     "names": .array(

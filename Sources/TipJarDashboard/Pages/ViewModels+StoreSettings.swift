@@ -44,6 +44,33 @@ extension ViewModels {
         return (.object(groups), ["anyFailure": .bool(anyFailure)])
     }
 
+    /// A select's choices named `Type.case` (`StoreKitError.networkError`, `Product.PurchaseError.invalidQuantity`) as
+    /// `<optgroup>`s named after each type, each option its case alone, so a closed select shows its whole value in a
+    /// form column (https://html.spec.whatwg.org/multipage/form-elements.html#the-optgroup-element); the choices before
+    /// the first typed one (`off`) stay ungrouped, first. `nil` when fewer than two types are named.
+    static func optionGroups(_ named: [(value: String, name: String)], selected: String) -> (leading: MustacheValue, groups: MustacheValue)? {
+        var groups: [(label: String, choices: [(value: String, name: String)])] = []
+        var leading: [(value: String, name: String)] = []
+        for choice in named {
+            guard let dot = choice.name.lastIndex(of: ".") else {
+                guard groups.isEmpty else { return nil }
+                leading.append(choice)
+                continue
+            }
+            let (type, name) = (String(choice.name[..<dot]), String(choice.name[choice.name.index(after: dot)...]))
+            if groups.last?.label == type {
+                groups[groups.count - 1].choices.append((choice.value, name))
+            } else {
+                groups.append((type, [(choice.value, name)]))
+            }
+        }
+        guard groups.count > 1 else { return nil }
+        let optgroups = groups.map { group -> MustacheValue in
+            ["label": .string(group.label), "choices": choices(group.choices, selected: selected)]
+        }
+        return (choices(leading, selected: selected), .array(optgroups))
+    }
+
     /// One row: `field` (the form name), `caption` (`label: help`), `fromFile`, one of `radios`/`select`/`checkbox`/
     /// `number` true, and `choices`, `checked` or `value`/`min`/`max`/`slowDefault`. Every key is present, so a
     /// row never reads a key of the page around it.
@@ -54,13 +81,19 @@ extension ViewModels {
             "fromFile": .bool(fromFile),
             "radios": .bool(declaration.control == .radios), "select": .bool(declaration.control == .select),
             "checkbox": .bool(declaration.control == .checkbox), "number": false,
-            "choices": [], "checked": false, "value": .null, "min": .null, "max": .null, "slowDefault": .null,
+            "choices": [], "optionGroups": [], "checked": false, "value": .null, "min": .null, "max": .null, "slowDefault": .null,
         ]
         switch (declaration.kind, value) {
         case (.choice(let values, let optional), _):
             let raw: String = if case .text(let text) = value { text } else { "" }
             let options = (optional ? [""] : []) + values
-            row["choices"] = choices(Array(zip(options, declaration.choiceNames)).map { (value: $0.0, name: $0.1) }, selected: raw)
+            let named = Array(zip(options, declaration.choiceNames)).map { (value: $0.0, name: $0.1) }
+            if declaration.control == .select, let (leading, groups) = optionGroups(named, selected: raw) {
+                row["choices"] = leading
+                row["optionGroups"] = groups
+            } else {
+                row["choices"] = choices(named, selected: raw)
+            }
         case (.integer(let range, _), .number(let number)):
             if declaration.control == .select {
                 row["choices"] = choices(

@@ -74,7 +74,7 @@ struct ScenarioRecorder {
         guard cursor == ledger.count else {
             throw Refusal(
                 message:
-                    "The ledger holds \(ledger.count - cursor) row(s) that no step of this install explains (transaction \(ledger[cursor].transactionID), \(ledger[cursor].path.rawValue)): a transaction of another install on the same account, or events older than the timeline keeps."
+                    "The ledger holds \(ledger.count - cursor == 1 ? "1 row" : "\(ledger.count - cursor) rows") that no step of this install explains (transaction \(ledger[cursor].transactionID), \(ledger[cursor].path.rawValue)): a transaction of another install on the same account, or events older than the timeline keeps."
             )
         }
         let label = install.label.isEmpty ? install.id : install.label

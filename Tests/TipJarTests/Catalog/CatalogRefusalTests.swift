@@ -9,7 +9,7 @@ import Testing
 struct CatalogRefusalTests {
     /// (file, expected location, words the problem must contain).
     static let badFiles: [(String, String, [String])] = [
-        ("bad-truncated", "end of file (line 6, column 46)", ["ends early", "truncated"]),
+        ("bad-truncated", "end of file (line 6, column 46)", ["ends early", "truncated", "(2 objects and 1 array left open)"]),
         ("bad-not-json", "line 1, column 1", ["not a StoreKit configuration file", "not JSON"]),
         ("bad-price-not-a-number", "products[1].displayPrice", ["\"two dollars\"", "not a decimal number"]),
         ("bad-duplicate-product-id", "products[1].productID", ["duplicate productID", "\"com.example.bad.tip.same\"", "products[0].productID"]),
