@@ -61,4 +61,17 @@ extension TipJarService {
     public func recordConsumption(_ json: String, transactionID: UInt64) async throws -> StoredTransaction {
         try await store.recordConsumption(json, transactionID: transactionID)
     }
+
+    /// A developer's server finishes a transaction (``SimulatedStore/finishTransaction(transactionID:)``, Finish
+    /// Transaction); the timeline says so on the install that bought it.
+    @discardableResult
+    public func finishTransaction(transactionID: UInt64) async throws -> StoredTransaction {
+        let (finished, finishedNow) = try await store.finishTransaction(transactionID: transactionID)
+        if finishedNow {
+            event(
+                finished.installID, "transaction.finishedByServer", "Transaction \(transactionID) finished by the developer's server (Finish Transaction).",
+                ["transactionID": "\(transactionID)"])
+        }
+        return finished
+    }
 }

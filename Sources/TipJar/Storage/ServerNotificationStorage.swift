@@ -46,16 +46,32 @@ public struct NotificationQuery: Sendable, Equatable {
     public var end: Date?
     /// Only this `notificationType`.
     public var type: ServerNotification.NotificationType?
-    /// Only notifications about this transaction (`transactionId`).
+    /// Only notifications about this transaction.
     public var transactionID: UInt64?
+    /// Only notifications about a transaction of this Apple Account: Apple's `transactionId` filter, "any transaction
+    /// that belongs to the customer"
+    /// (https://developer.apple.com/documentation/appstoreserverapi/notificationhistoryrequest).
+    public var accountID: String?
+    /// Only notifications about transactions issued in this environment and app (a `TEST`, which is about no
+    /// transaction, and one whose transaction the store no longer keeps, pass): Apple keeps each environment's
+    /// history apart.
+    public var scope: (environment: Transaction.Environment, appBundleID: String)?
     /// Only notifications with at least one attempt (Apple's history lists what it "attempted to send").
     public var attemptedOnly: Bool
-    /// Only notifications with a failed attempt (`onlyFailures`).
+    /// Only notifications not delivered: failed for good or still retrying (`onlyFailures`: "notifications that failed
+    /// to reach your server, including those … currently retrying"); one that reached the server on a retry is not one.
     public var onlyFailures: Bool
     /// Notifications after this ID only (a page's end).
     public var afterID: Int64?
     /// At most this many (Apple's history pages hold 20).
     public var limit: Int
+
+    public static func == (lhs: Self, rhs: Self) -> Bool {
+        lhs.start == rhs.start && lhs.end == rhs.end && lhs.type == rhs.type && lhs.transactionID == rhs.transactionID
+            && lhs.accountID == rhs.accountID && lhs.scope?.environment == rhs.scope?.environment
+            && lhs.scope?.appBundleID == rhs.scope?.appBundleID && lhs.attemptedOnly == rhs.attemptedOnly
+            && lhs.onlyFailures == rhs.onlyFailures && lhs.afterID == rhs.afterID && lhs.limit == rhs.limit
+    }
 
     /// Creates a query; by default every notification, at most 100.
     public init(
@@ -66,6 +82,8 @@ public struct NotificationQuery: Sendable, Equatable {
         self.end = end
         self.type = type
         self.transactionID = transactionID
+        self.accountID = nil
+        self.scope = nil
         self.attemptedOnly = attemptedOnly
         self.onlyFailures = onlyFailures
         self.afterID = afterID

@@ -59,3 +59,31 @@ extension SimulatedStore {
         return try await move(stored, to: reversed, orThrow: .notRefunded(transactionID))
     }
 }
+
+extension SimulatedStore {
+    /// A developer's server finishes a transaction (Finish Transaction,
+    /// https://developer.apple.com/documentation/appstoreserverapi/finish-transaction: "Notifies the App Store server
+    /// that your system has finished processing the customer's transaction"), as the app's `Transaction.finish()`
+    /// would: it leaves `Transaction.unfinished`, so no install of the account delivers it at launch and a purchase of
+    /// its product no longer answers with it (https://developer.apple.com/documentation/storekit/transaction/unfinished:
+    /// "A transaction is unfinished until you call finish()"), and Get Transaction History v1 no longer lists it
+    /// unless it is refunded. Finishing a finished transaction changes nothing; Apple does not say what it answers
+    /// then, and this answers as for the first call.
+    /// - Returns: the transaction as saved, and whether this call finished it.
+    /// - Throws: `TipJarError.transactionNotFound` when the store keeps no purchased transaction with that ID.
+    public func finishTransaction(transactionID: UInt64) async throws -> (transaction: StoredTransaction, finishedNow: Bool) {
+        guard let stored = try await storage.transaction(withID: transactionID), stored.status == .purchased else {
+            throw TipJarError.transactionNotFound(transactionID)
+        }
+        guard !stored.isFinished else { return (stored, false) }
+        var finished = stored
+        finished.isFinished = true
+        do {
+            return (try await move(stored, to: finished, orThrow: .transactionNotFound(transactionID)), true)
+        } catch TipJarError.transactionNotFound(let id) where id == transactionID {
+            // Lost a race: finished (or refunded) meanwhile; read what won.
+            guard let now = try await storage.transaction(withID: transactionID), now.status == .purchased else { throw TipJarError.transactionNotFound(transactionID) }
+            return (now, false)
+        }
+    }
+}

@@ -137,6 +137,7 @@ enum AppStoreServerAPIRequests {
     /// required, each of its type and range, `customerConsented` true; `refundPreference` optional.
     /// - Throws: ``AppStoreServerAPIError`` with the field's code.
     static func checkConsumptionV1(_ body: [String: JSONValue]) throws(AppStoreServerAPIError) {
+        try checkMembers(body, of: "ConsumptionRequestV1", in: consumptionV1Fields)
         guard body["customerConsented"] == .bool(true) else { throw .invalidField(4_000_035, "customerConsented", "true (the customer consented)") }
         let ranges: [(String, Int, ClosedRange<Int>)] = [
             ("consumptionStatus", 4_000_034, 0...3), ("platform", 4_000_039, 0...2), ("deliveryStatus", 4_000_036, 0...5),
@@ -161,6 +162,7 @@ enum AppStoreServerAPIRequests {
     /// `refundPreference` optional.
     /// - Throws: ``AppStoreServerAPIError`` with the field's code.
     static func checkConsumption(_ body: [String: JSONValue]) throws(AppStoreServerAPIError) {
+        try checkMembers(body, of: "ConsumptionRequest", in: consumptionFields)
         guard body["customerConsented"] == .bool(true) else { throw .invalidField(4_000_035, "customerConsented", "true (the customer consented)") }
         guard case .bool? = body["sampleContentProvided"] else { throw .invalidField(4_000_041, "sampleContentProvided", "true or false") }
         let deliveryStatuses = ["DELIVERED", "UNDELIVERED_QUALITY_ISSUE", "UNDELIVERED_WRONG_ITEM", "UNDELIVERED_SERVER_OUTAGE", "UNDELIVERED_OTHER"]
@@ -176,6 +178,25 @@ enum AppStoreServerAPIRequests {
                 throw .invalidField(4_000_000, "refundPreference", "one of " + preferences.joined(separator: ", "))
             }
         }
+    }
+
+    /// The members of `ConsumptionRequestV1` (https://developer.apple.com/documentation/appstoreserverapi/consumptionrequestv1).
+    static let consumptionV1Fields: Set<String> = [
+        "customerConsented", "consumptionStatus", "platform", "sampleContentProvided", "deliveryStatus", "appAccountToken",
+        "accountTenure", "playTime", "lifetimeDollarsRefunded", "lifetimeDollarsPurchased", "userStatus", "refundPreference",
+    ]
+    /// The members of `ConsumptionRequest` (https://developer.apple.com/documentation/appstoreserverapi/consumptionrequest).
+    static let consumptionFields: Set<String> = [
+        "customerConsented", "sampleContentProvided", "deliveryStatus", "consumptionPercentage", "refundPreference",
+    ]
+
+    /// Refuses a body with a member `type` does not define, so that what is stored is Apple's fields and nothing else,
+    /// each bounded by its own check (a UUID, an enumeration, a small integer, a boolean): a consumption body stored
+    /// with a transaction is at most a few hundred bytes.
+    /// - Throws: `GeneralBadRequestError` naming the unknown members.
+    static func checkMembers(_ body: [String: JSONValue], of type: String, in fields: Set<String>) throws(AppStoreServerAPIError) {
+        let unknown = body.keys.filter { !fields.contains($0) }
+        guard unknown.isEmpty else { throw .unknownFields(unknown, of: type) }
     }
 
     /// Whether `value` is a JSON integer in `range`.
