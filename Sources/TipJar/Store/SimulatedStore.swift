@@ -342,7 +342,8 @@ public final class SimulatedStore: Sendable {
                 field: "revocationType",
                 reason: "FAMILY_REVOKE applies only to a transaction shared through Family Sharing; a tip is bought by the account itself (ownershipType PURCHASED)")
         }
-        guard let stored = try await storage.transaction(withID: transactionID) else {
+        // An Ask to Buy request is no transaction: not found, as for every other action by transaction ID.
+        guard let stored = try await storage.transaction(withID: transactionID), stored.isListed else {
             throw TipJarError.transactionNotFound(transactionID)
         }
         guard stored.status == .purchased else {
