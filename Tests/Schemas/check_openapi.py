@@ -317,7 +317,8 @@ def exercise_server_api(api, tid):
                           "deliveryStatus": 0, "appAccountToken": "", "accountTenure": 3, "playTime": 2,
                           "lifetimeDollarsRefunded": 1, "lifetimeDollarsPurchased": 2, "userStatus": 1},
                    "v2": {"customerConsented": True, "sampleContentProvided": False, "deliveryStatus": "DELIVERED"}}
-    for path in ["/inApps/v1/transactions/{}", "/inApps/v2/history/{}", "/inApps/v2/refund/lookup/{}"]:
+    for path in ["/inApps/v1/transactions/{}", "/inApps/v2/history/{}", "/inApps/v1/history/{}", "/inApps/v2/refund/lookup/{}",
+                 "/inApps/v1/transactions/appTransactions/{}"]:
         api.call("GET", path.format(tid), headers=good, expect=200)
         api.call("GET", path.format(tid), headers=bad, expect=401)
         api.call("GET", path.format("abc"), headers=good, expect=400)
@@ -336,6 +337,10 @@ def exercise_server_api(api, tid):
     if found["status"] != 0 or unknown["status"] != 1:
         problems.append(f"GET /inApps/v1/lookup: expected status 0 then 1, got {found['status']} and {unknown['status']}")
     api.call("GET", "/inApps/v1/lookup/M1", headers=bad, expect=401)
+    api.call("POST", f"/inApps/v1/transactions/{tid}/finish", headers=good, expect=200)
+    api.call("POST", f"/inApps/v1/transactions/{tid}/finish", headers=bad, expect=401)
+    api.call("POST", "/inApps/v1/transactions/abc/finish", headers=good, expect=400)
+    api.call("POST", "/inApps/v1/transactions/999999/finish", headers=good, expect=404)
     for version, body in consumption.items():
         path = f"/inApps/{version}/transactions/consumption/"
         api.call("PUT", path + str(tid), body, headers=good, expect=202)
