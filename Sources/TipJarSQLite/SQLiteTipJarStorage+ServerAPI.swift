@@ -9,6 +9,13 @@ extension SQLiteTipJarStorage: ServerAPIStorage {
     /// `transactions_refunds`) from the page's position, in the index's order, the filters bound parameters; the rows
     /// a filter leaves out are skipped inside SQLite, never read into Swift.
     public nonisolated(nonsending) func serverAPITransactions(matching query: ServerAPIHistoryQuery) async throws -> [StoredTransaction] {
+        let (sql, arguments) = Self.serverAPITransactionsSQL(query)
+        let bound = StatementArguments(arguments)
+        return try await pool.read { db in try db.cachedStatement(sql: sql).fetchAll(arguments: bound, Self.storedTransaction) }
+    }
+
+    /// The statement and its arguments of ``serverAPITransactions(matching:)``.
+    static func serverAPITransactionsSQL(_ query: ServerAPIHistoryQuery) -> (sql: String, arguments: [DatabaseValue]) {
         let key = query.order == .modified ? "signed_date_ms" : "revocation_date_ms"
         var conditions = [
             "account_id = ?", "environment = ?", "status = 'purchased'", "has_purchase_issue = 0", "settled_as IS NULL",
@@ -52,8 +59,7 @@ extension SQLiteTipJarStorage: ServerAPIStorage {
             ORDER BY \(key) \(direction), id \(direction) LIMIT ?
             """
         arguments.append(max(0, query.limit).databaseValue)
-        let bound = StatementArguments(arguments)
-        return try await pool.read { db in try db.cachedStatement(sql: sql).fetchAll(arguments: bound, Self.storedTransaction) }
+        return (sql, arguments)
     }
 
     /// `ServerAPIStorage.accountID(appTransactionID:appBundleID:)`: the identifier is derived from the account and the
