@@ -87,4 +87,15 @@ extension SQLiteTipJarStorage: ServerAPIStorage {
             return (first ?? nil).map(Self.date)
         }
     }
+
+    /// `ServerAPIStorage.setAppAccountToken(_:transactionID:)`: one `UPDATE` by primary key, written in lower case as a
+    /// purchase's token is (`insertArguments(_:)`).
+    public nonisolated(nonsending) func setAppAccountToken(_ token: UUID, transactionID: UInt64) async throws -> Bool {
+        try await pool.write { db in
+            try db.execute(
+                sql: "UPDATE transactions SET app_account_token = ? WHERE id = ? AND status = 'purchased' AND has_purchase_issue = 0 AND settled_as IS NULL",
+                arguments: [token.uuidString.lowercased(), Int64(bitPattern: transactionID)])
+            return db.changes == 1
+        }
+    }
 }

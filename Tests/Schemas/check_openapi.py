@@ -341,6 +341,12 @@ def exercise_server_api(api, tid):
     api.call("POST", f"/inApps/v1/transactions/{tid}/finish", headers=bad, expect=401)
     api.call("POST", "/inApps/v1/transactions/abc/finish", headers=good, expect=400)
     api.call("POST", "/inApps/v1/transactions/999999/finish", headers=good, expect=404)
+    token_body = {"appAccountToken": "3f9d2c4e-8a1b-4c7d-9e2f-5a6b7c8d9e0f"}
+    api.call("PUT", f"/inApps/v1/transactions/{tid}/appAccountToken", token_body, headers=good, expect=200)
+    api.call("PUT", f"/inApps/v1/transactions/{tid}/appAccountToken", token_body, headers=bad, expect=401)
+    api.call("PUT", f"/inApps/v1/transactions/{tid}/appAccountToken", {"appAccountToken": "nope"}, headers=good, expect=400)
+    api.call("PUT", "/inApps/v1/transactions/999999/appAccountToken", token_body, headers=good, expect=404)
+    api.call("PUT", f"/inApps/v1/transactions/{tid}/appAccountToken", "{}", content_type="text/plain", headers=good, expect=415)
     for version, body in consumption.items():
         path = f"/inApps/{version}/transactions/consumption/"
         api.call("PUT", path + str(tid), body, headers=good, expect=202)

@@ -9,7 +9,7 @@ every signed transaction with `SignedDataVerifier` and holding every value to wh
 transaction's `jwsRepresentation` decodes in the XCODE environment; malformed bearer tokens answer 401; an unknown
 transaction ID answers Apple's not-found code; consumption bodies of the wrong types answer Apple's field codes, and
 one with members Apple does not define is refused. Then what the library's defaults call: Get Transaction History v1
-(without finished consumables), Finish Transaction, Get App Transaction Info (decoded by
+(without finished consumables), Finish Transaction, Set App Account Token, Get App Transaction Info (decoded by
 `verify_and_decode_app_transaction`), an `appTransactionId` where Apple takes any ID; each environment its own data
 set; and the same database served under another `--bundle-id` answering 4040010 for the first app's transactions.
 
@@ -53,6 +53,7 @@ from appstoreserverlibrary.models.Platform import Platform
 from appstoreserverlibrary.models.PlayTime import PlayTime
 from appstoreserverlibrary.models.RefundPreference import RefundPreference
 from appstoreserverlibrary.models.RefundPreferenceV1 import RefundPreferenceV1
+from appstoreserverlibrary.models.UpdateAppAccountTokenRequest import UpdateAppAccountTokenRequest
 from appstoreserverlibrary.models.UserStatus import UserStatus
 from appstoreserverlibrary.models.TransactionHistoryRequest import Order, ProductType, TransactionHistoryRequest
 from appstoreserverlibrary.signed_data_verifier import SignedDataVerifier, VerificationException, VerificationStatus
@@ -436,6 +437,18 @@ def check_newer_endpoints(d, client, verifier, ids, shown):
     check(True, "Finish Transaction again answers as the first time")
     expect_api_error(lambda: client.finish_transaction("999999999"), 404, APIError.TRANSACTION_ID_NOT_FOUND, "Finish Transaction of an unknown ID")
     expect_api_error(lambda: client.finish_transaction("abc"), 400, APIError.INVALID_TRANSACTION_ID, "Finish Transaction of a non-number")
+
+    # Set App Account Token: the transaction's JWS carries the new token; a token that is not a UUID is 4000183.
+    new_token = str(uuid.uuid4())
+    client.set_app_account_token(str(ids[7]), UpdateAppAccountTokenRequest(appAccountToken=new_token))
+    info = verifier.verify_and_decode_signed_transaction(client.get_transaction_info(str(ids[7])).signedTransactionInfo)
+    check(info.appAccountToken == new_token, f"Set App Account Token: the transaction now carries it ({info.appAccountToken})")
+    expect_api_error(lambda: client.set_app_account_token(str(ids[7]), UpdateAppAccountTokenRequest(appAccountToken="not-a-uuid")),
+                     400, APIError.INVALID_APP_ACCOUNT_TOKEN_UUID_ERROR, "Set App Account Token with a token that is not a UUID")
+    expect_api_error(lambda: client.set_app_account_token("999999999", UpdateAppAccountTokenRequest(appAccountToken=new_token)),
+                     404, APIError.TRANSACTION_ID_NOT_FOUND, "Set App Account Token of an unknown transaction")
+    expect_api_error(lambda: client.set_app_account_token(app_transaction_id, UpdateAppAccountTokenRequest(appAccountToken=new_token)),
+                     400, APIError.APP_TRANSACTION_ID_NOT_SUPPORTED_ERROR, "Set App Account Token takes an originalTransactionId")
 
     # Send Consumption Information holds Apple's fields only: an unknown member is a 400 naming it, and nothing is stored.
     body = {"customerConsented": True, "sampleContentProvided": False, "deliveryStatus": "DELIVERED",

@@ -317,4 +317,29 @@ struct AppStoreServerAPITests {
             #expect(try Self.ids(descending).first == String(ids[3]), "newest modified first")
         }
     }
+
+    /// Set App Account Token sets the purchase's `appAccountToken`, which its JWS carries from then on; a token that is
+    /// not a UUID is `InvalidAppAccountTokenUUIDError` (4000183), a member Apple does not define a 400, and nothing
+    /// changes on a refusal.
+    @Test func setAppAccountTokenPutsTheTokenInTheTransactionsJWS() async throws {
+        try await withLiveServer { server in
+            let id = try #require(try await Self.buy(server).first)
+            let path = "/inApps/v1/transactions/\(id)/appAccountToken"
+            let json = ("Content-Type", "application/json")
+            for body in [#"{"appAccountToken":"nope"}"#, #"{"appAccountToken":7}"#, "{}", #"{"appAccountToken":"3f9d2c4e8a1b4c7d9e2f5a6b7c8d9e0f"}"#] {
+                let refused = await server.send("PUT", path, fields: [Self.bearer(), json], body: body)
+                #expect(refused.status == 400 && refused.object["errorCode"] as? Int == 4_000_183, "\(body)")
+            }
+            let extra = await server.send("PUT", path, fields: [Self.bearer(), json], body: #"{"appAccountToken":"3F9D2C4E-8A1B-4C7D-9E2F-5A6B7C8D9E0F","x":1}"#)
+            #expect(extra.status == 400 && extra.object["errorCode"] as? Int == 4_000_000)
+            #expect(try await server.storage.transaction(withID: UInt64(id))?.transaction.appAccountToken == nil, "nothing changed")
+            let set = await server.send("PUT", path, fields: [Self.bearer(), json], body: #"{"appAccountToken":"3F9D2C4E-8A1B-4C7D-9E2F-5A6B7C8D9E0F"}"#)
+            #expect(set.status == 200)
+            let signed = try #require(await server.send("GET", "/inApps/v1/transactions/\(id)", fields: [Self.bearer()]).object["signedTransactionInfo"] as? String)
+            let payload = try Self.decode(signed.split(separator: ".", omittingEmptySubsequences: false)[1])
+            #expect(payload["appAccountToken"] as? String == "3f9d2c4e-8a1b-4c7d-9e2f-5a6b7c8d9e0f")
+            let unknown = await server.send("PUT", "/inApps/v1/transactions/999999/appAccountToken", fields: [Self.bearer(), json], body: #"{"appAccountToken":"3F9D2C4E-8A1B-4C7D-9E2F-5A6B7C8D9E0F"}"#)
+            #expect(unknown.status == 404 && unknown.object["errorCode"] as? Int == 4_040_010)
+        }
+    }
 }

@@ -74,4 +74,16 @@ extension TipJarService {
         }
         return finished
     }
+
+    /// A developer's server sets a purchase's app account token (``SimulatedStore/setAppAccountToken(_:transactionID:)``,
+    /// Set App Account Token); the timeline says so on the install that bought it.
+    @discardableResult
+    public func setAppAccountToken(_ token: UUID, transactionID: UInt64) async throws -> StoredTransaction {
+        let stored = try await store.setAppAccountToken(token, transactionID: transactionID)
+        event(
+            stored.installID, "transaction.appAccountTokenSet",
+            "Transaction \(transactionID)'s appAccountToken set by the developer's server (Set App Account Token).",
+            ["transactionID": "\(transactionID)", "appAccountToken": token.uuidString.lowercased()])
+        return stored
+    }
 }

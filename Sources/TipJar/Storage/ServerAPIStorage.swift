@@ -14,6 +14,10 @@ public protocol ServerAPIStorage: Sendable {
     /// When the Apple Account first appears: its first install's creation or its first transaction's purchase,
     /// whichever is earlier; `nil` for an account the store does not know.
     nonisolated(nonsending) func firstSeen(accountID: String) async throws -> Date?
+    /// Sets the `appAccountToken` of the purchased transaction `transactionID` (Set App Account Token), in one
+    /// statement.
+    /// - Returns: `false` when no purchased transaction has that ID (nothing changed).
+    nonisolated(nonsending) func setAppAccountToken(_ token: UUID, transactionID: UInt64) async throws -> Bool
 }
 
 /// A read of ``ServerAPIStorage/serverAPITransactions(matching:)``: one customer (an Apple Account) in one environment

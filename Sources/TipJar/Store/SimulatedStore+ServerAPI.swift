@@ -87,3 +87,20 @@ extension SimulatedStore {
         }
     }
 }
+
+extension SimulatedStore {
+    /// A developer's server sets or replaces a purchase's app account token (Set App Account Token,
+    /// https://developer.apple.com/documentation/appstoreserverapi/set-app-account-token: "Sets the app account token
+    /// value for a purchase the customer makes outside of your app, or updates its value in an existing
+    /// transaction"); the transaction's JWS carries it from then on. Apple's documentation names no product type it
+    /// refuses; a consumable's `originalTransactionId` is its own ID. Its `signedDate` is left as it was: Apple does not
+    /// say whether the change re-signs the transaction.
+    /// - Returns: the transaction as saved.
+    /// - Throws: `TipJarError.transactionNotFound` when the store keeps no purchased transaction with that ID.
+    public func setAppAccountToken(_ token: UUID, transactionID: UInt64) async throws -> StoredTransaction {
+        guard let reads = storage as? any ServerAPIStorage, try await reads.setAppAccountToken(token, transactionID: transactionID),
+            let stored = try await storage.transaction(withID: transactionID)
+        else { throw TipJarError.transactionNotFound(transactionID) }
+        return stored
+    }
+}

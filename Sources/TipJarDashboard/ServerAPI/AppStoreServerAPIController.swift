@@ -63,6 +63,19 @@ struct AppStoreServerAPIController: DashboardController {
                 return HTTPResponse(status: .ok)
             }
         }
+        // Set App Account Token: https://developer.apple.com/documentation/appstoreserverapi/set-app-account-token
+        router.put("/inApps/v1/transactions/:tid/appAccountToken") { request, context in
+            try await answer(request) {
+                let body = try AppStoreServerAPIRequests.object(request.body)
+                try AppStoreServerAPIRequests.checkMembers(body, of: "UpdateAppAccountTokenRequest", in: ["appAccountToken"])
+                guard case .string(let text)? = body["appAccountToken"], text.utf8.count == 36, let token = UUID(uuidString: text) else {
+                    throw AppStoreServerAPIError.invalidAppAccountTokenUUID
+                }
+                let stored = try await transaction(context)
+                try await service.setAppAccountToken(token, transactionID: stored.transaction.id)
+                return HTTPResponse(status: .ok)
+            }
+        }
         // Look Up Order ID: https://developer.apple.com/documentation/appstoreserverapi/look-up-order-id
         router.get("/inApps/v1/lookup/:orderId") { request, context in
             try await answer(request) {

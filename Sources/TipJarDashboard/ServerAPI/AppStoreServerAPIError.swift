@@ -43,6 +43,10 @@ struct AppStoreServerAPIError: Error, Equatable {
     /// (https://developer.apple.com/documentation/appstoreserverapi/apptransactionidnotsupportederror).
     static let appTransactionIDNotSupported = Self(
         status: .badRequest, code: 4_000_048, message: "Invalid request. This endpoint takes a transactionId, not an appTransactionId.")
+    /// `InvalidAppAccountTokenUUIDError` (4000183): "the app account token value is not a valid UUID"
+    /// (https://developer.apple.com/documentation/appstoreserverapi/invalidappaccounttokenuuiderror).
+    static let invalidAppAccountTokenUUID = Self(
+        status: .badRequest, code: 4_000_183, message: "Invalid request. appAccountToken must be a UUID.")
     /// `StartDateTooFarInPastError` (4000012).
     static let startDateTooFarInPast = Self(status: .badRequest, code: 4_000_012, message: "Invalid request. The start date is earlier than the allowed start date.")
     /// `InvalidPaginationTokenError` (4000014).
