@@ -205,7 +205,8 @@ extension SQLiteTipJarStorage: ServerNotificationStorage {
         }
         if let scope = query.scope {
             conditions.append(
-                "NOT EXISTS (SELECT 1 FROM transactions WHERE id = notifications.transaction_id AND (environment <> ? OR COALESCE(app_bundle_id, ?) <> ?))")
+                "NOT EXISTS (SELECT 1 FROM transactions WHERE id = notifications.transaction_id"
+                    + " AND (environment <> ? OR COALESCE(app_bundle_id, ?) <> ?))")
             arguments += [scope.environment.rawValue.databaseValue, scope.appBundleID.databaseValue, scope.appBundleID.databaseValue]
         }
         if query.attemptedOnly { conditions.append("attempt_count > 0") }

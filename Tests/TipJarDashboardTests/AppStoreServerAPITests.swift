@@ -203,7 +203,9 @@ struct AppStoreServerAPITests {
             let flooded = await server.send("PUT", "/inApps/v2/transactions/consumption/\(id)", fields: [Self.bearer(), json], body: flood)
             let message = try #require(flooded.object["errorMessage"] as? String)
             #expect(flooded.status == 400 && message.hasSuffix("and 995 more.") && message.utf8.count < 300, "\(message)")
-            let v1 = #"{"customerConsented":true,"consumptionStatus":0,"platform":1,"sampleContentProvided":false,"deliveryStatus":0,"appAccountToken":"","accountTenure":0,"playTime":0,"lifetimeDollarsRefunded":0,"lifetimeDollarsPurchased":0,"userStatus":0,"extra":1}"#
+            let v1 =
+                #"{"customerConsented":true,"consumptionStatus":0,"platform":1,"sampleContentProvided":false,"deliveryStatus":0,"appAccountToken":"","#
+                + #""accountTenure":0,"playTime":0,"lifetimeDollarsRefunded":0,"lifetimeDollarsPurchased":0,"userStatus":0,"extra":1}"#
             let refusedV1 = await server.send("PUT", "/inApps/v1/transactions/consumption/\(id)", fields: [Self.bearer(), json], body: v1)
             #expect(refusedV1.status == 400 && (refusedV1.object["errorMessage"] as? String)?.contains(#"ConsumptionRequestV1 has no member "extra""#) == true)
             #expect(try await server.storage.transaction(withID: UInt64(id))?.consumptionInfo == nil)
@@ -269,7 +271,8 @@ struct AppStoreServerAPITests {
             #expect(app["appTransactionId"] as? String == appTransactionID && app["bundleId"] as? String == "com.example.tipjar")
             #expect(app["receiptType"] as? String == "Xcode" && (app["originalPurchaseDate"] as? Int).map { $0 <= payload["purchaseDate"] as? Int ?? 0 } == true)
             let byTransaction = await server.send("GET", "/inApps/v1/transactions/appTransactions/\(ids[1])", fields: [Self.bearer()])
-            #expect(try Self.decode((byTransaction.object["signedAppTransactionInfo"] as? String ?? "..").split(separator: ".", omittingEmptySubsequences: false)[1])["appTransactionId"] as? String == appTransactionID)
+            let other = try #require(byTransaction.object["signedAppTransactionInfo"] as? String)
+            #expect(try Self.decode(other.split(separator: ".", omittingEmptySubsequences: false)[1])["appTransactionId"] as? String == appTransactionID)
             let notSupported = await server.send("GET", "/inApps/v1/transactions/\(appTransactionID)", fields: [Self.bearer()])
             #expect(notSupported.status == 400 && notSupported.object["errorCode"] as? Int == 4_000_048)
             let nobody = await server.send("GET", "/inApps/v1/transactions/appTransactions/12345", fields: [Self.bearer()])
@@ -338,7 +341,9 @@ struct AppStoreServerAPITests {
             let signed = try #require(await server.send("GET", "/inApps/v1/transactions/\(id)", fields: [Self.bearer()]).object["signedTransactionInfo"] as? String)
             let payload = try Self.decode(signed.split(separator: ".", omittingEmptySubsequences: false)[1])
             #expect(payload["appAccountToken"] as? String == "3f9d2c4e-8a1b-4c7d-9e2f-5a6b7c8d9e0f")
-            let unknown = await server.send("PUT", "/inApps/v1/transactions/999999/appAccountToken", fields: [Self.bearer(), json], body: #"{"appAccountToken":"3F9D2C4E-8A1B-4C7D-9E2F-5A6B7C8D9E0F"}"#)
+            let unknown = await server.send(
+                "PUT", "/inApps/v1/transactions/999999/appAccountToken", fields: [Self.bearer(), json],
+                body: #"{"appAccountToken":"3F9D2C4E-8A1B-4C7D-9E2F-5A6B7C8D9E0F"}"#)
             #expect(unknown.status == 404 && unknown.object["errorCode"] as? Int == 4_040_010)
         }
     }
