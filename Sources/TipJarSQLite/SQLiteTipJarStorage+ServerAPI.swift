@@ -3,7 +3,7 @@ import Foundation
 import TipJar
 
 extension SQLiteTipJarStorage: ServerAPIStorage {
-    // MARK: App Store Server API (TipJarSchema.v15)
+    // MARK: App Store Server API (TipJarSchema.v16)
 
     /// `ServerAPIStorage.serverAPITransactions(matching:)`: one range of `transactions_history` (or
     /// `transactions_refunds`) from the page's position, in the index's order, the filters bound parameters; the rows

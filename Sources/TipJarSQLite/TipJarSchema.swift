@@ -260,6 +260,6 @@ public enum TipJarSchema {
         ("v12-refund-requests", v12),
         ("v13-transaction-origin", v13),
         ("v14-notifications", v14),
-        ("v15-server-api-history", v15),
+        ("v16-server-api-history", v16),
     ]
 }

@@ -26,6 +26,20 @@ public protocol ServerAPIStorage: Sendable {
 /// (https://developer.apple.com/documentation/appstoreserverapi/get-transaction-history) and keyset paging: the page
 /// starts after ``after`` in ``order``, so a page costs the same whatever page it is.
 public struct ServerAPIHistoryQuery: Sendable, Equatable {
+    /// A transaction's place in the order: the sort key's milliseconds, then the transaction ID.
+    public struct Key: Sendable, Equatable {
+        /// `signedDate` or `revocationDate`, in milliseconds since 1970.
+        public var milliseconds: Int64
+        /// The transaction ID.
+        public var id: UInt64
+
+        /// Creates a key.
+        public init(milliseconds: Int64, id: UInt64) {
+            self.milliseconds = milliseconds
+            self.id = id
+        }
+    }
+
     /// The key a history is sorted by.
     public enum Order: Sendable, Equatable {
         /// `signedDate`, then the transaction ID: "sorted by … recently modified date" (Get Transaction History).
@@ -44,8 +58,8 @@ public struct ServerAPIHistoryQuery: Sendable, Equatable {
     public var order: Order
     /// Newest first.
     public var descending: Bool
-    /// The sort key of the previous page's last transaction (milliseconds, ID); `nil` for the first page.
-    public var after: (milliseconds: Int64, id: UInt64)?
+    /// The sort key of the previous page's last transaction; `nil` for the first page.
+    public var after: Key?
     /// Purchased at or after (`startDate`, milliseconds).
     public var startDate: Int64?
     /// Purchased before (`endDate`, milliseconds).
@@ -64,7 +78,7 @@ public struct ServerAPIHistoryQuery: Sendable, Equatable {
     /// Creates a query; by default every transaction of the account, oldest modified first, at most 21.
     public init(
         accountID: String, environment: Transaction.Environment, appBundleID: String, order: Order = .modified, descending: Bool = false,
-        after: (milliseconds: Int64, id: UInt64)? = nil, startDate: Int64? = nil, endDate: Int64? = nil, productIDs: [String] = [],
+        after: Key? = nil, startDate: Int64? = nil, endDate: Int64? = nil, productIDs: [String] = [],
         productTypes: [ProductType] = [], revoked: Bool? = nil, excludesFinishedConsumables: Bool = false, limit: Int = 21
     ) {
         self.accountID = accountID
@@ -82,11 +96,4 @@ public struct ServerAPIHistoryQuery: Sendable, Equatable {
         self.limit = limit
     }
 
-    public static func == (lhs: Self, rhs: Self) -> Bool {
-        lhs.accountID == rhs.accountID && lhs.environment == rhs.environment && lhs.appBundleID == rhs.appBundleID && lhs.order == rhs.order
-            && lhs.descending == rhs.descending && lhs.after?.milliseconds == rhs.after?.milliseconds && lhs.after?.id == rhs.after?.id
-            && lhs.startDate == rhs.startDate && lhs.endDate == rhs.endDate && lhs.productIDs == rhs.productIDs
-            && lhs.productTypes == rhs.productTypes && lhs.revoked == rhs.revoked
-            && lhs.excludesFinishedConsumables == rhs.excludesFinishedConsumables && lhs.limit == rhs.limit
-    }
 }

@@ -55,7 +55,7 @@ public struct NotificationQuery: Sendable, Equatable {
     /// Only notifications about transactions issued in this environment and app (a `TEST`, which is about no
     /// transaction, and one whose transaction the store no longer keeps, pass): Apple keeps each environment's
     /// history apart.
-    public var scope: (environment: Transaction.Environment, appBundleID: String)?
+    public var scope: NotificationScope?
     /// Only notifications with at least one attempt (Apple's history lists what it "attempted to send").
     public var attemptedOnly: Bool
     /// Only notifications not delivered: failed for good or still retrying (`onlyFailures`: "notifications that failed
@@ -66,13 +66,6 @@ public struct NotificationQuery: Sendable, Equatable {
     /// At most this many (Apple's history pages hold 20).
     public var limit: Int
 
-    public static func == (lhs: Self, rhs: Self) -> Bool {
-        lhs.start == rhs.start && lhs.end == rhs.end && lhs.type == rhs.type && lhs.transactionID == rhs.transactionID
-            && lhs.accountID == rhs.accountID && lhs.scope?.environment == rhs.scope?.environment
-            && lhs.scope?.appBundleID == rhs.scope?.appBundleID && lhs.attemptedOnly == rhs.attemptedOnly
-            && lhs.onlyFailures == rhs.onlyFailures && lhs.afterID == rhs.afterID && lhs.limit == rhs.limit
-    }
-
     /// Creates a query; by default every notification, at most 100.
     public init(
         start: Date? = nil, end: Date? = nil, type: ServerNotification.NotificationType? = nil, transactionID: UInt64? = nil,
@@ -82,11 +75,23 @@ public struct NotificationQuery: Sendable, Equatable {
         self.end = end
         self.type = type
         self.transactionID = transactionID
-        self.accountID = nil
-        self.scope = nil
         self.attemptedOnly = attemptedOnly
         self.onlyFailures = onlyFailures
         self.afterID = afterID
         self.limit = limit
+    }
+}
+
+/// The environment and app a notification history is read for (``NotificationQuery/scope``).
+public struct NotificationScope: Sendable, Equatable {
+    /// Only notifications about transactions issued in this environment.
+    public var environment: Transaction.Environment
+    /// Only notifications about transactions of this app (one saved before bundle IDs were kept counts as this app's).
+    public var appBundleID: String
+
+    /// Creates a scope.
+    public init(environment: Transaction.Environment, appBundleID: String) {
+        self.environment = environment
+        self.appBundleID = appBundleID
     }
 }

@@ -97,7 +97,7 @@ extension AppStoreServerAPIController {
     /// - Returns: the query, or `nil` when the identifier names no customer here (nothing matches).
     func customerScoped(_ query: NotificationQuery?) async throws -> NotificationQuery? {
         guard var query else { return nil }
-        query.scope = (service.settings.environment, service.appBundleID)
+        query.scope = NotificationScope(environment: service.settings.environment, appBundleID: service.appBundleID)
         guard let id = query.transactionID else { return query }
         query.transactionID = nil
         if let stored = try await service.records.transaction(withID: id), isServed(stored) {

@@ -98,7 +98,7 @@ struct AppStoreServerAPIController: DashboardController {
                 let rows = try await service.records.serverAPITransactions(
                     matching: ServerAPIHistoryQuery(
                         accountID: accountID, environment: service.settings.environment, appBundleID: service.appBundleID, order: .revoked,
-                        after: revision.map { ($0.milliseconds, $0.id) }, limit: Self.pageSize + 1))
+                        after: revision.map { ServerAPIHistoryQuery.Key(milliseconds: $0.milliseconds, id: $0.id) }, limit: Self.pageSize + 1))
                 let page = Array(rows.prefix(Self.pageSize))
                 let end = page.last.map(Self.revoked) ?? revision ?? AppStoreServerAPIRequests.Position(milliseconds: 0, id: 0)
                 struct Body: Encodable {
@@ -169,7 +169,7 @@ struct AppStoreServerAPIController: DashboardController {
             : try await service.records.serverAPITransactions(
                 matching: ServerAPIHistoryQuery(
                     accountID: accountID, environment: service.settings.environment, appBundleID: service.appBundleID, order: .modified,
-                    descending: query.descending, after: query.revision.map { ($0.milliseconds, $0.id) }, startDate: query.startDate,
+                    descending: query.descending, after: query.revision.map { ServerAPIHistoryQuery.Key(milliseconds: $0.milliseconds, id: $0.id) }, startDate: query.startDate,
                     endDate: query.endDate, productIDs: query.productIDs, productTypes: query.productTypes, revoked: query.revoked,
                     excludesFinishedConsumables: version == .v1, limit: Self.pageSize + 1))
         let page = Array(rows.prefix(Self.pageSize))
