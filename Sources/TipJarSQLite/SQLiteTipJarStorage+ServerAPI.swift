@@ -62,15 +62,18 @@ extension SQLiteTipJarStorage: ServerAPIStorage {
         return (sql, arguments)
     }
 
-    /// `ServerAPIStorage.accountID(appTransactionID:appBundleID:)`: the identifier is derived from the account and the
-    /// bundle ID and cannot be read back, so each account the store knows (`accounts`, one row per Apple Account that
-    /// signed in, and the accounts of transactions) is derived once and compared: a scan of the accounts, not of the
-    /// transactions.
-    public nonisolated(nonsending) func accountID(appTransactionID: String, appBundleID: String) async throws -> String? {
+    /// `ServerAPIStorage.accountIDs()`: a scan of `accounts` (one row per Apple Account that ever signed in on an
+    /// install, kept when its installs are deleted), never of the transactions.
+    public nonisolated(nonsending) func accountIDs() async throws -> [String] {
         try await pool.read { db in
-            let accounts = try db.cachedStatement(sql: "SELECT account_id FROM accounts UNION SELECT DISTINCT account_id FROM transactions")
-                .fetchAll(arguments: []) { row -> String in try row.value(named: "account_id") }
-            return accounts.first { Transaction.appTransactionID(accountID: $0, appBundleID: appBundleID) == appTransactionID }
+            try db.cachedStatement(sql: "SELECT account_id FROM accounts").fetchAll(arguments: []) { row -> String in try row.value(named: "account_id") }
+        }
+    }
+
+    /// `ServerAPIStorage.accountCount()`: `count(*)` of `accounts`, which SQLite answers from the table's b-tree.
+    public nonisolated(nonsending) func accountCount() async throws -> Int {
+        try await pool.read { db in
+            try db.cachedStatement(sql: "SELECT count(*) AS count FROM accounts").fetchOne(arguments: []) { row -> Int in try row.value(named: "count") } ?? 0
         }
     }
 

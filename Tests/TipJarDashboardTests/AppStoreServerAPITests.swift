@@ -347,4 +347,19 @@ struct AppStoreServerAPITests {
             #expect(unknown.status == 404 && unknown.object["errorCode"] as? Int == 4_040_010)
         }
     }
+
+    /// The `appTransactionId` index is derived again when an account is added: an account that signs in after the
+    /// first lookup is found by its identifier, and an identifier of nobody stays 4040010.
+    @Test func anAccountAddedAfterTheFirstLookupIsFoundByItsAppTransactionID() async throws {
+        try await withLiveServer { server in
+            let ana = try #require(try await Self.buy(server, account: "ana").first)
+            let anaApp = try #require(Transaction.appTransactionID(accountID: "ana", appBundleID: "com.example.tipjar"))
+            #expect(try Self.ids(await server.send("GET", "/inApps/v2/history/\(anaApp)", fields: [Self.bearer()])) == [String(ana)])
+            #expect(await server.send("GET", "/inApps/v2/history/42424242", fields: [Self.bearer()]).status == 404)
+            let bo = try #require(try await Self.buy(server, account: "bo").first)
+            let boApp = try #require(Transaction.appTransactionID(accountID: "bo", appBundleID: "com.example.tipjar"))
+            #expect(try Self.ids(await server.send("GET", "/inApps/v2/history/\(boApp)", fields: [Self.bearer()])) == [String(bo)])
+            #expect(await server.send("GET", "/inApps/v2/history/42424242", fields: [Self.bearer()]).status == 404)
+        }
+    }
 }

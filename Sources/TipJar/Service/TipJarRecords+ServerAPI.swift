@@ -7,10 +7,16 @@ extension TipJarRecords {
         return try await reads.serverAPITransactions(matching: query)
     }
 
-    /// ``ServerAPIStorage/accountID(appTransactionID:appBundleID:)``; `nil` when the storage keeps no such reads.
-    public func accountID(appTransactionID: String, appBundleID: String) async throws -> String? {
-        guard let reads = storage as? any ServerAPIStorage else { return nil }
-        return try await reads.accountID(appTransactionID: appTransactionID, appBundleID: appBundleID)
+    /// ``ServerAPIStorage/accountIDs()``; none when the storage keeps no such reads.
+    public func accountIDs() async throws -> [String] {
+        guard let reads = storage as? any ServerAPIStorage else { return [] }
+        return try await reads.accountIDs()
+    }
+
+    /// ``ServerAPIStorage/accountCount()``; 0 when the storage keeps no such reads.
+    public func accountCount() async throws -> Int {
+        guard let reads = storage as? any ServerAPIStorage else { return 0 }
+        return try await reads.accountCount()
     }
 
     /// ``ServerAPIStorage/firstSeen(accountID:)``; `nil` when the storage keeps no such reads.

@@ -7,10 +7,11 @@ public protocol ServerAPIStorage: Sendable {
     /// One page of a customer's purchased transactions in one environment and app, in `query`'s order, after its
     /// position, at most `query.limit` (Get Transaction History, Get Refund History).
     nonisolated(nonsending) func serverAPITransactions(matching query: ServerAPIHistoryQuery) async throws -> [StoredTransaction]
-    /// The Apple Account whose app download in `appBundleID` has `appTransactionID`
-    /// (``Transaction/appTransactionID(accountID:appBundleID:)``), or `nil`: an account that signed in on an install or
-    /// bought something.
-    nonisolated(nonsending) func accountID(appTransactionID: String, appBundleID: String) async throws -> String?
+    /// Every Apple Account the store knows (each signed in on an install; every transaction is made on one), in no
+    /// order: whoever derives their `appTransactionId`s (``Transaction/appTransactionID(accountID:appBundleID:)``).
+    nonisolated(nonsending) func accountIDs() async throws -> [String]
+    /// How many Apple Accounts the store knows: accounts are never forgotten, so an unchanged count means no new one.
+    nonisolated(nonsending) func accountCount() async throws -> Int
     /// When the Apple Account first appears: its first install's creation or its first transaction's purchase,
     /// whichever is earlier; `nil` for an account the store does not know.
     nonisolated(nonsending) func firstSeen(accountID: String) async throws -> Date?

@@ -102,7 +102,7 @@ extension AppStoreServerAPIController {
         query.transactionID = nil
         if let stored = try await service.records.transaction(withID: id), isServed(stored) {
             query.accountID = stored.accountID
-        } else if let accountID = try await service.records.accountID(appTransactionID: String(id), appBundleID: service.appBundleID) {
+        } else if let accountID = try await appTransactions.accountID(String(id), bundleID: service.appBundleID, records: service.records) {
             query.accountID = accountID
         } else {
             return nil

@@ -22,6 +22,8 @@ struct AppStoreServerAPIController: DashboardController {
     var clock: @Sendable () -> Date = { Date() }
     /// New `notificationUUID`s and test tokens.
     var makeUUID: @Sendable () -> String = { UUID().uuidString.lowercased() }
+    /// The accounts by `appTransactionId`, derived once for every request this controller answers.
+    let appTransactions = AppTransactionIndex()
 
     /// Transactions per page of the history and refund lookups: "up to 20" (Apple).
     static let pageSize = 20
@@ -214,7 +216,7 @@ struct AppStoreServerAPIController: DashboardController {
     func transaction(_ context: DashboardContext) async throws -> StoredTransaction {
         let id = try Self.identifier(context)
         if let stored = try await service.records.transaction(withID: id.value), isServed(stored) { return stored }
-        if try await service.records.accountID(appTransactionID: id.text, appBundleID: service.appBundleID) != nil {
+        if try await appTransactions.accountID(id.text, bundleID: service.appBundleID, records: service.records) != nil {
             throw AppStoreServerAPIError.appTransactionIDNotSupported
         }
         throw AppStoreServerAPIError.transactionIDNotFound
@@ -229,7 +231,7 @@ struct AppStoreServerAPIController: DashboardController {
     func customer(_ context: DashboardContext) async throws -> String {
         let id = try Self.identifier(context)
         if let stored = try await service.records.transaction(withID: id.value), isServed(stored) { return stored.accountID }
-        if let accountID = try await service.records.accountID(appTransactionID: id.text, appBundleID: service.appBundleID) { return accountID }
+        if let accountID = try await appTransactions.accountID(id.text, bundleID: service.appBundleID, records: service.records) { return accountID }
         throw AppStoreServerAPIError.transactionIDNotFound
     }
 
