@@ -362,4 +362,26 @@ struct AppStoreServerAPITests {
             #expect(await server.send("GET", "/inApps/v2/history/42424242", fields: [Self.bearer()]).status == 404)
         }
     }
+
+    /// One app per bundle ID: a transaction another app's bundle ID is stamped on (the same database served before
+    /// with another `--bundle-id`) is not found by ID, by order, nor listed in its account's history: Apple answers
+    /// 4040010 for another app's transactions.
+    @Test func anotherAppsTransactionIsNotFoundAndNotListed() async throws {
+        try await withLiveServer { server in
+            let own = try #require(try await Self.buy(server).first)
+            let stored = try #require(try await server.storage.transaction(withID: UInt64(own)))
+            var other = stored
+            other.transaction.id = 900_001
+            other.transaction.originalID = 900_001
+            other.transaction.appBundleID = "com.other.app"
+            try await server.storage.insert(other)
+            let info = await server.send("GET", "/inApps/v1/transactions/900001", fields: [Self.bearer()])
+            #expect(info.status == 404 && info.object["errorCode"] as? Int == 4_040_010)
+            let history = await server.send("GET", "/inApps/v2/history/900001", fields: [Self.bearer()])
+            #expect(history.status == 404 && history.object["errorCode"] as? Int == 4_040_010)
+            let listed = try Self.ids(await server.send("GET", "/inApps/v2/history/\(own)", fields: [Self.bearer()]))
+            #expect(listed == [String(own)], "the account's history holds this app's transaction only")
+            #expect(await server.send("GET", "/inApps/v1/lookup/M900001", fields: [Self.bearer()]).object["status"] as? Int == 1)
+        }
+    }
 }
