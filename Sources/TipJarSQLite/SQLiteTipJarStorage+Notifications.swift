@@ -264,10 +264,18 @@ extension SQLiteTipJarStorage: ServerNotificationStorage {
             conditions.append("transaction_id = ?")
             arguments.append(Int64(bitPattern: transactionID).databaseValue)
         }
-        if query.attemptedOnly { conditions.append("attempt_count > 0") }
-        if query.onlyFailures {
-            conditions.append("EXISTS (SELECT 1 FROM notification_attempts WHERE notification_id = notifications.id AND result <> 'SUCCESS')")
+        if let accountID = query.accountID {
+            conditions.append("transaction_id IN (SELECT id FROM transactions WHERE account_id = ?)")
+            arguments.append(accountID.databaseValue)
         }
+        if let scope = query.scope {
+            conditions.append(
+                "NOT EXISTS (SELECT 1 FROM transactions WHERE id = notifications.transaction_id"
+                    + " AND (environment <> ? OR COALESCE(app_bundle_id, ?) <> ?))")
+            arguments += [scope.environment.rawValue.databaseValue, scope.appBundleID.databaseValue, scope.appBundleID.databaseValue]
+        }
+        if query.attemptedOnly { conditions.append("attempt_count > 0") }
+        if query.onlyFailures { conditions.append("state <> 'delivered'") }
         if let afterID = query.afterID {
             conditions.append("id > ?")
             arguments.append(afterID.databaseValue)

@@ -261,5 +261,6 @@ public enum TipJarSchema {
         ("v13-transaction-origin", v13),
         ("v14-notifications", v14),
         ("v15-notification-attempts-under-way", v15),
+        ("v16-server-api-history", v16),
     ]
 }

@@ -317,7 +317,8 @@ def exercise_server_api(api, tid):
                           "deliveryStatus": 0, "appAccountToken": "", "accountTenure": 3, "playTime": 2,
                           "lifetimeDollarsRefunded": 1, "lifetimeDollarsPurchased": 2, "userStatus": 1},
                    "v2": {"customerConsented": True, "sampleContentProvided": False, "deliveryStatus": "DELIVERED"}}
-    for path in ["/inApps/v1/transactions/{}", "/inApps/v2/history/{}", "/inApps/v2/refund/lookup/{}"]:
+    for path in ["/inApps/v1/transactions/{}", "/inApps/v2/history/{}", "/inApps/v1/history/{}", "/inApps/v2/refund/lookup/{}",
+                 "/inApps/v1/transactions/appTransactions/{}"]:
         api.call("GET", path.format(tid), headers=good, expect=200)
         api.call("GET", path.format(tid), headers=bad, expect=401)
         api.call("GET", path.format("abc"), headers=good, expect=400)
@@ -336,6 +337,16 @@ def exercise_server_api(api, tid):
     if found["status"] != 0 or unknown["status"] != 1:
         problems.append(f"GET /inApps/v1/lookup: expected status 0 then 1, got {found['status']} and {unknown['status']}")
     api.call("GET", "/inApps/v1/lookup/M1", headers=bad, expect=401)
+    api.call("POST", f"/inApps/v1/transactions/{tid}/finish", headers=good, expect=200)
+    api.call("POST", f"/inApps/v1/transactions/{tid}/finish", headers=bad, expect=401)
+    api.call("POST", "/inApps/v1/transactions/abc/finish", headers=good, expect=400)
+    api.call("POST", "/inApps/v1/transactions/999999/finish", headers=good, expect=404)
+    token_body = {"appAccountToken": "3f9d2c4e-8a1b-4c7d-9e2f-5a6b7c8d9e0f"}
+    api.call("PUT", f"/inApps/v1/transactions/{tid}/appAccountToken", token_body, headers=good, expect=200)
+    api.call("PUT", f"/inApps/v1/transactions/{tid}/appAccountToken", token_body, headers=bad, expect=401)
+    api.call("PUT", f"/inApps/v1/transactions/{tid}/appAccountToken", {"appAccountToken": "nope"}, headers=good, expect=400)
+    api.call("PUT", "/inApps/v1/transactions/999999/appAccountToken", token_body, headers=good, expect=404)
+    api.call("PUT", f"/inApps/v1/transactions/{tid}/appAccountToken", "{}", content_type="text/plain", headers=good, expect=415)
     for version, body in consumption.items():
         path = f"/inApps/{version}/transactions/consumption/"
         api.call("PUT", path + str(tid), body, headers=good, expect=202)

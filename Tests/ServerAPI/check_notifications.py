@@ -10,7 +10,9 @@ consumption information, a test notification, and a server that answers 500 to t
 schedule, compressed). Every body the receiver gets is decoded with `SignedDataVerifier.verify_and_decode_notification`
 in LOCAL_TESTING; every key of the payload and of its `data` must be one the library's models name (0 unknown fields).
 Then Request a Test Notification, Get Test Notification Status and Get Notification History are called through
-`AppStoreServerAPIClient` (as Tests/ServerAPI/check_server_api.py builds it), with Apple's error codes for bad input.
+`AppStoreServerAPIClient` (as Tests/ServerAPI/check_server_api.py builds it), with Apple's error codes for bad input:
+`transactionId` selects the customer's notifications, `onlyFailures` the ones that have not reached the server (a
+receiver that never answers 2xx), and the history of one environment holds none of another's.
 
 Waits are bounded polls of a condition, never a fixed sleep. Prints `N passed, N failed`; exit 1 on any failure.
 """
@@ -112,6 +114,13 @@ def of_type(receiver, kind, transaction_id=None):
     return found
 
 
+def transaction_of(item):
+    """The transactionId a history item's notification is about, or None (TEST)."""
+    decoded = verifier.verify_and_decode_notification(item.signedPayload)
+    signed = decoded.data.signedTransactionInfo if decoded.data else None
+    return verifier.verify_and_decode_signed_transaction(signed).transactionId if signed else None
+
+
 def run(d, receiver):
     d.api("PUT", "/api/store", {"environment": "LocalTesting"})
     install = d.api("POST", "/api/installs", {"accountID": "noa", "launch": True}, expect=201)
@@ -177,6 +186,26 @@ def run(d, receiver):
     if sent:
         check(len({decoded.notificationUUID for decoded, _ in sent}) == 1, "every retry carries the same notificationUUID")
 
+    # A server that never answers 2xx: the notification is undelivered (retrying, then failed for good), and another
+    # account's purchase, on an install of its own, is not that customer's.
+    with receiver.lock:
+        receiver.failures = 10**6
+    other = d.api("POST", "/api/installs", {"accountID": "lev", "launch": True}, expect=201)["id"]
+    tid5 = d.api("POST", f"/api/installs/{other}/purchases", {"productID": COFFEE})["transactionID"]
+    wait_for(lambda: of_type(receiver, "ONE_TIME_CHARGE", tid5), "the first attempt of a notification that never reaches the server")
+    start = int(time.time() * 1000) - 3_600_000
+
+    def undelivered():
+        answer = client.get_notification_history(None, NotificationHistoryRequest(startDate=start, endDate=int(time.time() * 1000) + 60_000, onlyFailures=True))
+        return [transaction_of(item) for item in answer.notificationHistory]
+    # onlyFailures: "notifications that failed to reach your server, including those … currently retrying"
+    # (https://developer.apple.com/documentation/appstoreserverapi/notificationhistoryrequest): tid5's, not tid4's,
+    # which reached the server on its third attempt.
+    failed = wait_for(lambda: (lambda found: found if str(tid5) in found else None)(undelivered()), "onlyFailures listing the undelivered one")
+    check(failed == [str(tid5)], f"onlyFailures: only the notification that has not reached the server ({failed}), not one delivered on a retry")
+    with receiver.lock:
+        receiver.failures = 0
+
     # Request a Test Notification and its status.
     token = client.request_test_notification().testNotificationToken
     wait_for(lambda: of_type(receiver, "TEST"), "TEST")
@@ -199,13 +228,32 @@ def run(d, receiver):
             break
     kinds = sorted({verifier.verify_and_decode_notification(item.signedPayload).rawNotificationType for item in everything})
     check(kinds == ["CONSUMPTION_REQUEST", "ONE_TIME_CHARGE", "REFUND", "REFUND_DECLINED", "REFUND_REVERSED", "TEST"], f"history's types: {kinds}")
-    retried = client.get_notification_history(None, NotificationHistoryRequest(**window, transactionId=str(tid4)))
-    results = [a.rawSendAttemptResult for item in retried.notificationHistory for a in item.sendAttempts]
+    # transactionId: "any transaction that belongs to the customer" — every notification about the customer's
+    # transactions (noa's tid to tid4), none of another customer's (lev's tid5) and no TEST.
+    customer, page = [], None
+    while True:
+        answer = client.get_notification_history(page, NotificationHistoryRequest(**window, transactionId=str(tid4)))
+        customer += answer.notificationHistory
+        page = answer.paginationToken
+        if not answer.hasMore:
+            break
+    expected = [item for item in everything if transaction_of(item) in {str(t) for t in (tid, tid2, tid3, tid4)}]
+    check(len(customer) == len(expected) >= 8 and {transaction_of(item) for item in customer} == {str(t) for t in (tid, tid2, tid3, tid4)},
+          f"transactionId: the customer's {len(expected)} notifications, got {len(customer)}: {sorted({transaction_of(item) for item in customer})}")
+    app_transaction_id = d.api("GET", f"/api/transactions/{tid4}")["jwsPayload"]["appTransactionId"]
+    by_app = client.get_notification_history(None, NotificationHistoryRequest(**window, transactionId=app_transaction_id))
+    check(len(by_app.notificationHistory) == min(20, len(expected)), "transactionId may be the customer's appTransactionId")
+    retried = [item for item in customer if transaction_of(item) == str(tid4) and item.sendAttempts[0].rawSendAttemptResult != "SUCCESS"]
+    results = [a.rawSendAttemptResult for item in retried for a in item.sendAttempts]
     check(results == ["UNSUCCESSFUL_HTTP_RESPONSE_CODE", "UNSUCCESSFUL_HTTP_RESPONSE_CODE", "SUCCESS"], f"the retried one's attempts: {results}")
-    dates = [a.attemptDate for item in retried.notificationHistory for a in item.sendAttempts]
+    dates = [a.attemptDate for item in retried for a in item.sendAttempts]
     check(len(dates) == 3 and dates[1] - dates[0] >= 10 and dates[2] - dates[1] >= 120, f"retries 1 h and 12 h apart, scaled: {dates}")
-    failures = client.get_notification_history(None, NotificationHistoryRequest(**window, onlyFailures=True))
-    check(len(failures.notificationHistory) == 1, "onlyFailures: the one notification with failed attempts")
+    # Each environment is its own data set: in Xcode, none of these LocalTesting notifications is listed.
+    d.api("PUT", "/api/store", {"environment": "Xcode"})
+    xcode = client.get_notification_history(None, NotificationHistoryRequest(**window))
+    check([transaction_of(item) for item in xcode.notificationHistory if transaction_of(item)] == [],
+          "in Xcode the history lists no notification about a LocalTesting transaction")
+    d.api("PUT", "/api/store", {"environment": "LocalTesting"})
     refunds = client.get_notification_history(None, NotificationHistoryRequest(**window, notificationType=NotificationTypeV2.REFUND))
     check(len(refunds.notificationHistory) == 1, "notificationType REFUND: one")
     expect_api_error(lambda: client.get_notification_history(None, NotificationHistoryRequest(

@@ -7,7 +7,11 @@ port, buys tips and refunds some through the JSON API (/api), then does what a d
 Transaction History v2, Look Up Order ID, Get Refund History and Send Consumption Information (v1 and v2), decoding
 every signed transaction with `SignedDataVerifier` and holding every value to what the JSON API shows. Also: a
 transaction's `jwsRepresentation` decodes in the XCODE environment; malformed bearer tokens answer 401; an unknown
-transaction ID answers Apple's not-found code; consumption bodies of the wrong types answer Apple's field codes.
+transaction ID answers Apple's not-found code; consumption bodies of the wrong types answer Apple's field codes, and
+one with members Apple does not define is refused. Then what the library's defaults call: Get Transaction History v1
+(without finished consumables), Finish Transaction, Set App Account Token, Get App Transaction Info (decoded by
+`verify_and_decode_app_transaction`), an `appTransactionId` where Apple takes any ID; each environment its own data
+set; and the same database served under another `--bundle-id` answering 4040010 for the first app's transactions.
 
 The library hard-codes a placeholder base URL for LocalTesting; the client's `_execute_request` is replaced to send
 to the dashboard instead, as the library's own tests replace it (tests/test_api_client.py, `get_client_with_body`).
@@ -49,6 +53,7 @@ from appstoreserverlibrary.models.Platform import Platform
 from appstoreserverlibrary.models.PlayTime import PlayTime
 from appstoreserverlibrary.models.RefundPreference import RefundPreference
 from appstoreserverlibrary.models.RefundPreferenceV1 import RefundPreferenceV1
+from appstoreserverlibrary.models.UpdateAppAccountTokenRequest import UpdateAppAccountTokenRequest
 from appstoreserverlibrary.models.UserStatus import UserStatus
 from appstoreserverlibrary.models.TransactionHistoryRequest import Order, ProductType, TransactionHistoryRequest
 from appstoreserverlibrary.signed_data_verifier import SignedDataVerifier, VerificationException, VerificationStatus
@@ -152,14 +157,36 @@ def token(header=None, claims=None, signature=b"\x01" * 64):
 def main():
     with tempfile.TemporaryDirectory(prefix="tipjar-serverapi-") as folder:
         dashboard = Dashboard(folder)
+        served = None
         try:
-            run(dashboard)
+            served = run(dashboard)
         except (APIException, VerificationException) as error:
             # A call the library refused to complete, or a signed item it could not decode: a failure, with its story.
             traceback.print_exc()
             check(False, f"the check stopped at {type(error).__name__}: {error}")
         finally:
             dashboard.stop()
+        if served:
+            # One app per bundle ID: the same database served as another app answers none of the first app's
+            # transactions, as Apple answers 4040010 for another app's.
+            other = Dashboard(folder, ["--bundle-id", "com.other.app"])
+            try:
+                other.api("PUT", "/api/store", {"environment": "LocalTesting"})
+                client = client_for(other, bundle_id="com.other.app")
+                tid, app_transaction_id = served
+                for name, call in [("Get Transaction Info", lambda: client.get_transaction_info(tid)),
+                                   ("history v2", lambda: client.get_transaction_history(tid, None, TransactionHistoryRequest(), GetTransactionHistoryVersion.V2)),
+                                   ("history v2 by appTransactionId", lambda: client.get_transaction_history(app_transaction_id, None, TransactionHistoryRequest(), GetTransactionHistoryVersion.V2)),
+                                   ("refund history", lambda: client.get_refund_history(tid, None)),
+                                   ("app transaction", lambda: client.get_app_transaction_info(tid))]:
+                    expect_api_error(call, 404, APIError.TRANSACTION_ID_NOT_FOUND, f"another bundle ID: {name} of the first app's transaction")
+                order = client.look_up_order_id(f"M{tid}")
+                check(order.status == OrderLookupStatus.INVALID, "another bundle ID: Look Up Order ID of the first app's order is INVALID")
+            except (APIException, VerificationException) as error:
+                traceback.print_exc()
+                check(False, f"the bundle check stopped at {type(error).__name__}: {error}")
+            finally:
+                other.stop()
     print(f"check_server_api.py: {passed} passed, {len(failures)} failed")
     return 1 if failures else 0
 
@@ -320,18 +347,118 @@ def run(d):
         check(response.status_code == 400 and answer.get("errorCode") == code, f"PUT {path} {body}: 400 with {int(code)}, got {response.status_code} {answer}")
 
     # The environment is stamped per transaction: the Xcode purchase stays Xcode, and a LocalTesting verifier refuses it.
-    xcode_info = client.get_transaction_info(str(xcode_tx["transactionID"]))
     try:
-        verifier.verify_and_decode_signed_transaction(xcode_info.signedTransactionInfo)
+        verifier.verify_and_decode_signed_transaction(xcode_tx["jwsRepresentation"])
         check(False, "a LocalTesting verifier refuses a transaction issued in Xcode")
     except VerificationException as error:
         check(error.status == VerificationStatus.INVALID_ENVIRONMENT, "a LocalTesting verifier refuses a transaction issued in Xcode")
+    # Each environment is its own data set, as Apple's sandbox and production are: in LocalTesting the Xcode purchase is
+    # not found, by ID or in its account's history, and the Xcode account's notifications are not listed.
+    expect_api_error(lambda: client.get_transaction_info(str(xcode_tx["transactionID"])), 404, APIError.TRANSACTION_ID_NOT_FOUND,
+                     "Get Transaction Info of an Xcode transaction in LocalTesting")
+    expect_api_error(lambda: client.get_transaction_history(str(xcode_tx["transactionID"]), None, TransactionHistoryRequest(), GetTransactionHistoryVersion.V2),
+                     404, APIError.TRANSACTION_ID_NOT_FOUND, "history of an Xcode transaction in LocalTesting")
+    d.api("PUT", "/api/store", {"environment": "Xcode"})
+    xcode_client = client_for(d)
+    xcode_history = xcode_client.get_transaction_history(str(xcode_tx["transactionID"]), None, TransactionHistoryRequest(), GetTransactionHistoryVersion.V2)
+    check(xcode_history.rawEnvironment == "Xcode" and [xcode_verifier.verify_and_decode_signed_transaction(s).transactionId for s in xcode_history.signedTransactions]
+          == [str(xcode_tx["transactionID"])], "in Xcode the history lists the Xcode purchase, which an XCODE verifier decodes")
+    expect_api_error(lambda: xcode_client.get_transaction_info(str(ids[0])), 404, APIError.TRANSACTION_ID_NOT_FOUND,
+                     "Get Transaction Info of a LocalTesting transaction in Xcode")
+    d.api("PUT", "/api/store", {"environment": "LocalTesting"})
+
+    check_newer_endpoints(d, client, verifier, ids, shown)
+    return str(ids[0]), shown[ids[0]]["jwsPayload"]["appTransactionId"]
 
     # The export carries the same JWS.
     export = d.api("GET", "/api/transactions?accountID=ana&format=csv")
     rows = list(csv.DictReader(io.StringIO(export)))
     check(all(row["jwsRepresentation"] == shown[int(row["transactionID"])]["jwsRepresentation"] for row in rows) and len(rows) == 22,
           "the CSV export's jwsRepresentation column")
+
+
+def check_newer_endpoints(d, client, verifier, ids, shown):
+    """The endpoints a consumable's backend meets through the library's defaults: Get Transaction History v1 (the
+    library's default version), Finish Transaction, Get App Transaction Info, appTransactionId as the customer, and
+    the consumption body's members."""
+    app_transaction_id = shown[ids[0]]["jwsPayload"]["appTransactionId"]
+
+    # Get Transaction History v1, the library's default: no finished consumable unless refunded
+    # (https://developer.apple.com/documentation/appstoreserverapi/get-transaction-history-v1). Every purchase above
+    # was finished by the app, so v1 lists the two refunds only.
+    def pages(any_id, version, request=None):
+        seen, revision = [], None
+        for _ in range(20):
+            response = client.get_transaction_history(any_id, revision, request or TransactionHistoryRequest(sort=Order.ASCENDING), version)
+            seen += [verifier.verify_and_decode_signed_transaction(signed) for signed in response.signedTransactions]
+            revision = response.revision
+            if not response.hasMore:
+                break
+        return seen
+    v1 = pages(str(ids[3]), GetTransactionHistoryVersion.V1)
+    check(sorted(int(t.transactionId) for t in v1) == sorted([ids[1], ids[4]]),
+          f"history v1 (the library's default) lists unfinished and refunded consumables only: {[t.transactionId for t in v1]}")
+    v1_default = client.get_transaction_history(str(ids[3]), None, TransactionHistoryRequest())
+    check(v1_default.rawEnvironment == "LocalTesting" and v1_default.bundleId == BUNDLE_ID, "history v1 answers a HistoryResponse")
+
+    # appTransactionId, taken wherever Apple takes "any transactionId, originalTransactionId, or appTransactionId".
+    by_app = pages(app_transaction_id, GetTransactionHistoryVersion.V2)
+    check(sorted(int(t.transactionId) for t in by_app) == sorted(ids), "history v2 by appTransactionId: the customer's 22 purchases")
+    refunds = client.get_refund_history(app_transaction_id, None)
+    check(sorted(int(verifier.verify_and_decode_signed_transaction(s).transactionId) for s in refunds.signedTransactions) == sorted([ids[1], ids[4]]),
+          "Get Refund History by appTransactionId")
+    expect_api_error(lambda: client.get_transaction_info(app_transaction_id), 400, APIError.APP_TRANSACTION_ID_NOT_SUPPORTED_ERROR,
+                     "Get Transaction Info takes a transactionId, not an appTransactionId")
+
+    # Get App Transaction Info: a signedAppTransactionInfo the library's verifier decodes, by any ID of the customer.
+    for any_id in (str(ids[5]), app_transaction_id):
+        info = client.get_app_transaction_info(any_id)
+        app = verifier.verify_and_decode_app_transaction(info.signedAppTransactionInfo)
+        check(app.appTransactionId == app_transaction_id and app.bundleId == BUNDLE_ID and app.rawReceiptType == "LocalTesting",
+              f"Get App Transaction Info ({any_id}): the customer's appTransactionId, bundle ID and environment")
+        check(app.originalPurchaseDate is not None and app.originalPurchaseDate <= shown[ids[0]]["jwsPayload"]["purchaseDate"],
+              "the app transaction's originalPurchaseDate is no later than the first purchase")
+    expect_api_error(lambda: client.get_app_transaction_info("999999999"), 404, APIError.TRANSACTION_ID_NOT_FOUND, "app transaction of nobody")
+
+    # Finish Transaction: an unfinished purchase (the app stopped before finish) is finished by the server; it then
+    # leaves the app's unfinished transactions and history v1.
+    install = d.api("POST", "/api/installs", {"accountID": "finisher", "launch": True}, expect=201)
+    d.api("PUT", "/api/store", {"finishIgnored": True})
+    tid = d.api("POST", f"/api/installs/{install['id']}/purchases", {"productID": COFFEE})["transactionID"]
+    d.api("PUT", "/api/store", {"finishIgnored": False})
+    before = d.api("GET", f"/api/transactions/{tid}")
+    listed = [verifier.verify_and_decode_signed_transaction(s).transactionId for s in client.get_transaction_history(str(tid), None, TransactionHistoryRequest()).signedTransactions]
+    check(before["isFinished"] is False and str(tid) in listed, f"an unfinished purchase is in history v1 ({before['isFinished']}, {listed})")
+    client.finish_transaction(str(tid))
+    after = d.api("GET", f"/api/transactions/{tid}")
+    listed = client.get_transaction_history(str(tid), None, TransactionHistoryRequest()).signedTransactions
+    check(after["isFinished"] is True and listed == [], f"Finish Transaction finishes it: isFinished {after['isFinished']}, history v1 {len(listed)}")
+    client.finish_transaction(str(tid))
+    check(True, "Finish Transaction again answers as the first time")
+    expect_api_error(lambda: client.finish_transaction("999999999"), 404, APIError.TRANSACTION_ID_NOT_FOUND, "Finish Transaction of an unknown ID")
+    expect_api_error(lambda: client.finish_transaction("abc"), 400, APIError.INVALID_TRANSACTION_ID, "Finish Transaction of a non-number")
+
+    # Set App Account Token: the transaction's JWS carries the new token; a token that is not a UUID is 4000183.
+    new_token = str(uuid.uuid4())
+    client.set_app_account_token(str(ids[7]), UpdateAppAccountTokenRequest(appAccountToken=new_token))
+    info = verifier.verify_and_decode_signed_transaction(client.get_transaction_info(str(ids[7])).signedTransactionInfo)
+    check(info.appAccountToken == new_token, f"Set App Account Token: the transaction now carries it ({info.appAccountToken})")
+    expect_api_error(lambda: client.set_app_account_token(str(ids[7]), UpdateAppAccountTokenRequest(appAccountToken="not-a-uuid")),
+                     400, APIError.INVALID_APP_ACCOUNT_TOKEN_UUID_ERROR, "Set App Account Token with a token that is not a UUID")
+    expect_api_error(lambda: client.set_app_account_token("999999999", UpdateAppAccountTokenRequest(appAccountToken=new_token)),
+                     404, APIError.TRANSACTION_ID_NOT_FOUND, "Set App Account Token of an unknown transaction")
+    expect_api_error(lambda: client.set_app_account_token(app_transaction_id, UpdateAppAccountTokenRequest(appAccountToken=new_token)),
+                     400, APIError.APP_TRANSACTION_ID_NOT_SUPPORTED_ERROR, "Set App Account Token takes an originalTransactionId")
+
+    # Send Consumption Information holds Apple's fields only: an unknown member is a 400 naming it, and nothing is stored.
+    body = {"customerConsented": True, "sampleContentProvided": False, "deliveryStatus": "DELIVERED",
+            "padding": "x" * 1000, "extra": {"nested": [1, 2, 3]}}
+    response = requests.put(f"{d.base}/inApps/v2/transactions/consumption/{ids[6]}", data=json.dumps(body), timeout=30,
+                            headers={"Authorization": "Bearer " + token(), "Content-Type": "application/json"})
+    answer = response.json()
+    check(response.status_code == 400 and answer.get("errorCode") == APIError.GENERAL_BAD_REQUEST and '"padding"' in answer.get("errorMessage", "")
+          and '"extra"' in answer.get("errorMessage", ""), f"a consumption body with unknown members: 400 naming them, got {response.status_code} {answer}")
+    check("padding" not in d.api("GET", f"/transactions/{ids[6]}"), "the refused consumption body is not stored (the transaction page)")
 
 
 if __name__ == "__main__":

@@ -40,7 +40,7 @@ struct APIReferencePageTests {
                 }
             }
         }
-        #expect(operations == 46)
+        #expect(operations == 50)
         #expect(!page.contains("<details class=\"api-op\" open"), "every operation starts closed")
         #expect(page.components(separatedBy: "Example answer (").count - 1 >= operations - 5, "answer examples are shown")
         #expect(!page.contains("<script>"), "the page needs no script of its own")

@@ -152,7 +152,13 @@ struct JSONAPITests {
             let requestID = try #require(request["requestID"] as? Int)
             let listed = await server.json("GET", "/api/transactions").object["transactions"] as? [[String: Any]]
             #expect(listed?.isEmpty == true)
-            #expect(await server.json("GET", "/api/transactions/\(requestID)").status == 404)
+            // One answer for a request ID on every /api/transactions/{id} method: it is no transaction.
+            let answers = [
+                await server.json("GET", "/api/transactions/\(requestID)"), await server.json("DELETE", "/api/transactions/\(requestID)"),
+                await server.json("POST", "/api/transactions/\(requestID)/refund", #"{"reason":"other"}"#),
+            ]
+            #expect(answers.map(\.status) == [404, 404, 404] && Set(answers.map(\.body)).count == 1, "\(answers.map(\.body))")
+            #expect(await server.json("GET", "/api/store/pending").array.count == 1, "the request is still waiting")
             #expect(await server.json("GET", "/api/transactions?format=csv").body.split(separator: "\n").count <= 1)
             let approved = await server.json("POST", "/api/store/pending/\(requestID)/approve")
             let transactionID = try #require(approved.object["transactionID"] as? Int)

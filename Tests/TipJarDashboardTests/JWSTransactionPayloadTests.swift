@@ -173,6 +173,8 @@ struct JWSTransactionPayloadTests {
                 (#"{"revocationType":"REFUND_HALF"}"#, "revocationType must be"),
                 (#"{"revocationType":"REFUND_PRORATED"}"#, "REFUND_PRORATED needs"),
                 (#"{"revocationType":"REFUND_PRORATED","revocationPercentage":100001}"#, "REFUND_PRORATED needs"),
+                (#"{"revocationType":"REFUND_PRORATED","revocationPercentage":0}"#, "0 refunds nothing"),
+                (#"{"revocationType":"REFUND_PRORATED","revocationPercentage":100000}"#, "100000 is the whole price: REFUND_FULL"),
                 (#"{"revocationType":"REFUND_PRORATED","revocationPercentage":"half"}"#, "revocationPercentage must be"),
                 (#"{"revocationType":"REFUND_FULL","revocationPercentage":50000}"#, "must be 100000"),
                 (#"{"revocationType":"FAMILY_REVOKE"}"#, "Family Sharing"),

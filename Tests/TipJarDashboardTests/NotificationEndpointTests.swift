@@ -122,4 +122,49 @@ struct NotificationEndpointTests {
             #expect(await server.json("PUT", "/api/notifications/settings", #"{"url":null}"#).object["url"] is NSNull)
         }
     }
+
+    /// The items' count of a history answer.
+    static func count(_ reply: HTTPReply) -> Int? { (reply.object["notificationHistory"] as? [Any])?.count }
+
+    /// `transactionId` is "any transaction that belongs to the customer": the customer's notifications, not that one
+    /// transaction's, also by `appTransactionId`; `onlyFailures` is "notifications that failed to reach your server,
+    /// including those … currently retrying": listed while retrying, not once a retry reached the server
+    /// (https://developer.apple.com/documentation/appstoreserverapi/notificationhistoryrequest).
+    @Test func theHistoryReadsTransactionIDAsTheCustomerAndOnlyFailuresAsNotYetDelivered() async throws {
+        try await withLiveServer { server in
+            try await server.storage.save(NotificationSettings(url: "http://127.0.0.1:9/n", timeScale: 1))
+            let ana = try await AppStoreServerAPITests.buy(server, account: "ana", count: 2)
+            let bo = try await AppStoreServerAPITests.buy(server, account: "bo", count: 1)
+            let clock = NotificationSenderTests.ManualClock(Date().addingTimeInterval(1))
+            let sender = NotificationSenderTests.sender(
+                server, NotificationSenderTests.ScriptedTransport { $0 < 3 ? .unsuccessfulHTTPResponseCode : .success }, clock: clock)
+            #expect(try await sender.sendDue() == 3)
+            #expect(Self.count(await Self.history(server, #""onlyFailures":true"#)) == 3, "retrying: not delivered yet")
+            #expect(Self.count(await Self.history(server, #""transactionId":"\#(ana[1])""#)) == 2, "ana's two, by her second transaction")
+            #expect(Self.count(await Self.history(server, #""transactionId":"\#(bo[0])""#)) == 1)
+            let payload = try #require(await server.json("GET", "/api/transactions/\(ana[0])").object["jwsPayload"] as? [String: Any])
+            let appTransactionID = try #require(payload["appTransactionId"] as? String)
+            #expect(Self.count(await Self.history(server, #""transactionId":"\#(appTransactionID)""#)) == 2, "by her appTransactionId")
+            #expect(Self.count(await Self.history(server, #""transactionId":"999999""#)) == 0, "nobody's")
+            clock.set(Date().addingTimeInterval(2 * 3_600))
+            #expect(try await sender.sendDue() == 3)
+            #expect(Self.count(await Self.history(server, #""onlyFailures":true"#)) == 0, "delivered on a retry: no longer a failure")
+            #expect(Self.count(await Self.history(server, "")) == 3)
+        }
+    }
+
+    /// Each environment's notification history is its own: after the store moves to `LocalTesting`, the `Xcode`
+    /// transactions' notifications are not listed.
+    @Test func theNotificationHistoryOfOneEnvironmentHoldsNoneOfAnothers() async throws {
+        try await withLiveServer { server in
+            try await server.storage.save(NotificationSettings(url: "http://127.0.0.1:9/n", timeScale: 1))
+            _ = try await AppStoreServerAPITests.buy(server, count: 2)
+            let sender = NotificationSenderTests.sender(
+                server, NotificationSenderTests.ScriptedTransport { _ in .success }, clock: .init(Date().addingTimeInterval(1)))
+            #expect(try await sender.sendDue() == 2)
+            #expect(Self.count(await Self.history(server, "")) == 2)
+            #expect(await server.json("PUT", "/api/store", #"{"environment":"LocalTesting"}"#).status == 200)
+            #expect(Self.count(await Self.history(server, "")) == 0)
+        }
+    }
 }

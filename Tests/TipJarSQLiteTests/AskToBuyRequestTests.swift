@@ -51,6 +51,20 @@ struct AskToBuyRequestTests {
         #expect(try await world.storage.pendingTransactions().count == 3, "a declined request is not joined: a new one waits")
     }
 
+    /// A duplicate request is one for the same product and quantity: a request for 3 while one for 1 waits asks for
+    /// another purchase, waits on its own, and its approval charges 3.
+    @Test func aRequestForAnotherQuantityIsNotADuplicateAndItsApprovalChargesItsOwnQuantity() async throws {
+        let world = try await TestWorld.make(settings: StoreSettings(askToBuyEnabled: true))
+        let child = try await world.runningInstall(accountID: "family-child")
+        _ = try await world.service.purchase(productID: TestWorld.coffee, installID: child.id)
+        _ = try await world.service.purchase(productID: TestWorld.coffee, installID: child.id, options: Product.PurchaseOptions(quantity: 3))
+        _ = try await world.service.purchase(productID: TestWorld.coffee, installID: child.id, options: Product.PurchaseOptions(quantity: 3))
+        let waiting = try await world.storage.pendingTransactions()
+        #expect(waiting.map(\.transaction.purchasedQuantity) == [1, 3] && waiting.map(\.requestedAgain) == [0, 1])
+        let approved = try await world.service.approve(requestID: waiting[1].transaction.id)
+        #expect(approved.transaction.transaction.purchasedQuantity == 3)
+    }
+
     @Test func aPendingRequestIsNoTransactionUntilApprovalIssuesOneWithANewIDDatedThen() async throws {
         let world = try await TestWorld.make(settings: StoreSettings(askToBuyEnabled: true))
         let install = try await world.runningInstall()

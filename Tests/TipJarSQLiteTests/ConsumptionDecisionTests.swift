@@ -55,4 +55,29 @@ struct ConsumptionDecisionTests {
         try await world.service.beginRefundRequest(transactionID: id, installID: install.id, userAction: .submit)
         #expect(try await world.storage.refundRequest(transactionID: id)?.state == .declined)
     }
+
+    /// `GRANT_PRORATED` asks for "a prorated refund": the share not consumed, `100000 - consumptionPercentage`, as a
+    /// `REFUND_PRORATED`; nothing consumed is a full refund, everything consumed a decline, no `consumptionPercentage`
+    /// a full refund.
+    @Test func grantProratedRefundsTheShareNotConsumed() async throws {
+        let world = try await TestWorld.make(settings: StoreSettings(refundRequestDecision: .consumptionInformation))
+        let install = try await world.runningInstall()
+        func answer(_ consumed: Int?) async throws -> UInt64 {
+            let id = try await Self.requested(world, install.id)
+            let percentage = consumed.map { #","consumptionPercentage":\#($0)"# } ?? ""
+            let json = #"{"customerConsented":true,"deliveryStatus":"DELIVERED","refundPreference":"GRANT_PRORATED","sampleContentProvided":false\#(percentage)}"#
+            try await world.store.recordConsumption(json, transactionID: id)
+            try await world.service.consumptionInformationReceived(transactionID: id, json: json)
+            return id
+        }
+        let quarter = try await world.storage.transaction(withID: try await answer(25_000))?.transaction
+        #expect(quarter?.revocationType == .proratedRefund && quarter?.revocationPercentage == 75_000)
+        let untouched = try await world.storage.transaction(withID: try await answer(0))?.transaction
+        #expect(untouched?.revocationType == .fullRefund && untouched?.revocationPercentage == 100_000)
+        let unsaid = try await world.storage.transaction(withID: try await answer(nil))?.transaction
+        #expect(unsaid?.revocationType == .fullRefund)
+        let used = try await answer(100_000)
+        #expect(try await world.storage.refundRequest(transactionID: used)?.state == .declined)
+        #expect(try await world.storage.transaction(withID: used)?.transaction.isRevoked == false)
+    }
 }

@@ -189,11 +189,16 @@ public struct Transaction: Sendable, Equatable, Codable {
     /// - Returns: the identifier, or `nil` without a bundle ID.
     public static func appTransactionID(accountID: String, appBundleID: String?) -> String? {
         guard let appBundleID else { return nil }
+        // The bytes of the bundle ID, a 0 and the account ID, hashed in place: no array is built per call (it is
+        // derived for every transaction read, and for every account by the App Store Server API's index).
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in appBundleID.utf8 + [0] + accountID.utf8 {
+        func mix(_ byte: UInt8) {
             hash ^= UInt64(byte)
             hash = hash &* 0x0000_0100_0000_01b3
         }
+        for byte in appBundleID.utf8 { mix(byte) }
+        mix(0)
+        for byte in accountID.utf8 { mix(byte) }
         return String(hash & 0x7fff_ffff_ffff_ffff)
     }
 

@@ -64,23 +64,34 @@ extension TipJarService {
     /// - Returns: the request as decided and the ledger row of the install that bought it (`nil` when it is stopped).
     /// - Parameter decidedBy: `store` (on `/store` or the API) or `setting` (`refundRequestDecision`), which the
     ///   timeline's `refund` event names so a recording replays it as the step that decided it.
+    /// - Parameter share: the refunded share in milliunits of a percent for a prorated refund (`REFUND_PRORATED`,
+    ///   1...99,999), or `nil` for a full refund (`REFUND_FULL`).
     /// - Throws: `TipJarError.refundRequestNotFound`, `.refundRequestNotPending` (one of two decisions wins).
     @discardableResult
-    public func approveRefundRequest(transactionID: UInt64, decidedBy: String = "store") async throws -> (request: RefundRequest, delivery: Delivery?) {
+    public func approveRefundRequest(
+        transactionID: UInt64, decidedBy: String = "store", share: Int? = nil
+    ) async throws -> (request: RefundRequest, delivery: Delivery?) {
+        let type: Transaction.RevocationType = share == nil ? .fullRefund : .proratedRefund
+        if let share, !(1..<Transaction.fullRevocationPercentage).contains(share) {
+            throw TipJarError.invalidValue(field: "revocationPercentage", reason: "a prorated refund takes 1 to 99999 milliunits of a percent")
+        }
         let request = try await store.decideRefundRequest(transactionID: transactionID, as: .approved)
         event(
             request.installID, "refundRequest.approved", "Refund request for transaction \(transactionID) approved.",
             ["transactionID": "\(transactionID)", "decidedBy": decidedBy])
         let refunded: StoredTransaction
         do {
-            refunded = try await store.refund(transactionID: transactionID, reason: request.revocationReason)
+            refunded = try await store.refund(transactionID: transactionID, reason: request.revocationReason, type: type, percentage: share)
         } catch TipJarError.alreadyRefunded {
             return (request, nil)
         }
         let reason = request.revocationReason.rawValue
+        var attributes = ["transactionID": "\(transactionID)", "reason": reason, "revocationType": type.rawValue, "refundRequest": decidedBy]
+        if let share { attributes["revocationPercentage"] = "\(share)" }
         event(
-            refunded.installID, "refund", "Refunded transaction \(transactionID) (\(reason), REFUND_FULL): refund request approved.",
-            ["transactionID": "\(transactionID)", "reason": reason, "revocationType": Transaction.RevocationType.fullRefund.rawValue, "refundRequest": decidedBy])
+            refunded.installID, "refund",
+            "Refunded transaction \(transactionID) (\(reason), \(type.rawValue)\(share.map { ", \($0) milliunits" } ?? "")): refund request approved.",
+            attributes)
         return (request, try await deliverThroughListener(refunded))
     }
 
@@ -99,8 +110,8 @@ extension TipJarService {
     /// Consumption information received from the developer's server for `transactionID` (Send Consumption Information,
     /// https://developer.apple.com/documentation/appstoreserverapi/send-consumption-information; `json` the request
     /// body as saved): with `refundRequestDecision` `consumptionInformation` and a pending refund request, the
-    /// request is decided now, declined when the body's `refundPreference` asks for a decline, approved otherwise
-    /// (a `GRANT_PRORATED` preference is approved in full: the partial share is not derived).
+    /// request is decided now as ``refundDecision(_:)`` reads the body: declined, granted in full, or granted as a
+    /// prorated refund of the share not consumed.
     /// - Returns: the decision made, or `nil` when none was.
     @discardableResult
     public func consumptionInformationReceived(transactionID: UInt64, json: String) async throws -> RefundRequest.State? {
@@ -108,15 +119,42 @@ extension TipJarService {
             let request = try await records.refundRequest(transactionID: transactionID), request.state == .pending
         else { return nil }
         do {
-            if Self.prefersDecline(json) {
+            let decision = Self.refundDecision(json)
+            guard case .grant(let share) = decision else {
                 try await declineRefundRequest(transactionID: transactionID, decidedBy: "consumptionInformation")
                 return .declined
             }
-            try await approveRefundRequest(transactionID: transactionID, decidedBy: "consumptionInformation")
+            try await approveRefundRequest(transactionID: transactionID, decidedBy: "consumptionInformation", share: share)
             return .approved
         } catch TipJarError.refundRequestNotPending {
             return nil  // Decided meanwhile on /store: the dashboard's decision stands.
         }
+    }
+
+    /// What consumption information asks the App Store to do with a refund request.
+    enum RefundDecision: Equatable {
+        /// Grant it: in full (`nil`), or the share in milliunits of a percent (a prorated refund).
+        case grant(share: Int?)
+        /// Decline it.
+        case decline
+    }
+
+    /// The decision consumption information asks for: a decline for ``prefersDecline(_:)``; for `refundPreference`
+    /// `GRANT_PRORATED` ("a prorated refund", https://developer.apple.com/documentation/appstoreserverapi/refundpreference)
+    /// the share not consumed, `100000 - consumptionPercentage` ("the percentage, in milliunits, of the In-App
+    /// Purchase the customer consumed", https://developer.apple.com/documentation/appstoreserverapi/consumptionpercentage),
+    /// which is a full refund when nothing was consumed and a decline when everything was (nothing is left to refund);
+    /// Apple does not say how it prorates, nor what `GRANT_PRORATED` without `consumptionPercentage` means: this grants
+    /// it in full. Anything else grants in full.
+    static func refundDecision(_ json: String?) -> RefundDecision {
+        if prefersDecline(json) { return .decline }
+        guard let json, let object = try? JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any],
+            object["refundPreference"] as? String == "GRANT_PRORATED", let consumed = object["consumptionPercentage"] as? Int,
+            (0...Transaction.fullRevocationPercentage).contains(consumed)
+        else { return .grant(share: nil) }
+        let share = Transaction.fullRevocationPercentage - consumed
+        if share == 0 { return .decline }
+        return .grant(share: share == Transaction.fullRevocationPercentage ? nil : share)
     }
 
     /// Whether consumption information asks for a decline: `refundPreference` `"DECLINE"` (Send Consumption

@@ -61,4 +61,29 @@ extension TipJarService {
     public func recordConsumption(_ json: String, transactionID: UInt64) async throws -> StoredTransaction {
         try await store.recordConsumption(json, transactionID: transactionID)
     }
+
+    /// A developer's server finishes a transaction (``SimulatedStore/finishTransaction(transactionID:)``, Finish
+    /// Transaction); the timeline says so on the install that bought it.
+    @discardableResult
+    public func finishTransaction(transactionID: UInt64) async throws -> StoredTransaction {
+        let (finished, finishedNow) = try await store.finishTransaction(transactionID: transactionID)
+        if finishedNow {
+            event(
+                finished.installID, "transaction.finishedByServer", "Transaction \(transactionID) finished by the developer's server (Finish Transaction).",
+                ["transactionID": "\(transactionID)"])
+        }
+        return finished
+    }
+
+    /// A developer's server sets a purchase's app account token (``SimulatedStore/setAppAccountToken(_:transactionID:)``,
+    /// Set App Account Token); the timeline says so on the install that bought it.
+    @discardableResult
+    public func setAppAccountToken(_ token: UUID, transactionID: UInt64) async throws -> StoredTransaction {
+        let stored = try await store.setAppAccountToken(token, transactionID: transactionID)
+        event(
+            stored.installID, "transaction.appAccountTokenSet",
+            "Transaction \(transactionID)'s appAccountToken set by the developer's server (Set App Account Token).",
+            ["transactionID": "\(transactionID)", "appAccountToken": token.uuidString.lowercased()])
+        return stored
+    }
 }

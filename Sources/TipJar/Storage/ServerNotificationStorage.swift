@@ -57,11 +57,20 @@ public struct NotificationQuery: Sendable, Equatable {
     public var end: Date?
     /// Only this `notificationType`.
     public var type: ServerNotification.NotificationType?
-    /// Only notifications about this transaction (`transactionId`).
+    /// Only notifications about this transaction.
     public var transactionID: UInt64?
+    /// Only notifications about a transaction of this Apple Account: Apple's `transactionId` filter, "any transaction
+    /// that belongs to the customer"
+    /// (https://developer.apple.com/documentation/appstoreserverapi/notificationhistoryrequest).
+    public var accountID: String?
+    /// Only notifications about transactions issued in this environment and app (a `TEST`, which is about no
+    /// transaction, and one whose transaction the store no longer keeps, pass): Apple keeps each environment's
+    /// history apart.
+    public var scope: NotificationScope?
     /// Only notifications with at least one attempt (Apple's history lists what it "attempted to send").
     public var attemptedOnly: Bool
-    /// Only notifications with a failed attempt (`onlyFailures`).
+    /// Only notifications not delivered: failed for good or still retrying (`onlyFailures`: "notifications that failed
+    /// to reach your server, including those … currently retrying"); one that reached the server on a retry is not one.
     public var onlyFailures: Bool
     /// Notifications after this ID only (a page's end, oldest first).
     public var afterID: Int64?
@@ -146,5 +155,19 @@ public struct NotificationSendingPlan: Sendable {
         self.dueTests = dueTests
         self.due = due
         self.nextDue = nextDue
+    }
+}
+
+/// The environment and app a notification history is read for (``NotificationQuery/scope``).
+public struct NotificationScope: Sendable, Equatable {
+    /// Only notifications about transactions issued in this environment.
+    public var environment: Transaction.Environment
+    /// Only notifications about transactions of this app (one saved before bundle IDs were kept counts as this app's).
+    public var appBundleID: String
+
+    /// Creates a scope.
+    public init(environment: Transaction.Environment, appBundleID: String) {
+        self.environment = environment
+        self.appBundleID = appBundleID
     }
 }

@@ -11,8 +11,10 @@ extension SimulatedStore {
     /// for the same product on the account waits, a new one is consolidated into it: no second request, its
     /// `requestedAgain` counted and its timer (its "requested at") reset to now, as Apple answers on
     /// https://developer.apple.com/forums/thread/706277 ("Any duplicate Ask to Buy requests are consolidated and only
-    /// resets the 24-hour timer. Once approved, only 1 purchase is completed."). The waiting request keeps its own
-    /// install, quantity and token (Apple is silent on whose are kept).
+    /// resets the 24-hour timer. Once approved, only 1 purchase is completed."). A duplicate is a request for the same
+    /// product and the same quantity: a request for another quantity asks for another purchase (3 coffees are not the
+    /// 1 already asked for), so it waits as a request of its own and its approval charges its own quantity; Apple says
+    /// nothing closer. The waiting request keeps its own install and token (Apple is silent on whose are kept).
     /// - Returns: the request, new or consolidated.
     nonisolated(nonsending) func askToBuy(
         productID: String, for install: Install, options: Product.PurchaseOptions
@@ -21,6 +23,7 @@ extension SimulatedStore {
             guard
                 let waiting = try await storage.pendingTransactions().first(where: {
                     $0.accountID == install.accountID && $0.transaction.productID == productID
+                        && $0.transaction.purchasedQuantity == options.quantity
                 })
             else { break }
             var again = waiting

@@ -91,6 +91,9 @@ extension SimulatedStore {
     /// (https://developer.apple.com/documentation/storekittest/sktestsession/deletetransaction(identifier:)).
     /// - Throws: `TipJarError.transactionNotFound`; storage errors.
     public func deleteTransaction(id: UInt64) async throws {
+        // An Ask to Buy request is no transaction (it is decided on the store's queue): not found here, as it is for
+        // every other read and action by transaction ID.
+        if let stored = try await storage.transaction(withID: id), !stored.isListed { throw TipJarError.transactionNotFound(id) }
         guard try await storage.deleteTransaction(withID: id) else { throw TipJarError.transactionNotFound(id) }
     }
 }

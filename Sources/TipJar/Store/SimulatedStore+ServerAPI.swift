@@ -59,3 +59,48 @@ extension SimulatedStore {
         return try await move(stored, to: reversed, orThrow: .notRefunded(transactionID))
     }
 }
+
+extension SimulatedStore {
+    /// A developer's server finishes a transaction (Finish Transaction,
+    /// https://developer.apple.com/documentation/appstoreserverapi/finish-transaction: "Notifies the App Store server
+    /// that your system has finished processing the customer's transaction"), as the app's `Transaction.finish()`
+    /// would: it leaves `Transaction.unfinished`, so no install of the account delivers it at launch and a purchase of
+    /// its product no longer answers with it (https://developer.apple.com/documentation/storekit/transaction/unfinished:
+    /// "A transaction is unfinished until you call finish()"), and Get Transaction History v1 no longer lists it
+    /// unless it is refunded. Finishing a finished transaction changes nothing; Apple does not say what it answers
+    /// then, and this answers as for the first call.
+    /// - Returns: the transaction as saved, and whether this call finished it.
+    /// - Throws: `TipJarError.transactionNotFound` when the store keeps no purchased transaction with that ID.
+    public func finishTransaction(transactionID: UInt64) async throws -> (transaction: StoredTransaction, finishedNow: Bool) {
+        guard let stored = try await storage.transaction(withID: transactionID), stored.status == .purchased else {
+            throw TipJarError.transactionNotFound(transactionID)
+        }
+        guard !stored.isFinished else { return (stored, false) }
+        var finished = stored
+        finished.isFinished = true
+        do {
+            return (try await move(stored, to: finished, orThrow: .transactionNotFound(transactionID)), true)
+        } catch TipJarError.transactionNotFound(let id) where id == transactionID {
+            // Lost a race: finished (or refunded) meanwhile; read what won.
+            guard let now = try await storage.transaction(withID: transactionID), now.status == .purchased else { throw TipJarError.transactionNotFound(transactionID) }
+            return (now, false)
+        }
+    }
+}
+
+extension SimulatedStore {
+    /// A developer's server sets or replaces a purchase's app account token (Set App Account Token,
+    /// https://developer.apple.com/documentation/appstoreserverapi/set-app-account-token: "Sets the app account token
+    /// value for a purchase the customer makes outside of your app, or updates its value in an existing
+    /// transaction"); the transaction's JWS carries it from then on. Apple's documentation names no product type it
+    /// refuses; a consumable's `originalTransactionId` is its own ID. Its `signedDate` is left as it was: Apple does not
+    /// say whether the change re-signs the transaction.
+    /// - Returns: the transaction as saved.
+    /// - Throws: `TipJarError.transactionNotFound` when the store keeps no purchased transaction with that ID.
+    public func setAppAccountToken(_ token: UUID, transactionID: UInt64) async throws -> StoredTransaction {
+        guard let reads = storage as? any ServerAPIStorage, try await reads.setAppAccountToken(token, transactionID: transactionID),
+            let stored = try await storage.transaction(withID: transactionID)
+        else { throw TipJarError.transactionNotFound(transactionID) }
+        return stored
+    }
+}

@@ -311,8 +311,8 @@ public final class SimulatedStore: Sendable {
     ///   `.alreadyRefunded` for a second refund.
     /// - Parameters:
     ///   - type: the kind of refund (`Transaction.RevocationType`): a full refund by default; a prorated one with
-    ///   - percentage: how much, in milliunits of a percent (0...100,000: Apple's `revocationPercentage`); a full refund
-    ///     is 100,000 whatever is given.
+    ///   - percentage: how much, in milliunits of a percent (Apple's `revocationPercentage`): 1...99,999 for a prorated
+    ///     refund; a full refund is 100,000 (given or not).
     public func refund(
         transactionID: UInt64, reason: Transaction.RevocationReason, type: Transaction.RevocationType = .fullRefund,
         percentage: Int? = nil
@@ -326,9 +326,15 @@ public final class SimulatedStore: Sendable {
             }
             revokedShare = Transaction.fullRevocationPercentage
         case .proratedRefund:
-            guard let percentage, (0...Transaction.fullRevocationPercentage).contains(percentage) else {
+            // A prorated refund refunds part of the price: 1 to 99,999 milliunits of a percent. 0 refunds nothing, and
+            // 100,000, the whole price, is a full refund (`REFUND_FULL`, "fully refunded"); Apple's
+            // `revocationPercentage` (https://developer.apple.com/documentation/appstoreservernotifications/revocationpercentage)
+            // allows both numbers, its `REFUND_PRORATED` ("partially refunded",
+            // https://developer.apple.com/documentation/appstoreserverapi/revocationtype) neither.
+            guard let percentage, (1..<Transaction.fullRevocationPercentage).contains(percentage) else {
                 throw TipJarError.invalidValue(
-                    field: "revocationPercentage", reason: "REFUND_PRORATED needs the refunded share, in milliunits of a percent from 0 to 100000")
+                    field: "revocationPercentage",
+                    reason: "REFUND_PRORATED needs the refunded share, in milliunits of a percent from 1 to 99999 (0 refunds nothing; 100000 is the whole price: REFUND_FULL)")
             }
             revokedShare = percentage
         case .familyRevocation:
@@ -336,7 +342,8 @@ public final class SimulatedStore: Sendable {
                 field: "revocationType",
                 reason: "FAMILY_REVOKE applies only to a transaction shared through Family Sharing; a tip is bought by the account itself (ownershipType PURCHASED)")
         }
-        guard let stored = try await storage.transaction(withID: transactionID) else {
+        // An Ask to Buy request is no transaction: not found, as for every other action by transaction ID.
+        guard let stored = try await storage.transaction(withID: transactionID), stored.isListed else {
             throw TipJarError.transactionNotFound(transactionID)
         }
         guard stored.status == .purchased else {

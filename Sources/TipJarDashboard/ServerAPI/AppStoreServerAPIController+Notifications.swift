@@ -66,7 +66,7 @@ extension AppStoreServerAPIController {
                 let asked = try Self.historyQuery(AppStoreServerAPIRequests.object(request.body), now: clock())
                 let after = try Self.historyPosition(request.queryValue("paginationToken"))
                 var found: [ServerNotification] = []
-                if var query = asked {
+                if var query = try await customerScoped(asked) {
                     query.afterID = after
                     query.limit = Self.historyPageSize + 1
                     found = try await queue.notifications(matching: query)
@@ -84,6 +84,25 @@ extension AppStoreServerAPIController {
                         paginationToken: hasMore ? page.last.map { CompactJWS.base64URL(Data("n\($0.id)".utf8)) } : nil))
             }
         }
+    }
+
+    /// `query` as Apple reads it: in this environment and app only, and its `transactionId` standing for the customer
+    /// it belongs to ("any transaction that belongs to the customer": every notification about the Apple Account's
+    /// transactions), by a transaction this API answers for or an `appTransactionId`.
+    /// - Returns: the query, or `nil` when the identifier names no customer here (nothing matches).
+    func customerScoped(_ query: NotificationQuery?) async throws -> NotificationQuery? {
+        guard var query else { return nil }
+        query.scope = NotificationScope(environment: service.settings.environment, appBundleID: service.appBundleID)
+        guard let id = query.transactionID else { return query }
+        query.transactionID = nil
+        if let stored = try await service.records.transaction(withID: id), isServed(stored) {
+            query.accountID = stored.accountID
+        } else if let accountID = try await appTransactions.accountID(String(id), bundleID: service.appBundleID, records: service.records) {
+            query.accountID = accountID
+        } else {
+            return nil
+        }
+        return query
     }
 
     /// The queue, or Apple's `ServerNotificationURLNotFoundError` when this storage keeps none.
@@ -125,7 +144,9 @@ extension AppStoreServerAPIController {
     /// (https://developer.apple.com/documentation/appstoreserverapi/notificationhistoryrequest): `startDate` and
     /// `endDate` required, in milliseconds, the start before the end and "within the past 180 days"; an end in the
     /// future reads as now; `notificationType` and `notificationSubtype` Apple's values, a subtype only with a type;
-    /// "either the transactionId or the notificationType …, but not both"; `onlyFailures` a boolean. Only notifications
+    /// "either the transactionId or the notificationType …, but not both"; `onlyFailures` a boolean (the customer's
+    /// notifications for a `transactionId`, and the undelivered ones for `onlyFailures`, are read by
+    /// ``customerScoped(_:)`` and ``NotificationQuery``). Only notifications
     /// attempted at least once are listed ("notifications that the App Store server attempted to send"). Apple
     /// documents which type and subtype combine; this server takes any pair of known values (a type sent here has no
     /// subtype, so a pair finds nothing). Fields Apple does not name are ignored.

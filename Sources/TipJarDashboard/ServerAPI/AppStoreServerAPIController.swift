@@ -1,6 +1,7 @@
 import Foundation
 import HTTPServer
 import TipJar
+import TipJarScenario
 
 /// The App Store Server API, under Apple's paths and in Apple's shapes
 /// (https://developer.apple.com/documentation/appstoreserverapi), answering for the store's transactions as a local
@@ -21,6 +22,8 @@ struct AppStoreServerAPIController: DashboardController {
     var clock: @Sendable () -> Date = { Date() }
     /// New `notificationUUID`s and test tokens.
     var makeUUID: @Sendable () -> String = { UUID().uuidString.lowercased() }
+    /// The accounts by `appTransactionId`, derived once for every request this controller answers.
+    let appTransactions = AppTransactionIndex()
 
     /// Transactions per page of the history and refund lookups: "up to 20" (Apple).
     static let pageSize = 20
@@ -37,24 +40,42 @@ struct AppStoreServerAPIController: DashboardController {
         }
         // Get Transaction History (v2): https://developer.apple.com/documentation/appstoreserverapi/get-transaction-history
         router.get("/inApps/v2/history/:tid") { request, context in
+            try await answer(request) { try await history(request, context, version: .v2) }
+        }
+        // Get Transaction History V1 (deprecated): https://developer.apple.com/documentation/appstoreserverapi/get-transaction-history-v1
+        router.get("/inApps/v1/history/:tid") { request, context in
+            try await answer(request) { try await history(request, context, version: .v1) }
+        }
+        // Get App Transaction Info: https://developer.apple.com/documentation/appstoreserverapi/get-app-transaction-info
+        router.get("/inApps/v1/transactions/appTransactions/:tid") { request, context in
             try await answer(request) {
-                let query = try AppStoreServerAPIRequests.HistoryQuery(request)
+                let accountID = try await customer(context)
+                let firstSeen = try await service.records.firstSeen(accountID: accountID) ?? clock()
+                let payload = APIModels.JWSAppTransactionPayload(
+                    accountID: accountID, bundleID: service.appBundleID, environment: service.settings.environment, firstSeen: firstSeen, now: clock())
+                struct Body: Encodable { var signedAppTransactionInfo: String }
+                return JSONBody.response(Body(signedAppTransactionInfo: CompactJWS.unsecured(payload)))
+            }
+        }
+        // Finish Transaction: https://developer.apple.com/documentation/appstoreserverapi/finish-transaction
+        router.post("/inApps/v1/transactions/:tid/finish") { request, context in
+            try await answer(request) {
                 let stored = try await transaction(context)
-                let history = try await accountTransactions(stored.accountID).filter { query.includes($0.transaction) }
-                let keyed = history.map { (position: Self.modified($0), item: $0) }
-                    .sorted { query.descending ? $1.position.precedes($0.position) : $0.position.precedes($1.position) }
-                let page = AppStoreServerAPIRequests.page(keyed, after: query.revision, descending: query.descending, pageSize: Self.pageSize)
-                struct Body: Encodable {
-                    var revision: String
-                    var hasMore: Bool
-                    var bundleId: String
-                    var environment: String
-                    var signedTransactions: [String]
+                try await service.finishTransaction(transactionID: stored.transaction.id)
+                return HTTPResponse(status: .ok)
+            }
+        }
+        // Set App Account Token: https://developer.apple.com/documentation/appstoreserverapi/set-app-account-token
+        router.put("/inApps/v1/transactions/:tid/appAccountToken") { request, context in
+            try await answer(request) {
+                let body = try AppStoreServerAPIRequests.object(request.body)
+                try AppStoreServerAPIRequests.checkMembers(body, of: "UpdateAppAccountTokenRequest", in: ["appAccountToken"])
+                guard case .string(let text)? = body["appAccountToken"], text.utf8.count == 36, let token = UUID(uuidString: text) else {
+                    throw AppStoreServerAPIError.invalidAppAccountTokenUUID
                 }
-                return JSONBody.response(
-                    Body(
-                        revision: page.revision, hasMore: page.hasMore, bundleId: service.appBundleID,
-                        environment: service.settings.environment.rawValue, signedTransactions: page.items.map(Self.signed)))
+                let stored = try await transaction(context)
+                try await service.setAppAccountToken(token, transactionID: stored.transaction.id)
+                return HTTPResponse(status: .ok)
             }
         }
         // Look Up Order ID: https://developer.apple.com/documentation/appstoreserverapi/look-up-order-id
@@ -66,7 +87,7 @@ struct AppStoreServerAPIController: DashboardController {
                     var signedTransactions: [String]
                 }
                 guard let id = Transaction.transactionID(orderID: orderID), let stored = try await service.records.transaction(withID: id),
-                    stored.status == .purchased
+                    isServed(stored)
                 else { return JSONBody.response(Body(status: 1, signedTransactions: [])) }
                 return JSONBody.response(Body(status: 0, signedTransactions: [Self.signed(stored)]))
             }
@@ -75,19 +96,19 @@ struct AppStoreServerAPIController: DashboardController {
         router.get("/inApps/v2/refund/lookup/:tid") { request, context in
             try await answer(request) {
                 let revision = try AppStoreServerAPIRequests.Position(revision: request.queryValue("revision"))
-                let stored = try await transaction(context)
-                let refunded = try await accountTransactions(stored.accountID).compactMap { entry -> (position: AppStoreServerAPIRequests.Position, item: StoredTransaction)? in
-                    guard let revoked = entry.transaction.revocationDate else { return nil }
-                    return (AppStoreServerAPIRequests.Position(milliseconds: UTCTimestamp.milliseconds(since1970: revoked), id: entry.transaction.id), entry)
-                }
-                .sorted { $0.position.precedes($1.position) }
-                let page = AppStoreServerAPIRequests.page(refunded, after: revision, descending: false, pageSize: Self.pageSize)
+                let accountID = try await customer(context)
+                let rows = try await service.records.serverAPITransactions(
+                    matching: ServerAPIHistoryQuery(
+                        accountID: accountID, environment: service.settings.environment, appBundleID: service.appBundleID, order: .revoked,
+                        after: revision.map { ServerAPIHistoryQuery.Key(milliseconds: $0.milliseconds, id: $0.id) }, limit: Self.pageSize + 1))
+                let page = Array(rows.prefix(Self.pageSize))
+                let end = page.last.map(Self.revoked) ?? revision ?? AppStoreServerAPIRequests.Position(milliseconds: 0, id: 0)
                 struct Body: Encodable {
                     var signedTransactions: [String]
                     var revision: String
                     var hasMore: Bool
                 }
-                return JSONBody.response(Body(signedTransactions: page.items.map(Self.signed), revision: page.revision, hasMore: page.hasMore))
+                return JSONBody.response(Body(signedTransactions: page.map(Self.signed), revision: end.revision, hasMore: rows.count > page.count))
             }
         }
         // Send Consumption Information V1:
@@ -98,7 +119,7 @@ struct AppStoreServerAPIController: DashboardController {
                 let stored = try await transaction(context)
                 if let type = stored.transaction.productType, type != .consumable { throw AppStoreServerAPIError.notConsumable }
                 try AppStoreServerAPIRequests.checkConsumptionV1(body)
-                let json = String(decoding: request.body, as: UTF8.self)
+                let json = JSONValue.object(body).text
                 try await service.recordConsumption(json, transactionID: stored.transaction.id)
                 try await service.consumptionInformationReceived(transactionID: stored.transaction.id, json: json)
                 return HTTPResponse(status: .accepted)
@@ -110,7 +131,7 @@ struct AppStoreServerAPIController: DashboardController {
                 let body = try AppStoreServerAPIRequests.object(request.body)
                 let stored = try await transaction(context)
                 try AppStoreServerAPIRequests.checkConsumption(body)
-                let json = String(decoding: request.body, as: UTF8.self)
+                let json = JSONValue.object(body).text
                 try await service.recordConsumption(json, transactionID: stored.transaction.id)
                 try await service.consumptionInformationReceived(transactionID: stored.transaction.id, json: json)
                 return HTTPResponse(status: .accepted)
@@ -131,29 +152,97 @@ struct AppStoreServerAPIController: DashboardController {
         }
     }
 
-    /// The purchased transaction the path's `:tid` names.
-    /// - Throws: `InvalidTransactionIdError` for an ID that is not a number, `TransactionIdNotFoundError` for one the
-    ///   store does not keep as a purchased transaction (an Ask to Buy request and an interrupted purchase are none).
-    func transaction(_ context: DashboardContext) async throws -> StoredTransaction {
-        // Digits only: `UInt64("+5")` would read a sign Apple's identifiers never carry.
-        guard let text = context.parameters["tid"], text.utf8.allSatisfy({ (0x30...0x39).contains($0) }), let id = UInt64(text) else {
-            throw AppStoreServerAPIError.invalidTransactionID
+    /// The Get Transaction History versions: v1 leaves out finished consumables that are not refunded ("The results
+    /// don't include consumable in-app purchases that the app marks as finished",
+    /// https://developer.apple.com/documentation/appstoreserverapi/get-transaction-history-v1); v2 lists them. Apple
+    /// documents no other difference: both take the same query and answer a `HistoryResponse`.
+    enum HistoryVersion { case v1, v2 }
+
+    /// A page of Get Transaction History: the customer's purchased transactions in this environment and app, by
+    /// modified date (keyset paging from the revision: one index range per page, whatever the history's size).
+    func history(_ request: HTTPRequest, _ context: DashboardContext, version: HistoryVersion) async throws -> HTTPResponse {
+        let query = try AppStoreServerAPIRequests.HistoryQuery(request)
+        let accountID = try await customer(context)
+        // A tip is bought by the account itself and belongs to no subscription group.
+        let matchesNothing = query.ownershipType == "FAMILY_SHARED" || !query.subscriptionGroups.isEmpty
+        let rows =
+            matchesNothing
+            ? []
+            : try await service.records.serverAPITransactions(
+                matching: ServerAPIHistoryQuery(
+                    accountID: accountID, environment: service.settings.environment, appBundleID: service.appBundleID, order: .modified,
+                    descending: query.descending, after: query.revision.map { ServerAPIHistoryQuery.Key(milliseconds: $0.milliseconds, id: $0.id) }, startDate: query.startDate,
+                    endDate: query.endDate, productIDs: query.productIDs, productTypes: query.productTypes, revoked: query.revoked,
+                    excludesFinishedConsumables: version == .v1, limit: Self.pageSize + 1))
+        let page = Array(rows.prefix(Self.pageSize))
+        let end = page.last.map(Self.modified) ?? query.revision ?? AppStoreServerAPIRequests.Position(milliseconds: 0, id: 0)
+        struct Body: Encodable {
+            var revision: String
+            var hasMore: Bool
+            var bundleId: String
+            var environment: String
+            var signedTransactions: [String]
         }
-        guard let stored = try await service.records.transaction(withID: id), stored.status == .purchased else {
-            throw AppStoreServerAPIError.transactionIDNotFound
-        }
-        return stored
+        return JSONBody.response(
+            Body(
+                revision: end.revision, hasMore: rows.count > page.count, bundleId: service.appBundleID,
+                environment: service.settings.environment.rawValue, signedTransactions: page.map(Self.signed)))
     }
 
-    /// Every purchased transaction of the Apple Account, finished consumables included (Apple: Get Transaction
-    /// History v2 "returns … consumable in-app purchases", whatever `SKIncludeConsumableInAppPurchaseHistory` says
-    /// on the device).
-    func accountTransactions(_ accountID: String) async throws -> [StoredTransaction] {
-        try await service.records.transactions(accountID: accountID, limit: 100_000).filter { $0.status == .purchased }
+    /// Whether the App Store Server API answers for `stored`: a purchased transaction (an Ask to Buy request and an
+    /// interrupted purchase are none) of the environment the store is now in and of this app (`serve --bundle-id`, the
+    /// token's `bid`). Apple keeps each environment's data apart ("Sandbox and production environments are
+    /// separate", https://developer.apple.com/documentation/appstoreserverapi) and each app's, answering 4040010 for
+    /// another's. A transaction saved before the bundle ID was kept counts as this app's.
+    func isServed(_ stored: StoredTransaction) -> Bool {
+        stored.status == .purchased && stored.transaction.environment == service.settings.environment
+            && (stored.transaction.appBundleID ?? service.appBundleID) == service.appBundleID
+    }
+
+    /// The path's `:tid` as an identifier: digits only (`UInt64("+5")` would read a sign Apple's identifiers never carry).
+    /// - Throws: `InvalidTransactionIdError` for anything else.
+    static func identifier(_ context: DashboardContext) throws(AppStoreServerAPIError) -> (text: String, value: UInt64) {
+        guard let text = context.parameters["tid"], text.utf8.allSatisfy({ (0x30...0x39).contains($0) }), let id = UInt64(text) else {
+            throw .invalidTransactionID
+        }
+        return (text, id)
+    }
+
+    /// The purchased transaction the path's `:tid` names, for the endpoints that take a `transactionId` only (Get
+    /// Transaction Info, Send Consumption Information, Finish Transaction).
+    /// - Throws: `InvalidTransactionIdError` for an ID that is not a number; `AppTransactionIdNotSupportedError`
+    ///   (4000048) for a customer's `appTransactionId`; `TransactionIdNotFoundError` for anything the API does not
+    ///   answer for (``isServed(_:)``).
+    func transaction(_ context: DashboardContext) async throws -> StoredTransaction {
+        let id = try Self.identifier(context)
+        if let stored = try await service.records.transaction(withID: id.value), isServed(stored) { return stored }
+        if try await appTransactions.accountID(id.text, bundleID: service.appBundleID, records: service.records) != nil {
+            throw AppStoreServerAPIError.appTransactionIDNotSupported
+        }
+        throw AppStoreServerAPIError.transactionIDNotFound
+    }
+
+    /// The customer (Apple Account) the path's `:tid` names, for the endpoints that take "any transactionId,
+    /// originalTransactionId, or appTransactionId that belongs to the customer" (Get Transaction History, Get Refund
+    /// History, Get App Transaction Info): a transaction this API answers for (a consumable's `originalTransactionId`
+    /// is its `transactionId`), else an `appTransactionId` of this app.
+    /// - Throws: `InvalidTransactionIdError` for an ID that is not a number, `TransactionIdNotFoundError` for one that
+    ///   names no customer.
+    func customer(_ context: DashboardContext) async throws -> String {
+        let id = try Self.identifier(context)
+        if let stored = try await service.records.transaction(withID: id.value), isServed(stored) { return stored.accountID }
+        if let accountID = try await appTransactions.accountID(id.text, bundleID: service.appBundleID, records: service.records) { return accountID }
+        throw AppStoreServerAPIError.transactionIDNotFound
     }
 
     /// The signed form of a transaction: its unsecured JWS.
     static func signed(_ stored: StoredTransaction) -> String { APIModels.JWSTransactionPayload(stored.transaction).jwsRepresentation }
+
+    /// A refunded transaction's place in the refund history: its `revocationDate`, then its ID.
+    static func revoked(_ stored: StoredTransaction) -> AppStoreServerAPIRequests.Position {
+        AppStoreServerAPIRequests.Position(
+            milliseconds: UTCTimestamp.milliseconds(since1970: stored.transaction.revocationDate ?? stored.transaction.signedDate), id: stored.transaction.id)
+    }
 
     /// A transaction's place in the history: Apple sorts it "by … recently modified date", here `signedDate` (set again
     /// by a refund), then its ID.

@@ -39,6 +39,14 @@ struct AppStoreServerAPIError: Error, Equatable {
     static let invalidRevoked = Self(status: .badRequest, code: 4_000_030, message: "Invalid request. The revoked parameter is invalid: true or false.")
     /// `InvalidTransactionNotConsumableError` (4000043): Send Consumption Information v1 takes consumables only.
     static let notConsumable = Self(status: .badRequest, code: 4_000_043, message: "Invalid request. The transaction id parameter must represent a consumable in-app purchase.")
+    /// `AppTransactionIdNotSupportedError` (4000048): "the endpoint doesn't support an app transaction ID"
+    /// (https://developer.apple.com/documentation/appstoreserverapi/apptransactionidnotsupportederror).
+    static let appTransactionIDNotSupported = Self(
+        status: .badRequest, code: 4_000_048, message: "Invalid request. This endpoint takes a transactionId, not an appTransactionId.")
+    /// `InvalidAppAccountTokenUUIDError` (4000183): "the app account token value is not a valid UUID"
+    /// (https://developer.apple.com/documentation/appstoreserverapi/invalidappaccounttokenuuiderror).
+    static let invalidAppAccountTokenUUID = Self(
+        status: .badRequest, code: 4_000_183, message: "Invalid request. appAccountToken must be a UUID.")
     /// `StartDateTooFarInPastError` (4000012).
     static let startDateTooFarInPast = Self(status: .badRequest, code: 4_000_012, message: "Invalid request. The start date is earlier than the allowed start date.")
     /// `InvalidPaginationTokenError` (4000014).
@@ -64,6 +72,14 @@ struct AppStoreServerAPIError: Error, Equatable {
     /// A field of a consumption request body that is missing or has the wrong type or value: Apple's code for that field.
     static func invalidField(_ code: Int, _ field: String, _ expected: String) -> Self {
         Self(status: .badRequest, code: code, message: "Invalid request. \(field) is missing or invalid: \(expected).")
+    }
+
+    /// A request body with members Apple's request type does not define: `GeneralBadRequestError` naming them (Apple
+    /// documents no code of its own for them).
+    static func unknownFields(_ names: [String], of type: String) -> Self {
+        let shown = names.sorted().prefix(5).map { "\"\($0.prefix(40))\"" }.joined(separator: ", ")
+        let more = names.count > 5 ? " and \(names.count - 5) more" : ""
+        return generalBadRequest("Invalid request. \(type) has no member \(shown)\(more).")
     }
 
     /// The answer: the status and Apple's body.

@@ -65,25 +65,12 @@ enum AppStoreServerAPIRequests {
         static let productTypes: [String: ProductType] = [
             "CONSUMABLE": .consumable, "NON_CONSUMABLE": .nonConsumable, "AUTO_RENEWABLE": .autoRenewable, "NON_RENEWABLE": .nonRenewingSubscription,
         ]
-
-        /// Whether `transaction` passes every filter.
-        func includes(_ transaction: Transaction) -> Bool {
-            let purchased = UTCTimestamp.milliseconds(since1970: transaction.purchaseDate)
-            if let startDate, purchased < startDate { return false }
-            if let endDate, purchased >= endDate { return false }
-            if !productIDs.isEmpty, !productIDs.contains(transaction.productID) { return false }
-            if !productTypes.isEmpty, !productTypes.contains(where: { $0 == transaction.productType }) { return false }
-            if let revoked, transaction.isRevoked != revoked { return false }
-            if let ownershipType, transaction.ownershipType.rawValue != ownershipType { return false }
-            // A tip belongs to no subscription group, so a group filter leaves only subscriptions, which are never issued here.
-            if !subscriptionGroups.isEmpty { return false }
-            return true
-        }
     }
 
     /// Where a page ended: the sort key of its last transaction (milliseconds, then ID). The `revision` token is it,
-    /// base64url-encoded (`<milliseconds>.<id>`): the next page starts after it, so a transaction added or refunded
-    /// meanwhile neither repeats nor skips one already answered. Apple's revision is opaque; so should this be to a client.
+    /// base64url-encoded (`<milliseconds>.<id>`): the next page starts after it (keyset paging,
+    /// ``ServerAPIHistoryQuery/after``), so a transaction added meanwhile neither repeats nor skips one already
+    /// answered, and a refunded one moves to its new place. Apple's revision is opaque; so should this be to a client.
     struct Position: Equatable {
         var milliseconds: Int64
         var id: UInt64
@@ -104,23 +91,6 @@ enum AppStoreServerAPIRequests {
         }
 
         var revision: String { CompactJWS.base64URL(Data("\(milliseconds).\(id)".utf8)) }
-
-        /// Whether `self` comes before `other` in ascending order.
-        func precedes(_ other: Position) -> Bool { (milliseconds, id) < (other.milliseconds, other.id) }
-    }
-
-    /// One page of `items` (already in answer order, each with its position): the items after `revision` (in the
-    /// same direction), at most `pageSize`, whether more follow, and the revision of the page's end.
-    static func page<T>(
-        _ items: [(position: Position, item: T)], after revision: Position?, descending: Bool, pageSize: Int = 20
-    ) -> (items: [T], hasMore: Bool, revision: String) {
-        let rest = items.filter { entry in
-            guard let revision else { return true }
-            return descending ? entry.position.precedes(revision) : revision.precedes(entry.position)
-        }
-        let page = Array(rest.prefix(pageSize))
-        let end = page.last?.position ?? revision ?? Position(milliseconds: 0, id: 0)
-        return (page.map(\.item), rest.count > page.count, end.revision)
     }
 
     /// The body of a consumption request as a JSON object.
@@ -137,6 +107,7 @@ enum AppStoreServerAPIRequests {
     /// required, each of its type and range, `customerConsented` true; `refundPreference` optional.
     /// - Throws: ``AppStoreServerAPIError`` with the field's code.
     static func checkConsumptionV1(_ body: [String: JSONValue]) throws(AppStoreServerAPIError) {
+        try checkMembers(body, of: "ConsumptionRequestV1", in: consumptionV1Fields)
         guard body["customerConsented"] == .bool(true) else { throw .invalidField(4_000_035, "customerConsented", "true (the customer consented)") }
         let ranges: [(String, Int, ClosedRange<Int>)] = [
             ("consumptionStatus", 4_000_034, 0...3), ("platform", 4_000_039, 0...2), ("deliveryStatus", 4_000_036, 0...5),
@@ -161,6 +132,7 @@ enum AppStoreServerAPIRequests {
     /// `refundPreference` optional.
     /// - Throws: ``AppStoreServerAPIError`` with the field's code.
     static func checkConsumption(_ body: [String: JSONValue]) throws(AppStoreServerAPIError) {
+        try checkMembers(body, of: "ConsumptionRequest", in: consumptionFields)
         guard body["customerConsented"] == .bool(true) else { throw .invalidField(4_000_035, "customerConsented", "true (the customer consented)") }
         guard case .bool? = body["sampleContentProvided"] else { throw .invalidField(4_000_041, "sampleContentProvided", "true or false") }
         let deliveryStatuses = ["DELIVERED", "UNDELIVERED_QUALITY_ISSUE", "UNDELIVERED_WRONG_ITEM", "UNDELIVERED_SERVER_OUTAGE", "UNDELIVERED_OTHER"]
@@ -176,6 +148,25 @@ enum AppStoreServerAPIRequests {
                 throw .invalidField(4_000_000, "refundPreference", "one of " + preferences.joined(separator: ", "))
             }
         }
+    }
+
+    /// The members of `ConsumptionRequestV1` (https://developer.apple.com/documentation/appstoreserverapi/consumptionrequestv1).
+    static let consumptionV1Fields: Set<String> = [
+        "customerConsented", "consumptionStatus", "platform", "sampleContentProvided", "deliveryStatus", "appAccountToken",
+        "accountTenure", "playTime", "lifetimeDollarsRefunded", "lifetimeDollarsPurchased", "userStatus", "refundPreference",
+    ]
+    /// The members of `ConsumptionRequest` (https://developer.apple.com/documentation/appstoreserverapi/consumptionrequest).
+    static let consumptionFields: Set<String> = [
+        "customerConsented", "sampleContentProvided", "deliveryStatus", "consumptionPercentage", "refundPreference",
+    ]
+
+    /// Refuses a body with a member `type` does not define, so that what is stored is Apple's fields and nothing else,
+    /// each bounded by its own check (a UUID, an enumeration, a small integer, a boolean): a consumption body stored
+    /// with a transaction is at most a few hundred bytes.
+    /// - Throws: `GeneralBadRequestError` naming the unknown members.
+    static func checkMembers(_ body: [String: JSONValue], of type: String, in fields: Set<String>) throws(AppStoreServerAPIError) {
+        let unknown = body.keys.filter { !fields.contains($0) }
+        guard unknown.isEmpty else { throw .unknownFields(unknown, of: type) }
     }
 
     /// Whether `value` is a JSON integer in `range`.
