@@ -6,7 +6,7 @@ import Glibc
 #endif
 
 /// A developer's server for the notification tests: a blocking TCP listener on an ephemeral loopback port, on a
-/// thread of its own, that reads each request (head and `Content-Length` body), records its body, and answers as
+/// thread of its own (and a thread for each connection), that reads each request (head and `Content-Length` body), records its body, and answers as
 /// `script` says for the request's number (0 first). Raw bytes, so it can answer what no framework would: a head
 /// announcing a 1 GB body it never sends, a redirect to itself, silence.
 final class ScriptedReceiver: Sendable {
@@ -54,8 +54,7 @@ final class ScriptedReceiver: Sendable {
         thread.start()
     }
 
-    private func acceptLoop(_ script: @Sendable (Int) -> Answer) {
-        var number = 0
+    private func acceptLoop(_ script: @escaping @Sendable (Int) -> Answer) {
         // The thread alone closes the listener, once it is done with it: a descriptor closed under a blocked
         // `accept` could be reused by another socket of the test process and accepted on.
         defer { close(listener) }
@@ -66,20 +65,37 @@ final class ScriptedReceiver: Sendable {
                 close(connection)
                 return
             }
-            let body = Self.readRequest(connection)
-            state.withLock { $0.bodies.append(body) }
-            switch script(number) {
-            case .bytes(let text):
-                _ = text.utf8CString.withUnsafeBufferPointer { send(connection, $0.baseAddress, $0.count - 1, Int32(MSG_NOSIGNAL)) }
-                close(connection)
-            case .bytesThenSilence(let text):
-                _ = text.utf8CString.withUnsafeBufferPointer { send(connection, $0.baseAddress, $0.count - 1, Int32(MSG_NOSIGNAL)) }
-                state.withLock { $0.held.append(connection) }
-            case .silence: state.withLock { $0.held.append(connection) }
-            case .close: close(connection)
-            }
-            number += 1
+            // A thread a connection, so one that sends nothing (another process probing a reused port) holds up no other.
+            Thread { [self] in answer(connection, script) }.start()
         }
+    }
+
+    /// Reads one request on `connection` and answers it as `script` says for its number (in the order requests end).
+    private func answer(_ connection: Int32, _ script: @Sendable (Int) -> Answer) {
+        let body = Self.readRequest(connection)
+        let number = state.withLock { state -> Int in
+            state.bodies.append(body)
+            return state.bodies.count - 1
+        }
+        switch script(number) {
+        case .bytes(let text):
+            _ = text.utf8CString.withUnsafeBufferPointer { send(connection, $0.baseAddress, $0.count - 1, Int32(MSG_NOSIGNAL)) }
+            close(connection)
+        case .bytesThenSilence(let text):
+            _ = text.utf8CString.withUnsafeBufferPointer { send(connection, $0.baseAddress, $0.count - 1, Int32(MSG_NOSIGNAL)) }
+            hold(connection)
+        case .silence: hold(connection)
+        case .close: close(connection)
+        }
+    }
+
+    /// Keeps `connection` open until the receiver stops (closed at once if it already has).
+    private func hold(_ connection: Int32) {
+        let stopped = state.withLock { state -> Bool in
+            if !state.stopped { state.held.append(connection) }
+            return state.stopped
+        }
+        if stopped { close(connection) }
     }
 
     /// The request's body (as far as `Content-Length` says).
