@@ -258,9 +258,10 @@ def main():
     try:
         for mode, (expected, waits) in CASES.items():
             if mode == "refused":
-                closed = Receiver("ok")
-                closed.stop()
-                url, receiver = closed.url, None
+                # A port bound and never listened on refuses every connection, and no other process can take it meanwhile.
+                reserved = socket.socket()
+                reserved.bind(("127.0.0.1", 0))
+                url, receiver = "http://127.0.0.1:%d/hook" % reserved.getsockname()[1], None
             else:
                 receiver = Receiver(mode)
                 url = receiver.url
@@ -291,6 +292,8 @@ def main():
                 check("%s: the body reached the 307's target" % mode, paths[-1] == "/final" and receiver.requests[-1][1] == receiver.requests[0][1], str(paths))
             if receiver:
                 receiver.stop()
+            else:
+                reserved.close()
     finally:
         dashboard.stop()
 

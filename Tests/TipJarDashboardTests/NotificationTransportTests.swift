@@ -1,4 +1,8 @@
 import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
 import Testing
 import TipJar
 
@@ -39,9 +43,19 @@ struct NotificationTransportTests {
     }
 
     @Test func aRefusedConnectionIsNoResponse() async throws {
-        let receiver = try ScriptedReceiver { _ in .close }
-        receiver.stop()
-        let outcome = await HTTPNotificationTransport().post(Self.body, to: try #require(URL(string: receiver.url)), timeout: 5)
+        // A port bound and never listened on refuses every connection, and no other process can take it meanwhile.
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
+        }
+        #expect(bound)
+        let url = try #require(URL(string: "http://127.0.0.1:\(UInt16(bigEndian: address.sin_port))/notifications"))
+        let outcome = await HTTPNotificationTransport().post(Self.body, to: url, timeout: 5)
         #expect(outcome.result == .noResponse && outcome.detail.contains("connection refused"), "\(outcome)")
     }
 
