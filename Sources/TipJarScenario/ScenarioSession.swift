@@ -16,6 +16,8 @@ final class ScenarioSession {
     /// /api/notifications/settings`), put back when the run ends (``restoreSettings()``): a scenario rehearses against
     /// the dashboard a person uses, and must leave their notifications URL and time scale as it found them.
     var notificationSettingsBefore: JSONValue?
+    /// The developer's servers the scenario stood up (`failingServer`), stopped when the run ends.
+    var receivers: [ScenarioReceiver] = []
 
     init(transport: any ScenarioTransport, accountSuffix: String) {
         self.transport = transport
@@ -31,6 +33,10 @@ final class ScenarioSession {
     /// Puts back what the scenario changed outside its own accounts: the notification settings.
     /// - Returns: a line saying what was restored, or `nil` when nothing was changed.
     func restoreSettings() async -> String? {
+        defer {
+            for receiver in receivers { receiver.stop() }
+            receivers = []
+        }
         guard let before = notificationSettingsBefore else { return nil }
         do {
             let answer = try await send("PUT", "/api/notifications/settings", body: before)

@@ -21,6 +21,19 @@ extension ScenarioStepType {
             return StepAnswer(try await session.send("PUT", "/api/notifications/settings", body: .object(body)))
         },
         ScenarioStepType(
+            name: "failingServer",
+            summary:
+                "Stand up the developer's server in the process that runs the scenario, failing its first failures requests (default 3) with status (default 500) and answering 200 after, and send notifications to it at timeScale (default 3600000: Apple's hours are milliseconds); it stops, and the settings it found are put back, when the run ends.",
+            install: .none, fields: ["failures": .integer(0...10), "status": .integer(400...599), "timeScale": .integer(1...3_600_000)],
+            required: [], titleFields: ["failures"]
+        ) { step, session in
+            try await session.rememberNotificationSettings()
+            let receiver = try ScenarioReceiver(failures: step.fields["failures"]?.intValue ?? 3, status: step.fields["status"]?.intValue ?? 500)
+            session.receivers.append(receiver)
+            let body: JSONValue = .object(["url": .string(receiver.url), "timeScale": step.fields["timeScale"] ?? .number(3_600_000)])
+            return StepAnswer(try await session.send("PUT", "/api/notifications/settings", body: body))
+        },
+        ScenarioStepType(
             name: "consumptionInformation",
             summary:
                 "Answer a CONSUMPTION_REQUEST as the developer's server does: Send Consumption Information (PUT /inApps/v2/transactions/consumption/{transactionID}) for the transaction named by transaction, else the install's last counted one, with refundPreference.",
@@ -49,11 +62,12 @@ extension ScenarioStepType {
         ScenarioStepType(
             name: "expectNotification",
             summary:
-                "Wait until the store has queued a notification of type about the transaction named by transaction (else the install's last counted one), for at most timeoutMs (GET /api/notifications).",
+                "Wait until the store has queued a notification of type about the transaction named by transaction (else the install's last counted one), and, when given, until it is in state after that many attempts, for at most timeoutMs (GET /api/notifications).",
             install: .uses,
             fields: [
                 "type": .choice(["ONE_TIME_CHARGE", "CONSUMPTION_REQUEST", "REFUND", "REFUND_DECLINED", "REFUND_REVERSED"]),
-                "transaction": .string, "timeoutMs": .integer(1...600_000),
+                "transaction": .string, "timeoutMs": .integer(1...600_000), "state": .choice(["pending", "sending", "delivered", "failed"]),
+                "attempts": .integer(1...6),
             ],
             required: ["type"], titleFields: ["type"]
         ) { step, session in
@@ -61,11 +75,24 @@ extension ScenarioStepType {
             let type = step.fields["type"]?.stringValue ?? ""
             let path = "/api/notifications?type=\(type)&transactionID=\(id)"
             let deadline = ContinuousClock.now + .milliseconds(step.fields["timeoutMs"]?.intValue ?? 5_000)
+            let state = step.fields["state"]?.stringValue
+            let attempts = step.fields["attempts"]?.intValue
+            var seen = "none was queued (is a notifications URL set?)"
             while true {
                 let answer = try await session.send("GET", path)
-                if let found = answer.json?.arrayValue, !found.isEmpty { return StepAnswer(answer) }
+                if let found = answer.json?.arrayValue, let notification = found.last {
+                    let ended = (notification["sendAttempts"]?.arrayValue ?? []).filter { $0["underWay"]?.boolValue != true }
+                    let results = ended.compactMap { $0["sendAttemptResult"]?.stringValue }
+                    let now = notification["state"]?.stringValue ?? ""
+                    seen = "it is \(now) after \(results.count) attempt\(results.count == 1 ? "" : "s")" + (results.isEmpty ? "" : " (\(results.joined(separator: ", ")))")
+                    if (state == nil || state == now) && (attempts == nil || attempts == results.count) {
+                        var held = StepAnswer(answer)
+                        held.outcome = "\(type): \(seen)"
+                        return held
+                    }
+                }
                 guard ContinuousClock.now < deadline else {
-                    throw StepFailure(description: "no \(type) notification about transaction \(id) was queued (is a notifications URL set?)")
+                    throw StepFailure(description: "the \(type) notification about transaction \(id): \(seen)")
                 }
                 try await Task.sleep(for: .milliseconds(50))
             }

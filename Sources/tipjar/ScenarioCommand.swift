@@ -100,7 +100,8 @@ struct ScenarioCommand {
     }
 
     /// A fresh dashboard for one scenario, as `serve` builds it: the shipped catalog, a new SQLite
-    /// file in a temporary folder; its requests are answered in process (``DashboardStack/scenarioTransport``).
+    /// file in a temporary folder, the notifications sender; its requests are answered in process
+    /// (``DashboardStack/scenarioTransport``).
     /// Removed afterwards.
     static func runOnFreshDashboard(_ scenario: Scenario, file: String, output: @escaping @Sendable (String) -> Void) async throws -> ScenarioResult {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tipjar-scenario-\(UUID().uuidString)")
@@ -120,8 +121,12 @@ struct ScenarioCommand {
                 templatesDirectory: root.appendingPathComponent("Templates"),
                 publicDirectory: root.appendingPathComponent("Public")),
             environment: environment)
+        // Notifications are sent as `serve` sends them, so a scenario can watch a server's attempts.
+        let notifications = stack.startNotifications()
         let result = await ScenarioRunner(transport: stack.scenarioTransport, output: output).run(scenario, file: file)
-        // Late deliveries still waiting are dropped before the temporary database closes.
+        // The sender stops and late deliveries still waiting are dropped before the temporary database closes.
+        notifications?.cancel()
+        await notifications?.value
         await stack.service.cancelScheduledDeliveries()
         return result
     }

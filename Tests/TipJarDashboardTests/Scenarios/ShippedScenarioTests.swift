@@ -17,7 +17,10 @@ struct ShippedScenarioTests {
     /// Runs a scenario in process against a fresh `LiveServer`.
     static func run(_ scenario: Scenario, file: String = "test.json") async throws -> ScenarioResult {
         try await withLiveServer { server in
-            await ScenarioRunner(transport: server.stack.scenarioTransport, output: { _ in })
+            // Notifications are sent as `serve` sends them (a failingServer step watches the attempts).
+            let notifications = server.stack.startNotifications()
+            defer { notifications?.cancel() }
+            return await ScenarioRunner(transport: server.stack.scenarioTransport, output: { _ in })
                 .run(scenario, file: file)
         }
     }
