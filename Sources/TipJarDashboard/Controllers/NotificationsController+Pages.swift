@@ -97,12 +97,14 @@ extension NotificationsController {
             "uuid": .string(notification.notificationUUID ?? "not sent yet"),
             "nextAttempt": notification.state == .pending ? .string(UTCTimestamp(notification.nextAttemptAt).isoWithMilliseconds) : .null,
             "attempts": .array(
-                notification.attempts.map { attempt in
-                    [
+                notification.attempts.enumerated().map { index, attempt in
+                    // The URL is shown where it changes (the first attempt, a setting changed, a redirect), not on every line.
+                    let changed = index == 0 || notification.attempts[index - 1].url != attempt.url
+                    return [
                         "at": .string(UTCTimestamp(attempt.date).isoWithMilliseconds),
                         "result": .string(attempt.hasEnded ? attempt.result.rawValue : "under way"),
                         "success": .bool(attempt.hasEnded && attempt.result == .success),
-                        "url": attempt.url.map(MustacheValue.string) ?? .null,
+                        "url": changed ? attempt.url.map(MustacheValue.string) ?? .null : .null,
                         "detail": attempt.hasEnded && attempt.result != .success ? attempt.detail.map(MustacheValue.string) ?? .null : .null,
                     ]
                 }),
