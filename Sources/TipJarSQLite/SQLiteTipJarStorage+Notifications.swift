@@ -64,7 +64,7 @@ extension SQLiteTipJarStorage: ServerNotificationStorage {
     /// `ServerNotificationStorage.save(_:)`: replaces the settings.
     public nonisolated(nonsending) func save(_ settings: NotificationSettings) async throws {
         let arguments: StatementArguments = [settings.url, settings.timeScale]
-        try await pool.write { db in
+        try await write { db, _ in
             try db.execute(
                 sql: """
                     INSERT INTO notification_settings (id, url, time_scale) VALUES (1, ?, ?)
@@ -82,7 +82,7 @@ extension SQLiteTipJarStorage: ServerNotificationStorage {
             n.snapshot?.revocationReason?.rawValue, n.snapshot?.revocationType?.rawValue, n.snapshot?.revocationPercentage,
             n.consumptionRequestReason, n.testToken, n.notificationUUID, n.signedPayload, Self.milliseconds(n.nextAttemptAt),
         ]
-        let id = try await pool.write { db in
+        let id = try await write { db, _ in
             try db.execute(
                 sql: """
                     INSERT INTO notifications (notification_type, subtype, transaction_id, created_at_ms, has_snapshot, signed_date_ms,
@@ -130,7 +130,7 @@ extension SQLiteTipJarStorage: ServerNotificationStorage {
             Self.milliseconds(notification.nextAttemptAt),
         ]
         let id = notification.id
-        return try await pool.write { db in
+        return try await write { db, _ in
             try db.execute(
                 sql: """
                     UPDATE notifications SET state = 'sending', next_attempt_ms = ?,
@@ -148,7 +148,7 @@ extension SQLiteTipJarStorage: ServerNotificationStorage {
         let next = retryAt ?? attempt.date
         let update: StatementArguments = [state.rawValue, Self.milliseconds(next), claimed.id, claimed.attemptCount]
         let insert: StatementArguments = [claimed.id, claimed.attemptCount + 1, Self.milliseconds(attempt.date), attempt.result.rawValue]
-        return try await pool.write { db in
+        return try await write { db, _ in
             try db.execute(
                 sql: """
                     UPDATE notifications SET state = ?, attempt_count = attempt_count + 1, next_attempt_ms = ?
