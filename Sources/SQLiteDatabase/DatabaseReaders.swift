@@ -33,7 +33,7 @@ public final class DatabaseReaders: @unchecked Sendable {
     /// Opens both read-only connections, each configured by `configure`.
     init(path: String, configure: (Database) throws -> Void) throws {
         self.path = path
-        self.readQueue = DispatchQueue(label: "TipJarSQLite.DatabaseReaders")
+        self.readQueue = DispatchQueue(label: "SQLiteDatabase.DatabaseReaders")
         let reader = try Self.open(path: path, configure: configure)
         do {
             self.pointReader = try Self.open(path: path, configure: configure)

@@ -1,5 +1,4 @@
 import SQLiteDatabase
-import CSQLite
 import Foundation
 import TipJar
 
