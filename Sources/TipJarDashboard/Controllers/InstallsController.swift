@@ -133,7 +133,7 @@ struct InstallsController: DashboardController {
         // A load that finished since the launch is shown at once (tiles already loaded need no second tap without
         // JavaScript, nor a skeleton with it); otherwise the skeleton, and app.js loads the offers.
         var state: TipJarState = load ? try await service.loadOffers(installID: installID) : .loading
-        if !load, case .ready? = await service.lastLoad(installID: installID), let last = await service.lastLoad(installID: installID) { state = last }
+        if !load, case .ready(let offers)? = await service.lastLoad(installID: installID) { state = .ready(offers) }
         let (feedback, shownCookie) = FeedbackOnce.feedback(request, installID: installID, locale: install.locale)
         var data = ViewModels.installPage(
             install: install, state: state, isPurchaseOpen: await service.isPurchaseOpen(installID: installID),
