@@ -3,7 +3,7 @@ import CSQLite
 /// One SQLite connection (`sqlite3*`), modelled on GRDB's `Database`.
 ///
 /// A `Database` is **not** `Sendable`: it is created by ``DatabasePool`` and owned by a ``DatabaseWriter`` or a ``DatabaseReaders``, and only
-/// used under that owner's serialization of it (a serial queue, or a lock for the point reader),
+/// used under that owner's serialization of it (the writer's serial queue, or a reader connection's lock),
 /// which hands it to `read`/`pointRead`/`write` closures. Do not let it (or its statements)
 /// escape those closures.
 ///
