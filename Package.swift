@@ -50,7 +50,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "tipjar",
-            dependencies: ["TipJar", "TipJarSQLite", "SQLiteDatabase", "TipJarDashboard", "HTTPServer", "CMalloc", "TipJarScenario"],
+            dependencies: ["TipJar", "TipJarSQLite", "SQLiteDatabase", "CSQLite", "TipJarDashboard", "HTTPServer", "CMalloc", "TipJarScenario"],
             exclude: ["README.md"]
         ),
         // The domain rules every TipJarStorage keeps, run by TipJarSQLiteTests on a new SQLite file per rule.

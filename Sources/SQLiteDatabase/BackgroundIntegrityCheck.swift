@@ -50,7 +50,7 @@ public final class BackgroundIntegrityCheck: @unchecked Sendable {
             let result = Result { try checkpointer.map { try $0.holdingBackstop { try run(path) } } ?? run(path) }
             completion(result)
         }
-        thread.name = "TipJarSQLite.IntegrityCheck"
+        thread.name = "SQLiteDatabase.IntegrityCheck"
         thread.start()
     }
 

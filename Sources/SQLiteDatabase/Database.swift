@@ -3,7 +3,7 @@ import CSQLite
 /// One SQLite connection (`sqlite3*`), modelled on GRDB's `Database`.
 ///
 /// A `Database` is **not** `Sendable`: it is created by ``DatabasePool`` and owned by a ``DatabaseWriter`` or a ``DatabaseReaders``, and only
-/// used under that owner's serialization of it (a serial queue, or a lock for the point reader),
+/// used under that owner's serialization of it (the writer's serial queue, or a reader connection's lock),
 /// which hands it to `read`/`pointRead`/`write` closures. Do not let it (or its statements)
 /// escape those closures.
 ///
@@ -16,6 +16,8 @@ public final class Database {
     private(set) var handle: OpaquePointer?
     private var statementCache: [String: Statement] = [:]
     private var savepointCounter = 0
+    /// The update hook's counter while ``watchRowChanges(inTables:)`` is on (`Database+RowChanges.swift`).
+    var rowChangeWatch: RowChangeWatch?
 
     /// Opens a connection (`sqlite3_open_v2` with `SQLITE_OPEN_EXRESCODE` and
     /// `SQLITE_OPEN_NOMUTEX`, since the owner serializes all access).
@@ -53,6 +55,7 @@ public final class Database {
         guard let handle else { return }
         for statement in statementCache.values { statement.finalize() }
         statementCache.removeAll()
+        if rowChangeWatch != nil { sqlite3_update_hook(handle, nil, nil) }
         self.handle = nil
         let code = sqlite3_close_v2(handle)
         guard code == SQLITE_OK else {

@@ -38,7 +38,7 @@ final class DatabaseCheckpointer: @unchecked Sendable {
     /// The most passes the checkpointer makes before it leaves the rest to the writer.
     static let maximumPasses = 4
 
-    private let queue = DispatchQueue(label: "TipJarSQLite.DatabaseCheckpointer", qos: .utility)
+    private let queue = DispatchQueue(label: "SQLiteDatabase.DatabaseCheckpointer", qos: .utility)
     /// Only accessed on `queue`.
     private var database: Database?
     /// Whether a checkpoint is asked for and has not finished yet (so a busy writer asks once).

@@ -103,12 +103,12 @@ public final class DatabasePool: Sendable {
 
     // MARK: The writer and the readers
 
-    /// ``DatabaseReaders/read(_:)``: a snapshot read on the scan reader's queue.
+    /// ``DatabaseReaders/read(_:)``: a snapshot read on the next reader's queue.
     public nonisolated(nonsending) func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
         try await readers.read(body)
     }
 
-    /// ``DatabaseReaders/pointRead(_:)``: a read by key on the caller's thread.
+    /// ``DatabaseReaders/pointRead(_:)``: a read by key on the caller's thread, on the first reader not reading.
     public func pointRead<T>(_ body: (Database) throws -> T) throws -> T {
         try readers.pointRead(body)
     }

@@ -3,45 +3,60 @@ import Dispatch
 import Foundation
 import Synchronization
 
-/// The database's two read-only connections, one scan reader and one point reader (not a pool): each read is one
-/// `BEGIN DEFERRED … COMMIT` on a snapshot of the last commit, and never waits for the writer,
-/// since WAL lets readers and the writer work at once (<https://www.sqlite.org/wal.html>).
+/// The database's read-only connections, a few of them (GRDB's `DatabasePool` keeps a pool of readers): each read is
+/// one `BEGIN DEFERRED … COMMIT` on a snapshot of the last commit, and never waits for the writer, since WAL lets
+/// readers and the writer work at once (<https://www.sqlite.org/wal.html>), nor for a read on another connection.
 ///
-/// Two connections, one per kind of read: ``read(_:)`` for lists, searches and scans, on a private
-/// serial `DispatchQueue` (it suspends on a checked continuation and never blocks the Swift
-/// cooperative thread pool), and ``pointRead(_:)`` for a few rows by key, on the caller's thread
-/// under a lock, because such a read takes microseconds, less than the two thread hand-offs of a
-/// queue. A point read never
-/// waits behind a scan.
+/// Each connection has its own serial `DispatchQueue` and its own lock. ``read(_:)`` (lists, searches, scans) goes to
+/// the next connection in turn, on its queue (it suspends on a checked continuation and never blocks the Swift
+/// cooperative thread pool), so two scans run at once on two connections. ``pointRead(_:)`` (a few rows by key) runs
+/// on the caller's thread, because such a read takes microseconds, less than the two thread hand-offs of a queue, on
+/// the first connection whose lock is free: it waits only when every connection is reading, never behind one scan.
 ///
-/// `@unchecked Sendable` because each non-`Sendable` ``Database`` it owns is only touched under its
-/// own serialization: the scan reader on `readQueue` (always through `async`/`sync` on it), the
-/// point reader inside `pointReadLock`.
+/// `@unchecked Sendable` because each non-`Sendable` ``Database`` it owns is only touched inside its connection's lock.
 public final class DatabaseReaders: @unchecked Sendable {
+    /// One read-only connection, its queue and its lock.
+    private final class Connection: @unchecked Sendable {
+        let queue: DispatchQueue
+        /// Held for every use of `database`.
+        let lock = NSLock()
+        /// Only accessed inside `lock`.
+        var database: Database?
+
+        init(database: Database, label: String) {
+            self.database = database
+            self.queue = DispatchQueue(label: label)
+        }
+    }
+
+    /// How many read-only connections a pool opens when not told.
+    public static let defaultCount = 3
+
     /// The database file path.
     public let path: String
-    private let readQueue: DispatchQueue
-    /// The connection for ``read(_:)``; only accessed on `readQueue`.
-    private var reader: Database?
-    /// Serializes use of `pointReader`.
-    private let pointReadLock = NSLock()
-    /// The connection for ``pointRead(_:)``; only accessed inside `pointReadLock`.
-    private var pointReader: Database?
+    private let connections: [Connection]
+    /// Which connection the next ``read(_:)`` or ``pointRead(_:)`` tries first.
+    private let turn = Atomic<Int>(0)
     /// Set once reads must stop for good (``refuseReads(with:)``); every read then fails with it before it reads.
     private let readFault = Mutex<DatabaseError?>(nil)
 
-    /// Opens both read-only connections, each configured by `configure`.
-    init(path: String, configure: (Database) throws -> Void) throws {
+    /// How many read-only connections it holds.
+    public var count: Int { connections.count }
+
+    /// Opens `count` read-only connections (at least one), each configured by `configure`.
+    init(path: String, count: Int = DatabaseReaders.defaultCount, configure: (Database) throws -> Void) throws {
         self.path = path
-        self.readQueue = DispatchQueue(label: "TipJarSQLite.DatabaseReaders")
-        let reader = try Self.open(path: path, configure: configure)
+        var opened: [Connection] = []
         do {
-            self.pointReader = try Self.open(path: path, configure: configure)
+            for index in 0..<max(1, count) {
+                let db = try Self.open(path: path, configure: configure)
+                opened.append(Connection(database: db, label: "SQLiteDatabase.DatabaseReaders.\(index)"))
+            }
         } catch {
-            try? reader.close()
+            for connection in opened { try? connection.database?.close() }
             throw error
         }
-        self.reader = reader
+        connections = opened
     }
 
     private static func open(path: String, configure: (Database) throws -> Void) throws -> Database {
@@ -55,45 +70,62 @@ public final class DatabaseReaders: @unchecked Sendable {
         return db
     }
 
-    /// Runs `body` on the scan reader's serial queue inside `BEGIN DEFERRED` … `COMMIT`, on a
+    /// The connection whose turn it is.
+    private func nextConnection() -> Connection {
+        connections[turn.add(1, ordering: .relaxed).oldValue % connections.count]
+    }
+
+    /// Runs `body` on the next connection's serial queue inside `BEGIN DEFERRED` … `COMMIT`, on a
     /// read-only connection, for a consistent snapshot of the last commit.
     /// - Parameter body: Receives the connection; must not let it escape.
     /// - Returns: What `body` returns.
     /// - Throws: What `body` throws; ``DatabaseError`` `SQLITE_READONLY` if `body` writes,
     ///   `SQLITE_MISUSE` after ``close()``.
     public nonisolated(nonsending) func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
-            readQueue.async { continuation.resume(with: Result { try self.performRead(body, on: self.reader) }) }
+        let connection = nextConnection()
+        return try await withCheckedThrowingContinuation { continuation in
+            connection.queue.async {
+                continuation.resume(with: Result { try connection.lock.withLock { try self.performRead(body, on: connection.database) } })
+            }
         }
     }
 
-    /// Like ``read(_:)``, but on the calling thread, on the point reader under a lock: for a few
-    /// rows by key (a primary-key lookup), never a scan, since a point read waiting for the lock
-    /// blocks its thread. Another point read is the only thing it can wait for.
+    /// Like ``read(_:)``, but on the calling thread, on the first connection whose lock is free (waiting for one only
+    /// when every connection is reading): for a few rows by key (a primary-key lookup), never a scan, since a point
+    /// read waiting for a lock blocks its thread.
     /// - Throws: What `body` throws; ``DatabaseError`` `SQLITE_READONLY` if `body` writes,
     ///   `SQLITE_MISUSE` after ``close()``.
     public func pointRead<T>(_ body: (Database) throws -> T) throws -> T {
-        try pointReadLock.withLock { try performRead(body, on: pointReader) }
+        let first = turn.add(1, ordering: .relaxed).oldValue
+        for offset in 0..<connections.count {
+            let connection = connections[(first + offset) % connections.count]
+            guard connection.lock.try() else { continue }
+            defer { connection.lock.unlock() }
+            return try performRead(body, on: connection.database)
+        }
+        let connection = connections[first % connections.count]
+        return try connection.lock.withLock { try performRead(body, on: connection.database) }
     }
 
     /// Like ``read(_:)``, blocking the calling thread. For start-up and tests; never call it
-    /// from the reader's queue (precondition) nor from an async context that must not block.
+    /// from a reader's queue (precondition) nor from an async context that must not block.
     public func readSync<T>(_ body: (Database) throws -> T) throws -> T {
-        dispatchPrecondition(condition: .notOnQueue(readQueue))
-        return try readQueue.sync { try performRead(body, on: reader) }
+        let connection = connections[0]
+        dispatchPrecondition(condition: .notOnQueue(connection.queue))
+        return try connection.queue.sync { try connection.lock.withLock { try performRead(body, on: connection.database) } }
     }
 
-    /// Closes both connections after every read already scheduled ran. Idempotent.
+    /// Closes every connection after every read already scheduled on it ran. Idempotent.
     /// - Throws: ``DatabaseError`` if `sqlite3_close_v2` fails.
     func close() throws {
-        try pointReadLock.withLock {
-            defer { pointReader = nil }
-            try pointReader?.close()
-        }
-        dispatchPrecondition(condition: .notOnQueue(readQueue))
-        try readQueue.sync {
-            defer { reader = nil }
-            try reader?.close()
+        for connection in connections {
+            dispatchPrecondition(condition: .notOnQueue(connection.queue))
+            try connection.queue.sync {
+                try connection.lock.withLock {
+                    defer { connection.database = nil }
+                    try connection.database?.close()
+                }
+            }
         }
     }
 
@@ -103,7 +135,7 @@ public final class DatabaseReaders: @unchecked Sendable {
         readFault.withLock { $0 = $0 ?? error }
     }
 
-    /// A read transaction on `db`, under its owner's serialization (a write inside fails with `SQLITE_READONLY`).
+    /// A read transaction on `db`, inside its connection's lock (a write inside fails with `SQLITE_READONLY`).
     private func performRead<T>(_ body: (Database) throws -> T, on db: Database?) throws -> T {
         if let fault = readFault.withLock({ $0 }) { throw fault }
         guard let db else {

@@ -1,4 +1,3 @@
-import CSQLite
 import Foundation
 
 /// A value stored in, or bound to, an SQLite column or parameter.

@@ -63,7 +63,7 @@ public final class DatabaseWriter: @unchecked Sendable {
         self.checkpointer = checkpointer
         self.path = path
         self.configuration = configuration
-        self.queue = DispatchQueue(label: "TipJarSQLite.DatabaseWriter")
+        self.queue = DispatchQueue(label: "SQLiteDatabase.DatabaseWriter")
         self.database = database
         self.fileWatch = fileWatch
     }

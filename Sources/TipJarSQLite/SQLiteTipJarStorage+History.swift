@@ -40,7 +40,8 @@ extension SQLiteTipJarStorage {
 
     /// `TipJarStorage.deleteAllTransactions()`: the refund requests, then the transactions, in one write; the counted keys, hearts and ledgers stay.
     public nonisolated(nonsending) func deleteAllTransactions() async throws -> Int {
-        try await pool.write { db in
+        try await write { db, changes in
+            changes.everything = true  // every account's transactions
             try db.execute(sql: "DELETE FROM refund_requests")
             try db.execute(sql: "DELETE FROM transactions")
             return db.changes
@@ -49,7 +50,8 @@ extension SQLiteTipJarStorage {
 
     /// `TipJarStorage.deleteTransaction(withID:)`: its refund request and the transaction, by primary key, in one write.
     public nonisolated(nonsending) func deleteTransaction(withID id: UInt64) async throws -> Bool {
-        try await pool.write { db in
+        try await write { db, changes in
+            try Self.transactionKeys(id, in: db, into: &changes)
             try db.execute(sql: "DELETE FROM refund_requests WHERE transaction_id = ?", arguments: [Int64(bitPattern: id)])
             try db.execute(sql: "DELETE FROM transactions WHERE id = ?", arguments: [Int64(bitPattern: id)])
             return db.changes == 1
@@ -59,7 +61,8 @@ extension SQLiteTipJarStorage {
     /// `TipJarStorage.deleteInstall(withID:)`: the ledger rows, the counted keys and the install row in one
     /// write transaction (children first, as `foreign_keys=ON` requires); `transactions` is left alone.
     public nonisolated(nonsending) func deleteInstall(withID id: String) async throws -> Bool {
-        try await pool.write { db in
+        try await write { db, changes in
+            try Self.installKeys(id, in: db, into: &changes)
             try db.execute(sql: "DELETE FROM deliveries WHERE install_id = ?", arguments: [id])
             try db.execute(sql: "DELETE FROM counted_transactions WHERE install_id = ?", arguments: [id])
             try db.execute(sql: "DELETE FROM installs WHERE id = ?", arguments: [id])

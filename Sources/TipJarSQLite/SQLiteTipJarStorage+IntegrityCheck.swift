@@ -22,12 +22,12 @@ extension SQLiteTipJarStorage {
     /// clean stop): a damaged index would otherwise answer part of its rows, silently. On damage, every read and
     /// write of the storage fails from then on with a `SQLITE_CORRUPT` error naming the file, what the check found and
     /// the command that lists every problem (``StorageUnavailable/damaged``, its ``DatabaseError/detail``), and the
-    /// commit counter moves, so nothing kept from an earlier read (a cached page) is answered again.
+    /// change log counts a change of everything, so nothing kept from an earlier read (a cached page) is answered again.
     /// `completion` runs on the check's thread.
     public func checkIntegrityInBackground(cpuShare: Double = 0.5, completion: @escaping @Sendable (IntegrityCheckOutcome) -> Void) {
         let started = ContinuousClock.now
         let path = pool.path
-        pool.checkIntegrityInBackground(cpuShare: cpuShare) { [pool, commits] result in
+        pool.checkIntegrityInBackground(cpuShare: cpuShare) { [pool, changeLog] result in
             let elapsed = ContinuousClock.now - started
             let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
             switch result {
@@ -36,7 +36,7 @@ extension SQLiteTipJarStorage {
             case .success(let problems):
                 let error = Self.damage(path: path, problems: problems)
                 pool.refuseAll(with: error)
-                commits.committed()
+                changeLog.changedEverything()
                 completion(.damaged(problems: problems, seconds: seconds, error: error))
             case .failure(let error):
                 completion(.stopped(error))

@@ -1,5 +1,4 @@
 import SQLiteDatabase
-import CSQLite
 import Foundation
 import TipJar
 
@@ -52,7 +51,10 @@ extension SQLiteTipJarStorage {
 
     /// `TipJarStorage.insert(_:)` for a transaction: one `INSERT INTO transactions`. - Throws: `DatabaseError` (e.g. a duplicate ID).
     public nonisolated(nonsending) func insert(_ stored: StoredTransaction) async throws {
-        try await pool.write { db in try db.execute(sql: Self.insertTransactionSQL, arguments: Self.insertArguments(stored)) }
+        try await write { db, changes in
+            try db.execute(sql: Self.insertTransactionSQL, arguments: Self.insertArguments(stored))
+            changes.transaction(stored)
+        }
     }
 
     /// One placeholder per column of ``transactionColumns``, counted from the list so the two cannot disagree.
@@ -111,7 +113,7 @@ extension SQLiteTipJarStorage {
     /// `UPDATE` whose `WHERE` names the state it expects (``unchangedCondition``); the changed-row count says who won.
     public nonisolated(nonsending) func update(_ stored: StoredTransaction, from expected: StoredTransaction) async throws -> Bool {
         let t = stored.transaction
-        return try await pool.write { db in
+        return try await write { db, changes in
             try db.execute(
                 sql: """
                     UPDATE transactions SET purchase_date_ms = ?, status = ?, is_finished = ?, revocation_date_ms = ?, revocation_reason = ?,
@@ -127,7 +129,9 @@ extension SQLiteTipJarStorage {
                         stored.settledAs.map { Int64(bitPattern: $0) }, t.revocationType?.rawValue, t.revocationPercentage,
                         stored.consumptionInfo,
                     ] + Self.unchangedValues(expected)).map(\.databaseValue)))
-            return db.changes == 1
+            guard db.changes == 1 else { return false }
+            changes.transaction(expected)
+            return true
         }
     }
 
@@ -155,12 +159,14 @@ extension SQLiteTipJarStorage {
         let settledValues: [any DatabaseValueConvertible] = [
             Self.statusColumn(settled.status), Self.hasPurchaseIssue(settled.status), settled.settledAs.map { Int64(bitPattern: $0) },
         ]
-        return try await pool.write { db in
+        return try await write { db, changes in
             try db.execute(
                 sql: "UPDATE transactions SET status = ?, has_purchase_issue = ?, settled_as = ? WHERE \(Self.unchangedCondition)",
                 arguments: StatementArguments((settledValues + Self.unchangedValues(expected)).map(\.databaseValue)))
             guard db.changes == 1 else { return false }
             try db.execute(sql: Self.insertTransactionSQL, arguments: Self.insertArguments(issued))
+            changes.transaction(expected)
+            changes.transaction(issued)
             return true
         }
     }
@@ -242,7 +248,7 @@ extension SQLiteTipJarStorage {
     /// finished. A heart already at five is left alone (no page written). Returns after `COMMIT`.
     /// - Throws: `DatabaseError` (busy, full, read-only). Nothing is kept then.
     public nonisolated(nonsending) func record(_ delivery: Delivery) async throws -> (outcome: RecordOutcome, hearts: Int) {
-        try await pool.write { db in try Self.record(delivery, in: db) }
+        try await write { db, changes in try Self.record(delivery, in: db, changes: &changes) }
     }
 
     /// `TipJarStorage.issue(_:thenRecord:)`: one write, so one wait for the disk. In a SAVEPOINT
@@ -260,13 +266,17 @@ extension SQLiteTipJarStorage {
         var recordedRow = stored
         recordedRow.isFinished = stored.isFinished || (delivery.finished && delivery.transactionID == stored.transaction.id)
         let (asRecorded, finishedOnInsert) = (Self.insertArguments(recordedRow), recordedRow.isFinished)
-        let recorded = try await pool.write(savepoint: false) { db -> Result<(outcome: RecordOutcome, hearts: Int), any Error> in
+        let recorded = try await write(savepoint: false) { db, changes -> Result<(outcome: RecordOutcome, hearts: Int), any Error> in
+            // Issued or recorded, the transaction is its account's and its buyer's (the record adds its install).
+            changes.transaction(stored)
             do {
-                return .success(
-                    try db.inSavepoint { () throws -> (outcome: RecordOutcome, hearts: Int) in
-                        try db.execute(sql: Self.insertTransactionSQL, arguments: asRecorded)
-                        return try Self.record(delivery, in: db, finishedOnInsert: finishedOnInsert)
-                    })
+                var recordChanges = WriteChanges()
+                let recorded = try db.inSavepoint { () throws -> (outcome: RecordOutcome, hearts: Int) in
+                    try db.execute(sql: Self.insertTransactionSQL, arguments: asRecorded)
+                    return try Self.record(delivery, in: db, finishedOnInsert: finishedOnInsert, changes: &recordChanges)
+                }
+                changes.keys += recordChanges.keys
+                return .success(recorded)
             } catch {
                 guard db.isInsideTransaction else { throw error }  // SQLite rolled back the whole transaction
                 try db.execute(sql: Self.insertTransactionSQL, arguments: Self.insertArguments(stored))
@@ -278,13 +288,18 @@ extension SQLiteTipJarStorage {
 
     /// The record's statements, inside the caller's write transaction (the write lock is held);
     /// `finishedOnInsert`: the transaction's row was inserted finished in this transaction, so it needs no update.
-    static func record(_ delivery: Delivery, in db: Database, finishedOnInsert: Bool = false) throws -> (outcome: RecordOutcome, hearts: Int) {
+    /// `changes` gets the install and its account (the transaction it finishes is that account's).
+    static func record(
+        _ delivery: Delivery, in db: Database, finishedOnInsert: Bool = false, changes: inout WriteChanges
+    ) throws -> (outcome: RecordOutcome, hearts: Int) {
         var outcome = delivery.outcome
         let transactionID = Int64(bitPattern: delivery.transactionID)
         // Read, then write only a change: the write lock is held, so nothing moves in between.
-        var hearts: Int =
-            try db.cachedStatement(sql: "SELECT hearts FROM installs WHERE id = ?")
-            .fetchOne(arguments: [delivery.installID]) { try $0.value(at: 0) } ?? 0
+        let row: (hearts: Int, accountID: String)? =
+            try db.cachedStatement(sql: "SELECT hearts, account_id FROM installs WHERE id = ?")
+            .fetchOne(arguments: [delivery.installID]) { (try $0.value(at: 0), try $0.value(at: 1)) }
+        var hearts = row?.hearts ?? 0
+        if let row { changes.install(delivery.installID, accountID: row.accountID) }
         if outcome == .counted {
             try db.execute(
                 sql: "INSERT INTO counted_transactions (install_id, transaction_id) VALUES (?, ?) ON CONFLICT DO NOTHING",

@@ -100,7 +100,7 @@ extension SQLiteTipJarStorage: ServerNotificationStorage {
     /// `ServerNotificationStorage.save(_:)`: replaces the settings.
     public nonisolated(nonsending) func save(_ settings: NotificationSettings) async throws {
         let arguments: StatementArguments = [settings.url, settings.timeScale]
-        try await pool.write { db in
+        try await write { db, _ in
             try db.execute(
                 sql: """
                     INSERT INTO notification_settings (id, url, time_scale) VALUES (1, ?, ?)
@@ -118,7 +118,7 @@ extension SQLiteTipJarStorage: ServerNotificationStorage {
             n.snapshot?.revocationReason?.rawValue, n.snapshot?.revocationType?.rawValue, n.snapshot?.revocationPercentage,
             n.consumptionRequestReason, n.testToken, n.notificationUUID, n.signedPayload, Self.milliseconds(n.nextAttemptAt),
         ]
-        let id = try await pool.write { db in
+        let id = try await write { db, _ in
             try db.execute(
                 sql: """
                     INSERT INTO notifications (notification_type, subtype, transaction_id, created_at_ms, has_snapshot, signed_date_ms,
@@ -180,7 +180,7 @@ extension SQLiteTipJarStorage: ServerNotificationStorage {
             ]
             return (update, insert, n.id)
         }
-        return try await pool.write { db in
+        return try await write { db, _ in
             let update = try db.cachedStatement(
                 sql: """
                     UPDATE notifications SET state = 'sending', next_attempt_ms = ?, attempt_count = attempt_count + 1,
@@ -213,7 +213,7 @@ extension SQLiteTipJarStorage: ServerNotificationStorage {
         let complete: StatementArguments = [
             attempt.result.rawValue, attempt.url, attempt.detail, Self.milliseconds(ended), claimed.id, claimed.attemptCount,
         ]
-        return try await pool.write { db in
+        return try await write { db, _ in
             try db.execute(
                 sql: "UPDATE notifications SET state = ?, next_attempt_ms = ? WHERE id = ? AND state = 'sending' AND attempt_count = ?",
                 arguments: update)

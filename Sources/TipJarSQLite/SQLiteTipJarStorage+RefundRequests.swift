@@ -29,11 +29,13 @@ extension SQLiteTipJarStorage {
             Self.milliseconds(request.requestedAt), request.reason?.rawValue, request.state.rawValue,
             request.decidedAt.map(Self.milliseconds),
         ]
-        return try await pool.write { db in
+        return try await write { db, changes in
             try db.execute(
                 sql: "INSERT INTO refund_requests (\(Self.refundRequestColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
                 arguments: arguments)
-            return db.changes == 1
+            guard db.changes == 1 else { return false }
+            changes.install(request.installID, accountID: request.accountID)
+            return true
         }
     }
 
@@ -60,11 +62,13 @@ extension SQLiteTipJarStorage {
             request.state.rawValue, request.decidedAt.map(Self.milliseconds), Int64(bitPattern: expected.transactionID),
             expected.state.rawValue,
         ]
-        return try await pool.write { db in
+        return try await write { db, changes in
             try db.execute(
                 sql: "UPDATE refund_requests SET state = ?, decided_at_ms = ? WHERE transaction_id = ? AND state = ?",
                 arguments: arguments)
-            return db.changes == 1
+            guard db.changes == 1 else { return false }
+            changes.install(request.installID, accountID: request.accountID)
+            return true
         }
     }
 }

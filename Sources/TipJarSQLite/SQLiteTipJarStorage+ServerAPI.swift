@@ -94,11 +94,19 @@ extension SQLiteTipJarStorage: ServerAPIStorage {
     /// `ServerAPIStorage.setAppAccountToken(_:transactionID:)`: one `UPDATE` by primary key, written in lower case as a
     /// purchase's token is (`insertArguments(_:)`).
     public nonisolated(nonsending) func setAppAccountToken(_ token: UUID, transactionID: UInt64) async throws -> Bool {
-        try await pool.write { db in
+        let id = Int64(bitPattern: transactionID)
+        return try await write { db, changes in
             try db.execute(
                 sql: "UPDATE transactions SET app_account_token = ? WHERE id = ? AND status = 'purchased' AND has_purchase_issue = 0 AND settled_as IS NULL",
-                arguments: [token.uuidString.lowercased(), Int64(bitPattern: transactionID)])
-            return db.changes == 1
+                arguments: [token.uuidString.lowercased(), id])
+            guard db.changes == 1 else { return false }
+            // The transaction's install and account pages show its token: they change with it.
+            if let (installID, accountID) = try db.cachedStatement(sql: "SELECT install_id, account_id FROM transactions WHERE id = ?")
+                .fetchOne(arguments: [id], { row -> (String, String) in (try row.value(named: "install_id"), try row.value(named: "account_id")) })
+            {
+                changes.install(installID, accountID: accountID)
+            }
+            return true
         }
     }
 }

@@ -9,8 +9,9 @@ import TipJar
 public final class SQLiteTipJarStorage: TipJarStorage {
     /// The connections: one serialized writer and the readers.
     public let pool: DatabasePool
-    /// Bumped after every `COMMIT` of the writer (``DatabaseConfiguration/onCommit``), migrations included.
-    public let commits: CommitCounter
+    /// What each committed write touched (``ChangeLog``): every write of this storage goes through
+    /// ``write(savepoint:_:)``, which reports its keys after its `COMMIT`, before its caller is answered.
+    public let changeLog = ChangeLog()
 
     /// Opens (creating if needed) the database at `path` and applies pending migrations.
     /// - Parameters:
@@ -19,15 +20,75 @@ public final class SQLiteTipJarStorage: TipJarStorage {
     /// - Throws: `DatabaseError` for a corrupt, foreign or read-only file (never modified), and
     ///   `DatabaseMigrator` errors for a database written by a newer version.
     public init(path: String, configuration: DatabaseConfiguration = DatabaseConfiguration()) throws {
-        let commits = CommitCounter()
-        var configuration = configuration
-        configuration.onCommit = { [onCommit = configuration.onCommit] in
-            commits.committed()
-            onCommit?()
-        }
-        self.commits = commits
         pool = try DatabasePool(path: path, configuration: configuration)
         try Self.migrator.migrate(pool)
+        if !configuration.readOnly {
+            try pool.writer.writeSync { db in try db.watchRowChanges(inTables: Self.notificationTables) }
+        }
+    }
+
+    /// The tables of the notifications queue: a write that changed a row of one (a trigger of `TipJarSchema.v14`
+    /// included) touched ``ChangeKey/notifications``.
+    static let notificationTables = ["notifications", "notification_settings"]
+
+    /// What one write touched, filled in by its body (``write(savepoint:_:)``).
+    struct WriteChanges {
+        /// The keys it touched.
+        var keys: [ChangeKey] = []
+        /// Whether its reach is not named (every key counts it).
+        var everything = false
+
+        /// Adds an install and the account it is signed in with: every change to an install's row or ledger names both.
+        mutating func install(_ installID: String, accountID: String) {
+            keys.append(.install(installID))
+            keys.append(.account(accountID))
+        }
+
+        /// Adds what a change to a stored transaction touches: its account and the install that bought it.
+        mutating func transaction(_ stored: StoredTransaction) {
+            install(stored.installID, accountID: stored.accountID)
+        }
+    }
+
+    /// The one door for this storage's writes: `body` on the writer (``DatabaseWriter/write(savepoint:_:)``), filling
+    /// in what it touched; once it committed, the keys go to ``changeLog`` (with ``ChangeKey/notifications`` when a
+    /// row of the queue changed, a trigger's included), before the caller is answered. A write that threw reports
+    /// nothing: its work was undone.
+    nonisolated(nonsending) func write<T: Sendable>(
+        savepoint: Bool = true, _ body: @escaping @Sendable (Database, inout WriteChanges) throws -> T
+    ) async throws -> T {
+        let (value, changes) = try await pool.write(savepoint: savepoint) { db in
+            let queueRows = db.rowChangesInWatchedTables
+            var changes = WriteChanges()
+            let value = try body(db, &changes)
+            if db.rowChangesInWatchedTables != queueRows { changes.keys.append(.notifications) }
+            return (value, changes)
+        }
+        if changes.everything {
+            changeLog.changedEverything()
+        } else if !changes.keys.isEmpty {
+            changeLog.changed(changes.keys)
+        }
+        return value
+    }
+
+    /// The install and account keys of `installID` (none when no install has that ID), read inside the write.
+    static func installKeys(_ installID: String, in db: Database, into changes: inout WriteChanges) throws {
+        guard
+            let accountID: String = try db.cachedStatement(sql: "SELECT account_id FROM installs WHERE id = ?")
+                .fetchOne(arguments: [installID], { try $0.value(at: 0) })
+        else { return }
+        changes.install(installID, accountID: accountID)
+    }
+
+    /// The keys of the stored transaction `id` (its account and the install that bought it; none when it is gone),
+    /// read inside the write.
+    static func transactionKeys(_ id: UInt64, in db: Database, into changes: inout WriteChanges) throws {
+        guard
+            let (accountID, installID) = try db.cachedStatement(sql: "SELECT account_id, install_id FROM transactions WHERE id = ?")
+                .fetchOne(arguments: [Int64(bitPattern: id)], { (try $0.value(at: 0, as: String.self), try $0.value(at: 1, as: String.self)) })
+        else { return }
+        changes.install(installID, accountID: accountID)
     }
 
     /// The migrator with every schema step of `TipJarSchema`.
@@ -67,7 +128,8 @@ public final class SQLiteTipJarStorage: TipJarStorage {
     /// with the account's storefront. - Throws: `DatabaseError` (constraint on a duplicate ID; nothing kept).
     @discardableResult
     public nonisolated(nonsending) func insert(_ install: Install) async throws -> Install {
-        try await pool.write { db in
+        try await write { db, changes in
+            changes.install(install.id, accountID: install.accountID)
             try db.execute(
                 sql: "INSERT INTO accounts (account_id, storefront) VALUES (?, ?) ON CONFLICT (account_id) DO NOTHING",
                 arguments: [install.accountID, install.storefront])
@@ -146,14 +208,16 @@ public final class SQLiteTipJarStorage: TipJarStorage {
 
     /// `TipJarStorage.setRunning(_:installID:)`.
     public nonisolated(nonsending) func setRunning(_ isRunning: Bool, installID: String) async throws {
-        try await pool.write { db in
+        try await write { db, changes in
+            try Self.installKeys(installID, in: db, into: &changes)
             try db.execute(sql: "UPDATE installs SET is_running = ? WHERE id = ?", arguments: [isRunning, installID])
         }
     }
 
     /// `TipJarStorage.setLabel(_:installID:)`: the label is a bound parameter, never SQL.
     public nonisolated(nonsending) func setLabel(_ label: String, installID: String) async throws {
-        try await pool.write { db in
+        try await write { db, changes in
+            try Self.installKeys(installID, in: db, into: &changes)
             try db.execute(sql: "UPDATE installs SET label = ? WHERE id = ?", arguments: [label, installID])
         }
     }
@@ -161,10 +225,11 @@ public final class SQLiteTipJarStorage: TipJarStorage {
     /// `TipJarStorage.setStorefront(_:accountID:)`: the account's row is read and changed in one write transaction
     /// (writes are serialized, so no other change comes between), with bound parameters.
     public nonisolated(nonsending) func setStorefront(_ countryCode: String, accountID: String) async throws -> String? {
-        try await pool.write { db in
+        try await write { db, changes in
             let before: String? = try db.cachedStatement(sql: "SELECT storefront FROM accounts WHERE account_id = ?")
                 .fetchOne(arguments: [accountID]) { try $0.value(at: 0) }
             guard let before, before != countryCode else { return nil }
+            changes.keys.append(.account(accountID))
             try db.execute(sql: "UPDATE accounts SET storefront = ? WHERE account_id = ?", arguments: [countryCode, accountID])
             return before
         }
@@ -173,13 +238,15 @@ public final class SQLiteTipJarStorage: TipJarStorage {
     /// `TipJarStorage.migrateLegacyFlag(installID:)`: one conditional `UPDATE`; `sqlite3_changes()` says
     /// whether it ran, so it can never run twice.
     public nonisolated(nonsending) func migrateLegacyFlag(installID: String) async throws -> Bool {
-        try await pool.write { db in
+        try await write { db, changes in
             try db.execute(
                 sql: """
                     UPDATE installs SET hearts = CASE WHEN hearts = 0 THEN 1 ELSE hearts END, legacy_has_tipped = 0
                     WHERE id = ? AND legacy_has_tipped = 1
                     """, arguments: [installID])
-            return db.changes == 1
+            guard db.changes == 1 else { return false }
+            try Self.installKeys(installID, in: db, into: &changes)
+            return true
         }
     }
 
@@ -197,7 +264,8 @@ public final class SQLiteTipJarStorage: TipJarStorage {
     /// `TipJarStorage.save(_:)`: an upsert of the single `store_settings` row.
     public nonisolated(nonsending) func save(_ settings: StoreSettings) async throws {
         let json = String(decoding: try JSONEncoder().encode(settings), as: UTF8.self)
-        try await pool.write { db in
+        try await write { db, changes in
+            changes.keys.append(.store)
             try db.execute(
                 sql: "INSERT INTO store_settings (id, json) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET json = excluded.json",
                 arguments: [json])

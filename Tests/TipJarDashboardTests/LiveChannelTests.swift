@@ -40,11 +40,14 @@ struct LiveChannelTests {
 
     static func text(_ bytes: [UInt8]?) -> String? { bytes.map { String(decoding: $0, as: UTF8.self) } }
 
+    /// What install-a's channel watches: the install, its account and the store.
+    static let keys = ChangeKey.shown(installID: "install-a", accountID: "account-a")
+
     @Test func everyStreamOfAnInstallGetsTheSameBytesFromOneRenderPerChange() async throws {
         let timeline = Timeline()
-        let channels = LiveChannels(timeline: timeline, commits: CommitCounter())
+        let channels = LiveChannels(changeLog: timeline.changeLog)
         let counting = CountingRender(timeline: timeline)
-        let streams = (0..<50).map { _ in channels.subscribe(installID: "install-a", render: counting.render) }
+        let streams = (0..<50).map { _ in channels.subscribe(installID: "install-a", keys: Self.keys, render: counting.render) }
         var iterators = streams.map { $0.makeAsyncIterator() }
         for index in iterators.indices { #expect(Self.text(await iterators[index].next()) == "changes=0") }
         #expect(channels.renderCount == 1, "50 streams connecting cost one render")
@@ -55,39 +58,53 @@ struct LiveChannelTests {
         #expect(channels.openCounts == (1, 50))
     }
 
-    @Test func aStorageCommitWakesEveryChannelAndOnlyAChangedRenderIsSent() async throws {
-        let timeline = Timeline()
-        let commits = CommitCounter()
-        let channels = LiveChannels(timeline: timeline, commits: commits)
+    @Test func aChangeToItsAccountWakesTheChannelAndOnlyAChangedRenderIsSent() async throws {
+        let log = ChangeLog()
+        let channels = LiveChannels(changeLog: log)
         let shown = Mutex("hearts=0")
         let renders = Atomic<Int>(0)
         let render: LiveChannels.Render = { _ in
             renders.add(1, ordering: .relaxed)
             return Array(shown.withLock { $0 }.utf8)
         }
-        var events = channels.subscribe(installID: "install-a", render: render).makeAsyncIterator()
+        var events = channels.subscribe(installID: "install-a", keys: Self.keys, render: render).makeAsyncIterator()
         #expect(Self.text(await events.next()) == "hearts=0")
-        #expect(await eventually { commits.watcherCount == 1 })
+        #expect(await eventually { log.watcherCount == 1 })
 
-        // A commit nobody signalled (a late delivery, a sheet's timeout): the channel renders and sends the change.
+        // A commit nobody signalled, to the install's account (another device's delivery): rendered and sent.
         shown.withLock { $0 = "hearts=1" }
-        commits.committed()
+        log.changed([.account("account-a")])
         #expect(Self.text(await events.next()) == "hearts=1")
 
-        // A commit that changed nothing this install shows: rendered, not sent; the next real change is.
+        // A change that shows nothing new on this install: rendered, not sent; the next real change is.
         let before = renders.load(ordering: .relaxed)
-        commits.committed()
+        log.changed([.store])
         #expect(await eventually { renders.load(ordering: .relaxed) > before })
         shown.withLock { $0 = "hearts=2" }
-        commits.committed()
+        log.changed([.install("install-a")])
         #expect(Self.text(await events.next()) == "hearts=2", "the unchanged render was not handed to the stream")
+    }
+
+    @Test func aChangeToAnotherInstallOrAccountWakesNoChannelButTheirs() async throws {
+        let log = ChangeLog()
+        let channels = LiveChannels(changeLog: log)
+        let render: LiveChannels.Render = { installID in Array(installID.utf8) }
+        var events = channels.subscribe(installID: "install-a", keys: Self.keys, render: render).makeAsyncIterator()
+        #expect(Self.text(await events.next()) == "install-a")
+        #expect(await eventually { log.watcherCount == 1 })
+        let signals = log.signalCount
+        log.changed([.install("install-b"), .account("account-b")])
+        log.changed([.notifications])
+        #expect(log.signalCount == signals, "a change elsewhere woke install-a's channel")
+        log.changed([.install("install-b"), .account("account-a")])
+        #expect(log.signalCount == signals + 1, "one signal for a change that touched its account")
     }
 
     @Test func changesThatComeWhileARenderRunsCollapseIntoOneMoreRender() async throws {
         let timeline = Timeline()
-        let channels = LiveChannels(timeline: timeline, commits: CommitCounter())
+        let channels = LiveChannels(changeLog: timeline.changeLog)
         let counting = CountingRender(timeline: timeline)
-        var events = channels.subscribe(installID: "install-a", render: counting.render).makeAsyncIterator()
+        var events = channels.subscribe(installID: "install-a", keys: Self.keys, render: counting.render).makeAsyncIterator()
         #expect(Self.text(await events.next()) == "changes=0")
 
         counting.isHeld.store(true, ordering: .relaxed)
@@ -105,10 +122,10 @@ struct LiveChannelTests {
 
     @Test func theChannelItsTaskAndItsTimelineWatcherAreGoneOnceTheLastStreamLeaves() async throws {
         let timeline = Timeline()
-        let channels = LiveChannels(timeline: timeline, commits: CommitCounter())
+        let channels = LiveChannels(changeLog: timeline.changeLog)
         let counting = CountingRender(timeline: timeline)
         let readers = (0..<3).map { _ in
-            let stream = channels.subscribe(installID: "install-a", render: counting.render)
+            let stream = channels.subscribe(installID: "install-a", keys: Self.keys, render: counting.render)
             return Task { for await _ in stream {} }
         }
         #expect(await eventually { timeline.watcherCount == 1 && channels.openCounts == (1, 3) })
@@ -120,9 +137,9 @@ struct LiveChannelTests {
 
     @Test func aRenderThatFindsNoInstallEndsEveryStreamOfItsChannel() async throws {
         let timeline = Timeline()
-        let channels = LiveChannels(timeline: timeline, commits: CommitCounter())
+        let channels = LiveChannels(changeLog: timeline.changeLog)
         let counting = CountingRender(timeline: timeline)
-        let streams = (0..<3).map { _ in channels.subscribe(installID: "install-a", render: counting.render) }
+        let streams = (0..<3).map { _ in channels.subscribe(installID: "install-a", keys: Self.keys, render: counting.render) }
         var iterators = streams.map { $0.makeAsyncIterator() }
         for index in iterators.indices { #expect(await iterators[index].next() != nil) }
         counting.installExists.store(false, ordering: .relaxed)

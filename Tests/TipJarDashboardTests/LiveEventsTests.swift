@@ -107,6 +107,42 @@ extension PageTests {
         }
     }
 
+    @Test func aPurchaseLeavesAnotherInstallsStoredPageAndLiveChannelAloneWhileItsAccountsOtherDeviceHearsIt() async throws {
+        try await withLiveServer(transport: .live) { server in
+            let session = try await session(server)
+            let buyer = try await createInstall(server, session)
+            let account = try await server.service.install(buyer).accountID
+            let device = try await server.service.createInstall(locale: .en, storefront: "USA", accountID: account).id
+            _ = try await server.service.launch(installID: device)
+            let other = try await createInstall(server, session)
+            #expect(try await server.service.install(other).accountID != account)
+            let channels = server.dashboard.liveChannels
+            let deviceStream = EventStreamReader(port: server.port, path: "/installs/\(device)/events")
+            let otherStream = EventStreamReader(port: server.port, path: "/installs/\(other)/events")
+            _ = try #require(await deviceStream.next(containing: "event: live"))
+            _ = try #require(await otherStream.next(containing: "event: live"))
+            let cookie = [("Cookie", session.cookie)]
+            let stored = await server.send("GET", "/installs/\(other)", fields: cookie)
+            let hits = server.dashboard.pageCache.hits
+            #expect(await server.send("GET", "/installs/\(other)", fields: cookie).body == stored.body)
+            #expect(server.dashboard.pageCache.hits == hits + 1, "the other install's page was not stored")
+
+            let purchase = await server.json("POST", "/api/installs/\(buyer)/purchases", #"{"productID":"com.example.tipjar.tip.coffee"}"#)
+            #expect(purchase.status == 200)
+            let heard = try #require(await deviceStream.next(containing: "♥♡♡♡♡"), "the account's other device did not hear the purchase")
+            #expect(heard.contains("event: live"))
+
+            // The other install: its stored page is sent again, and its channel rendered nothing for the purchase.
+            #expect(await server.send("GET", "/installs/\(other)", fields: cookie).body == stored.body)
+            #expect(server.dashboard.pageCache.hits == hits + 2, "a purchase elsewhere made the other install's page render again")
+            #expect(channels.renderCount(of: other) == 1)
+            // A change of its own still reaches it, with one render.
+            try await server.storage.setRunning(false, installID: other)
+            _ = try #require(await otherStream.next(containing: #"<strong id="app-state">stopped</strong>"#))
+            #expect(channels.renderCount(of: other) == 2, "the purchase elsewhere had woken the other install's channel")
+        }
+    }
+
     @Test func anUnknownInstallGets404InsteadOfAStream() async throws {
         try await withLiveServer { server in
             let reply = await server.send("GET", "/installs/00000000-0000-0000-0000-000000000000/events")

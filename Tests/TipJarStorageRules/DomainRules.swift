@@ -28,7 +28,7 @@ public struct StorageRule: Sendable, CustomTestStringConvertible {
 
     /// Every rule: the seed's rules (README "Domain rules": Loading, Recording, Hearts live per installation and Migration), the storage's own guarantees, the races and the
     /// account's storefront.
-    public static let all: [StorageRule] = seedRules + storageRules + raceRules + accountRules + refundRequestRules
+    public static let all: [StorageRule] = seedRules + storageRules + raceRules + accountRules + refundRequestRules + changeKeyRules
 }
 
 extension StorageRule {

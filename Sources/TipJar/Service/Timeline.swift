@@ -22,17 +22,21 @@ public final class Timeline: Sendable {
     }
 
     private let events = Mutex(Events())
-    private let changeCounter = Atomic<UInt64>(0)
-    /// Who waits for changes: a watcher of one install (or of every install, key `nil`).
-    private let watchers = Mutex<(next: UInt64, all: [UInt64: (installID: String?, continuation: AsyncStream<Void>.Continuation)])>((0, [:]))
+    /// Where every event reports its install's key (``ChangeKey/install(_:)``, or ``ChangeKey/store`` for a
+    /// store-wide one).
+    public let changeLog: ChangeLog
     private let perInstall: Int
     private let overall: Int
     private let maximumInstalls: Int
     private let storeWide: Int
 
     /// Creates an empty timeline with the given bounds (`storeWide`: how many store-wide events,
-    /// such as store settings changes, are kept apart from the install events).
-    public init(perInstall: Int = 50, overall: Int = 200, maximumInstalls: Int = 10_000, storeWide: Int = 1_000) {
+    /// such as store settings changes, are kept apart from the install events), reporting its changes to `changeLog`
+    /// (the storage's, so that one log names every change; a log of its own by default).
+    public init(
+        perInstall: Int = 50, overall: Int = 200, maximumInstalls: Int = 10_000, storeWide: Int = 1_000, changeLog: ChangeLog = ChangeLog()
+    ) {
+        self.changeLog = changeLog
         self.perInstall = perInstall
         self.overall = overall
         self.maximumInstalls = maximumInstalls
@@ -77,36 +81,25 @@ public final class Timeline: Sendable {
         }
     }
 
-    /// How many changes the timeline has signalled (``noteChange(installID:)``, which every ``append(_:)`` calls
-    /// once its event is in): it only grows, and it grows after the change is visible, so a reader that finds it
-    /// unchanged around a read knows nothing it signals happened meanwhile.
-    public var changeCount: UInt64 { changeCounter.load(ordering: .acquiring) }
+    /// The change log's sequence number (``ChangeLog/value``): it only grows, and it grows after a change is
+    /// visible, so a reader that finds it unchanged around a read knows nothing happened meanwhile.
+    public var changeCount: UInt64 { changeLog.value }
 
-    /// A signal after every change to `installID` (or, with `nil`, to any install): each event appended
-    /// for it, each store-wide event (store settings, a deletion), and each ``noteChange(installID:)``.
-    /// Signals that arrive before the last one was taken collapse into one, so a burst costs the
-    /// watcher one look. The watcher ends when the stream is no longer iterated.
+    /// A signal after every change to `installID` (or, with `nil`, after every change the log records): each event
+    /// appended for it and each ``noteChange(installID:)``, with the storage's commits that touched it when the log
+    /// is the storage's. Store-wide events are ``ChangeKey/store``'s, which a watcher of an install asks
+    /// ``ChangeLog/changes(of:)`` for. Signals that arrive before the last one was taken collapse into one, so a burst
+    /// costs the watcher one look. The watcher ends when the stream is no longer iterated.
     public func changes(of installID: String?) -> AsyncStream<Void> {
-        let (stream, continuation) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
-        let id = watchers.withLock { watchers in
-            watchers.next += 1
-            watchers.all[watchers.next] = (installID, continuation)
-            return watchers.next
-        }
-        continuation.onTermination = { [weak self] _ in _ = self?.watchers.withLock { $0.all.removeValue(forKey: id) } }
-        return stream
+        installID.map { changeLog.changes(of: [.install($0)]) } ?? changeLog.changes()
     }
 
-    /// How many ``changes(of:)`` streams are still watched (each ends when it is no longer iterated).
-    public var watcherCount: Int { watchers.withLock { $0.all.count } }
+    /// How many streams watch the change log (each ends when it is no longer iterated).
+    public var watcherCount: Int { changeLog.watcherCount }
 
-    /// Signals the watchers of `installID` (all of them when `nil`, a store-wide change) without
-    /// recording an event: for changes the timeline does not list, such as a ledger row committed.
+    /// Reports a change of `installID` (``ChangeKey/store`` when `nil`, a store-wide change) without recording an
+    /// event: for changes the timeline does not list, such as the state an install's load reached.
     public func noteChange(installID: String?) {
-        changeCounter.add(1, ordering: .releasing)
-        let selected = watchers.withLock { watchers in
-            watchers.all.values.filter { installID == nil || $0.installID == nil || $0.installID == installID }.map(\.continuation)
-        }
-        for continuation in selected { continuation.yield() }
+        changeLog.changed(CollectionOfOne(installID.map(ChangeKey.install) ?? .store))
     }
 }

@@ -4,8 +4,8 @@
 public struct TipJarRecords: Sendable {
     let storage: any TipJarStorage
 
-    /// The storage's commit counter: whatever keeps what it read keys on it (``CommitCounter``).
-    public var commits: CommitCounter { storage.commits }
+    /// The storage's change log: whatever keeps what it read keys on it (``ChangeLog``).
+    public var changeLog: ChangeLog { storage.changeLog }
 
     /// ``TipJarStorage/install(withID:)``.
     public func install(withID id: String) async throws -> Install? { try await storage.install(withID: id) }

@@ -146,8 +146,9 @@ extension TipJarService {
         expireSheet(installID: installID)
         guard openSheets[installID] != nil else { throw TipJarError.noPurchaseSheet(installID: installID) }
         closeSheet(installID: installID, because: "the user cancelled")
-        var report = PurchaseReport(outcome: .cancelled, hearts: try await install(installID).hearts)
-        report.locale = try await install(installID).locale
+        let install = try await install(installID)  // one read for the hearts and the locale
+        var report = PurchaseReport(outcome: .cancelled, hearts: install.hearts)
+        report.locale = install.locale
         return report
     }
 

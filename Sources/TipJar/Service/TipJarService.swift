@@ -11,7 +11,7 @@ public actor TipJarService {
     public nonisolated let catalog: Catalog
     let storage: any TipJarStorage
     /// Recent events per install, in memory.
-    public nonisolated let timeline = Timeline()
+    public nonisolated let timeline: Timeline
     let environment: TipJarEnvironment
     var openPurchases: Set<String> = []
     /// Installs whose delete is running: a purchase is refused for them before the store charges anything.
@@ -44,6 +44,7 @@ public actor TipJarService {
         self.store = store
         self.catalog = store.catalog
         self.storage = storage
+        self.timeline = Timeline(changeLog: storage.changeLog)
         self.environment = environment
         self.purchaseSheetTimeout = purchaseSheetTimeout
     }

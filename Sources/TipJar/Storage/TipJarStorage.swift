@@ -9,9 +9,10 @@ import Foundation
 /// Every method is `nonisolated(nonsending)` (SE-0461): it runs on the caller's actor until it waits for its
 /// connection, so a call from ``TipJarService`` costs no hop off the actor and back.
 public protocol TipJarStorage: Sendable {
-    /// Counts this storage's commits (``CommitCounter``): bumped after every unit of work that may have changed
-    /// something, before its caller is answered, in every implementation. Whatever keeps what it read keys on it.
-    var commits: CommitCounter { get }
+    /// What each committed unit of work touched (``ChangeLog``): every write reports its keys after its commit,
+    /// before its caller is answered, in every implementation. Whatever keeps what it read keys on it. The keys each
+    /// write reports are rules of their own (`Tests/TipJarStorageRules/ChangeKeyRules.swift`).
+    var changeLog: ChangeLog { get }
 
     /// Saves a new install, signed in with its Apple Account. The storefront belongs to the account
     /// (https://developer.apple.com/documentation/storekit/storefront): `install.storefront` becomes the account's
@@ -133,6 +134,11 @@ public protocol TipJarStorage: Sendable {
     nonisolated(nonsending) func installWithLedger(id: String, limit: Int) async throws -> (install: Install, ledger: [Delivery])?
     /// Totals for the overview page.
     nonisolated(nonsending) func overview() async throws -> Overview
+}
+
+extension TipJarStorage {
+    /// Every change of ``changeLog`` as one count (``CommitCounter``), for a reader that waits for any change.
+    public var commits: CommitCounter { CommitCounter(changeLog) }
 }
 
 /// Which installs to list: paginated, with search by ID prefix or label and a hearts filter.

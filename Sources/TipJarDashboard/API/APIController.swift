@@ -61,7 +61,9 @@ struct APIController: DashboardController {
         router.get("/api/installs/:id") { request, context in
             let id = try context.installID()
             // A read, sent again from stored bytes while nothing it shows changes (``PageCache``), as the install page is.
-            return try await pageCache.page(request, csrfToken: "") { _ in JSONBody.response(APIModels.InstallBody(try await service.install(id))) }
+            return try await pageCache.page(request, csrfToken: "", region: { await cachePolicy.region(installID: id) }) { _ in
+                JSONBody.response(APIModels.InstallBody(try await service.install(id)))
+            }
         }
         router.put("/api/installs/:id/label") { request, context in
             let body = try JSONBody.decode(APIModels.LabelBody.self, from: request)
@@ -74,7 +76,10 @@ struct APIController: DashboardController {
         router.get("/api/installs/:id/offers") { request, context in
             let id = try context.installID()
             // A load is a read: the same answer is sent again while nothing it depends on changes (``PageCache``).
-            return try await pageCache.page(request, csrfToken: "", isStorable: { await cachePolicy.isStorable(installID: id, loads: true) }) { _ in
+            return try await pageCache.page(
+                request, csrfToken: "", region: { await cachePolicy.region(installID: id) },
+                isStorable: { await cachePolicy.isStorable(installID: id, loads: true) }
+            ) { _ in
                 let install = try await service.install(id)
                 switch try await service.loadOffers(installID: id) {
                 case .ready(let offers):
@@ -140,7 +145,7 @@ struct APIController: DashboardController {
         router.get("/api/installs/:id/ledger") { request, context in
             let id = try context.installID()
             let format = try ExportFormat(request)
-            return try await pageCache.page(request, csrfToken: "") { _ in
+            return try await pageCache.page(request, csrfToken: "", region: { await cachePolicy.region(installID: id) }) { _ in
                 _ = try await service.install(id)
                 let rows = try await service.records.ledger(installID: id, limit: 10_000)
                 if let format { return ledgerExport(rows, installID: id, format: format) }

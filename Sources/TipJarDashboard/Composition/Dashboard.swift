@@ -36,7 +36,7 @@ public final class Dashboard: HTTPResponder {
     ///    (``SessionAndOriginCheck``).
     /// Errors become answers in `MiddlewareChain.answer(_:to:context:)`; the storage's errors are named by
     /// ``WebErrors/storageFailure(_:)``. No middleware tells the page cache or the live channels about writes: they key
-    /// on the storage's commits (``CommitCounter``).
+    /// on the core's change log (``ChangeLog``), which the storage and the timeline report every change to.
     static func chain(
         router: Router<DashboardContext>, adminToken: String?, errorPages: ErrorPages,
         log: @escaping @Sendable (_ message: String, _ metadata: [String: String]) -> Void

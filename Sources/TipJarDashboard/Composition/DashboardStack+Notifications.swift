@@ -34,8 +34,10 @@ extension DashboardStack {
     @discardableResult
     public func startNotifications(log: @escaping @Sendable (String) -> Void = { _ in }) -> Task<Void, Never>? {
         guard let sender = notificationSender else { return nil }
-        let commits = storage.commits
-        return Task.detached { await sender.run(wakeUps: commits.changes(), log: log) }
+        // Woken only by changes to the queue or its settings (a purchase queues its notification in the same write),
+        // never by another install's page or purchase with no notification.
+        let wakeUps = storage.changeLog.changes(of: [.notifications])
+        return Task.detached { await sender.run(wakeUps: wakeUps, log: log) }
     }
 
     /// Saves a notifications URL given at start-up (`serve --notifications-url`), checked as the API checks it.

@@ -12,7 +12,7 @@ import Synchronization
 /// 2. ``FieldSizeCheck/oversizedField(in:form:)`` finds nothing, or the chain answers (400);
 /// 3. ``AdminTokenCheck/check(_:)``: allowed goes on, refused is ``AdminTokenCheck/refusal`` rendered by the same
 ///    `MiddlewareChain.answer(_:to:context:)`, a `?token=` link (redirect and cookie) takes the chain;
-/// 4. the answer: a stored page when ``PageCache/freshEntry(forKey:at:where:)`` finds one this request would get with the
+/// 4. the answer: a stored page when ``PageCache/freshEntry(forKey:where:)`` finds one this request would get with the
 ///    token the route would splice in (below), else a file when no route matches the path and the file is in memory
 ///    (``StaticFiles/cachedETag(forPath:)``);
 /// 5. ``SecurityHeaders/apply(to:)``, as the outermost middleware does.

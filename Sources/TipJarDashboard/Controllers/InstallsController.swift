@@ -27,21 +27,30 @@ struct InstallsController: DashboardController {
         router.get("/installs/:id") { request, context in
             let load = request.queryValue("load") == "now"
             let installID = try context.installID()
-            return try await pageCache.formPage(request, context, isStorable: { await cachePolicy.isStorable(installID: installID, loads: load) }) {
+            return try await pageCache.formPage(
+                request, context, region: { await cachePolicy.region(installID: installID) },
+                isStorable: { await cachePolicy.isStorable(installID: installID, loads: load) }
+            ) {
                 try await installPage(request, installID: installID, load: load, csrfToken: $0)
             }
         }
         router.get("/installs/:id/offers") { request, context in
             let installID = try context.installID()
             guard context.wantsFragment else {
-                return try await pageCache.formPage(request, context, isStorable: { await cachePolicy.isStorable(installID: installID, loads: true) }) {
+                return try await pageCache.formPage(
+                    request, context, region: { await cachePolicy.region(installID: installID) },
+                    isStorable: { await cachePolicy.isStorable(installID: installID, loads: true) }
+                ) {
                     try await installPage(request, installID: installID, load: true, csrfToken: $0)
                 }
             }
             // With a session, the tiles and the other states carry the same token, so the fragment can be stored.
             if let token = context.csrfToken {
                 return try await screen.onScreen(context, installID: installID) {
-                    try await pageCache.page(request, csrfToken: token, isStorable: { await cachePolicy.isStorable(installID: installID, loads: true) }) {
+                    try await pageCache.page(
+                        request, csrfToken: token, region: { await cachePolicy.region(installID: installID) },
+                        isStorable: { await cachePolicy.isStorable(installID: installID, loads: true) }
+                    ) {
                         let install = try await service.install(installID)
                         let state = try await service.loadOffers(installID: installID)
                         return try renderer.html("fragments/tipjar", try await screen.tipJarData(context, install: install, state: state, csrfToken: $0))
@@ -145,7 +154,7 @@ struct InstallsController: DashboardController {
         // A load that finished since the launch is shown at once (tiles already loaded need no second tap without
         // JavaScript, nor a skeleton with it); otherwise the skeleton, and app.js loads the offers.
         var state: TipJarState = load ? try await service.loadOffers(installID: installID) : .loading
-        if !load, case .ready? = await service.lastLoad(installID: installID), let last = await service.lastLoad(installID: installID) { state = last }
+        if !load, case .ready(let offers)? = await service.lastLoad(installID: installID) { state = .ready(offers) }
         let (feedback, shownCookie) = FeedbackOnce.feedback(request, installID: installID, locale: install.locale)
         var data = ViewModels.installPage(
             install: install, state: state, isPurchaseOpen: await service.isPurchaseOpen(installID: installID),

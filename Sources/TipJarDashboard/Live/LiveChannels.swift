@@ -3,10 +3,11 @@ import TipJar
 
 /// The live channels of the installs being watched: one per install, shared by every open
 /// `GET /installs/{id}/events` stream of it. A channel renders its event once on start and once
-/// after each change that may touch the install: a timeline signal of it (``Timeline/changes(of:)``) or
-/// any commit of the storage (``CommitCounter/changes()``), whose signals collapse while a render runs.
+/// after each change to the keys it watches (``ChangeLog/changes(of:)``: the install, its account, so another
+/// device's delivery reaches it, and the store), whose signals collapse while a render runs; a change to another
+/// install or account wakes no channel but theirs.
 /// It hands the bytes to every subscribed stream when they differ from the last event, so a change costs
-/// one render however many pages watch, and a commit that did not touch the install sends nothing.
+/// one render however many pages watch, and a render that shows nothing new sends nothing.
 /// No writer signals the channel: a late delivery, a sheet's timeout or a clear reaches every open page. A stream that joins a running channel gets the last event at once. The channel
 /// ends, with its task and its timeline watcher, when its last stream leaves, and ends its streams
 /// when a render finds nothing (the install was deleted).
@@ -23,22 +24,25 @@ final class LiveChannels: Sendable {
         /// The last event rendered, for a stream that joins.
         var latest: [UInt8]?
         var task: Task<Void, Never>?
+        /// Renders started for it.
+        var renders = 0
     }
 
-    private let timeline: Timeline
-    private let commits: CommitCounter
+    private let changeLog: ChangeLog
     private let channels = Mutex<[String: Channel]>([:])
     private let nextID = Atomic<UInt64>(0)
     private let renders = Atomic<Int>(0)
 
-    /// Creates an empty set of channels over `timeline`'s change signals and the storage's `commits`.
-    init(timeline: Timeline, commits: CommitCounter) {
-        self.timeline = timeline
-        self.commits = commits
+    /// Creates an empty set of channels over the core's change log (the storage's, which the timeline reports to).
+    init(changeLog: ChangeLog) {
+        self.changeLog = changeLog
     }
 
     /// How many renders the channels have started, all installs (for tests and diagnostics).
     var renderCount: Int { renders.load(ordering: .relaxed) }
+
+    /// How many renders the open channel of `installID` has started (0 when none is open).
+    func renderCount(of installID: String) -> Int { channels.withLock { $0[installID]?.renders ?? 0 } }
 
     /// Installs with a channel open, and the streams subscribed to them.
     var openCounts: (channels: Int, subscribers: Int) {
@@ -50,8 +54,10 @@ final class LiveChannels: Sendable {
     /// fragments whole). Ending its iteration unsubscribes it.
     /// - Parameters:
     ///   - installID: the install to watch.
+    ///   - keys: the changes that may touch its event (``ChangeKey/shown(installID:accountID:)``), used when this
+    ///     call opens the channel.
     ///   - render: how the channel renders an event, used when this call opens the channel.
-    func subscribe(installID: String, render: @escaping Render) -> AsyncStream<[UInt8]> {
+    func subscribe(installID: String, keys: Set<ChangeKey>, render: @escaping Render) -> AsyncStream<[UInt8]> {
         let (stream, continuation) = AsyncStream<[UInt8]>.makeStream(bufferingPolicy: .bufferingNewest(1))
         let id = nextID.add(1, ordering: .relaxed).newValue
         continuation.onTermination = { [weak self] _ in self?.unsubscribe(id, from: installID) }
@@ -62,7 +68,7 @@ final class LiveChannels: Sendable {
                 channels[installID] = channel
             } else {
                 var channel = Channel(generation: id, subscribers: [id: continuation])
-                channel.task = Task { [weak self] in await self?.run(installID: installID, generation: id, render: render) }
+                channel.task = Task { [weak self] in await self?.run(installID: installID, keys: keys, generation: id, render: render) }
                 channels[installID] = channel
             }
         }
@@ -70,12 +76,15 @@ final class LiveChannels: Sendable {
     }
 
     /// The channel's loop: render, hand out, wait for the next change.
-    private func run(installID: String, generation: UInt64, render: Render) async {
+    private func run(installID: String, keys: Set<ChangeKey>, generation: UInt64, render: Render) async {
         // Watched before the first render, so a change during it is not missed.
-        var changes = Self.merged(timeline.changes(of: installID), commits.changes()).makeAsyncIterator()
+        var changes = changeLog.changes(of: keys).makeAsyncIterator()
         repeat {
             if Task.isCancelled { return }
             renders.add(1, ordering: .relaxed)
+            channels.withLock { channels in
+                if channels[installID]?.generation == generation { channels[installID]?.renders += 1 }
+            }
             guard let event = await render(installID) else {
                 close(installID: installID, generation: generation)
                 return
@@ -118,21 +127,5 @@ final class LiveChannels: Sendable {
             return channel.task
         }
         task?.cancel()
-    }
-
-    /// One signal stream out of several: a signal on any of them, collapsed like theirs. It stops watching them
-    /// when it is no longer iterated.
-    static func merged(_ streams: AsyncStream<Void>...) -> AsyncStream<Void> {
-        let (merged, continuation) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
-        let task = Task {
-            await withTaskGroup(of: Void.self) { group in
-                for stream in streams {
-                    group.addTask { for await _ in stream { continuation.yield() } }
-                }
-            }
-            continuation.finish()
-        }
-        continuation.onTermination = { _ in task.cancel() }
-        return merged
     }
 }

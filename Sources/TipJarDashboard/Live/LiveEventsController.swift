@@ -5,7 +5,7 @@ import TipJar
 
 /// The install page's live channel: `GET /installs/{id}/events`, server-sent events
 /// (https://html.spec.whatwg.org/multipage/server-sent-events.html). On connect, and after every change that
-/// shows on it (a timeline event of the install or a store-wide one, any storage commit, see ``LiveChannels``), one
+/// shows on it (a change to the install, its account or the store, timeline events included, see ``LiveChannels``), one
 /// `event: live` whose data lines are the fragments `GET /installs/{id}/live` returns (the poll of a page without
 /// `EventSource`, also here: the same fragments, ``InstallScreen/liveHTML(install:feedback:)``). Every stream of an
 /// install shares one render per change (``LiveChannels``); changes that come while an event is being
@@ -24,14 +24,16 @@ struct LiveEventsController: DashboardController {
         }
         router.get("/installs/:id/events") { request, context in
             let install = try await service.install(try context.installID())  // 404 before a stream starts
-            return .eventStream(HTTPBodyStream(chunks: liveEvents(installID: install.id)))
+            return .eventStream(HTTPBodyStream(chunks: liveEvents(install: install)))
         }
     }
 
-    /// The install's events from its live channel (``LiveChannels``), rendered once per change for
-    /// every stream that watches it.
-    func liveEvents(installID: String) -> AsyncStream<[UInt8]> {
-        liveChannels.subscribe(installID: installID) { installID in await liveEvent(installID: installID) }
+    /// The install's events from its live channel (``LiveChannels``), rendered once per change to the install, its
+    /// account or the store, for every stream that watches it.
+    func liveEvents(install: Install) -> AsyncStream<[UInt8]> {
+        liveChannels.subscribe(installID: install.id, keys: ChangeKey.shown(installID: install.id, accountID: install.accountID)) { installID in
+            await liveEvent(installID: installID)
+        }
     }
 
     /// One `event: live` with the install's fragments (``InstallScreen/liveHTML(install:feedback:)``), or `nil` when

@@ -14,4 +14,12 @@ struct InstallCachePolicy: Sendable {
         let settings = service.settings
         return !(settings.catalog == .slow && settings.latencyMs > 0)
     }
+
+    /// What an answer about `installID` is rendered from (``ChangeRegion/install(_:accountID:)``: the install, its
+    /// account and the store), read after it rendered; everything when the install cannot be read (nothing is kept
+    /// for a missing install: its answer is not a `200`).
+    func region(installID: String) async -> ChangeRegion {
+        guard let install = try? await service.records.install(withID: installID) else { return .everything }
+        return .install(install.id, accountID: install.accountID)
+    }
 }

@@ -4,15 +4,18 @@ import Synchronization
 import TipJar
 
 /// Rendered pages and fragments, kept by the request that asked for them (the fragment header and the request-target:
-/// path, install ID, locale-bearing install, `textSize`, `flash` and every other query value) and the version of the
-/// data they show, so a repeated GET of an unchanged page sends stored bytes.
+/// path, install ID, locale-bearing install, `textSize`, `flash` and every other query value), the change log's
+/// sequence number read before rendering them and the keys they were rendered from (a ``ChangeRegion``), so a
+/// repeated GET of an unchanged page sends stored bytes.
 ///
-/// The version is two counters that only grow, and grow after the change they count is visible: the storage's
-/// commits (``CommitCounter``, bumped by the storage itself after every commit, whoever wrote: a request, a late
-/// delivery, a sheet's timeout) and ``Timeline/changeCount`` (every timeline event: the service's in-memory state,
-/// such as an open purchase sheet, changes only with one). A page is stored only when the version read before
-/// rendering it is the version after, so a change made while it rendered is never hidden; a page whose rendering
-/// read the clock or the store's latency (an open purchase sheet that times out, a slow catalog) is not stored at all.
+/// The ``ChangeLog`` is the core's: the storage reports what every commit touched (whoever wrote: a request, a late
+/// delivery, a sheet's timeout) and the timeline every event's install (the service's in-memory state, such as an
+/// open purchase sheet, changes only with one), after the change is visible. A stored page is fresh while no change
+/// to its region came after its number, so a purchase on one install leaves every other install's page stored; a
+/// page that names no region (a list of every install) is fresh only while nothing changed at all. A page is stored
+/// only when nothing in its region changed while it rendered, so a change made meanwhile is never hidden; a page
+/// whose rendering read the clock or the store's latency (an open purchase sheet that times out, a slow catalog) is
+/// not stored at all.
 ///
 /// The CSRF token is never stored: a page is rendered with ``placeholder`` in its place and the request's own token is
 /// spliced in on every answer, so no session ever receives another's token. The placeholder is 64 random hex digits
@@ -21,15 +24,12 @@ import TipJar
 /// A page that shows only what cannot change while the server runs (`/catalog`: the loaded catalog) is kept apart,
 /// without a version, by ``unchangingPage(_:path:csrfToken:render:)``: rendered once, whatever is written afterwards.
 final class PageCache: Sendable {
-    /// What a stored page was rendered from.
-    struct Version: Equatable, Sendable {
-        var commits: UInt64
-        var timeline: UInt64
-    }
-
     /// A stored page.
     struct Entry {
-        var version: Version
+        /// The change log's sequence number read before it was rendered.
+        var version: UInt64
+        /// What it was rendered from: it is fresh while none of it changed after ``version``.
+        var region: ChangeRegion = .everything
         var fields: HTTPFields
         /// The body split at every placeholder.
         var segments: [[UInt8]]
@@ -58,8 +58,7 @@ final class PageCache: Sendable {
     /// Stands for the CSRF token in a stored page: 64 random hex digits, the length of a real token.
     let placeholder: String
     private let placeholderBytes: [UInt8]
-    private let timeline: Timeline
-    private let commits: CommitCounter
+    private let changeLog: ChangeLog
     private let enabled: Atomic<Bool>
     private let state = Mutex(State())
     private let byteLimit: Int
@@ -67,14 +66,12 @@ final class PageCache: Sendable {
 
     /// Creates an empty cache.
     /// - Parameters:
-    ///   - timeline: the service's timeline, whose ``Timeline/changeCount`` is half of every version.
-    ///   - commits: the storage's commit counter, the other half.
+    ///   - changeLog: the core's change log (the storage's, which the timeline reports to as well).
     ///   - isEnabled: `false` renders every page (templates re-read on every request).
     ///   - byteLimit: most body bytes kept; the oldest pages go first.
     ///   - entryLimit: most pages kept.
-    init(timeline: Timeline, commits: CommitCounter, isEnabled: Bool, byteLimit: Int = 8 << 20, entryLimit: Int = 2_000) {
-        self.timeline = timeline
-        self.commits = commits
+    init(changeLog: ChangeLog, isEnabled: Bool, byteLimit: Int = 8 << 20, entryLimit: Int = 2_000) {
+        self.changeLog = changeLog
         self.enabled = Atomic(isEnabled)
         self.byteLimit = byteLimit
         self.entryLimit = entryLimit
@@ -82,10 +79,8 @@ final class PageCache: Sendable {
         placeholderBytes = Array(placeholder.utf8)
     }
 
-    /// The version of the data right now.
-    var version: Version {
-        Version(commits: commits.value, timeline: timeline.changeCount)
-    }
+    /// The change log's sequence number right now.
+    var version: UInt64 { changeLog.value }
 
     /// How many answers came from stored bytes.
     var hits: Int { state.withLock { $0.hits } }
@@ -94,31 +89,36 @@ final class PageCache: Sendable {
     func setEnabled(_ isEnabled: Bool) { enabled.store(isEnabled, ordering: .relaxed) }
 
     /// The page for `request`: stored bytes with `csrfToken` spliced in when nothing it shows has changed, else
-    /// `render`'s answer, stored when it is a `200` without cookies and `isStorable` (asked after rendering) holds.
+    /// `render`'s answer, stored when it is a `200` without cookies, `isStorable` (asked after rendering) holds and
+    /// nothing in `region` changed while it rendered.
     /// - Parameters:
     ///   - request: the GET (or HEAD) request.
     ///   - csrfToken: the token this answer carries (empty for a request without a session).
+    ///   - startsSession: whether the route hands a request without a session a new one (stored with the entry).
+    ///   - region: what the page is rendered from, asked after rendering, before storing (default: everything).
     ///   - isStorable: whether what was just rendered may be stored (no clock, no simulated latency).
     ///   - render: renders the page with the token it is given.
-    ///   - startsSession: whether the route hands a request without a session a new one (stored with the entry).
     func page(
-        _ request: HTTPRequest, csrfToken: String, startsSession: Bool = false, isStorable: () async -> Bool = { true },
-        render: (_ csrfToken: String) async throws -> HTTPResponse
+        _ request: HTTPRequest, csrfToken: String, startsSession: Bool = false, region: () async -> ChangeRegion = { .everything },
+        isStorable: () async -> Bool = { true }, render: (_ csrfToken: String) async throws -> HTTPResponse
     ) async throws -> HTTPResponse {
         guard enabled.load(ordering: .relaxed) else { return try await render(csrfToken) }
         let key = Self.key(for: request)
         let before = version
-        let stored = freshEntry(forKey: key, at: before)
+        let stored = freshEntry(forKey: key)
         let token = Array(csrfToken.utf8)
         if let stored { return HTTPResponse(status: .ok, fields: stored.fields, body: Self.join(stored.segments, token)) }
         var response = try await render(placeholder)
         let segments = PreparedResponse.cut(response.body, at: placeholderBytes)
         response.body = Self.join(segments, token)
-        if response.status == .ok, response.stream == nil, !response.fields.contains("Set-Cookie"), await isStorable(), version == before {
-            store(
-                Entry(
-                    version: before, fields: response.fields, segments: segments, size: response.body.count,
-                    hasSessionToken: !csrfToken.isEmpty, startsSession: startsSession), key: key)
+        if response.status == .ok, response.stream == nil, !response.fields.contains("Set-Cookie"), await isStorable() {
+            let region = await region()
+            if changeLog.isUnchanged(region, since: before) {
+                store(
+                    Entry(
+                        version: before, region: region, fields: response.fields, segments: segments, size: response.body.count,
+                        hasSessionToken: !csrfToken.isEmpty, startsSession: startsSession), key: key)
+            }
         }
         return response
     }
@@ -130,14 +130,15 @@ final class PageCache: Sendable {
     /// - Parameters:
     ///   - request: the GET (or HEAD) request.
     ///   - context: its context (its session, if any).
+    ///   - region: what the page is rendered from (default: everything).
     ///   - isStorable: whether what was just rendered may be stored.
     ///   - render: renders the page with the token it is given.
     func formPage(
-        _ request: HTTPRequest, _ context: DashboardContext, isStorable: () async -> Bool = { true },
-        render: (_ csrfToken: String) async throws -> HTTPResponse
+        _ request: HTTPRequest, _ context: DashboardContext, region: () async -> ChangeRegion = { .everything },
+        isStorable: () async -> Bool = { true }, render: (_ csrfToken: String) async throws -> HTTPResponse
     ) async throws -> HTTPResponse {
         try await PageRenderer.withFormSession(context) { token in
-            try await page(request, csrfToken: token, startsSession: true, isStorable: isStorable, render: render)
+            try await page(request, csrfToken: token, startsSession: true, region: region, isStorable: isStorable, render: render)
         }
     }
 
@@ -181,19 +182,17 @@ final class PageCache: Sendable {
         (request.fields["X-Fragment"] == "1" ? "F " : "P ") + (target ?? request.target)
     }
 
-    /// The freshness check, in one place: the page stored under `key` if it was rendered from the data as it is at
-    /// `version` (counted as a hit), else `nil`; always `nil` while the cache is off.
+    /// The freshness check, in one place: the page stored under `key` if nothing in its region changed since it was
+    /// rendered (counted as a hit), else `nil`; always `nil` while the cache is off.
     /// - Parameters:
     ///   - key: ``key(for:)`` of the request.
-    ///   - version: the version read before answering (default: ``version`` now).
     ///   - isUsable: whether the caller can answer with the entry (else it is not counted and `nil` is returned).
-    func freshEntry(forKey key: String, at version: Version? = nil, where isUsable: (Entry) -> Bool = { _ in true }) -> Entry? {
+    func freshEntry(forKey key: String, where isUsable: (Entry) -> Bool = { _ in true }) -> Entry? {
         guard enabled.load(ordering: .relaxed) else { return nil }
-        let now = version ?? self.version
         return state.withLock { state in
             // The versioned table first (every page but the unchanging ones); the other is asked only when not empty.
             guard let entry = state.entries[key] ?? (state.unchanging.isEmpty ? nil : state.unchanging[key]),
-                entry.isUnchanging || entry.version == now, isUsable(entry)
+                entry.isUnchanging || changeLog.isUnchanged(entry.region, since: entry.version), isUsable(entry)
             else { return nil }
             state.hits += 1
             return entry

@@ -1,6 +1,7 @@
 import CSQLite
 import Foundation
 import Synchronization
+import TestSupport
 import Testing
 
 @testable import SQLiteDatabase
@@ -193,6 +194,39 @@ struct DatabasePoolTests {
         release.signal()
         try await slowWrite.value
         #expect(try await pool.read { try $0.fetchValue(sql: "SELECT count(*) FROM t", as: Int64.self) } == 2)
+    }
+
+    @Test("A scan held on one reader holds up neither another scan nor a point read: each takes a free connection")
+    func aScanHoldsUpNoOtherRead() async throws {
+        let folder = try SQLiteTemporaryFolder()
+        let pool = try DatabasePool(path: folder.path("db.sqlite"))
+        try await pool.write { db in
+            try db.execute(sql: "CREATE TABLE t(x INTEGER NOT NULL)")
+            try db.execute(sql: "INSERT INTO t VALUES (1)")
+        }
+        #expect(pool.readers.count > 1)
+        let release = DispatchSemaphore(value: 0)
+        let scanning = Atomic<Bool>(false)
+        let slowScan = Task {
+            try await pool.read { db in
+                let count = try db.fetchValue(sql: "SELECT count(*) FROM t", as: Int64.self)
+                scanning.store(true, ordering: .releasing)
+                release.wait()  // this reader is busy inside its read transaction (on its queue, not a cooperative thread)
+                return count
+            }
+        }
+        #expect(await eventually { scanning.load(ordering: .acquiring) })
+        let otherScanDone = Atomic<Bool>(false)
+        let otherScan = Task {
+            let count = try await pool.read { try $0.fetchValue(sql: "SELECT count(*) FROM t", as: Int64.self) }
+            otherScanDone.store(true, ordering: .releasing)
+            return count
+        }
+        #expect(await eventually { otherScanDone.load(ordering: .acquiring) }, "the second scan waited behind the first")
+        #expect(try pool.pointRead { try $0.fetchValue(sql: "SELECT count(*) FROM t", as: Int64.self) } == 1)
+        release.signal()
+        #expect(try await slowScan.value == 1)
+        #expect(try await otherScan.value == 1)
     }
 
     @Test("Closing finalizes statements and later access is refused")
