@@ -66,6 +66,39 @@ struct TransactionLifePageTests {
         }
     }
 
+    @Test func yourServersLaneIsDrawnFromTheStoredNotificationsAttemptsAndConsumptionInformationAlsoAfterReopening() async throws {
+        try await withLiveServer { server in
+            try await server.storage.save(NotificationSettings(url: "http://127.0.0.1:9/n", timeScale: 3_600))
+            let install = try await Self.createInstall(server, #"{"accountID":"ana","launch":true}"#)
+            let bought = await server.json("POST", "/api/installs/\(install)/purchases", #"{"productID":"\#(Self.coffee)"}"#)
+            let id = try #require(bought.object["transactionID"] as? Int)
+            // ONE_TIME_CHARGE: the first attempt times out, the retry an hour later (a millisecond here) succeeds.
+            let clock = NotificationSenderTests.ManualClock(Date().addingTimeInterval(1))
+            let transport = NotificationSenderTests.ScriptedTransport { $0 == 0 ? .timedOut : .success }
+            let sender = NotificationSenderTests.sender(server, transport, clock: clock)
+            #expect(try await sender.sendDue() == 1)
+            clock.set(Date().addingTimeInterval(3_600))
+            #expect(try await sender.sendDue() == 1)
+            // A refund request queues a CONSUMPTION_REQUEST (not sent: no sender runs), and the server answers it.
+            try await server.service.beginRefundRequest(transactionID: UInt64(id), installID: install, userAction: .submit)
+            _ = try await server.service.recordConsumption(#"{"customerConsented":true}"#, transactionID: UInt64(id))
+            let drawn = try await Self.diagram(server, id)
+            #expect(drawn.contains(">Your server</text>"))
+            #expect(drawn.contains("<li>App Store → Your server: ONE_TIME_CHARGE: TIMED_OUT (failed).</li>"))
+            #expect(drawn.contains("<li>App Store → Your server: retry 1: SUCCESS.</li>"))
+            #expect(drawn.contains("<li>App Store → Your server: CONSUMPTION_REQUEST: not sent yet (not ended).</li>"))
+            #expect(drawn.contains("<li>Your server → App Store: Send Consumption Information.</li>"))
+            #expect(drawn.components(separatedBy: #"<g class="step attempt-failed">"#).count - 1 == 1)
+            let installPage = await server.send("GET", "/installs/\(install)").body
+            #expect(installPage.contains("<li>App Store → Your server: retry 1: SUCCESS.</li>"), "the install page draws the same lane")
+            await server.stop()
+            let reopened = try await LiveServer(directory: server.directory)
+            let afterRestart = try await Self.diagram(reopened, id)
+            await reopened.stop()
+            #expect(afterRestart == drawn)
+        }
+    }
+
     @Test func theInstallPageAndItsLiveFragmentsDrawTheLatestTransactions() async throws {
         try await withLiveServer { server in
             let install = try await Self.createInstall(server, #"{"label":"<b>Ana</b>","launch":true}"#)
