@@ -280,7 +280,8 @@ struct SequenceDiagramTests {
         let diagram = life.diagram
         #expect(SequenceDiagram.Layout.drawing(steps) == .fourLanes)
         let svg = try Self.rendered(diagram)
-        #expect(svg.contains(#">Your server</text>"#))
+        #expect(svg.hasPrefix(#"<svg class="sequence-diagram four-lanes" viewBox="0 0 360 "#), "its headings a size smaller (Public/app.css)")
+        #expect(svg.contains(#"<text class="lane-name" x="286" y="22" text-anchor="middle">Your server</text>"#))
         #expect(svg.components(separatedBy: #"<g class="step attempt-failed">"#).count - 1 == 4)
         #expect(svg.components(separatedBy: #"<g class="step attempt-under-way">"#).count - 1 == 1)
         #expect(svg.contains("failed attempt to send a notification</text>"), "the legend names the dashed arrow")

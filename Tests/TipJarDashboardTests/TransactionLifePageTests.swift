@@ -39,7 +39,7 @@ struct TransactionLifePageTests {
     /// The diagram of `/transactions/{id}` (the SVG and its steps as text).
     static func diagram(_ server: LiveServer, _ id: Int) async throws -> String {
         let page = await server.send("GET", "/transactions/\(id)").body
-        let start = try #require(page.range(of: #"<svg class="sequence-diagram""#))
+        let start = try #require(page.range(of: #"<svg class="sequence-diagram"#))
         let end = try #require(page.range(of: "</ol>", range: start.upperBound..<page.endIndex))
         return String(page[start.lowerBound..<end.upperBound])
     }

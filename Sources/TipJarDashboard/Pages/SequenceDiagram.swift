@@ -233,7 +233,7 @@ struct SequenceDiagram: Sendable, Equatable {
                 ] : .null,
         ]
         return [
-            "id": .string(id), "title": .string(title), "summary": .string(summary), "width": .int(Self.width),
+            "id": .string(id), "fourLanes": .bool(hasServer), "title": .string(title), "summary": .string(summary), "width": .int(Self.width),
             "height": .int(height), "lanes": .array(lanes), "rows": .array(rows), "legend": legend,
             "sentences": .array(steps.map { .string($0.sentence) }),
         ]
