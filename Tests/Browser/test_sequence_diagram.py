@@ -5,6 +5,8 @@ drawing), have an accessible name and a text alternative, and leave axe-core wit
 Same server, browser and helpers as test_dashboard.py (run both with Tests/Browser/run.sh).
 """
 
+import socket
+
 from test_dashboard import (  # noqa: F401 (fixtures are found by name)
     browser, chrome, normal_store, open_install, serious_violations, server, tile, wait)
 from test_phone_screen import COFFEE, PHONE, buy, emulate_phone
@@ -23,10 +25,15 @@ return Array.from(document.querySelectorAll('svg.sequence-diagram')).map(functio
     var n = note.getBBox();
     return Array.from(step.querySelectorAll('text.label')).some(function (text) {
       var b = text.getBBox(); return b.x < n.x || b.x + b.width > n.x + n.width; }); }).map(function (s) { return s.textContent; });
+  var headings = Array.from(svg.querySelectorAll('text.lane-name')).filter(function (text) {
+    var head = text.previousElementSibling.getBBox(), b = text.getBBox();
+    return b.x < head.x || b.x + b.width > head.x + head.width; }).map(function (t) { return t.textContent; });
   var list = svg.parentElement.querySelector('ol.sequence-steps');
   return {role: svg.getAttribute('role'), name: labelled, left: box.left, right: box.right, width: box.width,
           figureRight: figure.right, height: box.height, outside: outside, spilling: spilling, fontPx: 13 * box.width / view.width,
-          steps: list ? list.children.length : 0, rows: svg.querySelectorAll('g.step').length,
+          steps: list ? list.children.length : 0, rows: svg.querySelectorAll('g.step').length, headings: headings,
+          lanes: Array.from(svg.querySelectorAll('text.lane-name')).map(function (t) { return t.textContent; }),
+          failed: svg.querySelectorAll('g.step.attempt-failed').length,
           traps: svg.querySelectorAll('g.step.trap').length, hearts: svg.querySelectorAll('g.step .heart-added').length};
 });"""
 
@@ -102,3 +109,34 @@ def test_a_tap_draws_its_transaction_without_a_reload(browser, server):
     wait(browser, lambda: len(diagrams(browser)) == 1, message="the live channel brings the new transaction's life")
     drawn = diagrams(browser)[0]
     assert drawn["hearts"] == 1 and drawn["traps"] == 0, drawn
+
+
+def test_your_servers_lane_reads_on_a_phone_and_on_a_wide_screen(browser, server):
+    """A notification whose six attempts failed (a port bound and never listened on refuses every connection) is drawn
+    in a fourth lane, Your server, inside the drawing at 390 and 1280 px, with every heading inside its box."""
+    refused = socket.socket()
+    refused.bind(("127.0.0.1", 0))
+    try:
+        server.api("PUT", "/api/notifications/settings",
+                   {"url": f"http://127.0.0.1:{refused.getsockname()[1]}/n", "timeScale": 3600000})
+        install_id = server.create_install(locale="pt-BR", storefront="BRA")
+        transaction = str(buy(server, install_id)["transactionID"])
+        wait(browser, lambda: any(n.get("transactionID") == transaction and n["state"] == "failed"
+                                  for n in server.api("GET", "/api/notifications")),
+             message="the ONE_TIME_CHARGE runs out of retries")
+    finally:
+        server.api("PUT", "/api/notifications/settings", {"url": None})
+        refused.close()
+    for size in ((1280, 900), PHONE):
+        emulate_phone(browser, *size)
+        for path in (f"/installs/{install_id}", f"/transactions/{transaction}"):
+            browser.get(f"{server.base}{path}")
+            drawn = diagrams(browser)[0]
+            assert drawn["lanes"] == ["App", "App Store", "Listener", "Your server"], drawn
+            assert drawn["failed"] == 6 + 1, "six attempts and the note that no retry is left"
+            assert drawn["outside"] == [] and drawn["spilling"] == [] and drawn["headings"] == [], drawn
+            assert drawn["fontPx"] >= 11.5 and drawn["steps"] == drawn["rows"], drawn
+            assert drawn["right"] <= drawn["figureRight"] <= size[0], drawn
+            assert browser.execute_script("return document.documentElement.scrollWidth") <= size[0]
+            found, report = serious_violations(browser)
+            assert not found, report

@@ -201,28 +201,102 @@ struct SequenceDiagramTests {
     @Test(arguments: [
         ("Transaction.updates", 14, ["Transaction.", "updates"]), ("verified → counted", 13, ["verified →", "counted"]),
         ("refund: developer issue", 13, ["refund:", "developer", "issue"]), ("a", 13, ["a"]),
+        ("retry 1: UNSUCCESSFUL_HTTP_RESPONSE_CODE", 22, ["retry 1:", "UNSUCCESSFUL_HTTP_", "RESPONSE_CODE"]),
     ])
     func labelsWrapToTheRoomTheirRowHas(_ label: String, _ limit: Int, _ lines: [String]) {
         #expect(SequenceDiagram.wrap(label, limit: limit) == lines)
     }
 
-    @Test func everyRowStaysInsideTheViewBox() {
+    @Test(arguments: [SequenceDiagram.Layout.threeLanes, .fourLanes])
+    func everyRowStaysInsideTheViewBox(_ layout: SequenceDiagram.Layout) {
+        let last = layout.lanes.last ?? .listener
         let steps = [
-            Step(.app, .listener, "a label long enough to wrap over several lines"), Step(.listener, .app, "back"),
+            Step(.app, last, "a label long enough to wrap over several lines"), Step(last, .app, "back"),
             Step(.listener, .listener, "counted; five hearts already", heart: .notAdded, isTrap: true),
+            Step(.store, last, "UNSUCCESSFUL_HTTP_RESPONSE_CODE"), Step(last, last, "Your server's own note"),
         ]
         var top = SequenceDiagram.rowsTop
         for step in steps {
-            let row = SequenceDiagram.row(step, top: top)
+            let row = SequenceDiagram.row(step, top: top, layout: layout)
             guard case .object(let data) = row.value, case .array(let lines) = data["lines"] else { Issue.record("no lines"); return }
-            let span = step.from == step.to ? 2 * SequenceDiagram.noteHalfWidth : abs(step.to.x - step.from.x)
+            let span = step.from == step.to ? 2 * layout.noteHalfWidth : abs(layout.x(step.to) - layout.x(step.from))
             for case .object(let line) in lines {
                 guard case .string(let text) = line["text"] else { continue }
                 #expect(text.count * SequenceDiagram.characterWidthTenths / 10 <= span, "\(text)")
             }
             top += row.height
         }
-        #expect(SequenceDiagram.Lane.listener.x + SequenceDiagram.noteHalfWidth < SequenceDiagram.heartBesideTrapX - 8)
+        // No lane's heading or note reaches the marks column, nor the edges.
+        #expect(layout.x(last) + layout.noteHalfWidth <= SequenceDiagram.heartBesideTrapX - 8)
+        #expect(layout.x(.app) - layout.noteHalfWidth >= 0)
+        #expect(layout.spacing >= 2 * layout.noteHalfWidth, "two notes side by side do not overlap")
         #expect(SequenceDiagram.trapBesideHeartX + 8 <= SequenceDiagram.width)
+    }
+
+    // MARK: Your server
+
+    static func notification(
+        _ type: ServerNotification.NotificationType, at seconds: Double, state: ServerNotification.State = .delivered,
+        _ results: [SendAttemptResult?]
+    ) -> ServerNotification {
+        let attempts = results.enumerated().map { index, result in
+            result.map { SendAttempt(date: at(seconds + Double(index)), result: $0, url: "http://127.0.0.1:9/n", detail: "x") }
+                ?? .started(at: at(seconds + Double(index)), url: "http://127.0.0.1:9/n")
+        }
+        return ServerNotification(
+            type: type, transactionID: 12, createdAt: at(seconds), state: state, attemptCount: attempts.count, attempts: attempts)
+    }
+
+    @Test func aTransactionNoServerHeardOfKeepsItsThreeLanes() throws {
+        let life = Self.life(Self.stored(), [Self.delivery(.purchase, .counted, at: 0.1)], hearts: 1)
+        #expect(SequenceDiagram.Layout.drawing(life.steps) == .threeLanes)
+        let svg = try Self.rendered(life.diagram)
+        #expect(!svg.contains("Your server") && !svg.contains("failed attempt"))
+        #expect(svg.contains(#"<text class="lane-name" x="52" y="22" text-anchor="middle">App</text>"#), "where three lanes always stood")
+    }
+
+    @Test func eachNotificationAttemptIsAnArrowToYourServerAndAFailedOneIsDashedAndSaysSo() throws {
+        var stored = Self.stored()
+        stored.consumptionInfo = #"{"customerConsented":true}"#
+        var life = Self.life(stored, [Self.delivery(.purchase, .counted, at: 0.1)], hearts: 1)
+        life.notifications = [
+            Self.notification(.oneTimeCharge, at: 0, [.timedOut, .success]),
+            Self.notification(.consumptionRequest, at: 20, state: .sending, [.unsuccessfulHTTPResponseCode, nil]),
+            Self.notification(.refundDeclined, at: 40, state: .failed, [.noResponse]),
+            Self.notification(.test, at: 41, [.success]),
+        ]
+        let steps = life.steps
+        #expect(
+            Array(steps.drop { $0.to != .server }) == [
+                Step(.store, .server, "ONE_TIME_CHARGE: TIMED_OUT", attempt: .failed),
+                Step(.store, .server, "retry 1: SUCCESS"),
+                Step(.store, .app, ".success"), Step(.app, .app, "verified → counted", heart: .added), Step(.app, .store, "finish()"),
+                Step(.store, .server, "CONSUMPTION_REQUEST: UNSUCCESSFUL_HTTP_RESPONSE_CODE", attempt: .failed),
+                Step(.store, .server, "retry 1: under way", attempt: .underWay),
+                Step(.server, .store, "Send Consumption Information"),
+                Step(.store, .server, "REFUND_DECLINED: NO_RESPONSE", attempt: .failed),
+                Step(.store, .store, "no retry left", attempt: .failed),
+            ], "a TEST is about no transaction's life")
+        let diagram = life.diagram
+        #expect(SequenceDiagram.Layout.drawing(steps) == .fourLanes)
+        let svg = try Self.rendered(diagram)
+        #expect(svg.hasPrefix(#"<svg class="sequence-diagram four-lanes" viewBox="0 0 360 "#), "its headings a size smaller (Public/app.css)")
+        #expect(svg.contains(#"<text class="lane-name" x="286" y="22" text-anchor="middle">Your server</text>"#))
+        #expect(svg.components(separatedBy: #"<g class="step attempt-failed">"#).count - 1 == 4)
+        #expect(svg.components(separatedBy: #"<g class="step attempt-under-way">"#).count - 1 == 1)
+        #expect(svg.contains("failed attempt to send a notification</text>"), "the legend names the dashed arrow")
+        #expect(svg.contains("<li>App Store → Your server: ONE_TIME_CHARGE: TIMED_OUT (failed).</li>"))
+        #expect(svg.contains("<li>App Store → Your server: retry 1: SUCCESS.</li>"))
+        #expect(svg.contains("<li>Your server → App Store: Send Consumption Information.</li>"))
+        #expect(diagram.summary.hasSuffix(" 5 attempts to send a notification to your server, 3 failed."))
+    }
+
+    @Test func consumptionInformationWithoutARequestIsDrawnLast() {
+        var stored = Self.stored()
+        stored.consumptionInfo = "{}"
+        var life = Self.life(stored, [Self.delivery(.purchase, .counted, at: 0.1)], hearts: 1)
+        life.notifications = [Self.notification(.oneTimeCharge, at: 0, state: .pending, [])]
+        #expect(life.steps.first { $0.to == .server } == Step(.store, .server, "ONE_TIME_CHARGE: not sent yet", attempt: .underWay))
+        #expect(life.steps.last == Step(.server, .store, "Send Consumption Information"))
     }
 }

@@ -39,7 +39,7 @@ struct TransactionLifePageTests {
     /// The diagram of `/transactions/{id}` (the SVG and its steps as text).
     static func diagram(_ server: LiveServer, _ id: Int) async throws -> String {
         let page = await server.send("GET", "/transactions/\(id)").body
-        let start = try #require(page.range(of: #"<svg class="sequence-diagram""#))
+        let start = try #require(page.range(of: #"<svg class="sequence-diagram"#))
         let end = try #require(page.range(of: "</ol>", range: start.upperBound..<page.endIndex))
         return String(page[start.lowerBound..<end.upperBound])
     }
@@ -58,6 +58,39 @@ struct TransactionLifePageTests {
             }
             #expect(server.service.timeline.events(installID: install, limit: .max).allSatisfy { $0.attributes["transactionID"] == nil })
             #expect(try await Self.diagram(server, id) == drawn)
+            await server.stop()
+            let reopened = try await LiveServer(directory: server.directory)
+            let afterRestart = try await Self.diagram(reopened, id)
+            await reopened.stop()
+            #expect(afterRestart == drawn)
+        }
+    }
+
+    @Test func yourServersLaneIsDrawnFromTheStoredNotificationsAttemptsAndConsumptionInformationAlsoAfterReopening() async throws {
+        try await withLiveServer { server in
+            try await server.storage.save(NotificationSettings(url: "http://127.0.0.1:9/n", timeScale: 3_600))
+            let install = try await Self.createInstall(server, #"{"accountID":"ana","launch":true}"#)
+            let bought = await server.json("POST", "/api/installs/\(install)/purchases", #"{"productID":"\#(Self.coffee)"}"#)
+            let id = try #require(bought.object["transactionID"] as? Int)
+            // ONE_TIME_CHARGE: the first attempt times out, the retry an hour later (a millisecond here) succeeds.
+            let clock = NotificationSenderTests.ManualClock(Date().addingTimeInterval(1))
+            let transport = NotificationSenderTests.ScriptedTransport { $0 == 0 ? .timedOut : .success }
+            let sender = NotificationSenderTests.sender(server, transport, clock: clock)
+            #expect(try await sender.sendDue() == 1)
+            clock.set(Date().addingTimeInterval(3_600))
+            #expect(try await sender.sendDue() == 1)
+            // A refund request queues a CONSUMPTION_REQUEST (not sent: no sender runs), and the server answers it.
+            try await server.service.beginRefundRequest(transactionID: UInt64(id), installID: install, userAction: .submit)
+            _ = try await server.service.recordConsumption(#"{"customerConsented":true}"#, transactionID: UInt64(id))
+            let drawn = try await Self.diagram(server, id)
+            #expect(drawn.contains(">Your server</text>"))
+            #expect(drawn.contains("<li>App Store → Your server: ONE_TIME_CHARGE: TIMED_OUT (failed).</li>"))
+            #expect(drawn.contains("<li>App Store → Your server: retry 1: SUCCESS.</li>"))
+            #expect(drawn.contains("<li>App Store → Your server: CONSUMPTION_REQUEST: not sent yet (not ended).</li>"))
+            #expect(drawn.contains("<li>Your server → App Store: Send Consumption Information.</li>"))
+            #expect(drawn.components(separatedBy: #"<g class="step attempt-failed">"#).count - 1 == 1)
+            let installPage = await server.send("GET", "/installs/\(install)").body
+            #expect(installPage.contains("<li>App Store → Your server: retry 1: SUCCESS.</li>"), "the install page draws the same lane")
             await server.stop()
             let reopened = try await LiveServer(directory: server.directory)
             let afterRestart = try await Self.diagram(reopened, id)

@@ -125,9 +125,10 @@ extension NotificationsController {
 }
 
 extension TransactionsController {
-    /// The notifications about a transaction, for `Templates/partials/transaction-notifications.mustache`.
-    func notificationRows(_ transactionID: UInt64) async throws -> MustacheValue {
-        let rows = try await service.records.notifications(transactionID: transactionID).map(NotificationsController.row)
+    /// The notifications about a transaction, for `Templates/partials/transaction-notifications.mustache` (read once
+    /// with its diagrams, so the list and the server's lane show the same attempts).
+    func notificationRows(_ notifications: [ServerNotification]) -> MustacheValue {
+        let rows = notifications.map(NotificationsController.row)
         return ["items": .array(rows), "any": .bool(!rows.isEmpty)]
     }
 }

@@ -5,7 +5,7 @@ import TipJar
 
 /// The store's transactions and Apple Accounts as pages: the filtered, paged list (`/transactions`), one
 /// transaction's page with its life on every install it reached (`/transactions/{id}`, drawn by
-/// ``InstallScreen/life(of:stored:install:ledger:id:)``), an account's transactions as StoreKit's views return
+/// ``InstallScreen/life(of:stored:install:ledger:notifications:id:)``), an account's transactions as StoreKit's views return
 /// them (`/accounts/{accountID}`), and the session controls that forget transactions, as `SKTestSession` offers them:
 /// clear all, delete one, each behind a confirmation page (a plain GET page whose form posts, so it needs no
 /// JavaScript). The clear is offered on `/store` and answers with it, but sits here with the delete: both change the
@@ -140,6 +140,7 @@ struct TransactionsController: DashboardController {
         data["transaction"] = row
         let installs = try await service.records.installs(matching: InstallQuery(pageSize: 200, accountID: stored.accountID)).installs
             .sorted { ($0.id == stored.installID ? 0 : 1) < ($1.id == stored.installID ? 0 : 1) }
+        let notifications = try await service.records.notifications(transactionID: transactionID)
         var lives: [MustacheValue] = []
         for install in installs {
             // The whole ledger: the heart replay reads every row before this transaction's, however many came after.
@@ -147,12 +148,12 @@ struct TransactionsController: DashboardController {
             guard install.id == stored.installID || ledger.contains(where: { $0.transactionID == transactionID }) else { continue }
             lives.append(
                 InstallScreen.life(
-                    of: transactionID, stored: stored, install: install, ledger: ledger,
+                    of: transactionID, stored: stored, install: install, ledger: ledger, notifications: notifications,
                     id: "life-\(transactionID)-\(lives.count + 1)"))
         }
         data["lives"] = .array(lives)
         data["installGone"] = .bool(!installs.contains { $0.id == stored.installID })
-        data["notifications"] = try await notificationRows(transactionID)
+        data["notifications"] = notificationRows(notifications)
         return try renderer.html("pages/transaction", data)
     }
 

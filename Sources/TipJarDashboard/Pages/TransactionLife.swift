@@ -13,6 +13,14 @@ import TipJar
 /// same tomorrow and after a restart. What the stored facts cannot tell is drawn as such: a delivery left
 /// unfinished whose row carries another trap's note is "not finished" (a crash and an ignored `finish()` leave the
 /// same row).
+///
+/// The developer's server gets a lane of its own when the store kept something between it and the App Store about
+/// the transaction: each App Store Server Notification queued for it (``ServerNotification``, with every attempt's
+/// `sendAttemptResult`, https://developer.apple.com/documentation/appstoreserverapi/sendattemptresult) and the
+/// consumption information it sent back (``StoredTransaction/consumptionInfo``). The store keeps no date for the
+/// latter, so it is drawn after the last `CONSUMPTION_REQUEST`, which it answers
+/// (https://developer.apple.com/documentation/appstoreservernotifications/consumption_request), or last when none
+/// was sent.
 struct TransactionLife: Sendable {
     /// A ledger row and whether it added a heart (``heartsAdded(ledger:hearts:)``).
     struct Handled: Sendable, Equatable {
@@ -32,6 +40,8 @@ struct TransactionLife: Sendable {
     var stored: StoredTransaction?
     /// The install's ledger rows for this transaction, oldest first.
     var deliveries: [Handled]
+    /// The App Store Server Notifications about the transaction, oldest first, with their attempts.
+    var notifications: [ServerNotification] = []
 
     /// Whether each row of `ledger` (oldest first) added a heart, replaying the rule "one accepted tip adds one heart,
     /// up to five" (README "Domain rules": Recording). The ledger does not keep the hearts each row left, so the replay starts
@@ -75,6 +85,13 @@ struct TransactionLife: Sendable {
         for (index, handled) in deliveries.enumerated() {
             add(handled.delivery.at, 2, delivery(handled, isFirst: index == 0))
         }
+        for notification in notifications where notification.type != .test {
+            add(notification.createdAt, 3, sent(notification))
+        }
+        if stored?.consumptionInfo != nil {
+            let answered = notifications.last { $0.type == .consumptionRequest }?.createdAt
+            add(answered ?? .distantFuture, 4, [Step(.server, .store, "Send Consumption Information")])
+        }
         return moments.sorted { ($0.at, $0.rank, $0.order) < ($1.at, $1.rank, $1.order) }.flatMap(\.steps)
     }
 
@@ -115,6 +132,23 @@ struct TransactionLife: Sendable {
             }
             return [purchase, Step(.store, .store, first == nil ? "charged; not delivered yet" : "charged; delivered later")]
         }
+    }
+
+    /// One notification sent to the developer's server: an arrow from the App Store per attempt, its
+    /// `notificationType` on the first and `sendAttemptResult` on each (a failed one dashed, one under way dotted),
+    /// a dotted arrow for one not sent yet, and a note when its retries ran out (Apple retries five times,
+    /// https://developer.apple.com/documentation/appstoreservernotifications/responding-to-app-store-server-notifications).
+    func sent(_ notification: ServerNotification) -> [Step] {
+        let type = notification.type.rawValue
+        guard !notification.attempts.isEmpty else { return [Step(.store, .server, "\(type): not sent yet", attempt: .underWay)] }
+        var steps = notification.attempts.enumerated().map { index, attempt in
+            let name = index == 0 ? type : "retry \(index)"
+            if !attempt.hasEnded { return Step(.store, .server, "\(name): under way", attempt: .underWay) }
+            let result = attempt.result.rawValue
+            return Step(.store, .server, "\(name): \(result)", attempt: attempt.result == .success ? nil : .failed)
+        }
+        if notification.state == .failed { steps.append(Step(.store, .store, "no retry left", attempt: .failed)) }
+        return steps
     }
 
     /// One delivery: how it arrived, the handler's verification and record (with its heart), and `finish()`.
