@@ -84,11 +84,23 @@ final class EventLoop: @unchecked Sendable {
 
     deinit { readBuffer.deallocate() }
 
+    /// A sweep has run since the last connection closed (its memory trim included).
+    var sweptWithNothingOpen = false
+
+    /// Whether the loop may wait for an event without a timeout: no connection is open and a sweep ran since the last
+    /// one closed, nothing is shed or paused, and it is not draining. A new connection, an inbox message (a response, a
+    /// shutdown) or a stream's bytes are events, so an idle server's I/O thread sleeps instead of waking ten times a
+    /// second.
+    var isAsleep: Bool {
+        sweptWithNothingOpen && openCount == 0 && shedCount == 0 && acceptResumeTime == nil && !draining
+            && pipelineHead >= pipelineQueue.count
+    }
+
     /// Runs until shutdown completes.
     func run() {
         let events = SystemCalls.EpollEvents(capacity: 512)
         while true {
-            let n = events.wait(epfd, timeoutMilliseconds: hasPipelinedTurns ? 0 : 100)
+            let n = events.wait(epfd, timeoutMilliseconds: hasPipelinedTurns ? 0 : isAsleep ? -1 : 100)
             now = Socket.now()
             if n > 0 {
                 for i in 0..<Int(n) {
@@ -105,7 +117,9 @@ final class EventLoop: @unchecked Sendable {
             if now &- lastSweep >= 100_000_000 {
                 lastSweep = now
                 sweep()
+                sweptWithNothingOpen = openCount == 0
             }
+            if openCount > 0 { sweptWithNothingOpen = false }
             if acceptResumeTime != nil { resumeAcceptingIfDue() }
             if pipelineHead < pipelineQueue.count { dispatchPipelined() }
             if draining && openCount == 0 && shedCount == 0 { break }

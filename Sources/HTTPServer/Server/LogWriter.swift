@@ -97,7 +97,8 @@ public final class LogWriter: Sendable {
             }
             let before = state.queuedBytes
             add(&state)
-            return before < Self.batchBytes && state.queuedBytes >= Self.batchBytes
+            // The first line of a batch wakes a writer asleep on an empty queue; a full batch, one gathering.
+            return before == 0 || (before < Self.batchBytes && state.queuedBytes >= Self.batchBytes)
         }
         guard let wakeNow else {
             droppedTotal.add(1, ordering: .relaxed)
@@ -128,8 +129,13 @@ public final class LogWriter: Sendable {
         }
     }
 
-    /// Waits up to 100 ms for a batch, then writes what is waiting, with the report of dropped lines.
+    /// Sleeps while nothing is queued (waking every 5 s, so an unused writer still goes away), then waits up to 100 ms
+    /// for a batch, then writes what is waiting, with the report of dropped lines. An idle server's log costs no
+    /// wake-ups beyond those.
     private func pass() {
+        if state.withLock({ $0.queuedBytes == 0 && $0.dropped == 0 && $0.deferred.isEmpty }) {
+            guard wake.wait(timeout: .now() + .seconds(5)) == .success else { return }
+        }
         _ = wake.wait(timeout: .now() + .milliseconds(100))
         isWriting.store(true, ordering: .releasing)
         defer { isWriting.store(false, ordering: .releasing) }
