@@ -26,6 +26,8 @@ public final class LogWriter: Sendable {
         /// The bytes the deferred lines were estimated to take, counted against the capacity.
         var deferredBytes = 0
         var queuedBytes: Int { pending.count + deferredBytes }
+        /// The writer thread sleeps on an empty queue until a line comes (``LogWriter/pass()``).
+        var isAsleep = false
         /// Lines dropped since the last report.
         var dropped = 0
     }
@@ -97,8 +99,12 @@ public final class LogWriter: Sendable {
             }
             let before = state.queuedBytes
             add(&state)
-            // The first line of a batch wakes a writer asleep on an empty queue; a full batch, one gathering.
-            return before == 0 || (before < Self.batchBytes && state.queuedBytes >= Self.batchBytes)
+            // A line wakes a writer asleep on an empty queue; a full batch, one gathering lines.
+            if state.isAsleep {
+                state.isAsleep = false
+                return true
+            }
+            return before < Self.batchBytes && state.queuedBytes >= Self.batchBytes
         }
         guard let wakeNow else {
             droppedTotal.add(1, ordering: .relaxed)
@@ -133,8 +139,17 @@ public final class LogWriter: Sendable {
     /// for a batch, then writes what is waiting, with the report of dropped lines. An idle server's log costs no
     /// wake-ups beyond those.
     private func pass() {
-        if state.withLock({ $0.queuedBytes == 0 && $0.dropped == 0 && $0.deferred.isEmpty }) {
-            guard wake.wait(timeout: .now() + .seconds(5)) == .success else { return }
+        let sleeps = state.withLock { state -> Bool in
+            state.isAsleep = state.queuedBytes == 0 && state.dropped == 0
+            return state.isAsleep
+        }
+        if sleeps {
+            let woken = wake.wait(timeout: .now() + .seconds(5)) == .success
+            let stillAsleep = state.withLock { state -> Bool in
+                defer { state.isAsleep = false }
+                return state.isAsleep
+            }
+            guard woken || !stillAsleep else { return }
         }
         _ = wake.wait(timeout: .now() + .milliseconds(100))
         isWriting.store(true, ordering: .releasing)
