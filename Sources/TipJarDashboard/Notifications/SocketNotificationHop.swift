@@ -8,7 +8,7 @@ import Glibc
 #endif
 
 /// The threads a transport's hops block on: started one by one as hops need them, at most ``limit`` (the sender's four
-/// lanes and its `TEST` lane), then kept, each asleep on a semaphore while it has nothing to do (no CPU, no wake-ups). Jobs beyond the
+/// lanes and its `TEST` lane), then kept until unused for 30 s, each asleep on a semaphore while it has nothing to do (no CPU, no wake-ups). Jobs beyond the
 /// limit wait their turn.
 final class HopThreads: Sendable {
     let limit: Int
@@ -49,7 +49,16 @@ final class HopThreads: Sendable {
             }
             if let job {
                 job()
-            } else {
+            } else if ready.wait(timeout: .now() + .seconds(30)) == .timedOut {
+                // Unused for 30 s: the thread ends. Unless a job came meanwhile and took an idle thread's place (`idle` is
+                // 0): then its signal is on its way, and this thread takes it as if it had woken in time.
+                let ends = state.withLock { state -> Bool in
+                    guard state.idle > 0 else { return false }
+                    state.idle -= 1
+                    state.threads -= 1
+                    return true
+                }
+                if ends { return }
                 ready.wait()
             }
         }
