@@ -129,6 +129,7 @@ struct NotificationPageTests {
             #expect(next == [newest - 3, newest - 4, newest - 5])
             #expect(await server.send("GET", "/api/notifications?limit=0").status == 400)
             #expect(await server.send("GET", "/api/notifications?before=x").status == 400)
+            #expect(await server.send("GET", "/api/notifications?before=").status == 400, "the document's pattern wants digits")
         }
     }
 

@@ -134,10 +134,10 @@ struct NotificationsController: DashboardController {
         }
     }
 
-    /// The `before` of a page: a notification ID (digits), or `nil` for the first page.
+    /// The `before` of a page: a notification ID (digits), or `nil` for the first page (no `before` at all).
     static func beforeID(_ text: String?) throws -> Int64? {
-        guard let text, !text.isEmpty else { return nil }
-        guard text.utf8.count <= 19, text.utf8.allSatisfy({ (0x30...0x39).contains($0) }), let id = Int64(text) else {
+        guard let text else { return nil }
+        guard !text.isEmpty, text.utf8.count <= 19, text.utf8.allSatisfy({ (0x30...0x39).contains($0) }), let id = Int64(text) else {
             throw TipJarError.invalidValue(field: "before", reason: "must be a notification ID (digits)")
         }
         return id
