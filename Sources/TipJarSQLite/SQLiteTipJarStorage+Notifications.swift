@@ -155,14 +155,6 @@ extension SQLiteTipJarStorage: ServerNotificationStorage {
         }
     }
 
-    /// `ServerNotificationStorage.nextNotificationDue()`: the earliest due time or lease end, `nil` when none waits.
-    public nonisolated(nonsending) func nextNotificationDue() async throws -> Date? {
-        try await pool.read { db in
-            try db.fetchValue(sql: "SELECT MIN(next_attempt_ms) FROM notifications WHERE state IN ('pending', 'sending')", as: Int64.self)
-                .map(Self.date)
-        }
-    }
-
     /// `ServerNotificationStorage.claim(_:leaseUntil:)`: for each, a compare-and-set on the state, attempt count and due
     /// time read, so of two senders one wins; the UUID and payload are fixed by the first claim; the attempt under way is
     /// stored beside it; all in one write.

@@ -18,8 +18,6 @@ public protocol ServerNotificationStorage: Sendable {
     /// Notifications due at `date` (pending, or sending with an ended lease), oldest first, at most `limit`; only
     /// `TEST` ones when `onlyTests` (the lane a test notification takes past the backlog).
     nonisolated(nonsending) func dueNotifications(at date: Date, limit: Int, onlyTests: Bool) async throws -> [ServerNotification]
-    /// The earliest ``ServerNotification/nextAttemptAt`` of a pending or sending notification, or `nil`.
-    nonisolated(nonsending) func nextNotificationDue() async throws -> Date?
     /// What a sender needs for its next step, in one read: the settings, at most `tests` due `TEST` notifications, at
     /// most `others` due notifications of any type (oldest first, as ``dueNotifications(at:limit:onlyTests:)``), and the
     /// earliest due time.
