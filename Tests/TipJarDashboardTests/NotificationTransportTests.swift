@@ -79,6 +79,20 @@ struct NotificationTransportTests {
         #expect(bodies == [Self.body, Self.body], "RFC 9110 §15.4.8: the POST and its body are repeated")
     }
 
+    @Test func aHopStartedAfterTheDeadlineConnectsToNoOne() throws {
+        let receiver = try ScriptedReceiver { _ in ScriptedReceiver.status(200) }
+        defer { receiver.stop() }
+        let url = try #require(URL(string: receiver.url))
+        let spent = DispatchTime.now().uptimeNanoseconds - 1
+        let late = SocketNotificationHop.postBlocking(Self.body, to: url, deadline: spent, timeout: 5, policy: NotificationURLPolicy())
+        #expect(late == .failed(.timedOut, "no answer within 5 s"))
+        // Connections are accepted in the order they were made: one the late hop had opened would come first, empty.
+        let inTime = SocketNotificationHop.postBlocking(
+            Self.body, to: url, deadline: DispatchTime.now().uptimeNanoseconds + 5_000_000_000, timeout: 5, policy: NotificationURLPolicy())
+        #expect(inTime == .answered(status: 200, location: nil))
+        #expect(receiver.bodies == [Self.body], "the receiver never sees a connection the attempt had no time left for")
+    }
+
     @Test func a302IsNotFollowedBecauseItWouldLoseTheBody() async throws {
         let (outcome, bodies) = try await Self.post { _ in ScriptedReceiver.status(302, "Location: /elsewhere\r\n") }
         #expect(outcome.result == .unsuccessfulHTTPResponseCode && outcome.detail.hasPrefix("HTTP 302, not followed"), "\(outcome)")

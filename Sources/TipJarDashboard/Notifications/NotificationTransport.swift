@@ -52,49 +52,90 @@ struct HTTPNotificationTransport: NotificationTransport {
 
     func post(_ body: Data, to url: URL, timeout: TimeInterval) async -> NotificationAttemptOutcome {
         let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(max(timeout, 0) * 1e9)
-        var current = url
-        var visited: Set<String> = [url.absoluteString]
-        var redirects = 0
+        var chain = RedirectChain(start: url, policy: policy)
         while true {
-            let hop: NotificationHop =
-                current.scheme?.lowercased() == "https"
-                ? await URLSessionNotificationHop.post(body, to: current, deadline: deadline, timeout: timeout, policy: policy)
-                : await SocketNotificationHop.post(body, to: current, deadline: deadline, timeout: timeout, policy: policy, threads: threads)
-            let here = current.absoluteString
-            switch hop {
-            case .failed(let result, let detail):
-                return NotificationAttemptOutcome(result: result, detail: detail, url: here)
-            case .answered(let status, let location):
-                if (200...206).contains(status) { return NotificationAttemptOutcome(result: .success, detail: "HTTP \(status)", url: here) }
-                guard status == 307 || status == 308 else {
-                    let detail =
-                        (300...399).contains(status)
-                        ? "HTTP \(status), not followed: only a 307 or 308 redirect keeps the POST and its body (RFC 9110 §15.4)"
-                        : "HTTP \(status)"
-                    return NotificationAttemptOutcome(result: .unsuccessfulHTTPResponseCode, detail: detail, url: here)
+            let step: RedirectChain.Step
+            if chain.current.scheme?.lowercased() == "https" {
+                let hop = await URLSessionNotificationHop.post(body, to: chain.current, deadline: deadline, timeout: timeout, policy: policy)
+                step = chain.next(after: hop)
+            } else {
+                // Every `http` hop of the chain, and the decisions between them, on one hop thread: a redirect costs no
+                // thread hand-off, and no wait for a busy task pool can eat into the attempt's deadline between hops.
+                let start = chain
+                let policy = policy
+                (chain, step) = await threads.perform {
+                    var chain = start
+                    while true {
+                        let hop = SocketNotificationHop.postBlocking(body, to: chain.current, deadline: deadline, timeout: timeout, policy: policy)
+                        let step = chain.next(after: hop)
+                        guard case .follow = step, chain.current.scheme?.lowercased() != "https" else { return (chain, step) }
+                    }
                 }
-                guard let location, let target = URL(string: location, relativeTo: current)?.absoluteURL else {
-                    return NotificationAttemptOutcome(
-                        result: .unsuccessfulHTTPResponseCode, detail: "HTTP \(status) without a usable Location", url: here)
-                }
-                let next: URL
-                do {
-                    next = try policy.checked(target.absoluteString)
-                } catch {
-                    let reason = (error as? TipJarError).map { "\($0)" } ?? "\(error)"
-                    return NotificationAttemptOutcome(result: .other, detail: "HTTP \(status) to a URL not posted to: \(reason)", url: here)
-                }
-                guard visited.insert(next.absoluteString).inserted else {
-                    return NotificationAttemptOutcome(
-                        result: .circularRedirect, detail: "redirect loop: \(next.absoluteString) was visited already", url: here)
-                }
-                redirects += 1
-                guard redirects <= Self.maximumRedirects else {
-                    return NotificationAttemptOutcome(
-                        result: .circularRedirect, detail: "more than \(Self.maximumRedirects) redirects", url: here)
-                }
-                current = next
             }
+            if case .ended(let outcome) = step { return outcome }
+        }
+    }
+}
+
+/// The redirect rules of one attempt (see ``HTTPNotificationTransport``): what a hop's answer means, and where the
+/// attempt goes next.
+struct RedirectChain: Sendable {
+    /// What comes after a hop.
+    enum Step: Sendable {
+        /// The attempt ended.
+        case ended(NotificationAttemptOutcome)
+        /// The attempt goes on at ``RedirectChain/current``.
+        case follow
+    }
+
+    /// The URL the next hop posts to.
+    private(set) var current: URL
+    private var visited: Set<String>
+    private var redirects = 0
+    private let policy: NotificationURLPolicy
+
+    init(start: URL, policy: NotificationURLPolicy) {
+        current = start
+        visited = [start.absoluteString]
+        self.policy = policy
+    }
+
+    /// Decides on `hop`, the answer of a hop to ``current``, and moves ``current`` to a redirect's target.
+    mutating func next(after hop: NotificationHop) -> Step {
+        let here = current.absoluteString
+        switch hop {
+        case .failed(let result, let detail):
+            return .ended(NotificationAttemptOutcome(result: result, detail: detail, url: here))
+        case .answered(let status, let location):
+            if (200...206).contains(status) { return .ended(NotificationAttemptOutcome(result: .success, detail: "HTTP \(status)", url: here)) }
+            guard status == 307 || status == 308 else {
+                let detail =
+                    (300...399).contains(status)
+                    ? "HTTP \(status), not followed: only a 307 or 308 redirect keeps the POST and its body (RFC 9110 §15.4)"
+                    : "HTTP \(status)"
+                return .ended(NotificationAttemptOutcome(result: .unsuccessfulHTTPResponseCode, detail: detail, url: here))
+            }
+            guard let location, let target = URL(string: location, relativeTo: current)?.absoluteURL else {
+                return .ended(NotificationAttemptOutcome(result: .unsuccessfulHTTPResponseCode, detail: "HTTP \(status) without a usable Location", url: here))
+            }
+            let next: URL
+            do {
+                next = try policy.checked(target.absoluteString)
+            } catch {
+                let reason = (error as? TipJarError).map { "\($0)" } ?? "\(error)"
+                return .ended(NotificationAttemptOutcome(result: .other, detail: "HTTP \(status) to a URL not posted to: \(reason)", url: here))
+            }
+            guard visited.insert(next.absoluteString).inserted else {
+                return .ended(
+                    NotificationAttemptOutcome(result: .circularRedirect, detail: "redirect loop: \(next.absoluteString) was visited already", url: here))
+            }
+            redirects += 1
+            guard redirects <= HTTPNotificationTransport.maximumRedirects else {
+                return .ended(
+                    NotificationAttemptOutcome(result: .circularRedirect, detail: "more than \(HTTPNotificationTransport.maximumRedirects) redirects", url: here))
+            }
+            current = next
+            return .follow
         }
     }
 }

@@ -38,6 +38,13 @@ final class HopThreads: Sendable {
         }
     }
 
+    /// Runs `body` on one of the threads and returns what it returns.
+    func perform<Value: Sendable>(_ body: @escaping @Sendable () -> Value) async -> Value {
+        await withCheckedContinuation { continuation in
+            run { continuation.resume(returning: body()) }
+        }
+    }
+
     private func work() {
         while true {
             let job = state.withLock { state -> (@Sendable () -> Void)? in
@@ -93,22 +100,11 @@ enum SocketNotificationHop {
     /// The most bytes of an answer's head read before it is `INVALID_RESPONSE`.
     static let maximumHeadBytes = 65_536
 
-    /// Posts `body` to `url` (http) and reads the answer's head, on one of `threads`, within `deadline`
+    /// Posts `body` to `url` (http) and reads the answer's head, on the calling thread, within `deadline`
     /// (`DispatchTime` uptime nanoseconds). `timeout` only words a `TIMED_OUT`.
     ///
-    /// Threads of their own, not Dispatch's pool: on Linux Swift's cooperative executor runs on Dispatch's global
-    /// threads, as many as there are cores, so a hop blocked in `poll(2)` there would stall every task of the server.
-    static func post(
-        _ body: Data, to url: URL, deadline: UInt64, timeout: TimeInterval, policy: NotificationURLPolicy, threads: HopThreads
-    ) async -> NotificationHop {
-        await withCheckedContinuation { continuation in
-            threads.run {
-                continuation.resume(returning: postBlocking(body, to: url, deadline: deadline, timeout: timeout, policy: policy))
-            }
-        }
-    }
-
-    /// ``post(_:to:deadline:timeout:policy:)`` on the calling thread.
+    /// Called on a ``HopThreads`` thread, not Dispatch's pool: on Linux Swift's cooperative executor runs on Dispatch's
+    /// global threads, as many as there are cores, so a hop blocked in `poll(2)` there would stall every task of the server.
     static func postBlocking(_ body: Data, to url: URL, deadline: UInt64, timeout: TimeInterval, policy: NotificationURLPolicy) -> NotificationHop {
         let timedOut = NotificationHop.failed(.timedOut, "no answer within \(Self.seconds(timeout))")
         guard let components = URLComponents(url: url, resolvingAgainstBaseURL: true), let rawHost = components.host, !rawHost.isEmpty
@@ -128,6 +124,8 @@ enum SocketNotificationHop {
         while let info = cursor {
             cursor = info.pointee.ai_next
             guard let address = info.pointee.ai_addr else { continue }
+            // A hop that starts after the deadline (the redirect of an attempt that used it up) connects to no one.
+            guard DispatchTime.now().uptimeNanoseconds < deadline else { return timedOut }
             if !policy.allowsLinkLocal, NotificationURLPolicy.isLinkLocalOrMetadata(address: Self.bytes(of: address)) {
                 failure = .failed(.other, "\(host) resolves to a link-local or cloud metadata address, which the dashboard does not post to")
                 continue

@@ -60,7 +60,11 @@ final class ScriptedReceiver: Sendable {
         defer { close(listener) }
         while !state.withLock({ $0.stopped }) {
             let connection = accept(listener, nil, nil)
-            if connection < 0 { return }
+            if connection < 0 {
+                // A signal, or a client that reset before it was accepted, ends nothing; `stop()`'s shutdown does.
+                if errno == EINTR || errno == ECONNABORTED { continue }
+                return
+            }
             if state.withLock({ $0.stopped }) {
                 close(connection)
                 return
