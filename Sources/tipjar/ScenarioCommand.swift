@@ -122,11 +122,17 @@ struct ScenarioCommand {
                 publicDirectory: root.appendingPathComponent("Public")),
             environment: environment)
         // Notifications are sent as `serve` sends them, so a scenario can watch a server's attempts.
-        let notifications = stack.startNotifications()
-        let result = await ScenarioRunner(transport: stack.scenarioTransport, output: output).run(scenario, file: file)
-        // The sender stops and late deliveries still waiting are dropped before the temporary database closes.
-        notifications?.cancel()
-        await notifications?.value
+        let result = await withTaskGroup(of: ScenarioResult?.self) { group in
+            group.addTask {
+                await stack.runNotifications()
+                return nil
+            }
+            let result = await ScenarioRunner(transport: stack.scenarioTransport, output: output).run(scenario, file: file)
+            // The sender stops (its attempts under way recorded) before the temporary database closes.
+            group.cancelAll()
+            return result
+        }
+        // Late deliveries still waiting are dropped.
         await stack.service.cancelScheduledDeliveries()
         return result
     }

@@ -192,39 +192,38 @@ struct ServeCommand {
         if notificationsURL != nil || notificationTimeScale != nil {
             try await stack.setNotificationsURL(notificationsURL, timeScale: notificationTimeScale)
         }
-        let notifications = stack.startNotifications(log: { LogWriter.standardError.write(line: $0) })
-        defer { notifications?.cancel() }
-        gate.open(stack)
-        if stopping.isRequested {
-            try? storage.pool.close()
-            accessLog.write(line: "tipjar: stopped cleanly")
+        // The notifications sender runs beside the server in this task group, and stops on shutdown before the database
+        // closes: an attempt under way is recorded as it ends (a SIGKILL leaves it on record as started, and the next
+        // start closes it as cut and retries it on Apple's schedule: at least once, never lost).
+        let served: Int32? = try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { await stack.runNotifications(log: { LogWriter.standardError.write(line: $0) }) }
+            defer { group.cancelAll() }
+            gate.open(stack)
+            if stopping.isRequested { return nil }
+            let boundPort: Int
+            if isListening, let port = server.port {
+                boundPort = port
+            } else {
+                guard let port = try startListening(server) else { return 1 }
+                boundPort = port
+            }
+            if let running = server.runningConfiguration, running.maxConnections < server.configuration.maxConnections {
+                LogWriter.standardError.write(
+                    line: "tipjar: at most \(running.maxConnections) connections (\(running.maxConnectionsPerAddress) per address), "
+                        + "\(running.maxStreams) of them event streams (\(running.maxStreamsPerAddress) per address): "
+                        + "the descriptor limit (ulimit -n) is \(DescriptorLimit.current ?? 0)")
+            }
+            // Every start-up line is out before the banner that scripts wait for.
             _ = accessLog.flush()
+            var address = "http://\(HTTPServerConfiguration.urlHost(forBind: host)):\(boundPort)/"
+            if let adminToken { address += "?token=\(adminToken)" }
+            let banner = "Tip Jar Dashboard serving \(Catalog.escapedField(catalogName)) on \(address) (database \(Catalog.escapedField(database)), durability \(durability))\n"
+            try? FileHandle.standardOutput.write(contentsOf: Data(banner.utf8))
+            if checksInBackground { startBackgroundCheck(of: storage) }
+            await server.waitUntilStopped()
             return 0
         }
-        let boundPort: Int
-        if isListening, let port = server.port {
-            boundPort = port
-        } else {
-            guard let port = try startListening(server) else { return 1 }
-            boundPort = port
-        }
-        if let running = server.runningConfiguration, running.maxConnections < server.configuration.maxConnections {
-            LogWriter.standardError.write(
-                line: "tipjar: at most \(running.maxConnections) connections (\(running.maxConnectionsPerAddress) per address), "
-                    + "\(running.maxStreams) of them event streams (\(running.maxStreamsPerAddress) per address): "
-                    + "the descriptor limit (ulimit -n) is \(DescriptorLimit.current ?? 0)")
-        }
-        // Every start-up line is out before the banner that scripts wait for.
-        _ = accessLog.flush()
-        var address = "http://\(HTTPServerConfiguration.urlHost(forBind: host)):\(boundPort)/"
-        if let adminToken { address += "?token=\(adminToken)" }
-        let banner = "Tip Jar Dashboard serving \(Catalog.escapedField(catalogName)) on \(address) (database \(Catalog.escapedField(database)), durability \(durability))\n"
-        try? FileHandle.standardOutput.write(contentsOf: Data(banner.utf8))
-        if checksInBackground { startBackgroundCheck(of: storage) }
-        await server.waitUntilStopped()
-        // The notifications sender stops before the database closes; an attempt under way stays on record as started,
-        // and the next start closes it as cut and retries it on Apple's schedule (at least once, never lost).
-        notifications?.cancel()
+        if served == 1 { return 1 }
         // Late deliveries still waiting are dropped, never awaited; a charged transaction stays unfinished for the next launch.
         await stack.service.cancelScheduledDeliveries()
         try? storage.pool.close()

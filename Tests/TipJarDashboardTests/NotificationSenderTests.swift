@@ -121,8 +121,8 @@ struct NotificationSenderTests {
         defer { receiver.stop() }
         try await withLiveServer { server in
             try await server.storage.save(NotificationSettings(url: receiver.url, timeScale: 1))
-            let sending = server.stack.startNotifications()
-            defer { sending?.cancel() }
+            let sending = Task { await server.stack.runNotifications() }
+            defer { sending.cancel() }
             try await Self.buy(server, count: 6)  // each answered while the server holds the posts unanswered
             #expect(await eventually { receiver.bodies.count == 4 }, "four attempts under way at once")
             let queued = try await server.storage.notifications(matching: NotificationQuery(limit: 10))
@@ -137,8 +137,8 @@ struct NotificationSenderTests {
         defer { receiver.stop() }
         try await withLiveServer { server in
             try await server.storage.save(NotificationSettings(url: receiver.url, timeScale: 1))
-            let sending = server.stack.startNotifications()
-            defer { sending?.cancel() }
+            let sending = Task { await server.stack.runNotifications() }
+            defer { sending.cancel() }
             try await Self.buy(server, count: 8)
             #expect(await eventually { receiver.bodies.count == 4 })
             let test = ServerNotification.requestedTest(at: Date(), makeUUID: { UUID().uuidString }, bundleID: "b", environment: "Xcode")
@@ -147,6 +147,23 @@ struct NotificationSenderTests {
             let last = try #require(receiver.bodies.last)
             let payload = try #require((try JSONSerialization.jsonObject(with: last) as? [String: String])?["signedPayload"])
             #expect(payload == test.signedPayload)
+        }
+    }
+
+    @Test func stoppingTheSenderCutsAnAttemptUnderWayAndRecordsItForARetry() async throws {
+        let receiver = try ScriptedReceiver { _ in .silence }
+        defer { receiver.stop() }
+        try await withLiveServer { server in
+            try await server.storage.save(NotificationSettings(url: receiver.url, timeScale: 1))
+            let sending = Task { await server.stack.runNotifications() }  // as `serve` runs it in its task group
+            try await Self.buy(server)
+            #expect(await eventually { receiver.bodies.count == 1 })
+            sending.cancel()
+            await sending.value  // returns once the attempt is recorded, not at the attempt's 5 s deadline
+            let notification = try #require(try await server.storage.notifications(matching: NotificationQuery(limit: 1)).first)
+            let attempt = try #require(notification.attempts.last)
+            #expect(attempt.hasEnded && attempt.result == .other && attempt.detail == HTTPNotificationTransport.cutShort, "\(attempt)")
+            #expect(notification.state == .pending, "retried on Apple's schedule at the next start")
         }
     }
 

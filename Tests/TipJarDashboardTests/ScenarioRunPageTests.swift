@@ -63,8 +63,8 @@ struct ScenarioRunPageTests {
     @Test(arguments: shipped)
     func everyShippedScenarioHoldsWhenRunFromTheStorePage(_ file: String) async throws {
         try await withLiveServer { server in
-            let notifications = server.stack.startNotifications()  // as `serve` runs it
-            defer { notifications?.cancel() }
+            let notifications = Task { await server.stack.runNotifications() }  // as `serve` runs it
+            defer { notifications.cancel() }
             let session = try await PageTests().session(server)
             let result = await post(server, "/store/scenarios/\(file)/run", session)
             #expect(result.status == 200)

@@ -4,17 +4,14 @@ import TipJar
 extension DashboardStack {
     /// The notifications controller, when the storage keeps a notifications queue.
     static func notificationControllers(
-        service: TipJarService, storage: any TipJarStorage, environment: TipJarEnvironment, renderer: PageRenderer,
-        policy: NotificationURLPolicy
+        service: TipJarService, environment: TipJarEnvironment, renderer: PageRenderer, policy: NotificationURLPolicy
     ) -> [any DashboardController] {
-        guard let queue = storage as? any ServerNotificationStorage else { return [] }
-        return [
-            NotificationsController(
-                service: service, queue: queue, renderer: renderer, clock: environment.now, policy: policy)
-        ]
+        guard service.notifications.isKept else { return [] }
+        return [NotificationsController(service: service, renderer: renderer, clock: environment.now, policy: policy)]
     }
 
-    /// The sender of the storage's notifications queue, or `nil` when it keeps none.
+    /// The sender of the storage's notifications queue, or `nil` when it keeps none. The sender alone claims and records
+    /// attempts, so it is built over the storage itself; everyone else reaches the queue through the service.
     static func notificationSender(
         service: TipJarService, storage: any TipJarStorage, environment: TipJarEnvironment, policy: NotificationURLPolicy
     ) -> NotificationSender? {
@@ -27,26 +24,25 @@ extension DashboardStack {
             environment: { service.settings.environment.rawValue }, now: environment.now)
     }
 
-    /// Starts delivering the notifications queue in the background (`serve` and `scenario run` call it; tests call
-    /// ``NotificationSender/sendDue(limit:)`` themselves or this). Cancel the task to stop.
-    /// - Returns: the sender's task, or `nil` when the storage keeps no queue.
+    /// Delivers the notifications queue until the task running it is cancelled, and returns once the attempts under way
+    /// are recorded (`serve` and `scenario run` run it in their task group, beside the server; tests call
+    /// ``NotificationSender/sendDue(limit:)`` themselves or this). Returns at once when the storage keeps no queue.
     /// - Parameter log: where a failure of the queue's storage is written (the sender goes on).
-    @discardableResult
-    public func startNotifications(log: @escaping @Sendable (String) -> Void = { _ in }) -> Task<Void, Never>? {
-        guard let sender = notificationSender else { return nil }
+    public func runNotifications(log: @escaping @Sendable (String) -> Void = { _ in }) async {
+        guard let sender = notificationSender else { return }
         // Woken only by changes to the queue or its settings (a purchase queues its notification in the same write),
         // never by another install's page or purchase with no notification.
-        let wakeUps = storage.changeLog.changes(of: [.notifications])
-        return Task.detached { await sender.run(wakeUps: wakeUps, log: log) }
+        await sender.run(wakeUps: storage.changeLog.changes(of: [.notifications]), log: log)
     }
 
     /// Saves a notifications URL given at start-up (`serve --notifications-url`), checked as the API checks it.
     /// - Throws: `TipJarError.invalidValue` for a URL the ``NotificationURLPolicy`` refuses; storage errors.
     public func setNotificationsURL(_ url: String?, timeScale: Int?) async throws {
-        guard let queue = storage as? any ServerNotificationStorage else { return }
-        var settings = try await queue.notificationSettings()
+        let notifications = service.notifications
+        guard notifications.isKept else { return }
+        var settings = try await notifications.notificationSettings()
         if let url { settings.url = try NotificationSettings.checkedURL(url, policy: notificationURLPolicy) }
         if let timeScale { settings.timeScale = try NotificationSettings.checkedTimeScale(timeScale) }
-        try await queue.save(settings)
+        try await notifications.save(settings)
     }
 }

@@ -15,12 +15,13 @@ public struct DashboardStack: HTTPResponder {
     /// The tip jar service the dashboard drives; its late deliveries are cancelled at shutdown
     /// (``TipJarService/cancelScheduledDeliveries()``).
     public let service: TipJarService
-    /// The storage under the service.
-    public let storage: any TipJarStorage
+    /// The storage under the service: the composition root's own (the sender is built over it, and its change log
+    /// wakes the sender); everything else reaches what is stored through ``service``.
+    let storage: any TipJarStorage
     /// The admin token requests must carry, or `nil`.
     public let adminToken: String?
-    /// The App Store Server Notifications sender, when the storage keeps a queue (``startNotifications()``).
-    public let notificationSender: NotificationSender?
+    /// The App Store Server Notifications sender, when the storage keeps a queue (``runNotifications(log:)``).
+    let notificationSender: NotificationSender?
     /// Which notifications URLs are accepted (``setNotificationsURL(_:timeScale:)``).
     let notificationURLPolicy: NotificationURLPolicy
     /// The route controllers, one per area of the dashboard, each built with only what it uses; every route is
@@ -70,11 +71,10 @@ public struct DashboardStack: HTTPResponder {
                 service: service, pageCache: pageCache, renderer: renderer,
                 apiReference: APIReference.load(in: configuration.publicDirectory), cachePolicy: cachePolicy),
             AppStoreServerAPIController(
-                service: service, now: { [environment] in Int64(environment.now().timeIntervalSince1970) },
-                notifications: storage as? any ServerNotificationStorage, clock: environment.now),
+                service: service, now: { [environment] in Int64(environment.now().timeIntervalSince1970) }, clock: environment.now),
         ]
         controllers += Self.notificationControllers(
-            service: service, storage: storage, environment: environment, renderer: renderer, policy: configuration.notificationURLPolicy)
+            service: service, environment: environment, renderer: renderer, policy: configuration.notificationURLPolicy)
         for controller in controllers { controller.register(in: &router) }
         let errorPages = ErrorPages(templates: templates, catalogName: configuration.catalogName)
         let chain = Dashboard.chain(router: router, adminToken: configuration.adminToken, errorPages: errorPages, log: environment.log)

@@ -8,13 +8,15 @@ import TipJarScenario
 /// scripts (`/api/notifications…`).
 struct NotificationsController: DashboardController {
     let service: TipJarService
-    let queue: any ServerNotificationStorage
     let renderer: PageRenderer
     let clock: @Sendable () -> Date
     /// Which notifications URLs are accepted.
     var policy = NotificationURLPolicy()
     /// A new `notificationUUID` (and test token part).
     var makeUUID: @Sendable () -> String = { UUID().uuidString.lowercased() }
+
+    /// The queue and its settings, through the service.
+    var queue: ServerNotifications { service.notifications }
 
     /// Notifications a page of `/api/notifications` holds by default, and at most (`?limit=`).
     static let apiPageSize = (standard: 100, most: 500)

@@ -4,7 +4,7 @@ import TipJar
 
 /// Delivers the App Store Server Notifications queue (``ServerNotificationStorage``) to the developer's server, off
 /// every request path: a purchase only writes its row (in the same commit, `TipJarSchema.v14`), and this sender,
-/// started by `serve` (``DashboardStack/startNotifications()``), posts it. A dead, slow or hostile server therefore
+/// which `serve` runs beside its server (``DashboardStack/runNotifications(log:)``), posts it. A dead, slow or hostile server therefore
 /// costs a purchase nothing.
 ///
 /// Each due notification is claimed (compare-and-set, so two senders never send one at once) together with its attempt
@@ -125,7 +125,7 @@ public struct NotificationSender: Sendable {
     func closeCut(_ notification: ServerNotification, timeScale: Int) async throws {
         let started = notification.attempts.last { !$0.hasEnded }?.date ?? notification.attempts.last?.date ?? now()
         let attempt = SendAttempt(
-            date: started, result: .other, detail: "cut short: the dashboard stopped before this attempt ended", endedAt: now())
+            date: started, result: .other, detail: HTTPNotificationTransport.cutShort, endedAt: now())
         let retry = NotificationRetrySchedule.nextAttempt(after: started, attemptsMade: notification.attemptCount, timeScale: timeScale)
         _ = try await queue.record(attempt, of: notification, retryAt: retry)
     }

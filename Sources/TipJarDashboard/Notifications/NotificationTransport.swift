@@ -40,6 +40,8 @@ protocol NotificationTransport: Sendable {
 struct HTTPNotificationTransport: NotificationTransport {
     /// Redirects followed before the attempt is `CIRCULAR_REDIRECT`.
     static let maximumRedirects = 5
+    /// The cause of an attempt the dashboard's stop cut short.
+    static let cutShort = "cut short: the dashboard stopped before this attempt ended"
     /// Which URLs and addresses are posted to.
     var policy = NotificationURLPolicy()
     /// The threads its `http` hops block on: one for each of the sender's lanes.
@@ -61,9 +63,12 @@ struct HTTPNotificationTransport: NotificationTransport {
             } else {
                 // Every `http` hop of the chain, and the decisions between them, on one hop thread: a redirect costs no
                 // thread hand-off, and no wait for a busy task pool can eat into the attempt's deadline between hops.
+                // A cancelled attempt (the dashboard stopping) ends at once as cut, to be retried on Apple's schedule.
                 let start = chain
                 let policy = policy
-                (chain, step) = await threads.perform {
+                let cut = RedirectChain.Step.ended(
+                    NotificationAttemptOutcome(result: .other, detail: Self.cutShort, url: chain.current.absoluteString))
+                (chain, step) = await threads.perform(cancelled: (chain, cut)) {
                     var chain = start
                     while true {
                         let hop = SocketNotificationHop.postBlocking(body, to: chain.current, deadline: deadline, timeout: timeout, policy: policy)
@@ -173,10 +178,15 @@ enum URLSessionNotificationHop {
             if !Task.isCancelled { waiting.finish(.failed(.timedOut, "no answer within \(SocketNotificationHop.seconds(timeout))")) }
         }
         defer { timer.cancel() }
-        return await withCheckedContinuation { continuation in
-            waiting.wait(continuation)
-            task.resume()
-            session.finishTasksAndInvalidate()
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                waiting.wait(continuation)
+                task.resume()
+                session.finishTasksAndInvalidate()
+            }
+        } onCancel: {
+            // The task itself is left to end by its own timeout: cancelling it from outside races FoundationNetworking.
+            waiting.finish(.failed(.other, HTTPNotificationTransport.cutShort))
         }
     }
 

@@ -38,10 +38,17 @@ final class HopThreads: Sendable {
         }
     }
 
-    /// Runs `body` on one of the threads and returns what it returns.
-    func perform<Value: Sendable>(_ body: @escaping @Sendable () -> Value) async -> Value {
-        await withCheckedContinuation { continuation in
-            run { continuation.resume(returning: body()) }
+    /// Runs `body` on one of the threads and returns what it returns, or `cancelled` as soon as the calling task is
+    /// cancelled (`body` then runs to its end unheard: a blocked system call cannot be taken back).
+    func perform<Value: Sendable>(cancelled: Value, _ body: @escaping @Sendable () -> Value) async -> Value {
+        let answer = FirstAnswer<Value>()
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                answer.wait(continuation)
+                run { answer.give(body()) }
+            }
+        } onCancel: {
+            answer.give(cancelled)
         }
     }
 
@@ -69,6 +76,37 @@ final class HopThreads: Sendable {
                 ready.wait()
             }
         }
+    }
+}
+
+/// The first of several answers, handed to whoever waits for it, once; later ones are dropped.
+final class FirstAnswer<Value: Sendable>: Sendable {
+    private let state = Mutex<(answer: Value?, waiter: CheckedContinuation<Value, Never>?, isGiven: Bool)>((nil, nil, false))
+
+    func wait(_ continuation: CheckedContinuation<Value, Never>) {
+        let ready = state.withLock { state -> Value? in
+            if let answer = state.answer {
+                state.answer = nil
+                return answer
+            }
+            state.waiter = continuation
+            return nil
+        }
+        if let ready { continuation.resume(returning: ready) }
+    }
+
+    func give(_ value: Value) {
+        let waiter = state.withLock { state -> CheckedContinuation<Value, Never>? in
+            guard !state.isGiven else { return nil }
+            state.isGiven = true
+            guard let waiter = state.waiter else {
+                state.answer = value
+                return nil
+            }
+            state.waiter = nil
+            return waiter
+        }
+        waiter?.resume(returning: value)
     }
 }
 

@@ -5,7 +5,7 @@ import TipJarScenario
 
 /// The App Store Server API's notification endpoints, in Apple's paths and shapes: Request a Test Notification,
 /// Get Test Notification Status and Get Notification History, over the store's notifications queue
-/// (``ServerNotificationStorage``).
+/// (``TipJarService/notifications``).
 extension AppStoreServerAPIController {
     /// Notification history items per page: "up to 20" (Apple's `paginationToken`,
     /// https://developer.apple.com/documentation/appstoreserverapi/get-notification-history).
@@ -106,8 +106,9 @@ extension AppStoreServerAPIController {
     }
 
     /// The queue, or Apple's `ServerNotificationURLNotFoundError` when this storage keeps none.
-    func notificationQueue() throws(AppStoreServerAPIError) -> any ServerNotificationStorage {
-        guard let notifications else { throw .notificationURLNotFound }
+    func notificationQueue() throws(AppStoreServerAPIError) -> ServerNotifications {
+        let notifications = service.notifications
+        guard notifications.isKept else { throw .notificationURLNotFound }
         return notifications
     }
 

@@ -16,8 +16,6 @@ struct AppStoreServerAPIController: DashboardController {
     let service: TipJarService
     /// The current UNIX time in seconds, for the token's `exp` and `iat`.
     let now: @Sendable () -> Int64
-    /// The notifications queue, when the storage keeps one (AppStoreServerAPIController+Notifications.swift).
-    var notifications: (any ServerNotificationStorage)? = nil
     /// The store's clock, for the notifications' dates.
     var clock: @Sendable () -> Date = { Date() }
     /// New `notificationUUID`s and test tokens.

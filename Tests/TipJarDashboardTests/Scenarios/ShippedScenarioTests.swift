@@ -18,8 +18,8 @@ struct ShippedScenarioTests {
     static func run(_ scenario: Scenario, file: String = "test.json") async throws -> ScenarioResult {
         try await withLiveServer { server in
             // Notifications are sent as `serve` sends them (a failingServer step watches the attempts).
-            let notifications = server.stack.startNotifications()
-            defer { notifications?.cancel() }
+            let notifications = Task { await server.stack.runNotifications() }
+            defer { notifications.cancel() }
             return await ScenarioRunner(transport: server.stack.scenarioTransport, output: { _ in })
                 .run(scenario, file: file)
         }
