@@ -136,11 +136,6 @@ public protocol TipJarStorage: Sendable {
     nonisolated(nonsending) func overview() async throws -> Overview
 }
 
-extension TipJarStorage {
-    /// Every change of ``changeLog`` as one count (``CommitCounter``), for a reader that waits for any change.
-    public var commits: CommitCounter { CommitCounter(changeLog) }
-}
-
 /// Which installs to list: paginated, with search by ID prefix or label and a hearts filter.
 public struct InstallQuery: Sendable, Equatable {
     /// Text that the install ID starts with, or that the label contains; empty for all.
