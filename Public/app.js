@@ -258,7 +258,7 @@
     var url = document.body.getAttribute("data-live");
     if (!jar || !url) { return; }
     if (typeof window.EventSource !== "function") { poll(jar, url); return; }
-    var source = new window.EventSource(url.replace(/\/live$/, "/events"));
+    var source = new window.EventSource(url.replace(/\/live(\?|$)/, "/events$1"));
     source.addEventListener("live", function (event) { swap(event.data, true); });
     source.addEventListener("error", function () {
       if (source.readyState === window.EventSource.CLOSED) { poll(jar, url); }

@@ -86,6 +86,32 @@ extension PageTests {
         }
     }
 
+    /// The `<section id="ledger">` of an HTML page or fragment list.
+    static func ledger(_ html: String) -> String? {
+        guard let start = html.range(of: #"<section id="ledger">"#), let end = html.range(of: "</section>", range: start.upperBound..<html.endIndex)
+        else { return nil }
+        return String(html[start.lowerBound..<end.upperBound])
+    }
+
+    @Test(arguments: ["", "?textSize=AX5", "?textSize=xSmall"])
+    func theLiveLedgerIsThePagesOwnSoTheEventOnConnectSwapsNothing(_ query: String) async throws {
+        try await withLiveServer(transport: .live) { server in
+            let session = try await session(server)
+            let id = try await createInstall(server, session)
+            _ = await post(server, "/installs/\(id)/purchases", session, form: "productID=com.example.tipjar.tip.coffee", fragment: true)
+            let page = await server.send("GET", "/installs/\(id)\(query)", fields: [("Cookie", session.cookie)])
+            let live = try #require(page.body.firstMatch(of: /data-live="([^"]+)"/).map { String($0.1).replacingOccurrences(of: "&amp;", with: "&") })
+            #expect(live == "/installs/\(id)/live\(query)", "the page's live channel is at its text size")
+            let pageLedger = try #require(Self.ledger(page.body))
+            #expect(pageLedger.contains("refund-sheet"), "a ledger row with its refund link")
+            #expect(Self.ledger(await server.send("GET", live).body) == pageLedger)
+            let stream = EventStreamReader(port: server.port, path: live.replacingOccurrences(of: "/live", with: "/events"))
+            let first = try #require(await stream.next(containing: "event: live"))
+            let data = first.split(separator: "\n").filter { $0.hasPrefix("data: ") }.map { $0.dropFirst("data: ".count) }.joined(separator: "\n")
+            #expect(Self.ledger(data) == pageLedger)
+        }
+    }
+
     @Test func everyStreamOfAnInstallPageSharesOneRenderPerChange() async throws {
         try await withLiveServer(transport: .live) { server in
             let session = try await session(server)

@@ -15,6 +15,11 @@ enum FormValues {
 
     /// `&textSize=…` when the form carried a known text size other than the default (Large), so a no-JavaScript
     /// user keeps it across the redirect (``TextSize``: an earlier name is passed on as today's).
+    /// The text size the form carried (``TextSize``), the default when none or an unknown one.
+    static func textSize(_ context: DashboardContext) -> TextSize {
+        TextSize(value: context.form["textSize"]) ?? .default
+    }
+
     static func textSizeQuery(_ context: DashboardContext) -> String {
         guard let size = TextSize(value: context.form["textSize"]), size != .default else { return "" }
         return "&textSize=\(size.rawValue)"

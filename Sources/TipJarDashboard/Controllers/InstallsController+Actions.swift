@@ -61,7 +61,7 @@ extension InstallsController {
             feedback = Feedback(kind: .restoreFailed, errorName: error.rawValue, locale: install.locale)
         }
         if context.wantsFragment {
-            return try await screen.liveFragments(install: try await service.install(installID), feedback: feedback)
+            return try await screen.liveFragments(installID: installID, feedback: feedback, textSize: FormValues.textSize(context))
         }
         return .redirect(to: "/installs/\(installID)?load=now&\(feedback.query)\(FormValues.textSizeQuery(context))\(FeedbackOnce.marker())")
     }

@@ -98,7 +98,7 @@ struct PurchasesController: DashboardController {
         guard context.wantsFragment else {
             return .redirect(to: "/installs/\(installID)?load=now&\(feedback.query)\(FormValues.textSizeQuery(context))\(FeedbackOnce.marker())")
         }
-        var response = try await screen.liveFragments(install: try await service.install(installID), feedback: feedback)
+        var response = try await screen.liveFragments(installID: installID, feedback: feedback, textSize: FormValues.textSize(context))
         response.body += Array("\n".utf8) + (try renderer.templates.renderUTF8("fragments/purchase-sheet", [:]))
         return response
     }

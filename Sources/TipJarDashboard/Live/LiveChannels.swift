@@ -1,8 +1,8 @@
 import Synchronization
 import TipJar
 
-/// The live channels of the installs being watched: one per install, shared by every open
-/// `GET /installs/{id}/events` stream of it. A channel renders its event once on start and once
+/// The live channels of the installs being watched: one per install and text size shown (the ledger's links carry
+/// the size), shared by every open `GET /installs/{id}/events` stream of it. A channel renders its event once on start and once
 /// after each change to the keys it watches (``ChangeLog/changes(of:)``: the install, its account, so another
 /// device's delivery reaches it, and the store), whose signals collapse while a render runs; a change to another
 /// install or account wakes no channel but theirs.
@@ -14,8 +14,8 @@ import TipJar
 ///
 /// `Sendable` by a `Mutex` around the channel table; renders run outside the lock.
 final class LiveChannels: Sendable {
-    /// Renders an install's event, or `nil` when there is none to show (the install is gone).
-    typealias Render = @Sendable (_ installID: String) async -> [UInt8]?
+    /// Renders a channel's event, or `nil` when there is none to show (the install is gone).
+    typealias Render = @Sendable (_ channel: String) async -> [UInt8]?
 
     private struct Channel {
         /// Tells this channel from a later one of the same install.
@@ -41,7 +41,8 @@ final class LiveChannels: Sendable {
     /// How many renders the channels have started, all installs (for tests and diagnostics).
     var renderCount: Int { renders.load(ordering: .relaxed) }
 
-    /// How many renders the open channel of `installID` has started (0 when none is open).
+    /// How many renders the open channel `installID` (an install's, at the default text size) has started (0 when none
+    /// is open).
     func renderCount(of installID: String) -> Int { channels.withLock { $0[installID]?.renders ?? 0 } }
 
     /// Installs with a channel open, and the streams subscribed to them.
@@ -49,11 +50,11 @@ final class LiveChannels: Sendable {
         channels.withLock { channels in (channels.count, channels.values.reduce(0) { $0 + $1.subscribers.count }) }
     }
 
-    /// A stream of `installID`'s events: the current one, then one after each change. It holds only
+    /// A stream of a channel's events: the current one, then one after each change. It holds only
     /// the newest event not yet taken (a slow reader skips to the latest, which replaces the page's
     /// fragments whole). Ending its iteration unsubscribes it.
     /// - Parameters:
-    ///   - installID: the install to watch.
+    ///   - installID: the channel: the install to watch, and the text size when it is not the default.
     ///   - keys: the changes that may touch its event (``ChangeKey/shown(installID:accountID:)``), used when this
     ///     call opens the channel.
     ///   - render: how the channel renders an event, used when this call opens the channel.

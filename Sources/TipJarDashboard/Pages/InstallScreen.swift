@@ -3,7 +3,7 @@ import Mustache
 import TipJar
 
 /// The simulated app's screen, as several controllers answer it: the tip jar fragment's data, the live fragments a
-/// purchase, restore, poll or live event swaps in (``liveHTML(install:feedback:)``), the timeline's rows, the install's
+/// purchase, restore, poll or live event swaps in (``liveHTML(installID:feedback:textSize:)``), the timeline's rows, the install's
 /// transaction lives (`InstallScreen+Lives.swift`), and the errors answered to the screen itself: a fragment request
 /// (`X-Fragment: 1`) from an install page gets its alert in the install's language, as the app would show it, with
 /// the same status the error has everywhere else (``WebErrors/knownError(_:)``). Held by the installs, purchases
@@ -48,9 +48,9 @@ struct InstallScreen: Sendable {
             csrfToken: csrfToken ?? renderer.csrfToken(context), skipPurchaseSheet: service.settings.skipPurchaseSheet)
     }
 
-    /// ``liveHTML(install:feedback:)`` as a response.
-    func liveFragments(install: Install, feedback: Feedback?) async throws -> HTTPResponse {
-        .html(try await liveHTML(install: install, feedback: feedback))
+    /// ``liveHTML(installID:feedback:textSize:)`` as a response.
+    func liveFragments(installID: String, feedback: Feedback?, textSize: TextSize = .default) async throws -> HTTPResponse {
+        .html(try await liveHTML(installID: installID, feedback: feedback, textSize: textSize))
     }
 
     /// The fragments a purchase, restore, poll or live event swaps in: hearts, feedback, ledger, the
@@ -58,11 +58,14 @@ struct InstallScreen: Sendable {
     /// disables the tiles of every other tab showing the install (`app.js`). Without `feedback` (a poll or live event), the feedback
     /// fragment holds the notice that is true now (``liveNotice(install:ledger:)``); `app.js` applies it
     /// only where it replaces a pending notice or brings one.
-    func liveHTML(install given: Install, feedback: Feedback?) async throws -> String {
+    ///
+    /// The install is read here, once, with its ledger (no caller reads it before); `textSize` is the page's, which the
+    /// ledger's links carry, so the fragments equal the page's own and a live event that changes nothing swaps nothing.
+    func liveHTML(installID: String, feedback: Feedback?, textSize: TextSize = .default) async throws -> String {
         // The hearts and the ledger from one snapshot: a delivery committed between two reads would show its
         // ledger row (and the thank-you) beside the hearts from before it.
-        guard let (install, ledger) = try await service.records.installWithLedger(id: given.id, limit: 200) else {
-            throw TipJarError.installNotFound(given.id)
+        guard let (install, ledger) = try await service.records.installWithLedger(id: installID, limit: 200) else {
+            throw TipJarError.installNotFound(installID)
         }
         let templates = renderer.templates
         let strings = TipJarStrings.of(install.locale)
@@ -73,7 +76,7 @@ struct InstallScreen: Sendable {
         return [
             try templates.render("fragments/hearts", ["hearts": ViewModels.hearts(install.hearts, strings: strings)]),
             try templates.render("fragments/feedback", ["feedback": notice?.data ?? [:]]),
-            try templates.render("fragments/ledger", ["ledger": ViewModels.ledgerRows(ledger)]),
+            try templates.render("fragments/ledger", ["ledger": ViewModels.ledgerRows(ledger), "textSize": .string(textSize.rawValue)]),
             try templates.render(
                 "fragments/install-meta",
                 [

@@ -173,7 +173,7 @@ enum ViewModels {
         data["ledger"] = ledgerRows(ledger)
         data["events"] = .array(events.map { event($0) })
         data["hasEvents"] = .bool(!events.isEmpty)
-        data["live"] = .string("/installs/\(install.id)/live")
+        data["live"] = .string("/installs/\(install.id)/live" + (size == .default ? "" : "?textSize=\(size.rawValue)"))
         data["purchaseOpen"] = .bool(isPurchaseOpen)
         data["purchaseOpenText"] = .string(TipJarStrings.of(install.locale).purchaseOpenHere)
         data["accountPath"] = .string(urlComponent(install.accountID))
