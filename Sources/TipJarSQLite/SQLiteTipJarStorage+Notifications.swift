@@ -156,12 +156,30 @@ extension SQLiteTipJarStorage: ServerNotificationStorage {
     }
 
     /// `ServerNotificationStorage.claim(_:leaseUntil:)`: for each, a compare-and-set on the state, attempt count and due
-    /// time read, so of two senders one wins; the UUID and payload are fixed by the first claim; the attempt under way is
-    /// stored beside it; all in one write.
+    /// date it was read with, and its attempt under way, in one write.
     public nonisolated(nonsending) func claim(_ claims: [NotificationClaim], leaseUntil: Date) async throws -> [ServerNotification] {
-        guard !claims.isEmpty else { return [] }
+        try await settle([], releasing: [], claiming: claims, leaseUntil: leaseUntil)
+    }
+
+    /// `ServerNotificationStorage.record(_:of:retryAt:)`: the attempt's end and the next state in one write, only while the claim still holds.
+    public nonisolated(nonsending) func record(_ attempt: SendAttempt, of claimed: ServerNotification, retryAt: Date?) async throws -> Bool {
+        let arguments = Self.recordArguments(NotificationRecord(attempt, of: claimed, retryAt: retryAt))
+        return try await write { db, _ in try Self.record(arguments, db) }
+    }
+
+    /// `ServerNotificationStorage.settle(_:releasing:claiming:leaseUntil:)`: records, releases and claims, each a
+    /// compare-and-set on the claim it names, in one write.
+    public nonisolated(nonsending) func settle(
+        _ records: [NotificationRecord], releasing: [NotificationRelease], claiming claims: [NotificationClaim], leaseUntil: Date
+    ) async throws -> [ServerNotification] {
+        guard !records.isEmpty || !releasing.isEmpty || !claims.isEmpty else { return [] }
+        let recorded = records.map(Self.recordArguments)
+        let released: [(update: StatementArguments, delete: StatementArguments)] = releasing.map { release in
+            let n = release.claimed
+            return ([Self.milliseconds(release.dueAt), n.id, n.attemptCount], [n.id, n.attemptCount])
+        }
         let lease = Self.milliseconds(leaseUntil)
-        let rows: [(update: StatementArguments, insert: StatementArguments, id: Int64)] = claims.map { claim in
+        let claimed: [(update: StatementArguments, insert: StatementArguments, id: Int64)] = claims.map { claim in
             let n = claim.notification
             let update: StatementArguments = [
                 lease, claim.uuid, claim.payload, n.id, n.state.rawValue, n.attemptCount, Self.milliseconds(n.nextAttemptAt),
@@ -173,6 +191,20 @@ extension SQLiteTipJarStorage: ServerNotificationStorage {
             return (update, insert, n.id)
         }
         return try await write { db, _ in
+            for arguments in recorded { _ = try Self.record(arguments, db) }
+            if !released.isEmpty {
+                let update = try db.cachedStatement(
+                    sql: """
+                        UPDATE notifications SET state = 'pending', next_attempt_ms = ?, attempt_count = attempt_count - 1
+                        WHERE id = ? AND state = 'sending' AND attempt_count = ?
+                        """)
+                let delete = try db.cachedStatement(sql: "DELETE FROM notification_attempts WHERE notification_id = ? AND attempt = ?")
+                for row in released {
+                    try update.execute(arguments: row.update)
+                    if db.changes == 1 { try delete.execute(arguments: row.delete) }
+                }
+            }
+            guard !claimed.isEmpty else { return [] }
             let update = try db.cachedStatement(
                 sql: """
                     UPDATE notifications SET state = 'sending', next_attempt_ms = ?, attempt_count = attempt_count + 1,
@@ -185,38 +217,42 @@ extension SQLiteTipJarStorage: ServerNotificationStorage {
                     VALUES (?, ?, ?, ?, ?, ?, ?)
                     """)
             let read = try db.cachedStatement(sql: "SELECT \(Self.notificationColumns) FROM notifications WHERE id = ?")
-            var claimed: [ServerNotification] = []
-            for row in rows {
+            var won: [ServerNotification] = []
+            for row in claimed {
                 try update.execute(arguments: row.update)
                 guard db.changes == 1 else { continue }
                 try insert.execute(arguments: row.insert)
-                if let notification = try read.fetchOne(arguments: [row.id], Self.notification) { claimed.append(notification) }
+                if let notification = try read.fetchOne(arguments: [row.id], Self.notification) { won.append(notification) }
             }
-            return claimed
+            return won
         }
     }
 
-    /// `ServerNotificationStorage.record(_:of:retryAt:)`: the attempt's end and the next state in one write, only while the claim still holds.
-    public nonisolated(nonsending) func record(_ attempt: SendAttempt, of claimed: ServerNotification, retryAt: Date?) async throws -> Bool {
-        let state: ServerNotification.State = attempt.result == .success ? .delivered : retryAt == nil ? .failed : .pending
+    /// The arguments of ``record(_:_:)`` for `record`.
+    static func recordArguments(_ record: NotificationRecord) -> (update: StatementArguments, complete: StatementArguments) {
+        let attempt = record.attempt
+        let state: ServerNotification.State = attempt.result == .success ? .delivered : record.retryAt == nil ? .failed : .pending
         let ended = attempt.endedAt ?? attempt.date
-        let next = retryAt ?? ended
-        let update: StatementArguments = [state.rawValue, Self.milliseconds(next), claimed.id, claimed.attemptCount]
-        let complete: StatementArguments = [
-            attempt.result.rawValue, attempt.url, attempt.detail, Self.milliseconds(ended), claimed.id, claimed.attemptCount,
-        ]
-        return try await write { db, _ in
-            try db.execute(
-                sql: "UPDATE notifications SET state = ?, next_attempt_ms = ? WHERE id = ? AND state = 'sending' AND attempt_count = ?",
-                arguments: update)
-            guard db.changes == 1 else { return false }
-            try db.execute(
-                sql: """
-                    UPDATE notification_attempts SET result = ?, url = COALESCE(?, url), detail = ?, ended_at_ms = ?
-                    WHERE notification_id = ? AND attempt = ?
-                    """, arguments: complete)
-            return true
-        }
+        let next = record.retryAt ?? ended
+        return (
+            [state.rawValue, Self.milliseconds(next), record.claimed.id, record.claimed.attemptCount],
+            [attempt.result.rawValue, attempt.url, attempt.detail, Self.milliseconds(ended), record.claimed.id, record.claimed.attemptCount]
+        )
+    }
+
+    /// Completes an attempt on `db` while its claim holds. - Returns: `false` when the claim was lost (nothing recorded).
+    static func record(_ arguments: (update: StatementArguments, complete: StatementArguments), _ db: Database) throws -> Bool {
+        try db.cachedStatement(
+            sql: "UPDATE notifications SET state = ?, next_attempt_ms = ? WHERE id = ? AND state = 'sending' AND attempt_count = ?"
+        ).execute(arguments: arguments.update)
+        guard db.changes == 1 else { return false }
+        try db.cachedStatement(
+            sql: """
+                UPDATE notification_attempts SET result = ?, url = COALESCE(?, url), detail = ?, ended_at_ms = ?
+                WHERE notification_id = ? AND attempt = ?
+                """
+        ).execute(arguments: arguments.complete)
+        return true
     }
 
     /// `ServerNotificationStorage.notification(id:)`, with its attempts.

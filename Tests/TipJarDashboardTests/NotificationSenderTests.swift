@@ -150,6 +150,47 @@ struct NotificationSenderTests {
         }
     }
 
+    @Test func aBacklogTravelsInBatchesOverKeptConnectionsEachNotificationPostedOnce() async throws {
+        let receiver = try ScriptedReceiver { _ in ScriptedReceiver.kept(200) }
+        defer { receiver.stop() }
+        try await withLiveServer { server in
+            try await server.storage.save(NotificationSettings(url: receiver.url, timeScale: 1))
+            try await Self.buy(server, count: 40)  // queued before the sender starts: a backlog
+            let sending = Task { await server.stack.runNotifications() }
+            defer { sending.cancel() }
+            #expect(
+                try await eventually {
+                    try await server.storage.notifications(matching: NotificationQuery(limit: 100)).allSatisfy { $0.state == .delivered }
+                })
+            let delivered = try await server.storage.notifications(matching: NotificationQuery(limit: 100))
+            #expect(delivered.count == 40 && delivered.allSatisfy { $0.attempts.map(\.result) == [.success] })
+            #expect(Set(receiver.bodies).count == 40 && receiver.bodies.count == 40, "each posted once")
+            #expect(receiver.connections < 40, "a healthy server's backlog shares connections: \(receiver.connections)")
+        }
+    }
+
+    @Test func aBatchThatMeetsAFailureGivesItsUnpostedNotificationsBackAsTheyWere() async throws {
+        // Healthy for the first four (one a lane), so the lanes batch; then the fifth request fails.
+        let receiver = try ScriptedReceiver { number in number == 4 ? ScriptedReceiver.status(500) : ScriptedReceiver.kept(200) }
+        defer { receiver.stop() }
+        try await withLiveServer { server in
+            try await server.storage.save(NotificationSettings(url: receiver.url, timeScale: 3_600))
+            try await Self.buy(server, count: 40)
+            let sending = Task { await server.stack.runNotifications() }
+            defer { sending.cancel() }
+            #expect(
+                try await eventually {
+                    let all = try await server.storage.notifications(matching: NotificationQuery(limit: 100))
+                    return all.filter { $0.state == .delivered }.count == 39 && !all.contains { $0.state == .sending }
+                })
+            let all = try await server.storage.notifications(matching: NotificationQuery(limit: 100))
+            let failed = try #require(all.first { $0.state == .pending })
+            #expect(failed.attempts.map(\.result) == [.unsuccessfulHTTPResponseCode], "retried on Apple's schedule")
+            #expect(all.allSatisfy { $0.attempts.count == 1 }, "a notification given back unposted keeps no attempt")
+            #expect(receiver.bodies.count == 40, "each posted once, the failed one included")
+        }
+    }
+
     @Test func stoppingTheSenderCutsAnAttemptUnderWayAndRecordsItForARetry() async throws {
         let receiver = try ScriptedReceiver { _ in .silence }
         defer { receiver.stop() }

@@ -3,6 +3,7 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
+import TestSupport
 import Testing
 import TipJar
 
@@ -130,6 +131,67 @@ struct NotificationTransportTests {
         let (outcome, _) = try await Self.post { _ in .bytes("SSH-2.0-OpenSSH_9.2\r\n") }
         #expect(outcome.result == .invalidResponse && outcome.detail.contains("SSH-2.0"), "\(outcome)")
         #expect(try await Self.post { _ in .bytes("<html>HTTP/0.9 has no status line</html>") }.0.result == .invalidResponse)
+    }
+
+    static func postAll(_ count: Int, _ script: @escaping @Sendable (Int) -> ScriptedReceiver.Answer) async throws -> (
+        [NotificationAttemptOutcome], ScriptedReceiver
+    ) {
+        let receiver = try ScriptedReceiver(script)
+        let bodies = (0..<count).map { Data(#"{"signedPayload":"\#($0)"}"#.utf8) }
+        return (await HTTPNotificationTransport().postAll(bodies, to: try #require(URL(string: receiver.url)), timeout: 5), receiver)
+    }
+
+    @Test func aBatchTravelsOverOneConnectionTheServerKeeps() async throws {
+        let (outcomes, receiver) = try await Self.postAll(5) { number in number % 2 == 0 ? ScriptedReceiver.kept(204) : ScriptedReceiver.kept(200, body: "ok") }
+        defer { receiver.stop() }
+        #expect(outcomes.map(\.result) == Array(repeating: .success, count: 5))
+        #expect(receiver.bodies.map { String(decoding: $0, as: UTF8.self) } == (0..<5).map { #"{"signedPayload":"\#($0)"}"# })
+        #expect(receiver.connections == 1, "RFC 9112 §9.3: the connection persists")
+    }
+
+    @Test func aBatchStopsAtItsFirstAttemptThatIsNotASuccess() async throws {
+        let (outcomes, receiver) = try await Self.postAll(4) { number in ScriptedReceiver.kept(number == 1 ? 500 : 200) }
+        defer { receiver.stop() }
+        #expect(outcomes.map(\.result) == [.success, .unsuccessfulHTTPResponseCode], "the two after it are not posted")
+        #expect(receiver.bodies.count == 2)
+    }
+
+    @Test func anAnswerThatClosesOrCannotBeFramedEndsTheConnectionNotTheBatch() async throws {
+        // `Connection: close`, then an answer without Content-Length (its end is the connection's), then kept ones.
+        let (outcomes, receiver) = try await Self.postAll(4) { number in
+            switch number {
+            case 0: ScriptedReceiver.status(200)
+            case 1: .bytes("HTTP/1.1 200 OK\r\n\r\nthe body runs to the close")
+            default: ScriptedReceiver.kept(200)
+            }
+        }
+        defer { receiver.stop() }
+        #expect(outcomes.map(\.result) == Array(repeating: .success, count: 4))
+        #expect(receiver.connections == 3)
+    }
+
+    @Test func aKeptConnectionTheServerClosedIsReplacedAndThePostSentAgain() async throws {
+        // The first answer says nothing of closing, and the server closes right after it (an idle timeout racing the
+        // next request, RFC 9112 §9.3.1): the second post fails before any answer, and goes again on a new connection.
+        let (outcomes, receiver) = try await Self.postAll(3) { number in
+            number == 0 ? .bytes("HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n") : ScriptedReceiver.kept(200)
+        }
+        defer { receiver.stop() }
+        #expect(outcomes.map(\.result) == Array(repeating: .success, count: 3))
+        #expect(receiver.bodies.count == 3 && receiver.connections == 2)
+    }
+
+    @Test func aStoppedBatchKeepsWhatWasPostedCutsTheOneUnderWayAndPostsNoMore() async throws {
+        let receiver = try ScriptedReceiver { number in number == 0 ? ScriptedReceiver.kept(200) : .silence }
+        defer { receiver.stop() }
+        let url = try #require(URL(string: receiver.url))
+        let bodies = (0..<3).map { Data(#"{"signedPayload":"\#($0)"}"#.utf8) }
+        let batch = Task { await HTTPNotificationTransport().postAll(bodies, to: url, timeout: 30) }
+        #expect(await eventually { receiver.bodies.count == 2 })
+        batch.cancel()
+        let outcomes = await batch.value
+        #expect(outcomes.map(\.result) == [.success, .other])
+        #expect(outcomes.last?.detail == HTTPNotificationTransport.cutShort)
     }
 
     @Test func everyURLErrorNamesOneOfApplesResults() {

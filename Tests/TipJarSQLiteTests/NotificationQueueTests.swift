@@ -66,6 +66,31 @@ struct NotificationQueueTests {
         #expect(refund.snapshot?.revocationType == .fullRefund && refund.snapshot?.revocationDate != nil)
     }
 
+    @Test func oneSettleRecordsAnAttemptGivesBackAnUnpostedClaimAndClaimsTheNextInOneWrite() async throws {
+        let world = try await Self.world()
+        let install = try await world.runningInstall()
+        for _ in 0..<3 { _ = try await Self.tip(world, install.id) }
+        let queued = try await Self.all(world)
+        let start = queued[0].createdAt
+        let claims = queued.prefix(2).map { NotificationClaim($0, uuid: "u\($0.id)", payload: "p\($0.id)", attempt: .started(at: start, url: Self.url)) }
+        let claimed = try await world.storage.claim(claims, leaseUntil: start.addingTimeInterval(60))
+        #expect(claimed.count == 2)
+        let posted = SendAttempt(date: start, result: .success, url: Self.url, detail: "HTTP 200", endedAt: start.addingTimeInterval(0.01))
+        let next = NotificationClaim(queued[2], uuid: "u3", payload: "p3", attempt: .started(at: start, url: Self.url))
+        let won = try await world.storage.settle(
+            [NotificationRecord(posted, of: claimed[0], retryAt: nil)], releasing: [NotificationRelease(claimed[1], dueAt: queued[1].nextAttemptAt)],
+            claiming: [next], leaseUntil: start.addingTimeInterval(60))
+        #expect(won.map(\.id) == [queued[2].id])
+        let after = try await Self.all(world)
+        #expect(after[0].state == .delivered && after[0].attempts.map(\.result) == [.success])
+        #expect(after[1].state == .pending && after[1].attemptCount == 0 && after[1].attempts.isEmpty, "given back as it was: no attempt was made")
+        #expect(after[1].nextAttemptAt == queued[1].nextAttemptAt && after[1].notificationUUID == "u\(queued[1].id)", "its UUID stays fixed")
+        #expect(after[2].state == .sending && after[2].attempts.count == 1)
+        // A release whose claim no longer stands (recorded meanwhile) changes nothing.
+        _ = try await world.storage.settle([], releasing: [NotificationRelease(claimed[0], dueAt: start)], claiming: [], leaseUntil: start)
+        #expect(try await Self.all(world)[0].state == .delivered)
+    }
+
     @Test func aQueuedNotificationIsNeverLostAcrossAReopen() async throws {
         let world = try await Self.world()
         let install = try await world.runningInstall()

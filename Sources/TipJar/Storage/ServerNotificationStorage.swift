@@ -34,6 +34,14 @@ public protocol ServerNotificationStorage: Sendable {
     /// `retryAt` is `nil`, only while the claim stands (state `sending`, same count).
     /// - Returns: `false` when the claim was lost (nothing recorded).
     nonisolated(nonsending) func record(_ attempt: SendAttempt, of claimed: ServerNotification, retryAt: Date?) async throws -> Bool
+    /// One write for a sender's step: completes each attempt of `records` (as ``record(_:of:retryAt:)``), gives back
+    /// each claimed notification of `releasing` that was never posted (its attempt under way removed, its state,
+    /// attempt count and due date as they were before the claim, each only while its claim stands), then claims
+    /// `claims` (as ``claim(_:leaseUntil:)``).
+    /// - Returns: the notifications claimed.
+    nonisolated(nonsending) func settle(
+        _ records: [NotificationRecord], releasing: [NotificationRelease], claiming claims: [NotificationClaim], leaseUntil: Date
+    ) async throws -> [ServerNotification]
     /// Notifications claimed for an attempt (state `sending`), with their attempts: at a sender's start, those a
     /// stopped process left.
     nonisolated(nonsending) func notificationsUnderWay() async throws -> [ServerNotification]
@@ -132,6 +140,37 @@ public struct NotificationClaim: Sendable {
         self.uuid = uuid
         self.payload = payload
         self.attempt = attempt
+    }
+}
+
+/// The end of one attempt to record (``ServerNotificationStorage/settle(_:releasing:claiming:leaseUntil:)``).
+public struct NotificationRecord: Sendable {
+    /// The attempt, ended.
+    public var attempt: SendAttempt
+    /// The notification as its claim left it.
+    public var claimed: ServerNotification
+    /// When it is tried again; `nil`: never (delivered, or failed for good).
+    public var retryAt: Date?
+
+    /// Creates a record.
+    public init(_ attempt: SendAttempt, of claimed: ServerNotification, retryAt: Date?) {
+        self.attempt = attempt
+        self.claimed = claimed
+        self.retryAt = retryAt
+    }
+}
+
+/// A claimed notification given back unposted (``ServerNotificationStorage/settle(_:releasing:claiming:leaseUntil:)``).
+public struct NotificationRelease: Sendable {
+    /// The notification as its claim left it.
+    public var claimed: ServerNotification
+    /// Its due date before the claim.
+    public var dueAt: Date
+
+    /// Creates a release.
+    public init(_ claimed: ServerNotification, dueAt: Date) {
+        self.claimed = claimed
+        self.dueAt = dueAt
     }
 }
 

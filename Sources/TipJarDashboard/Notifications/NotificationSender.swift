@@ -33,6 +33,10 @@ public struct NotificationSender: Sendable {
     let attemptTimeout: TimeInterval
     /// Attempts of the backlog at once (a `TEST` notification takes one more lane of its own).
     let concurrency: Int
+    /// Notifications a backlog lane posts at most in one batch, one after the other over one connection.
+    let batchSize: Int
+    /// How long a step waits after a wake-up for more to gather (``run(wakeUps:log:)``).
+    let gathering: Duration
 
     /// How long a claim holds before the notification counts as cut: an attempt's deadline and a margin for recording
     /// it. A claim left by a stopped process is closed at once when the sender starts; the lease only matters if an
@@ -44,7 +48,7 @@ public struct NotificationSender: Sendable {
         transaction: @escaping @Sendable (UInt64) async throws -> StoredTransaction?, bundleID: String,
         environment: @escaping @Sendable () -> String, now: @escaping @Sendable () -> Date,
         makeUUID: @escaping @Sendable () -> String = { UUID().uuidString.lowercased() }, attemptTimeout: TimeInterval = 5,
-        concurrency: Int = 4
+        concurrency: Int = 4, batchSize: Int = 16, gathering: Duration = .milliseconds(5)
     ) {
         self.queue = queue
         self.transport = transport
@@ -55,6 +59,8 @@ public struct NotificationSender: Sendable {
         self.makeUUID = makeUUID
         self.attemptTimeout = attemptTimeout
         self.concurrency = max(1, concurrency)
+        self.batchSize = max(1, batchSize)
+        self.gathering = gathering
     }
 
     /// The `signedPayload` of `notification` with `uuid`.
@@ -80,27 +86,67 @@ public struct NotificationSender: Sendable {
         var notification: ServerNotification
         var url: URL
         var timeScale: Int
+        /// When it was due before the claim (where it goes back to if it is released unposted).
+        var dueAt: Date
+    }
+
+    /// A claimed notification whose lane ended: its attempt's outcome, or `nil` when it was not posted (its batch
+    /// stopped before it).
+    struct Finished: Sendable {
+        var claimed: Claimed
+        var outcome: NotificationAttemptOutcome?
+        var endedAt: Date
     }
 
     /// Claims `notifications` for an attempt to `url` each, in one write; a `sending` one (its lease ended, its sender
     /// gone) is closed as cut instead.
     /// - Returns: the claims won (one another sender won is left out).
     func claim(_ notifications: [ServerNotification], url: URL, settings: NotificationSettings) async throws -> [Claimed] {
-        var claims: [NotificationClaim] = []
-        let started = now()
-        for notification in notifications {
-            if notification.state == .sending {
-                try await closeCut(notification, timeScale: settings.timeScale)
+        try await settle([], claiming: notifications, url: url, settings: settings, batch: 1)
+    }
+
+    /// One write for a step of ``run(wakeUps:log:)``: records what the lanes ended with (an attempt's outcome, or the
+    /// notification given back unposted), and claims `notifications` for an attempt to `url` each, leased for a batch of
+    /// `batch` attempts; a `sending` one (its lease ended, its sender gone) is closed as cut instead.
+    /// - Returns: the claims won (one another sender won is left out).
+    func settle(
+        _ finished: [Finished], claiming notifications: [ServerNotification], url: URL?, settings: NotificationSettings?, batch: Int
+    ) async throws -> [Claimed] {
+        var records: [NotificationRecord] = []
+        var releases: [NotificationRelease] = []
+        for item in finished {
+            let notification = item.claimed.notification
+            guard let outcome = item.outcome else {
+                releases.append(NotificationRelease(notification, dueAt: item.claimed.dueAt))
                 continue
             }
-            let uuid = notification.notificationUUID ?? makeUUID()
-            var payload = notification.signedPayload ?? ""
-            if notification.signedPayload == nil { payload = try await signedPayload(notification, uuid: uuid) }
-            claims.append(NotificationClaim(notification, uuid: uuid, payload: payload, attempt: .started(at: started, url: url.absoluteString)))
+            let started = notification.attempts.last?.date ?? item.endedAt
+            let retry =
+                outcome.result == .success
+                ? nil
+                : NotificationRetrySchedule.nextAttempt(after: started, attemptsMade: notification.attemptCount, timeScale: item.claimed.timeScale)
+            let attempt = SendAttempt(date: started, result: outcome.result, url: outcome.url, detail: outcome.detail, endedAt: item.endedAt)
+            records.append(NotificationRecord(attempt, of: notification, retryAt: retry))
         }
-        return try await queue.claim(claims, leaseUntil: started.addingTimeInterval(lease)).map {
-            Claimed(notification: $0, url: url, timeScale: settings.timeScale)
+        var claims: [NotificationClaim] = []
+        let started = now()
+        if let url, let settings {
+            for notification in notifications {
+                if notification.state == .sending {
+                    try await closeCut(notification, timeScale: settings.timeScale)
+                    continue
+                }
+                let uuid = notification.notificationUUID ?? makeUUID()
+                var payload = notification.signedPayload ?? ""
+                if notification.signedPayload == nil { payload = try await signedPayload(notification, uuid: uuid) }
+                claims.append(NotificationClaim(notification, uuid: uuid, payload: payload, attempt: .started(at: started, url: url.absoluteString)))
+            }
         }
+        let leaseUntil = started.addingTimeInterval(attemptTimeout * Double(max(1, batch) - 1) + lease)
+        let claimed = try await queue.settle(records, releasing: releases, claiming: claims, leaseUntil: leaseUntil)
+        guard let url, let settings else { return [] }
+        let dueAt = Dictionary(notifications.map { ($0.id, $0.nextAttemptAt) }, uniquingKeysWith: { first, _ in first })
+        return claimed.map { Claimed(notification: $0, url: url, timeScale: settings.timeScale, dueAt: dueAt[$0.id] ?? $0.nextAttemptAt) }
     }
 
     /// Claims one notification (``claim(_:url:settings:)``).
@@ -195,9 +241,15 @@ public struct NotificationSender: Sendable {
     /// Sends until the task is cancelled. It first closes what a stopped process left under way, then sleeps until
     /// `wakeUps` says the storage changed (a notification queued, the settings saved), a lane ends, or the next retry
     /// falls due, and wakes for nothing else: an idle server's sender costs nothing, and a receiver that never answers
-    /// holds one of the ``concurrency`` lanes for one deadline, never a thread's CPU. Each step is one read
-    /// (``ServerNotificationStorage/sendingPlan(at:tests:others:)``) and one write for everything it claims; with every
-    /// lane busy it reads nothing.
+    /// holds one of the ``concurrency`` lanes for one deadline, never a thread's CPU.
+    ///
+    /// Each step is one read (``ServerNotificationStorage/sendingPlan(at:tests:others:)``; none while every lane is
+    /// busy) and one write (``ServerNotificationStorage/settle(_:releasing:claiming:leaseUntil:)``) that records what the
+    /// lanes ended with and claims what they take next. A backlog lane takes up to ``batchSize`` notifications and posts
+    /// them one after the other over one connection, stopping at the first attempt that is not a success (the rest go
+    /// back to the queue as they were), so a backlog costs a request each, not a write, a read and a connection each.
+    /// Lanes batch only after a batch all of whose attempts succeeded: until then, and after any failure, each takes one.
+    /// When the task is cancelled, the lanes' attempts end at once as cut, and are recorded before this returns.
     public func run(wakeUps: AsyncStream<Void>, log: @escaping @Sendable (String) -> Void = { _ in }) async {
         let signal = WakeSignal()
         let lanes = Lanes()
@@ -213,49 +265,103 @@ public struct NotificationSender: Sendable {
             }
             while !Task.isCancelled {
                 var wakeAt: Date?
-                let (testLanes, backlogLanes, inFlight) = lanes.state.withLock { (1 - $0.tests, concurrency - $0.backlog, $0.ids) }
-                if testLanes > 0 || backlogLanes > 0 {
-                    do {
-                        let plan = try await queue.sendingPlan(at: now(), tests: testLanes, others: backlogLanes + inFlight.count)
-                        if let url = destination(plan.settings, last: &parsed) {
-                            let picks = Self.picks(plan, testLanes: testLanes, backlogLanes: backlogLanes, inFlight: inFlight)
-                            for claimed in try await claim(picks, url: url, settings: plan.settings) {
-                                let id = claimed.notification.id
-                                let isTest = claimed.notification.type == .test && lanes.state.withLock { $0.tests == 0 }
-                                lanes.state.withLock { lanes in
-                                    lanes.ids.insert(id)
-                                    if isTest { lanes.tests += 1 } else { lanes.backlog += 1 }
-                                }
-                                group.addTask {
-                                    do {
-                                        _ = try await attempt(claimed)
-                                    } catch {
-                                        log("tipjar: notifications: \(error)")
-                                    }
-                                    lanes.state.withLock { lanes in
-                                        lanes.ids.remove(id)
-                                        if isTest { lanes.tests -= 1 } else { lanes.backlog -= 1 }
-                                    }
-                                    signal.wake()
-                                }
-                            }
+                let (finished, testLanes, backlogLanes, inFlight, isHealthy) = lanes.state.withLock { lanes in
+                    defer { lanes.finished = [] }
+                    return (lanes.finished, 1 - lanes.tests, concurrency - lanes.backlog, lanes.ids, lanes.isHealthy)
+                }
+                // Batches only while the server answers: a server that just failed gets one notification a lane.
+                let batchSize = isHealthy ? batchSize : 1
+                do {
+                    var picks: [ServerNotification] = []
+                    var url: URL?
+                    var settings: NotificationSettings?
+                    if testLanes > 0 || backlogLanes > 0 {
+                        let plan = try await queue.sendingPlan(at: now(), tests: testLanes, others: backlogLanes * batchSize + inFlight.count)
+                        if let destination = destination(plan.settings, last: &parsed) {
+                            picks = Self.picks(plan, testLanes: testLanes, backlogLanes: backlogLanes * batchSize, inFlight: inFlight)
+                            (url, settings) = (destination, plan.settings)
                             wakeAt = plan.nextDue
                         }
-                    } catch {
-                        log("tipjar: notifications: \(error)")
-                        wakeAt = now().addingTimeInterval(1)
                     }
+                    let backlogPicks = picks.count - min(testLanes, picks.count { $0.type == .test })
+                    let batch = backlogLanes > 0 ? min(batchSize, (backlogPicks + backlogLanes - 1) / backlogLanes) : 1
+                    let claimed = try await settle(finished, claiming: picks, url: url, settings: settings, batch: batch)
+                    let (tests, backlog) = Self.lanes(for: claimed, testLanes: testLanes, backlogLanes: backlogLanes)
+                    lanes.state.withLock { lanes in
+                        lanes.ids.subtract(finished.map(\.claimed.notification.id))
+                        lanes.ids.formUnion(claimed.map(\.notification.id))
+                        lanes.tests += tests.count
+                        lanes.backlog += backlog.count
+                    }
+                    for (batch, isTest) in tests.map({ ($0, true) }) + backlog.map({ ($0, false) }) {
+                        group.addTask { await post(batch, isTest: isTest, lanes: lanes, signal: signal) }
+                    }
+                } catch {
+                    log("tipjar: notifications: \(error)")
+                    lanes.state.withLock { $0.finished = finished + $0.finished }  // recorded at the next step
+                    wakeAt = now().addingTimeInterval(1)
                 }
                 await signal.wait(timeout: wakeAt.map { max(0, $0.timeIntervalSince(now())) })
+                // What else comes meanwhile (the next purchases, lanes ending) joins this step: under load a step takes
+                // many notifications instead of one each; a lone notification waits this long more.
+                if gathering > .zero { try? await Task.sleep(for: gathering) }
             }
             group.cancelAll()
+            await group.waitForAll()
+            // The lanes' last attempts (cut by the stop, or ended meanwhile) are on record before the sender stops.
+            let finished = lanes.state.withLock { lanes in
+                defer { lanes.finished = [] }
+                return lanes.finished
+            }
+            do {
+                _ = try await settle(finished, claiming: [], url: nil, settings: nil, batch: 1)
+            } catch {
+                log("tipjar: notifications: \(error)")
+            }
         }
+    }
+
+    /// The batches of the lanes `claimed` starts: each `TEST` one alone in a free `TEST` lane, then the rest in order,
+    /// spread over at most `backlogLanes` batches of nearly equal size.
+    static func lanes(for claimed: [Claimed], testLanes: Int, backlogLanes: Int) -> (tests: [[Claimed]], backlog: [[Claimed]]) {
+        var tests: [[Claimed]] = []
+        var rest: [Claimed] = []
+        for item in claimed {
+            if item.notification.type == .test && tests.count < testLanes { tests.append([item]) } else { rest.append(item) }
+        }
+        guard !rest.isEmpty, backlogLanes > 0 else { return (tests, []) }
+        let count = min(backlogLanes, rest.count)
+        var backlog: [[Claimed]] = []
+        var start = 0
+        for lane in 0..<count {
+            let size = rest.count / count + (lane < rest.count % count ? 1 : 0)
+            backlog.append(Array(rest[start..<(start + size)]))
+            start += size
+        }
+        return (tests, backlog)
+    }
+
+    /// One lane: posts `batch` and hands what it ended with to the next step.
+    func post(_ batch: [Claimed], isTest: Bool, lanes: Lanes, signal: WakeSignal) async {
+        guard let url = batch.first?.url else { return }
+        let outcomes = await transport.postAll(batch.map { Self.body($0.notification.signedPayload ?? "") }, to: url, timeout: attemptTimeout)
+        let ended = now()
+        lanes.state.withLock { lanes in
+            for (index, claimed) in batch.enumerated() {
+                lanes.finished.append(Finished(claimed: claimed, outcome: index < outcomes.count ? outcomes[index] : nil, endedAt: ended))
+            }
+            if isTest { lanes.tests -= 1 } else { lanes.backlog -= 1 }
+            lanes.isHealthy = outcomes.count == batch.count && outcomes.allSatisfy { $0.result == .success }
+        }
+        signal.wake()
     }
 }
 
-/// The sender's lanes in use: attempts of the backlog, `TEST` attempts, and the notifications they hold.
+/// The sender's lanes in use: batches of the backlog, `TEST` attempts, the notifications they hold (until what they
+/// ended with is recorded), and what ended lanes hand to the next step.
 final class Lanes: Sendable {
-    let state = Mutex<(backlog: Int, tests: Int, ids: Set<Int64>)>((0, 0, []))
+    let state = Mutex<(backlog: Int, tests: Int, ids: Set<Int64>, finished: [NotificationSender.Finished], isHealthy: Bool)>(
+        (0, 0, [], [], false))
 }
 
 /// A wake-up that is never lost: ``wake()`` before ``wait(timeout:)`` makes the wait return at once; many wake-ups

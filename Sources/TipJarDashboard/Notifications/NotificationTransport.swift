@@ -22,6 +22,24 @@ struct NotificationAttemptOutcome: Sendable, Equatable {
 protocol NotificationTransport: Sendable {
     /// One attempt: `body` posted to `url` as `application/json`, ended within `timeout`.
     func post(_ body: Data, to url: URL, timeout: TimeInterval) async -> NotificationAttemptOutcome
+    /// One attempt for each of `bodies` in turn, each ended within `timeout` of its start, stopping after the first that
+    /// is not a success (a server in trouble gets one attempt, not the batch).
+    /// - Returns: the outcomes of the attempts made, in order; the bodies after them were not posted.
+    func postAll(_ bodies: [Data], to url: URL, timeout: TimeInterval) async -> [NotificationAttemptOutcome]
+}
+
+extension NotificationTransport {
+    /// ``post(_:to:timeout:)`` for each body in turn, stopping after the first that is not a success.
+    func postAll(_ bodies: [Data], to url: URL, timeout: TimeInterval) async -> [NotificationAttemptOutcome] {
+        var outcomes: [NotificationAttemptOutcome] = []
+        for body in bodies {
+            if Task.isCancelled, !outcomes.isEmpty { break }
+            let outcome = await post(body, to: url, timeout: timeout)
+            outcomes.append(outcome)
+            if outcome.result != .success { break }
+        }
+        return outcomes
+    }
 }
 
 /// The dashboard's ``NotificationTransport``: one deadline for the whole attempt, each hop over a socket of our own
@@ -82,6 +100,88 @@ struct HTTPNotificationTransport: NotificationTransport {
     }
 }
 
+extension HTTPNotificationTransport {
+    /// The batch on one hop thread over one kept connection (HTTP/1.1 persistence, RFC 9112 §9.3): each notification
+    /// of it costs a request and an answer, not a connection, a thread hand-off and a task. A cancelled batch (the
+    /// dashboard stopping) ends at once: what was posted keeps its outcome, the one under way is cut, the rest were not
+    /// posted.
+    func postAll(_ bodies: [Data], to url: URL, timeout: TimeInterval) async -> [NotificationAttemptOutcome] {
+        guard bodies.count > 1 else { return bodies.isEmpty ? [] : [await post(bodies[0], to: url, timeout: timeout)] }
+        let progress = BatchProgress()
+        let answer = FirstAnswer<[NotificationAttemptOutcome]>()
+        let policy = policy
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                answer.wait(continuation)
+                threads.run {
+                    let connection = KeptConnection()
+                    defer { connection.close() }
+                    for body in bodies {
+                        let outcome = Self.attemptBlocking(body, to: url, timeout: timeout, policy: policy, keeping: connection)
+                        guard progress.append(outcome), outcome.result == .success else { break }
+                    }
+                    answer.give(progress.stop())
+                }
+            }
+        } onCancel: {
+            var done = progress.stop()
+            if done.count < bodies.count, done.last.map({ $0.result == .success }) ?? true {
+                done.append(NotificationAttemptOutcome(result: .other, detail: Self.cutShort, url: url.absoluteString))
+            }
+            answer.give(done)
+        }
+    }
+
+    /// One attempt on the calling thread (a hop thread), redirects followed, the first hop over `kept`. An `https` hop
+    /// (a redirect's) is `URLSession`'s, waited for here: the thread is the attempt's own.
+    static func attemptBlocking(
+        _ body: Data, to url: URL, timeout: TimeInterval, policy: NotificationURLPolicy, keeping kept: KeptConnection
+    ) -> NotificationAttemptOutcome {
+        let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(max(timeout, 0) * 1e9)
+        var chain = RedirectChain(start: url, policy: policy)
+        while true {
+            let hop: NotificationHop
+            if chain.current.scheme?.lowercased() == "https" {
+                let done = DispatchSemaphore(value: 0)
+                let result = FirstAnswer<NotificationHop>()
+                let target = chain.current
+                Task {
+                    result.give(await URLSessionNotificationHop.post(body, to: target, deadline: deadline, timeout: timeout, policy: policy))
+                    done.signal()
+                }
+                done.wait()
+                hop = result.taken ?? .failed(.other, "no answer")
+            } else {
+                hop = SocketNotificationHop.postBlocking(
+                    body, to: chain.current, deadline: deadline, timeout: timeout, policy: policy, keeping: chain.isAtStart ? kept : nil)
+            }
+            if case .ended(let outcome) = chain.next(after: hop) { return outcome }
+        }
+    }
+}
+
+/// The outcomes of a batch as they come, until it is stopped.
+final class BatchProgress: Sendable {
+    private let state = Mutex<(outcomes: [NotificationAttemptOutcome], stopped: Bool)>(([], false))
+
+    /// Adds `outcome`. - Returns: `false` when the batch was stopped (the outcome is not added, and no more come).
+    func append(_ outcome: NotificationAttemptOutcome) -> Bool {
+        state.withLock { state in
+            guard !state.stopped else { return false }
+            state.outcomes.append(outcome)
+            return true
+        }
+    }
+
+    /// Stops the batch. - Returns: the outcomes so far.
+    func stop() -> [NotificationAttemptOutcome] {
+        state.withLock { state in
+            state.stopped = true
+            return state.outcomes
+        }
+    }
+}
+
 /// The redirect rules of one attempt (see ``HTTPNotificationTransport``): what a hop's answer means, and where the
 /// attempt goes next.
 struct RedirectChain: Sendable {
@@ -98,6 +198,9 @@ struct RedirectChain: Sendable {
     private var visited: Set<String>
     private var redirects = 0
     private let policy: NotificationURLPolicy
+
+    /// Whether no redirect was followed yet.
+    var isAtStart: Bool { redirects == 0 }
 
     init(start: URL, policy: NotificationURLPolicy) {
         current = start

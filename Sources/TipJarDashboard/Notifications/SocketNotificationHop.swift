@@ -95,6 +95,14 @@ final class FirstAnswer<Value: Sendable>: Sendable {
         if let ready { continuation.resume(returning: ready) }
     }
 
+    /// The answer given while nobody waited, taken (for a waiter that blocks its thread instead).
+    var taken: Value? {
+        state.withLock { state in
+            defer { state.answer = nil }
+            return state.answer
+        }
+    }
+
     func give(_ value: Value) {
         let waiter = state.withLock { state -> CheckedContinuation<Value, Never>? in
             guard !state.isGiven else { return nil }
@@ -110,12 +118,36 @@ final class FirstAnswer<Value: Sendable>: Sendable {
     }
 }
 
+/// A connection kept open between the notifications of one batch (``SocketNotificationHop/postBlocking(_:to:deadline:timeout:policy:keeping:)``),
+/// used on one thread at a time.
+final class KeptConnection: @unchecked Sendable {
+    /// The socket, or -1.
+    var fd: Int32 = -1
+    /// The host and port it is connected to.
+    var origin = ""
+    /// The last URL posted to, parsed.
+    var parsed: (url: URL, components: URLComponents)?
+
+    func close() {
+        if fd >= 0 { _ = Glibc.close(fd) }
+        fd = -1
+    }
+
+    deinit { close() }
+}
+
 /// What one hop of an attempt (one POST, redirects not followed) ended with.
 enum NotificationHop: Sendable, Equatable {
     /// The server answered with `status`, and `location` when it sent one (a redirect's target).
     case answered(status: Int, location: String?)
     /// No usable answer: Apple's `sendAttemptResult` and the cause in words.
     case failed(SendAttemptResult, String)
+
+    /// Whether the connection was lost before any answer (a kept connection the server had closed).
+    var isLostConnection: Bool {
+        guard case .failed(let result, _) = self else { return false }
+        return result == .prematureClose || result == .socketIssue
+    }
 }
 
 /// One `POST` of a notification over a TCP socket of our own, HTTP/1.1 (RFC 9112), for `http` URLs.
@@ -143,12 +175,39 @@ enum SocketNotificationHop {
     ///
     /// Called on a ``HopThreads`` thread, not Dispatch's pool: on Linux Swift's cooperative executor runs on Dispatch's
     /// global threads, as many as there are cores, so a hop blocked in `poll(2)` there would stall every task of the server.
-    static func postBlocking(_ body: Data, to url: URL, deadline: UInt64, timeout: TimeInterval, policy: NotificationURLPolicy) -> NotificationHop {
+    ///
+    /// With `kept`, the connection is kept open after an answer that allows it (HTTP/1.1 persistence, RFC 9112 §9.3)
+    /// for the next notification of the same attempt batch to the same host and port, and a kept one is used first. A
+    /// kept connection the server closed meanwhile (RFC 9112 §9.3.1: "a client … MUST be able to recover") fails before
+    /// any byte of an answer; the post is then sent once more on a new connection. Apple documents that a server may
+    /// receive a notification more than once
+    /// (https://developer.apple.com/documentation/appstoreservernotifications/responding-to-app-store-server-notifications),
+    /// which is all a second send can cause.
+    static func postBlocking(
+        _ body: Data, to url: URL, deadline: UInt64, timeout: TimeInterval, policy: NotificationURLPolicy, keeping kept: KeptConnection? = nil
+    ) -> NotificationHop {
         let timedOut = NotificationHop.failed(.timedOut, "no answer within \(Self.seconds(timeout))")
-        guard let components = URLComponents(url: url, resolvingAgainstBaseURL: true), let rawHost = components.host, !rawHost.isEmpty
-        else { return .failed(.other, "the URL has no host") }
+        let components: URLComponents
+        if let parsed = kept?.parsed, parsed.url == url {
+            components = parsed.components  // the batch's URL, parsed once
+        } else {
+            guard let parsed = URLComponents(url: url, resolvingAgainstBaseURL: true) else { return .failed(.other, "the URL has no host") }
+            components = parsed
+            kept?.parsed = (url, parsed)
+        }
+        guard let rawHost = components.host, !rawHost.isEmpty else { return .failed(.other, "the URL has no host") }
         let host = rawHost.hasPrefix("[") ? String(rawHost.dropFirst().dropLast()) : rawHost
         let port = components.port ?? 80
+        if let kept, kept.fd >= 0 {
+            if kept.origin == "\(host) \(port)" {
+                let exchanged = exchange(kept.fd, body: body, components: components, deadline: deadline, timedOut: timedOut, keepAlive: true)
+                if exchanged.reusable { return exchanged.hop }
+                kept.close()
+                if exchanged.heardAnything || !exchanged.hop.isLostConnection { return exchanged.hop }
+            } else {
+                kept.close()
+            }
+        }
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
@@ -170,7 +229,8 @@ enum SocketNotificationHop {
             }
             let fd = socket(info.pointee.ai_family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
             guard fd >= 0 else { return .failed(.socketIssue, "no socket: \(Self.describe(errno))") }
-            defer { close(fd) }
+            var handedOver = false
+            defer { if !handedOver { close(fd) } }
             if connect(fd, address, info.pointee.ai_addrlen) != 0 {
                 guard errno == EINPROGRESS else {
                     failure = .failed(.noResponse, "connecting to \(host) port \(port) failed: \(Self.describe(errno))")
@@ -185,19 +245,29 @@ enum SocketNotificationHop {
                     continue
                 }
             }
-            return exchange(fd, body: body, components: components, deadline: deadline, timedOut: timedOut)
+            let exchanged = exchange(fd, body: body, components: components, deadline: deadline, timedOut: timedOut, keepAlive: kept != nil)
+            if let kept, exchanged.reusable {
+                kept.fd = fd
+                kept.origin = "\(host) \(port)"
+                handedOver = true
+            }
+            return exchanged.hop
         }
         return failure
     }
 
-    /// Sends the request on a connected socket and reads the answer's head.
-    static func exchange(_ fd: Int32, body: Data, components: URLComponents, deadline: UInt64, timedOut: NotificationHop) -> NotificationHop {
+    /// Sends the request on a connected socket and reads the answer's head; with `keepAlive`, also an answer's small
+    /// body, so the connection can carry the next request.
+    /// - Returns: the hop, whether the connection may carry another request, and whether any byte of an answer came.
+    static func exchange(
+        _ fd: Int32, body: Data, components: URLComponents, deadline: UInt64, timedOut: NotificationHop, keepAlive: Bool = false
+    ) -> (hop: NotificationHop, reusable: Bool, heardAnything: Bool) {
         let path = components.percentEncodedPath.isEmpty ? "/" : components.percentEncodedPath
         let target = path + (components.percentEncodedQuery.map { "?" + $0 } ?? "")
         let hostField = (components.percentEncodedHost ?? "") + (components.port.map { ":\($0)" } ?? "")
         let head =
             "POST \(target) HTTP/1.1\r\nHost: \(hostField)\r\nContent-Type: application/json\r\nContent-Length: \(body.count)\r\n"
-            + "Connection: close\r\nUser-Agent: TipJarDashboard (App Store Server Notifications V2)\r\n\r\n"
+            + (keepAlive ? "" : "Connection: close\r\n") + "User-Agent: TipJarDashboard (App Store Server Notifications V2)\r\n\r\n"
         let request = Array(head.utf8) + Array(body)
         var sent = 0
         var sendProblem: String?
@@ -206,7 +276,7 @@ enum SocketNotificationHop {
             if count > 0 {
                 sent += count
             } else if count < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {
-                guard wait(fd, for: Int16(POLLOUT), until: deadline) else { return timedOut }
+                guard wait(fd, for: Int16(POLLOUT), until: deadline) else { return (timedOut, false, false) }
             } else if count < 0 && errno == EINTR {
                 continue
             } else {
@@ -222,25 +292,75 @@ enum SocketNotificationHop {
             if count > 0 {
                 received += chunk[0..<count]
                 switch Self.head(in: &received) {
-                case .answer(let hop): return hop
+                case .answer(let hop):
+                    let reusable = keepAlive && sendProblem == nil && Self.drainsForReuse(&received, hop: hop, fd: fd, deadline: deadline)
+                    return (hop, reusable, true)
                 case .needMore: continue
                 }
             }
             if count == 0 {
-                if received.isEmpty, let sendProblem { return .failed(.socketIssue, sendProblem) }
-                return .failed(
-                    .prematureClose,
-                    received.isEmpty ? "the server closed the connection without answering" : "the server closed the connection in the middle of its answer's head")
+                if received.isEmpty, let sendProblem { return (.failed(.socketIssue, sendProblem), false, false) }
+                return (
+                    .failed(
+                        .prematureClose,
+                        received.isEmpty ? "the server closed the connection without answering" : "the server closed the connection in the middle of its answer's head"),
+                    false, !received.isEmpty
+                )
             }
             switch errno {
-            case EAGAIN, EWOULDBLOCK: guard wait(fd, for: Int16(POLLIN), until: deadline) else { return timedOut }
+            case EAGAIN, EWOULDBLOCK: guard wait(fd, for: Int16(POLLIN), until: deadline) else { return (timedOut, false, !received.isEmpty) }
             case EINTR: continue
             case ECONNRESET:
-                if received.isEmpty, let sendProblem { return .failed(.socketIssue, sendProblem) }
-                return .failed(.prematureClose, "the server reset the connection before its answer's head ended")
-            default: return .failed(.socketIssue, "reading the answer failed: \(Self.describe(errno))")
+                if received.isEmpty, let sendProblem { return (.failed(.socketIssue, sendProblem), false, false) }
+                return (.failed(.prematureClose, "the server reset the connection before its answer's head ended"), false, !received.isEmpty)
+            default: return (.failed(.socketIssue, "reading the answer failed: \(Self.describe(errno))"), false, !received.isEmpty)
             }
         }
+    }
+
+    /// Whether the connection can carry another request after the answer at the start of `received` (interim answers
+    /// already dropped): an HTTP/1.1 answer without `Connection: close` (RFC 9112 §9.3) whose body is framed by a
+    /// `Content-Length` of at most 64 KiB, read here to its end, or that has none (204, 304; RFC 9110 §6.4.1).
+    static func drainsForReuse(_ received: inout [UInt8], hop: NotificationHop, fd: Int32, deadline: UInt64) -> Bool {
+        guard case .answered(let status, _) = hop, received.starts(with: Array("HTTP/1.1 ".utf8)), let end = endOfHead(received) else { return false }
+        var length: Int?
+        var lineStart = 0
+        // The field lines, read as bytes (RFC 9110 §5.1: names are case-insensitive).
+        for index in 0..<end where received[index] == 0x0A {
+            let line = received[lineStart..<index]
+            lineStart = index + 1
+            guard let colon = line.firstIndex(of: 0x3A) else { continue }
+            let name = line[line.startIndex..<colon]
+            let value = line[(colon + 1)...].filter { $0 != 0x20 && $0 != 0x09 && $0 != 0x0D }
+            if Self.equalsIgnoringCase(name, "connection") {
+                if Self.equalsIgnoringCase(value[...], "close") || value.split(separator: 0x2C).contains(where: { Self.equalsIgnoringCase($0, "close") }) {
+                    return false
+                }
+            } else if Self.equalsIgnoringCase(name, "transfer-encoding") {
+                return false
+            } else if Self.equalsIgnoringCase(name, "content-length") {
+                guard length == nil, !value.isEmpty, value.count <= 9, value.allSatisfy({ (0x30...0x39).contains($0) }) else { return false }
+                length = value.reduce(0) { $0 * 10 + Int($1 - 0x30) }
+            }
+        }
+        if status == 204 || status == 304 { return received.count == end }
+        guard let length, length <= maximumHeadBytes else { return false }
+        var missing = end + length - received.count
+        guard missing >= 0 else { return false }  // more than the body: not a clean end
+        var chunk = [UInt8](repeating: 0, count: 4_096)
+        while missing > 0 {
+            let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, min($0.count, missing), 0) }
+            if count > 0 {
+                missing -= count
+            } else if count < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {
+                guard wait(fd, for: Int16(POLLIN), until: deadline) else { return false }
+            } else if count < 0 && errno == EINTR {
+                continue
+            } else {
+                return false
+            }
+        }
+        return true
     }
 
     /// What the bytes read so far say.
@@ -299,6 +419,14 @@ enum SocketNotificationHop {
             index += 1
         }
         return nil
+    }
+
+    /// Whether `bytes` spell `word` (lower-case ASCII) in any case.
+    static func equalsIgnoringCase(_ bytes: some Collection<UInt8>, _ word: StaticString) -> Bool {
+        guard bytes.count == word.utf8CodeUnitCount else { return false }
+        return word.withUTF8Buffer { expected in
+            zip(bytes, expected).allSatisfy { byte, lower in byte == lower || (byte >= 0x41 && byte <= 0x5A && byte + 0x20 == lower) }
+        }
     }
 
     /// Waits in `poll(2)` until `fd` is ready for `events` or `deadline` passes. - Returns: `false` at the deadline.

@@ -19,18 +19,27 @@ final class ScriptedReceiver: Sendable {
         case silence
         /// The connection closes at once, unanswered.
         case close
+        /// These bytes, then the next request is read on the same connection (HTTP/1.1 persistence).
+        case bytesThenNextRequest(String)
     }
 
     let port: Int
     private let listener: Int32
-    private let state = Mutex<(bodies: [Data], held: [Int32], stopped: Bool)>(([], [], false))
+    private let state = Mutex<(bodies: [Data], held: [Int32], stopped: Bool, connections: Int)>(([], [], false, 0))
 
     var url: String { "http://127.0.0.1:\(port)/notifications" }
     /// The bodies received so far.
     var bodies: [Data] { state.withLock { $0.bodies } }
+    /// The connections that carried a request so far.
+    var connections: Int { state.withLock { $0.connections } }
 
     static func status(_ code: Int, _ extra: String = "") -> Answer {
         .bytes("HTTP/1.1 \(code) Status\r\nContent-Length: 0\r\nConnection: close\r\n\(extra)\r\n")
+    }
+
+    /// An answer with `code` that keeps the connection for the next request, with a body of `body`.
+    static func kept(_ code: Int, body: String = "") -> Answer {
+        .bytesThenNextRequest("HTTP/1.1 \(code) Status\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)")
     }
 
     init(_ script: @escaping @Sendable (Int) -> Answer) throws {
@@ -75,13 +84,21 @@ final class ScriptedReceiver: Sendable {
     }
 
     /// Reads one request on `connection` and answers it as `script` says for its number (in the order requests end).
-    private func answer(_ connection: Int32, _ script: @Sendable (Int) -> Answer) {
-        let body = Self.readRequest(connection)
+    private func answer(_ connection: Int32, _ script: @Sendable (Int) -> Answer, isFirst: Bool = true) {
+        // A connection that sends nothing is recorded as an empty request; a kept one the client closes is not.
+        guard let body = Self.readRequest(connection) ?? (isFirst ? Data() : nil) else {
+            close(connection)
+            return
+        }
         let number = state.withLock { state -> Int in
             state.bodies.append(body)
+            if isFirst { state.connections += 1 }
             return state.bodies.count - 1
         }
         switch script(number) {
+        case .bytesThenNextRequest(let text):
+            _ = text.utf8CString.withUnsafeBufferPointer { send(connection, $0.baseAddress, $0.count - 1, Int32(MSG_NOSIGNAL)) }
+            answer(connection, script, isFirst: false)
         case .bytes(let text):
             _ = text.utf8CString.withUnsafeBufferPointer { send(connection, $0.baseAddress, $0.count - 1, Int32(MSG_NOSIGNAL)) }
             close(connection)
@@ -102,8 +119,8 @@ final class ScriptedReceiver: Sendable {
         if stopped { close(connection) }
     }
 
-    /// The request's body (as far as `Content-Length` says).
-    private static func readRequest(_ fd: Int32) -> Data {
+    /// The request's body (as far as `Content-Length` says); `nil` when the connection ended before any byte.
+    private static func readRequest(_ fd: Int32) -> Data? {
         var received = [UInt8]()
         var buffer = [UInt8](repeating: 0, count: 16_384)
         var expected: Int?
@@ -119,6 +136,7 @@ final class ScriptedReceiver: Sendable {
                 expected = end.upperBound + length
             }
         }
+        if received.isEmpty { return nil }
         guard let end = Data(received).range(of: Data("\r\n\r\n".utf8)) else { return Data() }
         return Data(received[end.upperBound...])
     }
