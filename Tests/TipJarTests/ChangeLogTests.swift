@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 import TipJar
 
@@ -39,6 +40,21 @@ struct ChangeLogTests {
         log.changed([.install("install-a"), .account("account-a")])
         #expect(log.signalCount == 1, "a change to two of its keys is one signal")
         #expect(await changes.next() != nil)
+    }
+
+    @Test func anObserverIsCalledOnTheReportingThreadForItsKeysOnlyUntilCancelled() {
+        let log = ChangeLog()
+        let calls = Mutex(0)
+        let observation = log.observe([.notifications]) { calls.withLock { $0 += 1 } }
+        log.changed([.install("install-a"), .store])
+        #expect(calls.withLock { $0 } == 0, "a change elsewhere called it")
+        log.changed([.install("install-a"), .notifications])
+        #expect(calls.withLock { $0 } == 1, "called before the change's report returns")
+        log.changedEverything()
+        #expect(calls.withLock { $0 } == 2)
+        observation.cancel()
+        log.changed([.notifications])
+        #expect(calls.withLock { $0 } == 2 && log.watcherCount == 0, "a cancelled observation is gone")
     }
 
     @Test func aChangeOfEverythingCountsForEveryKeyAndWakesEveryWatcher() async {

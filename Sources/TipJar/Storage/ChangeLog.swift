@@ -51,12 +51,25 @@ public enum ChangeRegion: Hashable, Sendable {
 /// a change of every key: each reader looks once more, none misses a change. A change reported as touching
 /// everything (``changedEverything()``) counts for every key the same way.
 public final class ChangeLog: Sendable {
+    /// Who is woken: a stream's iterator, or a call on the reporting thread.
+    private enum Watcher: Sendable {
+        case stream(AsyncStream<Void>.Continuation)
+        case call(@Sendable () -> Void)
+
+        func wake() {
+            switch self {
+            case .stream(let continuation): continuation.yield()
+            case .call(let call): call()
+            }
+        }
+    }
+
     private struct Watchers {
         var next: UInt64 = 0
         /// Watchers of every change.
-        var ofEverything: [UInt64: AsyncStream<Void>.Continuation] = [:]
+        var ofEverything: [UInt64: Watcher] = [:]
         /// Watchers by the keys they watch.
-        var byKey: [ChangeKey: [UInt64: AsyncStream<Void>.Continuation]] = [:]
+        var byKey: [ChangeKey: [UInt64: Watcher]] = [:]
         var count = 0
     }
 
@@ -107,7 +120,7 @@ public final class ChangeLog: Sendable {
                 changes.everything = number
             }
         }
-        let woken = watchers.withLock { watchers -> [UInt64: AsyncStream<Void>.Continuation] in
+        let woken = watchers.withLock { watchers -> [UInt64: Watcher] in
             var woken = watchers.ofEverything
             for key in touched {
                 guard let ofKey = watchers.byKey[key] else { continue }
@@ -116,7 +129,7 @@ public final class ChangeLog: Sendable {
             return woken
         }
         signals.add(woken.count, ordering: .relaxed)
-        for continuation in woken.values { continuation.yield() }
+        for watcher in woken.values { watcher.wake() }
     }
 
     /// Records a committed change whose reach is not named (a store that forgot every transaction, a database found
@@ -132,7 +145,7 @@ public final class ChangeLog: Sendable {
             return woken
         }
         signals.add(woken.count, ordering: .relaxed)
-        for continuation in woken.values { continuation.yield() }
+        for watcher in woken.values { watcher.wake() }
     }
 
     /// Whether no change to `region` was recorded after sequence number `number` (read from ``value`` before the
@@ -164,20 +177,32 @@ public final class ChangeLog: Sendable {
         watch(nil)
     }
 
+    /// Calls `wake` after every change that touches one of `keys` (or everything) from now on, on the thread that
+    /// reports the change, until the returned observation is cancelled. For a watcher that only needs to know (a flag
+    /// set, a waiter resumed), a change then costs no task switch; `wake` must be quick and never block.
+    public func observe(_ keys: Set<ChangeKey>, _ wake: @escaping @Sendable () -> Void) -> ChangeObservation {
+        let id = add(.call(wake), keys)
+        return ChangeObservation { [weak self] in self?.unwatch(id, keys) }
+    }
+
     private func watch(_ keys: Set<ChangeKey>?) -> AsyncStream<Void> {
         let (stream, continuation) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
-        let id = watchers.withLock { watchers in
+        let id = add(.stream(continuation), keys)
+        continuation.onTermination = { [weak self] _ in self?.unwatch(id, keys) }
+        return stream
+    }
+
+    private func add(_ watcher: Watcher, _ keys: Set<ChangeKey>?) -> UInt64 {
+        watchers.withLock { watchers in
             watchers.next += 1
             watchers.count += 1
             if let keys {
-                for key in keys { watchers.byKey[key, default: [:]][watchers.next] = continuation }
+                for key in keys { watchers.byKey[key, default: [:]][watchers.next] = watcher }
             } else {
-                watchers.ofEverything[watchers.next] = continuation
+                watchers.ofEverything[watchers.next] = watcher
             }
             return watchers.next
         }
-        continuation.onTermination = { [weak self] _ in self?.unwatch(id, keys) }
-        return stream
     }
 
     private func unwatch(_ id: UInt64, _ keys: Set<ChangeKey>?) {
@@ -193,4 +218,24 @@ public final class ChangeLog: Sendable {
             }
         }
     }
+}
+
+/// A watch of the change log by ``ChangeLog/observe(_:_:)``, until ``cancel()``.
+public final class ChangeObservation: Sendable {
+    private let ending: Mutex<(@Sendable () -> Void)?>
+
+    init(_ end: @escaping @Sendable () -> Void) {
+        ending = Mutex(end)
+    }
+
+    /// Ends the watch (a second call does nothing).
+    public func cancel() {
+        let end = ending.withLock { ending in
+            defer { ending = nil }
+            return ending
+        }
+        end?()
+    }
+
+    deinit { cancel() }
 }

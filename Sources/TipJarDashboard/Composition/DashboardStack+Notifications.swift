@@ -32,7 +32,7 @@ extension DashboardStack {
         guard let sender = notificationSender else { return }
         // Woken only by changes to the queue or its settings (a purchase queues its notification in the same write),
         // never by another install's page or purchase with no notification.
-        await sender.run(wakeUps: storage.changeLog.changes(of: [.notifications]), log: log)
+        await sender.run(changes: storage.changeLog, log: log)
     }
 
     /// Saves a notifications URL given at start-up (`serve --notifications-url`), checked as the API checks it.

@@ -35,7 +35,7 @@ public struct NotificationSender: Sendable {
     let concurrency: Int
     /// Notifications a backlog lane posts at most in one batch, one after the other over one connection.
     let batchSize: Int
-    /// How long a step waits after a wake-up for more to gather (``run(wakeUps:log:)``).
+    /// How long a step waits after a wake-up for more to gather (``run(changes:log:)``).
     let gathering: Duration
 
     /// How long a claim holds before the notification counts as cut: an attempt's deadline and a margin for recording
@@ -105,7 +105,7 @@ public struct NotificationSender: Sendable {
         try await settle([], claiming: notifications, url: url, settings: settings, batch: 1)
     }
 
-    /// One write for a step of ``run(wakeUps:log:)``: records what the lanes ended with (an attempt's outcome, or the
+    /// One write for a step of ``run(changes:log:)``: records what the lanes ended with (an attempt's outcome, or the
     /// notification given back unposted), and claims `notifications` for an attempt to `url` each, leased for a batch of
     /// `batch` attempts; a `sending` one (its lease ended, its sender gone) is closed as cut instead.
     /// - Returns: the claims won (one another sender won is left out).
@@ -239,7 +239,7 @@ public struct NotificationSender: Sendable {
     }
 
     /// Sends until the task is cancelled. It first closes what a stopped process left under way, then sleeps until
-    /// `wakeUps` says the storage changed (a notification queued, the settings saved), a lane ends, or the next retry
+    /// `changes` says the queue or its settings changed (a notification queued, the settings saved), a lane ends, or the next retry
     /// falls due, and wakes for nothing else: an idle server's sender costs nothing, and a receiver that never answers
     /// holds one of the ``concurrency`` lanes for one deadline, never a thread's CPU.
     ///
@@ -250,14 +250,15 @@ public struct NotificationSender: Sendable {
     /// back to the queue as they were), so a backlog costs a request each, not a write, a read and a connection each.
     /// Lanes batch only after a batch all of whose attempts succeeded: until then, and after any failure, each takes one.
     /// When the task is cancelled, the lanes' attempts end at once as cut, and are recorded before this returns.
-    public func run(wakeUps: AsyncStream<Void>, log: @escaping @Sendable (String) -> Void = { _ in }) async {
+    public func run(changes: ChangeLog, log: @escaping @Sendable (String) -> Void = { _ in }) async {
         let signal = WakeSignal()
+        // Woken on the committing thread: a purchase that queues a notification sets a flag, and resumes the sender
+        // only if it waits (no task switch a purchase while the sender is busy or gathering).
+        let observation = changes.observe([.notifications]) { signal.wake() }
+        defer { observation.cancel() }
         let lanes = Lanes()
         var parsed: (text: String, url: URL?)?
         await withTaskGroup(of: Void.self) { group in
-            group.addTask {
-                for await _ in wakeUps { signal.wake() }
-            }
             do {
                 try await closeCutAttempts()
             } catch {
