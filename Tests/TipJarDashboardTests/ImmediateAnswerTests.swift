@@ -6,7 +6,7 @@ import TipJar
 @testable import TipJarDashboard
 
 /// What the I/O thread answers by itself (`ImmediateAnswers`, `StartUpGate+Immediate.swift`) is, byte for byte but
-/// `Date`, what the middlewares and routes answer (`Dashboard.chain(router:pageCache:adminToken:errorPages:log:)`): every
+/// `Date`, what the middlewares and routes answer (`Dashboard.chain(router:adminToken:errorPages:appStoreServerAPIGate:log:)`): every
 /// security header, the admin token's refusal, the start-up gate's 503, static files, 304, HEAD and stored pages; and
 /// what it must not answer (an unsafe method, a page that would hand out a session, a sign-in link…) it leaves to them.
 @Suite("Immediate answers equal the middleware chain's", .serialized)
@@ -25,17 +25,19 @@ struct ImmediateAnswerTests {
         return HTTPRequest(method: method, target: target, fields: all, body: body, remoteAddress: "127.0.0.1:5", requestID: "1-\(target.count)")
     }
 
-    /// The wire bytes of the normal path's answer, as the server writes them.
+    /// The wire bytes of the normal path's answer, as the server writes them (its security headers added by the serializer).
     static func slow(_ responder: some HTTPResponder, _ request: HTTPRequest) async -> String {
         let response = await responder.respond(to: request)
-        let output = ResponseSerializer.serialize(response, isHead: request.method == "HEAD", keepAlive: true, http10: false, dateLine: date)
+        let output = ResponseSerializer.serialize(
+            response, isHead: request.method == "HEAD", keepAlive: true, http10: false, dateLine: date, defaults: SecurityHeaders.defaults)
         return String(decoding: output.bytes, as: UTF8.self)
     }
 
     /// The wire bytes of the immediate answer, or `nil` when there is none.
     static func fast(_ responder: some ImmediateResponder, _ request: HTTPRequest) -> String? {
         guard let prepared = responder.immediateResponse(to: request) else { return nil }
-        let output = ResponseSerializer.serialize(prepared, isHead: request.method == "HEAD", keepAlive: true, http10: false, dateLine: date)
+        let output = ResponseSerializer.serialize(
+            prepared, isHead: request.method == "HEAD", keepAlive: true, http10: false, dateLine: date, defaults: SecurityHeaders.defaults)
         return String(decoding: output.bytes, as: UTF8.self)
     }
 

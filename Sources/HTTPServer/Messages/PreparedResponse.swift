@@ -4,7 +4,8 @@
 ///
 /// What an ``ImmediateResponder`` returns. The bytes written for it are exactly those the server writes
 /// for the ``HTTPResponse`` it was made from (`ResponseSerializer`), with the `Date` line of the current
-/// second (RFC 9110 §6.6.1) and the `Connection` field the request needs (RFC 9112 §9.3).
+/// second (RFC 9110 §6.6.1), the server's ``ResponseDefaults`` it lacks and the `Connection` field the request needs
+/// (RFC 9112 §9.3).
 public struct PreparedResponse: Sendable {
     /// The status the response was made with.
     public let status: HTTPStatus
@@ -13,6 +14,8 @@ public struct PreparedResponse: Sendable {
     /// Every field line after `Date`, `Content-Length` included; no `Connection`, no empty line. One part, or cut
     /// wherever a session's token goes (``cuttingFieldLines(at:)``, filled in by ``splicing(_:with:)``).
     let fieldLineParts: [[UInt8]]
+    /// The names of those fields, lower-cased: the serializer adds each of its ``ResponseDefaults`` not among them.
+    let fieldNames: [String]
     /// The body as the parts it is sent in, in order: the array it was made from, or a stored page's segments
     /// with a session's token between them (``splicing(_:with:)``). Empty for 1xx, 204 and 304; dropped on the wire for HEAD.
     let bodyParts: [[UInt8]]
@@ -38,8 +41,32 @@ public struct PreparedResponse: Sendable {
         let body = code < 200 || code == 204 || code == 304 ? [] : response.body
         self.init(
             status: response.status, statusLine: ResponseSerializer.statusLine(response.status),
-            fieldLineParts: [ResponseSerializer.fieldLines(response)], bodyParts: body.isEmpty ? [] : [body], bodyByteCount: body.count,
+            fieldLineParts: [ResponseSerializer.fieldLines(response, defaults: .none)], fieldNames: ResponseSerializer.fieldNames(response), bodyParts: body.isEmpty ? [] : [body],
+            bodyByteCount: body.count,
             bodyIsShared: !body.isEmpty && (bodyIsShared ?? response.bodyIsShared))
+    }
+
+    /// The head of `response` for a body that is kept elsewhere in parts and given with each answer by
+    /// ``splicing(_:with:)`` (a stored page, cut wherever a session's token goes): `Content-Length` states
+    /// `bodyByteCount`, and the answer holds no body of its own until spliced.
+    /// - Parameters:
+    ///   - response: the answer's status and fields; its body is not used. It must not be a stream.
+    ///   - bodyByteCount: the length of the body every splice gives.
+    /// - Returns: `nil` for a streamed response.
+    public init?(head response: HTTPResponse, bodyByteCount: Int) {
+        guard response.stream == nil else { return nil }
+        var lines = ResponseSerializer.ownFieldLines(response)
+        let code = response.status.code
+        let bodyAllowed = !(code < 200 || code == 204 || code == 304)
+        if bodyAllowed {
+            lines.append(contentsOf: "Content-Length: ".utf8)
+            lines.append(contentsOf: String(bodyByteCount).utf8)
+            lines.append(contentsOf: "\r\n".utf8)
+        }
+        self.init(
+            status: response.status, statusLine: ResponseSerializer.statusLine(response.status), fieldLineParts: [lines],
+            fieldNames: ResponseSerializer.fieldNames(response), bodyParts: [], bodyByteCount: bodyAllowed ? bodyByteCount : 0,
+            bodyIsShared: true)
     }
 
     /// The same head with the body `segments` joined by `token` (a stored page with a session's token spliced in),
@@ -54,6 +81,7 @@ public struct PreparedResponse: Sendable {
         guard count == bodyByteCount else { return nil }
         return PreparedResponse(
             status: status, statusLine: statusLine, fieldLineParts: fieldLineParts.count == 1 ? fieldLineParts : Self.interleave(fieldLineParts, token),
+            fieldNames: fieldNames,
             bodyParts: Self.interleave(segments, token), bodyByteCount: count, bodyIsShared: true)
     }
 
@@ -63,7 +91,8 @@ public struct PreparedResponse: Sendable {
     /// - Returns: the response, its field lines in parts.
     public func cuttingFieldLines(at marker: [UInt8]) -> PreparedResponse {
         PreparedResponse(
-            status: status, statusLine: statusLine, fieldLineParts: Self.cut(Array(fieldLineParts.joined()), at: marker), bodyParts: bodyParts,
+            status: status, statusLine: statusLine, fieldLineParts: Self.cut(Array(fieldLineParts.joined()), at: marker), fieldNames: fieldNames,
+            bodyParts: bodyParts,
             bodyByteCount: bodyByteCount, bodyIsShared: bodyIsShared)
     }
 
@@ -102,11 +131,13 @@ public struct PreparedResponse: Sendable {
     }
 
     private init(
-        status: HTTPStatus, statusLine: [UInt8], fieldLineParts: [[UInt8]], bodyParts: [[UInt8]], bodyByteCount: Int, bodyIsShared: Bool
+        status: HTTPStatus, statusLine: [UInt8], fieldLineParts: [[UInt8]], fieldNames: [String], bodyParts: [[UInt8]], bodyByteCount: Int,
+        bodyIsShared: Bool
     ) {
         self.status = status
         self.statusLine = statusLine
         self.fieldLineParts = fieldLineParts
+        self.fieldNames = fieldNames
         self.bodyParts = bodyParts
         self.bodyByteCount = bodyByteCount
         self.bodyIsShared = bodyIsShared

@@ -8,6 +8,10 @@ final class StaticFileCache: Sendable {
         let body: [UInt8]
         let etag: String
         let contentType: String
+        /// The file's two answers, prepared once when it is cached (``StaticFiles/immediateAnswer(_:)``): 200 with the
+        /// bytes, and `304 Not Modified`.
+        var ok: PreparedResponse?
+        var notModified: PreparedResponse?
     }
 
     /// Path → entry. `Mutex` makes the class Sendable without `@unchecked`.

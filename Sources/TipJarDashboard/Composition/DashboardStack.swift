@@ -77,9 +77,11 @@ public struct DashboardStack: HTTPResponder {
             service: service, storage: storage, environment: environment, renderer: renderer, policy: configuration.notificationURLPolicy)
         for controller in controllers { controller.register(in: &router) }
         let errorPages = ErrorPages(templates: templates, catalogName: configuration.catalogName)
-        let chain = Dashboard.chain(router: router, adminToken: configuration.adminToken, errorPages: errorPages, log: environment.log)
+        let chain = Dashboard.chain(
+            router: router, adminToken: configuration.adminToken, errorPages: errorPages,
+            appStoreServerAPIGate: controllers.lazy.compactMap { ($0 as? AppStoreServerAPIController)?.gate }.first, log: environment.log)
         let immediateAnswers = ImmediateAnswers(
-            staticFiles: staticFiles, router: router, pageCache: pageCache, adminToken: configuration.adminToken,
+            staticFiles: staticFiles, pageCache: pageCache, adminToken: configuration.adminToken,
             chain: chain, errorPages: errorPages, rendersInMemory: !configuration.reloadTemplates)
         dashboard = Dashboard(chain: chain, pageCache: pageCache, liveChannels: liveChannels, immediateAnswers: immediateAnswers)
         slot.set(dashboard)
@@ -94,9 +96,10 @@ public struct DashboardStack: HTTPResponder {
     }
 
     /// Answers one request in process: the dashboard's middlewares and routes, without the HTTP server's own checks
-    /// (framing, limits, the `Host` allow-list), which a socket adds (``server(_:accessLog:)``).
+    /// (framing, limits, the `Host` allow-list), which a socket adds (``server(_:accessLog:)``); the security headers
+    /// are added as the server's serializer adds them (``SecurityHeaders/defaults``).
     public func respond(to request: HTTPRequest) async -> HTTPResponse {
-        await dashboard.respond(to: request)
+        SecurityHeaders.defaults.applied(to: await dashboard.respond(to: request))
     }
 
     /// Requests of a scenario, answered in process (the admin token sent when there is one).
@@ -150,12 +153,12 @@ public struct DashboardStack: HTTPResponder {
         }
     }
 
-    /// The server, its security headers added to its own answers, each answer's entry given to `entries` as it is.
+    /// The server, its security headers added by its serializer to every answer, each answer's entry given to `entries` as it is.
     private static func server(
         _ configuration: HTTPServerConfiguration, gate: StartUpGate, entries: (@Sendable (AccessLogEntry) -> Void)?
     ) -> HTTPServer {
         var serverConfiguration = configuration
-        serverConfiguration.serverResponseFields = SecurityHeaders.fields
+        serverConfiguration.responseDefaults = SecurityHeaders.defaults
         return HTTPServer(configuration: serverConfiguration, responder: gate, accessLog: entries)
     }
 

@@ -5,17 +5,18 @@ import Synchronization
 /// files of `Public/` already in memory (200 or `304 Not Modified`), pages and JSON the ``PageCache`` holds for the
 /// data as it is now, and the admin token's 401. Everything else (`nil`) goes through the middlewares and routes.
 ///
-/// Derived from the declarations the middleware chain uses (``Dashboard/chain(router:pageCache:adminToken:errorPages:log:)``),
+/// Derived from the declarations the middleware chain uses (``Dashboard/chain(router:adminToken:errorPages:appStoreServerAPIGate:log:)``),
 /// not a second copy of them, step by step:
-/// 1. only `GET` and `HEAD` without a body: every unsafe method, and OPTIONS, take the chain (its origin and CSRF checks,
-///    its write accounting);
+/// 1. only `GET` and `HEAD` without a body: every unsafe method, and OPTIONS, take the chain (its areas' origin and
+///    CSRF checks);
 /// 2. ``FieldSizeCheck/oversizedField(in:form:)`` finds nothing, or the chain answers (400);
 /// 3. ``AdminTokenCheck/check(_:)``: allowed goes on, refused is ``AdminTokenCheck/refusal`` rendered by the same
-///    `MiddlewareChain.answer(_:to:context:)`, a `?token=` link (redirect and cookie) takes the chain;
+///    `MiddlewareChain.answer(_:to:)`, in the format of the path's area, a `?token=` link (redirect and cookie) takes the chain;
 /// 4. the answer: a stored page when ``PageCache/freshEntry(forKey:where:)`` finds one this request would get with the
 ///    token the route would splice in (below), else a file when no route matches the path and the file is in memory
-///    (``StaticFiles/cachedETag(forPath:)``);
-/// 5. ``SecurityHeaders/apply(to:)``, as the outermost middleware does.
+///    (``StaticFiles/cachedETag(forPath:)``).
+///
+/// The security headers are added to these answers as to every other by the server's serializer (``SecurityHeaders/defaults``).
 ///
 /// A stored page rendered with a session's token (``PageCache/Entry/hasSessionToken``) is answered to a request with a
 /// session cookie (``CSRFCookie/token(fromCookie:)``), with its token spliced in. To a request without one it is answered only
@@ -52,7 +53,6 @@ final class ImmediateAnswers: Sendable {
     }
 
     let staticFiles: StaticFiles
-    let router: Router<DashboardContext>
     let pageCache: PageCache
     let adminToken: AdminTokenCheck?
     let chain: MiddlewareChain<DashboardContext>
@@ -67,11 +67,10 @@ final class ImmediateAnswers: Sendable {
     private let pageLimit = 2_000, pageByteLimit = 8 << 20
 
     init(
-        staticFiles: StaticFiles, router: Router<DashboardContext>, pageCache: PageCache, adminToken: String?,
+        staticFiles: StaticFiles, pageCache: PageCache, adminToken: String?,
         chain: MiddlewareChain<DashboardContext>, errorPages: ErrorPages, rendersInMemory: Bool
     ) {
         self.staticFiles = staticFiles
-        self.router = router
         self.pageCache = pageCache
         self.adminToken = adminToken.map { AdminTokenCheck(token: $0) }
         self.chain = chain
@@ -104,7 +103,7 @@ final class ImmediateAnswers: Sendable {
     /// - Parameter head: the request's head, its body empty.
     /// - Returns: the 401, or `nil`.
     func answerBeforeBody(_ head: HTTPRequest) -> PreparedResponse? {
-        guard let adminToken, rendersInMemory, router.implements(method: head.method),
+        guard let adminToken, rendersInMemory, chain.implements(method: head.method),
             FieldSizeCheck.oversizedField(in: head, form: [:]) == nil, adminToken.check(head) == .refused
         else { return nil }
         return refusal(head)
@@ -112,9 +111,7 @@ final class ImmediateAnswers: Sendable {
 
     /// The 401 the chain gives a request without the admin token.
     func refusal(_ request: HTTPRequest) -> PreparedResponse? {
-        var response = chain.answer(AdminTokenCheck.refusal, to: request, context: DashboardContext(request: request, errorPages: errorPages))
-        SecurityHeaders.apply(to: &response)
-        return PreparedResponse(response)
+        PreparedResponse(chain.answer(AdminTokenCheck.refusal, to: request))
     }
 
     /// The stored page this request would get from its route, when the page cache holds one for the data as it is.
@@ -141,15 +138,13 @@ final class ImmediateAnswers: Sendable {
     /// new one, prepared with the page cache's placeholder where the token goes.
     func keep(_ entry: PageCache.Entry, key: String) -> PageAnswer? {
         let placeholder = entry.hasSessionToken ? Array(pageCache.placeholder.utf8) : []
-        var response = HTTPResponse(status: .ok, fields: entry.fields, body: PageCache.join(entry.segments, placeholder))
+        let response = HTTPResponse(status: .ok, fields: entry.fields, body: PageCache.join(entry.segments, placeholder))
         var startingSession: PreparedResponse?
         if entry.hasSessionToken && entry.startsSession {
             var withCookie = response
             withCookie.fields.append(name: "Set-Cookie", value: CSRFCookie.setCookie(token: pageCache.placeholder))
-            SecurityHeaders.apply(to: &withCookie)
             startingSession = PreparedResponse(withCookie)?.cuttingFieldLines(at: placeholder)
         }
-        SecurityHeaders.apply(to: &response)
         let bodyIsShared = entry.segments.count == 1  // joined, one segment is the cache's own array
         guard let prepared = PreparedResponse(response, bodyIsShared: bodyIsShared) else { return nil }
         let answer = PageAnswer(serial: entry.serial, prepared: prepared, startingSession: startingSession)
@@ -165,15 +160,13 @@ final class ImmediateAnswers: Sendable {
     /// The answers for a file no route claims, once its bytes are in memory; kept for good (the files are read once).
     func file(_ request: HTTPRequest) -> FileAnswers? {
         let path = request.path
-        guard !router.hasRoute(forPath: path), let etag = staticFiles.cachedETag(forPath: path) else { return nil }
+        guard !chain.hasRoute(forPath: path), let etag = staticFiles.cachedETag(forPath: path) else { return nil }
         let plain = HTTPRequest(method: "GET", target: path, path: path, query: "")
         var conditional = plain
         conditional.fields["If-None-Match"] = etag
-        guard var ok = staticFiles.response(for: plain), var notModified = staticFiles.response(for: conditional),
+        guard let ok = staticFiles.response(for: plain), let notModified = staticFiles.response(for: conditional),
             ok.status == .ok, notModified.status == .notModified
         else { return nil }
-        SecurityHeaders.apply(to: &ok)
-        SecurityHeaders.apply(to: &notModified)
         guard let okPrepared = PreparedResponse(ok), let notModifiedPrepared = PreparedResponse(notModified) else { return nil }
         let answers = FileAnswers(etag: etag, ok: okPrepared, notModified: notModifiedPrepared)
         files.withLock { $0[path] = answers }
