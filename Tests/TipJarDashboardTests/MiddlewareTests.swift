@@ -5,7 +5,7 @@ import Testing
 
 @testable import TipJarDashboard
 
-/// The dashboard's middlewares (`Dashboard.chain(router:adminToken:errorPages:appStoreServerAPIGate:log:)`): their order, deny
+/// The dashboard's middlewares (`Dashboard.chain(router:pageCache:adminToken:errorPages:appStoreServerAPIGate:rendersErrorsAtOnce:log:)`): their order, deny
 /// by default for every unsafe method that reaches a handler, and error answers rendered from the templates.
 @Suite("Dashboard middlewares")
 struct MiddlewareTests {

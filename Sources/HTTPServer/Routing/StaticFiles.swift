@@ -87,13 +87,6 @@ public struct StaticFiles: HTTPResponder, RouterFallback {
         response(for: request) ?? .status(.notFound)
     }
 
-    /// The strong `ETag` of the file at `path` if its bytes are in memory already; never reads the disk.
-    /// - Parameter path: the decoded request path.
-    /// - Returns: the quoted entity tag, or `nil` when the file was not read yet (or is not servable).
-    public func cachedETag(forPath path: String) -> String? {
-        cache.lookup(path)?.etag
-    }
-
     /// ``RouterFallback/immediateAnswer(_:)``: for a `GET` or `HEAD` of a file whose bytes are in memory, its 200, or
     /// `304 Not Modified` for a matching `If-None-Match`, both prepared when the file was cached: the same answers as
     /// ``response(for:)``. Never reads the disk, so it may be asked on the I/O thread (``ImmediateResponder``).

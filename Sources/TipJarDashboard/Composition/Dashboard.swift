@@ -16,15 +16,14 @@ public final class Dashboard: HTTPResponder {
     let pageCache: PageCache
     /// The install pages' live channels (``LiveChannels``).
     let liveChannels: LiveChannels
-    private let chain: MiddlewareChain<DashboardContext>
-    /// The answers given on the server's I/O thread, from the same declarations as ``chain`` (``ImmediateAnswers``).
-    let immediateAnswers: ImmediateAnswers
+    /// The routes with their middlewares, which answer both roads: in a task, and at once on the server's I/O thread
+    /// (`Dashboard+Immediate.swift`).
+    let chain: MiddlewareChain<DashboardContext>
 
-    init(chain: MiddlewareChain<DashboardContext>, pageCache: PageCache, liveChannels: LiveChannels, immediateAnswers: ImmediateAnswers) {
+    init(chain: MiddlewareChain<DashboardContext>, pageCache: PageCache, liveChannels: LiveChannels) {
         self.chain = chain
         self.pageCache = pageCache
         self.liveChannels = liveChannels
-        self.immediateAnswers = immediateAnswers
     }
 
     /// The middlewares, in order, in front of the routes; the one place they are composed, each built into every
@@ -36,23 +35,29 @@ public final class Dashboard: HTTPResponder {
     /// - then the area's (``DashboardArea``), in front of its handlers only: the pages read the session and check the
     ///   origin and CSRF token of every unsafe request (``FormOriginCheck``); the JSON API checks the origin and content
     ///   type of every unsafe request (``JSONOriginCheck``); the App Store Server API does the same, then checks its JWT
-    ///   (``AppStoreServerAPIGate``). A path no route takes goes to the static files (the router's fallback).
+    ///   (``AppStoreServerAPIGate``). Innermost in the pages and the JSON API, the page cache's stored answers
+    ///   (``PageCache/StoredAnswers``). A path no route takes goes to the static files (the router's fallback).
+    /// The server's I/O thread walks the same list for each route (``MiddlewareChain/immediateResponse(to:)``), each step's
+    /// synchronous part (``HTTPServer/RouterMiddleware/immediateStep(_:context:)``), and hands the request to a task at the
+    /// first that needs one: a stored page, a file in memory and a refusal leave from there, by the same steps.
     /// Errors become answers in `MiddlewareChain.answer(_:to:context:)`, in the format of the path's area; the storage's
     /// errors are named by ``WebErrors/storageFailure(_:)``. No middleware tells the page cache or the live channels
     /// about writes: they key on the core's change log (``ChangeLog``), which the storage and the timeline report every
     /// change to.
     static func chain(
-        router: Router<DashboardContext>, adminToken: String?, errorPages: ErrorPages, appStoreServerAPIGate: AppStoreServerAPIGate? = nil,
+        router: Router<DashboardContext>, pageCache: PageCache? = nil, adminToken: String?, errorPages: ErrorPages,
+        appStoreServerAPIGate: AppStoreServerAPIGate? = nil, rendersErrorsAtOnce: Bool = true,
         log: @escaping @Sendable (_ message: String, _ metadata: [String: String]) -> Void
     ) -> MiddlewareChain<DashboardContext> {
+        let stored: [any RouterMiddleware<DashboardContext>] = pageCache.map { [PageCache.StoredAnswers(pageCache: $0)] } ?? []
         var router = router
         router.add(middleware: FieldSizeCheck())
         if let adminToken { router.add(middleware: AdminTokenCheck(token: adminToken)) }
         for area in DashboardArea.allCases {
             var middlewares: [any RouterMiddleware<DashboardContext>]
             switch area {
-            case .pages: middlewares = [FormOriginCheck()]
-            case .api: middlewares = [JSONOriginCheck()]
+            case .pages: middlewares = [FormOriginCheck()] + stored
+            case .api: middlewares = [JSONOriginCheck()] + stored
             case .appStoreServerAPI: middlewares = [JSONOriginCheck()] + (appStoreServerAPIGate.map { [$0] } ?? [])
             }
             let format = area.errorFormat
@@ -67,16 +72,16 @@ public final class Dashboard: HTTPResponder {
             makeContext: { DashboardContext(request: $0, errorPages: errorPages) },
             classify: { WebErrors.storageFailure($0) },
             internalErrorMessage: "The dashboard hit an unexpected error. Part of the action may have been saved: check the install and /transactions before trying again.",
-            log: log)
+            log: log, rendersErrorsAtOnce: rendersErrorsAtOnce)
     }
 
-    /// Answers one request through the middlewares and the routes (``chain(router:adminToken:errorPages:appStoreServerAPIGate:log:)``).
+    /// Answers one request through the middlewares and the routes (``chain(router:pageCache:adminToken:errorPages:appStoreServerAPIGate:rendersErrorsAtOnce:log:)``).
     public func respond(to request: HTTPRequest) async -> HTTPResponse {
         await chain.respond(to: request)
     }
 }
 
-/// The dashboard's areas, each a route group of the router (``Dashboard/chain(router:adminToken:errorPages:appStoreServerAPIGate:log:)``)
+/// The dashboard's areas, each a route group of the router (``Dashboard/chain(router:pageCache:adminToken:errorPages:appStoreServerAPIGate:rendersErrorsAtOnce:log:)``)
 /// with its own middlewares and the format of its errors.
 enum DashboardArea: CaseIterable, Sendable {
     /// Pages, fragments, forms and the static files: every path below no other area.

@@ -78,12 +78,10 @@ public struct DashboardStack: HTTPResponder {
         for controller in controllers { controller.register(in: &router) }
         let errorPages = ErrorPages(templates: templates, catalogName: configuration.catalogName)
         let chain = Dashboard.chain(
-            router: router, adminToken: configuration.adminToken, errorPages: errorPages,
-            appStoreServerAPIGate: controllers.lazy.compactMap { ($0 as? AppStoreServerAPIController)?.gate }.first, log: environment.log)
-        let immediateAnswers = ImmediateAnswers(
-            staticFiles: staticFiles, pageCache: pageCache, adminToken: configuration.adminToken,
-            chain: chain, errorPages: errorPages, rendersInMemory: !configuration.reloadTemplates)
-        dashboard = Dashboard(chain: chain, pageCache: pageCache, liveChannels: liveChannels, immediateAnswers: immediateAnswers)
+            router: router, pageCache: pageCache, adminToken: configuration.adminToken, errorPages: errorPages,
+            appStoreServerAPIGate: controllers.lazy.compactMap { ($0 as? AppStoreServerAPIController)?.gate }.first,
+            rendersErrorsAtOnce: !configuration.reloadTemplates, log: environment.log)
+        dashboard = Dashboard(chain: chain, pageCache: pageCache, liveChannels: liveChannels)
         slot.set(dashboard)
         self.controllers = controllers
         self.router = router
@@ -121,7 +119,7 @@ public struct DashboardStack: HTTPResponder {
 
     /// The HTTP server in front of `gate`, not yet listening. The whole request path in one place: the server's
     /// own checks (framing, limits, the `Host` allow-list), then `gate` (503 until it opens on a stack), then the
-    /// dashboard's middlewares and routes (`Dashboard.chain(router:adminToken:errorPages:log:)`), then the redacted
+    /// dashboard's middlewares and routes (`Dashboard.chain(router:pageCache:adminToken:errorPages:appStoreServerAPIGate:rendersErrorsAtOnce:log:)`), then the redacted
     /// access log line.
     /// - Parameters:
     ///   - configuration: Address, port and `Host` allow-list; the security headers are added to the server's own answers.

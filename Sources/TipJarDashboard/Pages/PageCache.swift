@@ -38,11 +38,30 @@ final class PageCache: Sendable {
         var hasSessionToken = false
         /// Whether its route hands a request without a session a new one (``formPage(_:_:isStorable:render:)``).
         var startsSession = false
-        /// Tells this entry from any other stored under the same key (``PageCache+Immediate.swift``).
+        /// Tells this entry from any other stored under the same key.
         var serial: UInt64 = 0
         /// Whether it shows nothing that changes while serving, so it is fresh at every version
         /// (``unchangingPage(_:path:csrfToken:render:)``).
         var isUnchanging = false
+        /// Its answer's head, prepared when it is stored (``prepare(placeholder:)``): the body is its ``segments``, with
+        /// the asking session's token spliced in (`PageCache+Immediate.swift`).
+        var prepared: PreparedResponse?
+        /// For a page whose route starts sessions: the same head with the `Set-Cookie` that hands one out, cut where the
+        /// new token goes.
+        var startingSession: PreparedResponse?
+
+        /// ``prepared`` and ``startingSession`` made from the entry's fields and segments, with the token as long as
+        /// `placeholder` (or none, for a page rendered without a session).
+        mutating func prepare(placeholder: [UInt8]) {
+            let token = hasSessionToken ? placeholder : []
+            let bodyByteCount = segments.reduce(0) { $0 + $1.count } + token.count * max(0, segments.count - 1)
+            let head = HTTPResponse(status: .ok, fields: fields)
+            prepared = PreparedResponse(head: head, bodyByteCount: bodyByteCount)
+            guard hasSessionToken && startsSession else { return }
+            var withCookie = head
+            withCookie.fields.append(name: "Set-Cookie", value: SessionIssuer.setCookie(token: String(decoding: placeholder, as: UTF8.self)))
+            startingSession = PreparedResponse(head: withCookie, bodyByteCount: bodyByteCount)?.cuttingFieldLines(at: placeholder)
+        }
     }
 
     private struct State {
@@ -57,7 +76,7 @@ final class PageCache: Sendable {
 
     /// Stands for the CSRF token in a stored page: 64 random hex digits, the length of a real token.
     let placeholder: String
-    private let placeholderBytes: [UInt8]
+    let placeholderBytes: [UInt8]
     private let changeLog: ChangeLog
     private let enabled: Atomic<Bool>
     private let state = Mutex(State())
@@ -126,7 +145,7 @@ final class PageCache: Sendable {
     /// A page with forms: ``page(_:csrfToken:startsSession:isStorable:render:)`` inside
     /// ``PageRenderer/withFormSession(_:_:)``, so a request without a session gets a new one (its token in the forms,
     /// `Set-Cookie` on the answer). The stored entry says so (``Entry/startsSession``), and the I/O thread answers such a
-    /// request the same way (``ImmediateAnswers``).
+    /// request the same way (``immediateAnswer(to:)``), both through the one ``SessionIssuer``.
     /// - Parameters:
     ///   - request: the GET (or HEAD) request.
     ///   - context: its context (its session, if any).
@@ -165,6 +184,7 @@ final class PageCache: Sendable {
             var entry = Entry(
                 version: version, fields: response.fields, segments: segments, size: response.body.count, hasSessionToken: !csrfToken.isEmpty)
             entry.isUnchanging = true
+            entry.prepare(placeholder: placeholderBytes)
             state.withLock { state in
                 state.serials += 1
                 entry.serial = state.serials
@@ -201,6 +221,7 @@ final class PageCache: Sendable {
 
     private func store(_ entry: Entry, key: String) {
         var entry = entry
+        entry.prepare(placeholder: placeholderBytes)
         state.withLock { state in
             state.serials += 1
             entry.serial = state.serials

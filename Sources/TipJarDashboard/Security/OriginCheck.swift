@@ -103,6 +103,12 @@ struct FormOriginCheck: RouterMiddleware {
         if !safeMethods.contains(request.method) { try OriginCheck.checkForm(request, context: context) }
         return await next(request, context)
     }
+
+    /// At once, on the I/O thread: a safe request goes on (no handler runs there, so its session is left to the step that
+    /// answers, ``PageCache/immediateAnswer(to:)``, which reads it as bytes); an unsafe one takes a task.
+    func immediateStep(_ request: HTTPRequest, context: DashboardContext) -> ImmediateStep<DashboardContext> {
+        safeMethods.contains(request.method) ? .pass(context) : .needsTask
+    }
 }
 
 /// The JSON APIs' middleware, in front of each of their handlers: every unsafe request passes
@@ -114,5 +120,10 @@ struct JSONOriginCheck: RouterMiddleware {
     ) async throws -> HTTPResponse {
         if !safeMethods.contains(request.method) { try OriginCheck.checkJSON(request) }
         return await next(request, context)
+    }
+
+    /// At once, on the I/O thread: a safe request goes on; an unsafe one takes a task.
+    func immediateStep(_ request: HTTPRequest, context: DashboardContext) -> ImmediateStep<DashboardContext> {
+        safeMethods.contains(request.method) ? .pass(context) : .needsTask
     }
 }
