@@ -103,6 +103,40 @@ struct RouterTests {
         #expect(await chain.respond(to: HTTPRequest(method: "GET", target: "/elsewhere")).body == Array("none: 404".utf8))
     }
 
+    /// Refuses every request whose path ends in `.secret`, in a task and at once alike; passes the rest.
+    struct RefusesSecrets: RouterMiddleware {
+        func handle(
+            _ request: HTTPRequest, context: BasicRequestContext, next: (HTTPRequest, BasicRequestContext) async -> HTTPResponse
+        ) async throws -> HTTPResponse {
+            if request.path.hasSuffix(".secret") { throw HTTPError(.forbidden, title: "Forbidden", message: "no") }
+            return await next(request, context)
+        }
+
+        func immediateStep(_ request: HTTPRequest, context: BasicRequestContext) -> ImmediateStep<BasicRequestContext> {
+            request.path.hasSuffix(".secret") ? .refuse(HTTPError(.forbidden, title: "Forbidden", message: "no")) : .pass(context)
+        }
+    }
+
+    /// A fallback that has every answer in memory.
+    struct InMemory: RouterFallback {
+        func answer(_ request: HTTPRequest) async throws -> HTTPResponse { .text("file \(request.path)") }
+        func immediateAnswer(_ request: HTTPRequest) -> PreparedResponse? { PreparedResponse(.text("file \(request.path)")) }
+    }
+
+    @Test func aMiddlewareAddedToTheRouterHoldsForWhatTheIOThreadAnswersToo() async {
+        var router = Router<BasicRequestContext>(fallback: InMemory())
+        router.get("/page") { _, _ in .text("page") }
+        let open = MiddlewareChain(router: router, makeContext: { _ in BasicRequestContext() })
+        #expect(open.immediateResponse(to: HTTPRequest(method: "GET", target: "/a.secret"))?.status == .ok, "no middleware: the file leaves at once")
+        router.add(middleware: RefusesSecrets())
+        let guarded = MiddlewareChain(router: router, makeContext: { _ in BasicRequestContext() })
+        #expect(guarded.immediateResponse(to: HTTPRequest(method: "GET", target: "/a.secret"))?.status == .forbidden)
+        #expect(await guarded.respond(to: HTTPRequest(method: "GET", target: "/a.secret")).status == .forbidden)
+        #expect(guarded.immediateResponse(to: HTTPRequest(method: "GET", target: "/a.css"))?.status == .ok)
+        #expect(guarded.immediateResponse(to: HTTPRequest(method: "GET", target: "/page")) == nil, "a handler needs a task")
+        #expect(guarded.answerBeforeBody(HTTPRequest(method: "POST", target: "/b.secret"))?.status == .forbidden, "refused from the head")
+    }
+
     @Test func unknownPathIs404() async {
         #expect(await makeRouter().respond(to: HTTPRequest(method: "GET", target: "/nope")).status == .notFound)
     }

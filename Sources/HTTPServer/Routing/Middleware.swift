@@ -1,6 +1,7 @@
-/// One step between the server and the router (the shape of Hummingbird's `RouterMiddleware`): it may
+/// One step in front of a route's handler (the shape of Hummingbird's `RouterMiddleware`), built into the responder of
+/// every route it applies to (``Router/add(middleware:)``, ``Router/group(_:middlewares:context:)``): it may
 /// answer by itself (a refusal), change the context its successor gets, or change the answer on its way
-/// back. `next` never throws: an error thrown further in has already become its answer, so a middleware
+/// back; and it may offer the step it takes at once, on the I/O thread (``immediateStep(_:context:)``). `next` never throws: an error thrown further in has already become its answer, so a middleware
 /// sees every response, errors included.
 public protocol RouterMiddleware<Context>: Sendable {
     /// The request context the chain carries.
@@ -61,22 +62,18 @@ public struct MiddlewareChain<Context: RequestContext>: HTTPResponder, Immediate
     public let middlewares: [any RouterMiddleware<Context>]
     /// The routes.
     public let router: Router<Context>
-    let makeContext: @Sendable (HTTPRequest) -> Context
+    @usableFromInline let makeContext: @Sendable (HTTPRequest) -> Context
     let errors: ErrorAnswers
     /// Each route's responder, by its number in the router's table.
     let responders: [Responder]
     /// Each route's middlewares, outermost first, as its responder runs them (what the I/O thread walks).
-    let routeMiddlewares: [[any RouterMiddleware<Context>]]
-    /// Each route's group.
-    let routeGroups: [Int]
+    @usableFromInline let routeMiddlewares: [[any RouterMiddleware<Context>]]
     /// Whether an error can be rendered on the I/O thread (its rendering reads nothing from disk).
-    let rendersErrorsAtOnce: Bool
-    /// Per node of the route tree: its routes by method (the first added of each), and its `Allow` value.
-    let endpoints: [(byMethod: [String: Int], allow: String)]
-    /// Every method the router recognizes (``Router/standardMethods`` and the routes' own), computed once.
-    let methods: Set<String>
-    /// The `Allow` value of `OPTIONS *`.
-    let allowEverything: String
+    @usableFromInline let rendersErrorsAtOnce: Bool
+    /// The route tree and what each of its nodes holds, resolved by one walk.
+    @usableFromInline let index: RouteIndex
+    /// Each group's context setup, by the group's number.
+    @usableFromInline let setups: [Router<Context>.ContextSetup?]
 
     /// Creates the chain and builds every route's responder.
     /// - Parameters:
@@ -104,25 +101,14 @@ public struct MiddlewareChain<Context: RequestContext>: HTTPResponder, Immediate
         self.router = router
         self.makeContext = makeContext
         self.errors = errors
-        let routeGroups = router.table.map { router.group(ofPattern: $0.segments) }
-        let routeMiddlewares = routeGroups.map { all + router.groups[$0].middlewares }
-        self.routeGroups = routeGroups
+        let index = RouteIndex(router)
+        let routeMiddlewares = index.routeGroups.map { all + router.groups[$0].middlewares }
+        self.index = index
         self.routeMiddlewares = routeMiddlewares
+        setups = router.groups.map(\.setup)
         responders = zip(router.table, routeMiddlewares).map { route, middlewares in
             Self.constructResponder(middlewares, endpoint: route.handler, errors: errors)
         }
-        var endpoints: [(byMethod: [String: Int], allow: String)] = []
-        for node in 0..<router.trie.nodeCount {
-            var byMethod: [String: Int] = [:]
-            for route in router.trie.routes(endingAt: node) where byMethod[router.table[route].method] == nil {
-                byMethod[router.table[route].method] = route
-            }
-            endpoints.append((byMethod, Router<Context>.allowValue(Set(byMethod.keys))))
-        }
-        self.endpoints = endpoints
-        let routeMethods = Set(router.table.map(\.method))
-        methods = Router<Context>.standardMethods.union(routeMethods)
-        allowEverything = Router<Context>.allowValue(routeMethods)
     }
 
     /// The responder of a route: each middleware around the next, the handler innermost, each step's thrown error
@@ -146,61 +132,27 @@ public struct MiddlewareChain<Context: RequestContext>: HTTPResponder, Immediate
         return responder
     }
 
-    /// What one walk of the route tree finds for a request.
-    enum Resolution {
-        /// Route number `route`, with the parameters its pattern captured.
-        case route(Int, RouteParameters)
-        /// A method the router does not recognize: 501.
-        case notImplemented
-        /// No route's pattern fits the path: the fallback, or 404.
-        case unmatched
-        /// Patterns fit but none of this method: 405 with this `Allow`, or 204 for `OPTIONS`.
-        case otherMethods(allow: String)
-        /// `OPTIONS *` (RFC 9110 §9.3.7).
-        case everyMethod
-    }
-
     /// The route `method` and `path` reach and the group whose context setup applies, in one walk of the route tree.
     /// - Parameters:
     ///   - method: the request's method.
     ///   - path: the request's decoded path.
     /// - Returns: what the request reaches, and its group's number.
-    func resolve(method: String, path: String) -> (Resolution, group: Int) {
-        if path == "*" { return (.everyMethod, 0) }
-        let parts = RouteSegment.parts(of: path)
-        guard methods.contains(method) else { return (.notImplemented, router.group(ofPath: parts)) }
-        let nodes = router.trie.nodes(matching: parts)
-        guard !nodes.isEmpty else { return (.unmatched, router.group(ofPath: parts)) }
-        var best: Int?
-        for node in nodes {
-            if let route = endpoints[node].byMethod[method], route < best ?? .max { best = route }
-        }
-        if best == nil, method == "HEAD" {
-            for node in nodes {
-                if let route = endpoints[node].byMethod["GET"], route < best ?? .max { best = route }
-            }
-        }
-        if let best { return (.route(best, RouteSegment.capture(router.table[best].segments, parts)), routeGroups[best]) }
-        let allow =
-            nodes.count == 1
-            ? endpoints[nodes[0]].allow
-            : Router<Context>.allowValue(Set(nodes.flatMap { endpoints[$0].byMethod.keys }))
-        return (.otherMethods(allow: allow), routeGroups[endpoints[nodes[0]].byMethod.values.min() ?? 0])
+    func resolve(method: String, path: String) -> (RouteIndex.Resolution, group: Int) {
+        index.resolve(method: method, path: path)
     }
 
     /// Whether the router recognizes `method` (else every request with it is answered 501).
-    public func implements(method: String) -> Bool { methods.contains(method) }
+    public func implements(method: String) -> Bool { index.methods.contains(method) }
 
     /// Whether any route, of any method, matches the path: when none does, the request goes to the router's fallback
     /// (or is answered 404).
-    public func hasRoute(forPath path: String) -> Bool {
-        !router.trie.nodes(matching: RouteSegment.parts(of: path)).isEmpty
-    }
+    public func hasRoute(forPath path: String) -> Bool { index.hasRoute(forPath: path) }
 
     /// The context `request` starts with in group `group`: made, then set up by the group.
+    @inlinable
     func context(for request: HTTPRequest, group: Int) -> Context {
         var context = makeContext(request)
-        router.groups[group].setup?(&context, request)
+        setups[group]?(&context, request)
         return context
     }
 
@@ -227,8 +179,8 @@ public struct MiddlewareChain<Context: RequestContext>: HTTPResponder, Immediate
                 throw HTTPError.methodNotAllowed(request.method, allow: allow)
             }
         case .everyMethod:
-            return await run(from: 0, request, context) { [allowEverything] _, _ in
-                Router<Context>.allowResponse(.noContent, allow: allowEverything)
+            return await run(from: 0, request, context) { [index] _, _ in
+                Router<Context>.allowResponse(.noContent, allow: index.allowEverything)
             }
         }
     }
@@ -278,8 +230,9 @@ public struct MiddlewareChain<Context: RequestContext>: HTTPResponder, Immediate
     /// a task. A refusal is rendered as ``answer(_:to:context:)`` renders it, when ``rendersErrorsAtOnce``.
     /// - Parameter request: the complete request.
     /// - Returns: the prepared answer, or `nil`.
+    @inlinable
     public func immediateResponse(to request: HTTPRequest) -> PreparedResponse? {
-        let (resolution, group) = resolve(method: request.method, path: request.path)
+        let (resolution, group) = index.resolve(method: request.method, path: request.path)
         var context = context(for: request, group: group)
         switch resolution {
         case .route(let route, let parameters):
@@ -300,8 +253,9 @@ public struct MiddlewareChain<Context: RequestContext>: HTTPResponder, Immediate
     /// complete request, as any other).
     /// - Parameter head: the request's head, its body empty.
     /// - Returns: the refusal, or `nil` to read the body.
+    @inlinable
     public func answerBeforeBody(_ head: HTTPRequest) -> PreparedResponse? {
-        let (resolution, group) = resolve(method: head.method, path: head.path)
+        let (resolution, group) = index.resolve(method: head.method, path: head.path)
         if case .notImplemented = resolution { return nil }
         var context = context(for: head, group: group)
         for middleware in middlewares {
@@ -315,7 +269,8 @@ public struct MiddlewareChain<Context: RequestContext>: HTTPResponder, Immediate
     }
 
     /// `middlewares`' immediate steps in order, then `end` with the context they leave.
-    private func walk(
+    @inlinable
+    func walk(
         _ middlewares: [any RouterMiddleware<Context>], _ request: HTTPRequest, _ context: Context,
         then end: (Context) -> PreparedResponse?
     ) -> PreparedResponse? {
@@ -332,7 +287,8 @@ public struct MiddlewareChain<Context: RequestContext>: HTTPResponder, Immediate
     }
 
     /// `error` rendered as the chain renders it, when that can be done on the I/O thread.
-    private func refusal(_ error: any Error, _ request: HTTPRequest, _ context: Context) -> PreparedResponse? {
+    @usableFromInline
+    func refusal(_ error: any Error, _ request: HTTPRequest, _ context: Context) -> PreparedResponse? {
         guard rendersErrorsAtOnce else { return nil }
         return PreparedResponse(answer(error, to: request, context: context))
     }

@@ -162,32 +162,13 @@ public struct Router<Context: RequestContext>: Sendable {
         return best
     }
 
-    /// The group a path with these segments is in (as ``group(ofPattern:)``).
-    func group(ofPath parts: [Substring]) -> Int {
-        var best = 0
-        for (index, group) in groups.enumerated()
-        where parts.count > group.prefix.count && group.prefix.count > groups[best].prefix.count
-            && zip(group.prefix, parts).allSatisfy({ $0 == $1 })
-        {
-            best = index
-        }
-        return best
-    }
-
-    /// A response with an `Allow` field listing `methods` (plus HEAD when GET is present, and OPTIONS).
+    /// A response with an `Allow` field (``RouteIndex/allowValue(_:)``).
     static func allowResponse(_ status: HTTPStatus, allow: String) -> HTTPResponse {
         var response = status == .noContent ? HTTPResponse(status: status) : HTTPResponse.status(status)
         response.fields["Allow"] = allow
         return response
     }
 
-    /// The `Allow` value for `methods`: with HEAD when GET is there, and OPTIONS, sorted.
-    static func allowValue(_ methods: Set<String>) -> String {
-        var all = methods
-        if all.contains("GET") { all.insert("HEAD") }
-        all.insert("OPTIONS")
-        return all.sorted().joined(separator: ", ")
-    }
 }
 
 extension Router: HTTPResponder where Context == BasicRequestContext {
@@ -265,6 +246,9 @@ enum RouteSegment: Sendable, Equatable {
 struct RouteTrie: Sendable {
     struct Node: Sendable {
         var literals: [String: Int] = [:]
+        /// The UTF-8 length of the longest key of ``literals``: a longer segment (an ID) is no literal, so it is not
+        /// made a `String` to be looked up.
+        var longestLiteral = 0
         var parameter: Int?
         var routes: [Int] = []
     }
@@ -287,7 +271,9 @@ struct RouteTrie: Sendable {
             nodes.append(Node())
             let created = nodes.count - 1
             switch segment {
-            case .literal(let text): nodes[current].literals[text] = created
+            case .literal(let text):
+                nodes[current].literals[text] = created
+                nodes[current].longestLiteral = max(nodes[current].longestLiteral, text.utf8.count)
             case .parameter: nodes[current].parameter = created
             }
             current = created
@@ -314,7 +300,9 @@ struct RouteTrie: Sendable {
             if !nodes[node].routes.isEmpty { found.append(node) }
             return
         }
-        if let literal = nodes[node].literals[String(first)] { collect(from: literal, rest.dropFirst(), into: &found) }
+        if first.utf8.count <= nodes[node].longestLiteral, let literal = nodes[node].literals[String(first)] {
+            collect(from: literal, rest.dropFirst(), into: &found)
+        }
         if let parameter = nodes[node].parameter { collect(from: parameter, rest.dropFirst(), into: &found) }
     }
 }

@@ -93,20 +93,11 @@ public struct StaticFiles: HTTPResponder, RouterFallback {
     /// - Parameter request: the request.
     /// - Returns: the prepared answer, or `nil` when the file is not in memory (or the method is another).
     public func immediateAnswer(_ request: HTTPRequest) -> PreparedResponse? {
-        guard request.method == "GET" || request.method == "HEAD", let entry = cache.lookup(request.path) else { return nil }
-        if let condition = request.fields["If-None-Match"], Self.matches(ifNoneMatch: condition, etag: entry.etag) { return entry.notModified }
-        return entry.ok
+        guard request.method == "GET" || request.method == "HEAD", let entry = cache.lookup(request.path), let answers = entry.answers else { return nil }
+        if let condition = request.fields["If-None-Match"], Self.matches(ifNoneMatch: condition, etag: entry.etag) { return answers.notModified }
+        return answers.ok
     }
 
-    /// Whether an `If-None-Match` field value matches `etag` (RFC 9110 §13.1.2, weak comparison): the test
-    /// ``response(for:)`` makes before answering `304 Not Modified`.
-    /// - Parameters:
-    ///   - ifNoneMatch: the field value (`*` or a list of entity tags).
-    ///   - etag: the quoted entity tag of the file.
-    /// - Returns: `true` when the answer is 304.
-    public static func ifNoneMatch(_ ifNoneMatch: String, matches etag: String) -> Bool {
-        matches(ifNoneMatch: ifNoneMatch, etag: etag)
-    }
 
     /// The file's entry, and whether it is in the cache (so its bytes are shared by every response).
     func entry(for path: String) -> (StaticFileCache.Entry, cached: Bool)? {
@@ -122,8 +113,11 @@ public struct StaticFiles: HTTPResponder, RouterFallback {
         var ok = HTTPResponse(
             status: .ok, fields: ["ETag": entry.etag, "Cache-Control": cacheControl, "Content-Type": entry.contentType], body: body)
         ok.markBodyShared()
-        entry.ok = PreparedResponse(ok)
-        entry.notModified = PreparedResponse(HTTPResponse(status: .notModified, fields: ["ETag": entry.etag, "Cache-Control": cacheControl]))
+        if let ok = PreparedResponse(ok),
+            let notModified = PreparedResponse(HTTPResponse(status: .notModified, fields: ["ETag": entry.etag, "Cache-Control": cacheControl]))
+        {
+            entry.answers = StaticFileCache.Answers(ok: ok, notModified: notModified)
+        }
         return (entry, cache.store(entry, for: path))
     }
 

@@ -36,6 +36,7 @@ struct DashboardContext: RequestContext {
 
     /// The form fields of `request`'s body: the first value of each name.
     static func form(of request: HTTPRequest) -> [String: String] {
+        guard !request.body.isEmpty else { return [:] }
         var fields: [String: String] = [:]
         for (name, value) in FormURLEncoding.decode(request.body) where fields[name] == nil { fields[name] = value }
         return fields

@@ -21,8 +21,9 @@ public final class StartUpGate: HTTPResponder {
         self.reason = reason
     }
 
-    /// Sends every request from now on to `stack`: to its dashboard's answers given at once on the I/O thread
-    /// (`Dashboard+Immediate.swift`) first, then to its middlewares and routes.
+    /// Sends every request from now on to `stack`'s dashboard: its routes' own steps walked at once on the I/O thread
+    /// (`Dashboard+Immediate.swift`) first, then, in a task, the same middlewares and routes. The server's serializer adds
+    /// the security headers to both (``SecurityHeaders/defaults``).
     public func open(_ stack: DashboardStack) {
         immediate.withLock { $0 = stack.dashboard }
         responder.withLock { $0 = stack.dashboard }

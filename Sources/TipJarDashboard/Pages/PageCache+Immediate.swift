@@ -24,9 +24,9 @@ extension PageCache {
                 }),
             let prepared = entry.prepared
         else { return nil }
-        guard entry.hasSessionToken else { return prepared.splicing(entry.segments, with: []) }
-        if let session { return prepared.splicing(entry.segments, with: session) }
-        return entry.startingSession?.splicing(entry.segments, with: SessionIssuer.newToken())
+        guard entry.hasSessionToken else { return prepared.page.splicing(entry.segments, with: []) }
+        if let session { return prepared.page.splicing(entry.segments, with: session) }
+        return prepared.startingSession?.splicing(entry.segments, with: SessionIssuer.newToken())
     }
 
     /// The middleware in front of every route of the pages and the JSON API that may answer from the cache: at once, on

@@ -43,24 +43,39 @@ final class PageCache: Sendable {
         /// Whether it shows nothing that changes while serving, so it is fresh at every version
         /// (``unchangingPage(_:path:csrfToken:render:)``).
         var isUnchanging = false
-        /// Its answer's head, prepared when it is stored (``prepare(placeholder:)``): the body is its ``segments``, with
-        /// the asking session's token spliced in (`PageCache+Immediate.swift`).
-        var prepared: PreparedResponse?
-        /// For a page whose route starts sessions: the same head with the `Set-Cookie` that hands one out, cut where the
-        /// new token goes.
-        var startingSession: PreparedResponse?
+        /// Its answer's head (and, for a page whose route starts sessions, the head with the `Set-Cookie` that hands one
+        /// out), prepared when it is stored (``prepare(placeholder:)``): the body is its ``segments``, with the asking
+        /// session's token spliced in (`PageCache+Immediate.swift`).
+        var prepared: PreparedAnswers?
 
-        /// ``prepared`` and ``startingSession`` made from the entry's fields and segments, with the token as long as
-        /// `placeholder` (or none, for a page rendered without a session).
+        /// ``prepared`` made from the entry's fields and segments, with the token as long as `placeholder` (or none, for
+        /// a page rendered without a session).
         mutating func prepare(placeholder: [UInt8]) {
             let token = hasSessionToken ? placeholder : []
             let bodyByteCount = segments.reduce(0) { $0 + $1.count } + token.count * max(0, segments.count - 1)
             let head = HTTPResponse(status: .ok, fields: fields)
-            prepared = PreparedResponse(head: head, bodyByteCount: bodyByteCount)
-            guard hasSessionToken && startsSession else { return }
-            var withCookie = head
-            withCookie.fields.append(name: "Set-Cookie", value: SessionIssuer.setCookie(token: String(decoding: placeholder, as: UTF8.self)))
-            startingSession = PreparedResponse(head: withCookie, bodyByteCount: bodyByteCount)?.cuttingFieldLines(at: placeholder)
+            guard let page = PreparedResponse(head: head, bodyByteCount: bodyByteCount) else { return }
+            var startingSession: PreparedResponse?
+            if hasSessionToken && startsSession {
+                var withCookie = head
+                withCookie.fields.append(name: "Set-Cookie", value: SessionIssuer.setCookie(token: String(decoding: placeholder, as: UTF8.self)))
+                startingSession = PreparedResponse(head: withCookie, bodyByteCount: bodyByteCount)?.cuttingFieldLines(at: placeholder)
+            }
+            prepared = PreparedAnswers(page: page, startingSession: startingSession)
+        }
+    }
+
+    /// A stored page's prepared heads. A class: an entry is copied out of the table for every request, and this costs
+    /// it one retain instead of one per array the heads hold.
+    final class PreparedAnswers: Sendable {
+        /// The page's head.
+        let page: PreparedResponse
+        /// For a page whose route starts sessions: the head with `Set-Cookie`, cut where the new token goes.
+        let startingSession: PreparedResponse?
+
+        init(page: PreparedResponse, startingSession: PreparedResponse?) {
+            self.page = page
+            self.startingSession = startingSession
         }
     }
 
