@@ -98,7 +98,6 @@ public struct StaticFiles: HTTPResponder, RouterFallback {
         return answers.ok
     }
 
-
     /// The file's entry, and whether it is in the cache (so its bytes are shared by every response).
     func entry(for path: String) -> (StaticFileCache.Entry, cached: Bool)? {
         if let cached = cache.lookup(path) { return (cached, true) }
