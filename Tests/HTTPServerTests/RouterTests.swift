@@ -112,8 +112,8 @@ struct RouterTests {
             return await next(request, context)
         }
 
-        func immediateStep(_ request: HTTPRequest, context: BasicRequestContext) -> ImmediateStep<BasicRequestContext> {
-            request.path.hasSuffix(".secret") ? .refuse(HTTPError(.forbidden, title: "Forbidden", message: "no")) : .pass(context)
+        func immediateStep(_ request: HTTPRequest, context: inout BasicRequestContext) -> ImmediateStep {
+            request.path.hasSuffix(".secret") ? .refuse(HTTPError(.forbidden, title: "Forbidden", message: "no")) : .pass
         }
     }
 

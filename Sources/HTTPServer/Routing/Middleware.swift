@@ -21,23 +21,24 @@ public protocol RouterMiddleware<Context>: Sendable {
     /// The step this middleware takes at once, on the server's I/O thread, before any task is started: what
     /// ``handle(_:context:next:)`` would do, when it can decide without blocking or awaiting (a check of the head, a look-up
     /// in memory). The server walks the route's middlewares in order with this, and hands the request to a task (which
-    /// runs ``handle(_:context:next:)`` of each, from the first) at the first step that needs one.
+    /// runs ``handle(_:context:next:)`` of each, from the first) at the first step that needs one. The route's parameters
+    /// are not captured for this walk (no handler runs on it): a step reads the request.
     /// - Parameters:
     ///   - request: the request.
-    ///   - context: its context so far.
+    ///   - context: its context so far; a step that passes may change it for the next.
     /// - Returns: ``ImmediateStep/needsTask`` by default.
-    func immediateStep(_ request: HTTPRequest, context: Context) -> ImmediateStep<Context>
+    func immediateStep(_ request: HTTPRequest, context: inout Context) -> ImmediateStep
 }
 
 extension RouterMiddleware {
     /// Every request takes a task: the middleware offers no step at once.
-    public func immediateStep(_ request: HTTPRequest, context: Context) -> ImmediateStep<Context> { .needsTask }
+    public func immediateStep(_ request: HTTPRequest, context: inout Context) -> ImmediateStep { .needsTask }
 }
 
 /// A middleware's synchronous first step (``RouterMiddleware/immediateStep(_:context:)``).
-public enum ImmediateStep<Context: RequestContext>: Sendable {
-    /// Go on to the next step with this context, as ``RouterMiddleware/handle(_:context:next:)`` would call `next`.
-    case pass(Context)
+public enum ImmediateStep: Sendable {
+    /// Go on to the next step, as ``RouterMiddleware/handle(_:context:next:)`` would call `next`.
+    case pass
     /// Refuse with this error, as ``RouterMiddleware/handle(_:context:next:)`` would throw it; the chain renders it.
     case refuse(any Error)
     /// Answer now with these bytes (e.g. a stored answer found in memory).
@@ -232,11 +233,10 @@ public struct MiddlewareChain<Context: RequestContext>: HTTPResponder, Immediate
     /// - Returns: the prepared answer, or `nil`.
     @inlinable
     public func immediateResponse(to request: HTTPRequest) -> PreparedResponse? {
-        let (resolution, group) = index.resolve(method: request.method, path: request.path)
-        var context = context(for: request, group: group)
+        let (resolution, group) = index.resolve(method: request.method, path: request.path, capturing: false)
+        let context = context(for: request, group: group)
         switch resolution {
-        case .route(let route, let parameters):
-            context.parameters = parameters
+        case .route(let route, _):
             return walk(routeMiddlewares[route], request, context, then: { _ in nil })
         case .notImplemented:
             return refusal(HTTPError.notImplemented(request.method), request, context)
@@ -255,12 +255,12 @@ public struct MiddlewareChain<Context: RequestContext>: HTTPResponder, Immediate
     /// - Returns: the refusal, or `nil` to read the body.
     @inlinable
     public func answerBeforeBody(_ head: HTTPRequest) -> PreparedResponse? {
-        let (resolution, group) = index.resolve(method: head.method, path: head.path)
+        let (resolution, group) = index.resolve(method: head.method, path: head.path, capturing: false)
         if case .notImplemented = resolution { return nil }
         var context = context(for: head, group: group)
         for middleware in middlewares {
-            switch middleware.immediateStep(head, context: context) {
-            case .pass(let next): context = next
+            switch middleware.immediateStep(head, context: &context) {
+            case .pass: continue
             case .refuse(let error): return refusal(error, head, context)
             case .answer, .needsTask: return nil
             }
@@ -276,8 +276,8 @@ public struct MiddlewareChain<Context: RequestContext>: HTTPResponder, Immediate
     ) -> PreparedResponse? {
         var context = context
         for middleware in middlewares {
-            switch middleware.immediateStep(request, context: context) {
-            case .pass(let next): context = next
+            switch middleware.immediateStep(request, context: &context) {
+            case .pass: continue
             case .refuse(let error): return refusal(error, request, context)
             case .answer(let prepared): return prepared
             case .needsTask: return nil

@@ -56,9 +56,10 @@ final class RouteIndex: Sendable {
     /// - Parameters:
     ///   - method: the request's method.
     ///   - path: the request's decoded path.
+    ///   - capturing: whether to capture the route's parameters (for its handler), else they are left empty.
     /// - Returns: what the request reaches, and its group's number.
     @usableFromInline
-    func resolve(method: String, path: String) -> (Resolution, group: Int) {
+    func resolve(method: String, path: String, capturing: Bool = true) -> (Resolution, group: Int) {
         if path == "*" { return (.everyMethod, 0) }
         let parts = RouteSegment.parts(of: path)
         guard methods.contains(method) else { return (.notImplemented, group(ofPath: parts)) }
@@ -73,7 +74,7 @@ final class RouteIndex: Sendable {
                 if let route = endpoints[node].byMethod["GET"], route < best ?? .max { best = route }
             }
         }
-        if let best { return (.route(best, RouteSegment.capture(patterns[best], parts)), routeGroups[best]) }
+        if let best { return (.route(best, capturing ? RouteSegment.capture(patterns[best], parts) : RouteParameters()), routeGroups[best]) }
         let allow = nodes.count == 1 ? endpoints[nodes[0]].allow : Self.allowValue(Set(nodes.flatMap { endpoints[$0].byMethod.keys }))
         return (.otherMethods(allow: allow), routeGroups[endpoints[nodes[0]].byMethod.values.min() ?? 0])
     }

@@ -24,7 +24,7 @@ extension PageCache {
                 }),
             let prepared = entry.prepared
         else { return nil }
-        guard entry.hasSessionToken else { return prepared.page.splicing(entry.segments, with: []) }
+        guard entry.hasSessionToken else { return prepared.whole }
         if let session { return prepared.page.splicing(entry.segments, with: session) }
         return prepared.startingSession?.splicing(entry.segments, with: SessionIssuer.newToken())
     }
@@ -42,7 +42,7 @@ extension PageCache {
             await next(request, context)
         }
 
-        func immediateStep(_ request: HTTPRequest, context: DashboardContext) -> ImmediateStep<DashboardContext> {
+        func immediateStep(_ request: HTTPRequest, context: inout DashboardContext) -> ImmediateStep {
             pageCache.immediateAnswer(to: request).map { .answer($0) } ?? .needsTask
         }
     }

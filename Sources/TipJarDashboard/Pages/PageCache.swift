@@ -61,7 +61,7 @@ final class PageCache: Sendable {
                 withCookie.fields.append(name: "Set-Cookie", value: SessionIssuer.setCookie(token: String(decoding: placeholder, as: UTF8.self)))
                 startingSession = PreparedResponse(head: withCookie, bodyByteCount: bodyByteCount)?.cuttingFieldLines(at: placeholder)
             }
-            prepared = PreparedAnswers(page: page, startingSession: startingSession)
+            prepared = PreparedAnswers(page: page, startingSession: startingSession, whole: hasSessionToken ? nil : page.splicing(segments, with: []))
         }
     }
 
@@ -73,9 +73,14 @@ final class PageCache: Sendable {
         /// For a page whose route starts sessions: the head with `Set-Cookie`, cut where the new token goes.
         let startingSession: PreparedResponse?
 
-        init(page: PreparedResponse, startingSession: PreparedResponse?) {
+        /// For a page rendered without a session: the whole answer, its body the segments as they are (no token goes
+        /// between them), made once.
+        let whole: PreparedResponse?
+
+        init(page: PreparedResponse, startingSession: PreparedResponse?, whole: PreparedResponse?) {
             self.page = page
             self.startingSession = startingSession
+            self.whole = whole
         }
     }
 

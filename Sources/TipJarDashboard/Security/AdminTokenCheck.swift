@@ -53,9 +53,9 @@ struct AdminTokenCheck: RouterMiddleware {
 
     /// The same check at once, on the I/O thread (it reads only the head): a signed-in request goes on, one without the
     /// token is refused; a `?token=` link, whose redirect sets a cookie, takes a task.
-    func immediateStep(_ request: HTTPRequest, context: DashboardContext) -> ImmediateStep<DashboardContext> {
+    func immediateStep(_ request: HTTPRequest, context: inout DashboardContext) -> ImmediateStep {
         switch check(request) {
-        case .allowed: .pass(context)
+        case .allowed: .pass
         case .redirect: .needsTask
         case .refused: .refuse(Self.refusal)
         }

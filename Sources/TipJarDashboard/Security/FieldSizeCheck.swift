@@ -18,8 +18,8 @@ struct FieldSizeCheck: RouterMiddleware {
     }
 
     /// The same check at once, on the I/O thread: it reads only the request and its decoded form.
-    func immediateStep(_ request: HTTPRequest, context: DashboardContext) -> ImmediateStep<DashboardContext> {
-        Self.refusal(request, context).map { .refuse($0) } ?? .pass(context)
+    func immediateStep(_ request: HTTPRequest, context: inout DashboardContext) -> ImmediateStep {
+        Self.refusal(request, context).map { .refuse($0) } ?? .pass
     }
 
     /// The 400 for a request with an oversized value, or `nil`.

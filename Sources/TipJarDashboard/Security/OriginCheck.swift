@@ -106,8 +106,8 @@ struct FormOriginCheck: RouterMiddleware {
 
     /// At once, on the I/O thread: a safe request goes on (no handler runs there, so its session is left to the step that
     /// answers, ``PageCache/immediateAnswer(to:)``, which reads it as bytes); an unsafe one takes a task.
-    func immediateStep(_ request: HTTPRequest, context: DashboardContext) -> ImmediateStep<DashboardContext> {
-        safeMethods.contains(request.method) ? .pass(context) : .needsTask
+    func immediateStep(_ request: HTTPRequest, context: inout DashboardContext) -> ImmediateStep {
+        safeMethods.contains(request.method) ? .pass : .needsTask
     }
 }
 
@@ -123,7 +123,7 @@ struct JSONOriginCheck: RouterMiddleware {
     }
 
     /// At once, on the I/O thread: a safe request goes on; an unsafe one takes a task.
-    func immediateStep(_ request: HTTPRequest, context: DashboardContext) -> ImmediateStep<DashboardContext> {
-        safeMethods.contains(request.method) ? .pass(context) : .needsTask
+    func immediateStep(_ request: HTTPRequest, context: inout DashboardContext) -> ImmediateStep {
+        safeMethods.contains(request.method) ? .pass : .needsTask
     }
 }
