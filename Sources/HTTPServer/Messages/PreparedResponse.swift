@@ -1,3 +1,5 @@
+import Synchronization
+
 /// A response whose head is serialized once: its status line and field lines (everything but `Date` and
 /// `Connection`, which differ per answer) kept as bytes, and its body kept as the array it was made from,
 /// so a cache that holds one answers every request with the same bytes, copying nothing.
@@ -16,6 +18,9 @@ public struct PreparedResponse: Sendable {
     let fieldLineParts: [[UInt8]]
     /// The names of those fields, lower-cased: the serializer adds each of its ``ResponseDefaults`` not among them.
     let fieldNames: [String]
+    /// Which of the last ``ResponseDefaults`` it was sent with it lacks (their id, then the bit mask), shared by the answers
+    /// spliced from it, so the names are compared once, not per request; 0 before the first.
+    let defaultsMemo: DefaultsMemo
     /// The body as the parts it is sent in, in order: the array it was made from, or a stored page's segments
     /// with a session's token between them (``splicing(_:with:)``). Empty for 1xx, 204 and 304; dropped on the wire for HEAD.
     let bodyParts: [[UInt8]]
@@ -82,7 +87,7 @@ public struct PreparedResponse: Sendable {
         return PreparedResponse(
             status: status, statusLine: statusLine, fieldLineParts: fieldLineParts.count == 1 ? fieldLineParts : Self.interleave(fieldLineParts, token),
             fieldNames: fieldNames,
-            bodyParts: Self.interleave(segments, token), bodyByteCount: count, bodyIsShared: true)
+            bodyParts: Self.interleave(segments, token), bodyByteCount: count, bodyIsShared: true, defaultsMemo: defaultsMemo)
     }
 
     /// The same response with its field lines cut at every occurrence of `marker`, for ``splicing(_:with:)`` to put a
@@ -93,7 +98,7 @@ public struct PreparedResponse: Sendable {
         PreparedResponse(
             status: status, statusLine: statusLine, fieldLineParts: Self.cut(Array(fieldLineParts.joined()), at: marker), fieldNames: fieldNames,
             bodyParts: bodyParts,
-            bodyByteCount: bodyByteCount, bodyIsShared: bodyIsShared)
+            bodyByteCount: bodyByteCount, bodyIsShared: bodyIsShared, defaultsMemo: defaultsMemo)
     }
 
     /// `bytes` cut at every occurrence of `marker` (the marker left out); one part when it does not occur.
@@ -132,8 +137,9 @@ public struct PreparedResponse: Sendable {
 
     private init(
         status: HTTPStatus, statusLine: [UInt8], fieldLineParts: [[UInt8]], fieldNames: [String], bodyParts: [[UInt8]], bodyByteCount: Int,
-        bodyIsShared: Bool
+        bodyIsShared: Bool, defaultsMemo: DefaultsMemo? = nil
     ) {
+        self.defaultsMemo = defaultsMemo ?? DefaultsMemo()
         self.status = status
         self.statusLine = statusLine
         self.fieldLineParts = fieldLineParts
@@ -142,6 +148,18 @@ public struct PreparedResponse: Sendable {
         self.bodyByteCount = bodyByteCount
         self.bodyIsShared = bodyIsShared
     }
+}
+
+/// What a ``PreparedResponse`` remembers of the ``ResponseDefaults`` it was last sent with (their id in the high 32 bits,
+/// the mask of those it lacks in the low), shared by every answer spliced from it.
+final class DefaultsMemo: Sendable {
+    private let value = Atomic<Int>(0)
+
+    /// The memo, 0 before the first answer.
+    func load() -> Int { value.load(ordering: .relaxed) }
+
+    /// Remembers `memo` (a race between two threads stores the same value).
+    func store(_ memo: Int) { value.store(memo, ordering: .relaxed) }
 }
 
 /// A responder that can answer some requests at once, on the server's I/O thread, before the request is

@@ -1,3 +1,5 @@
+import Synchronization
+
 /// The fields every answer the server writes carries unless it has its own: the responder's answers, those given on the
 /// I/O thread (``PreparedResponse``), the server's own errors (400, 408, 413, 414, 421, 431, 501, 505), its 503s and a
 /// stream's head. The serializer adds them (`ResponseSerializer`), each only where the answer has no field of that
@@ -8,6 +10,9 @@
 /// `Content-Type` is added to an answer with a body and none of its own (RFC 9110 §8.3: a sender that knows the type
 /// should send it), when ``untypedBodyContentType`` is set.
 public struct ResponseDefaults: Sendable {
+    /// Tells these defaults from any others made in this process (a ``PreparedResponse`` remembers which defaults it
+    /// lacks for the last ones it was sent with).
+    let id: Int
     /// The fields, in the order they are sent.
     public let fields: HTTPFields
     /// The `Content-Type` of a body that states none, or `nil` to send such a body without one.
@@ -27,6 +32,7 @@ public struct ResponseDefaults: Sendable {
     ///     as the serializer leaves out such fields of an answer).
     ///   - untypedBodyContentType: see ``untypedBodyContentType``.
     public init(_ fields: HTTPFields = HTTPFields(), untypedBodyContentType: String? = nil) {
+        id = Self.ids.add(1, ordering: .relaxed).newValue
         var kept = HTTPFields()
         for field in fields.prefix(15) where ResponseSerializer.isSendable(name: field.name, value: field.value) {
             kept.append(name: field.name, value: field.value)
@@ -78,6 +84,19 @@ public struct ResponseDefaults: Sendable {
         for (index, field) in fields.enumerated() where mask & (1 << index) != 0 { response.fields.append(name: field.name, value: field.value) }
         if mask & (1 << fields.count) != 0, let type = untypedBodyContentType { response.fields.append(name: "Content-Type", value: type) }
         return response
+    }
+
+    /// The last ``id`` handed out.
+    private static let ids = Atomic<Int>(0)
+
+    /// The field lines to add to `prepared`: as ``lines(missingFrom:hasBody:)``, the bit mask computed once per prepared
+    /// answer (and its splices) and these defaults, not per request.
+    func lines(for prepared: PreparedResponse) -> [UInt8] {
+        let memo = prepared.defaultsMemo.load()
+        if memo != 0, memo >> 32 == id { return lines[memo & 0xFFFF_FFFF] }
+        let mask = mask(missingFrom: prepared.fieldNames, hasBody: prepared.bodyByteCount > 0)
+        prepared.defaultsMemo.store(id << 32 | mask)
+        return lines[mask]
     }
 
     private static func line(_ name: String, _ value: String) -> [UInt8] {

@@ -73,7 +73,7 @@ enum ResponseSerializer {
         dateLine: [UInt8], defaults: ResponseDefaults = .none
     ) -> Output {
         let end = connectionEnd(keepAlive: keepAlive, http10: http10)
-        let added = defaults.lines(missingFrom: prepared.fieldNames, hasBody: prepared.bodyByteCount > 0)
+        let added = defaults.lines(for: prepared)
         var parts: [[UInt8]] = []
         parts.reserveCapacity(4 + prepared.fieldLineParts.count + (isHead ? 0 : prepared.bodyParts.count))
         parts.append(prepared.statusLine)

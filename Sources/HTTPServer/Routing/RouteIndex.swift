@@ -26,10 +26,13 @@ final class RouteIndex: Sendable {
     let routeGroups: [Int]
     /// Each group's prefix, by its number (the root's is empty).
     let prefixes: [[String]]
-    /// Per node of the route tree: its routes by method (the first added of each), and its `Allow` value.
-    let endpoints: [(byMethod: [String: Int], allow: String)]
+    /// Per node of the route tree: its routes by method (the first added of each; a few pairs, searched in order, where
+    /// comparing short method names costs less than hashing them), and its `Allow` value.
+    let endpoints: [(byMethod: [(method: String, route: Int)], allow: String)]
     /// Every method the router recognizes (``Router/standardMethods`` and the routes' own), computed once.
     let methods: Set<String>
+    /// ``methods`` as a list, for the check every request passes (about ten short names: compared, not hashed).
+    let methodList: [String]
     /// The `Allow` value of `OPTIONS *`.
     let allowEverything: String
 
@@ -38,17 +41,18 @@ final class RouteIndex: Sendable {
         patterns = router.table.map(\.segments)
         routeGroups = router.table.map { router.group(ofPattern: $0.segments) }
         prefixes = router.groups.map(\.prefix)
-        var endpoints: [(byMethod: [String: Int], allow: String)] = []
+        var endpoints: [(byMethod: [(method: String, route: Int)], allow: String)] = []
         for node in 0..<router.trie.nodeCount {
-            var byMethod: [String: Int] = [:]
-            for route in router.trie.routes(endingAt: node) where byMethod[router.table[route].method] == nil {
-                byMethod[router.table[route].method] = route
+            var byMethod: [(method: String, route: Int)] = []
+            for route in router.trie.routes(endingAt: node) where !byMethod.contains(where: { $0.method == router.table[route].method }) {
+                byMethod.append((router.table[route].method, route))
             }
-            endpoints.append((byMethod, Self.allowValue(Set(byMethod.keys))))
+            endpoints.append((byMethod, Self.allowValue(Set(byMethod.map(\.method)))))
         }
         self.endpoints = endpoints
         let routeMethods = Set(router.table.map(\.method))
         methods = Router<Context>.standardMethods.union(routeMethods)
+        methodList = Array(methods)
         allowEverything = Self.allowValue(routeMethods)
     }
 
@@ -62,21 +66,27 @@ final class RouteIndex: Sendable {
     func resolve(method: String, path: String, capturing: Bool = true) -> (Resolution, group: Int) {
         if path == "*" { return (.everyMethod, 0) }
         let parts = RouteSegment.parts(of: path)
-        guard methods.contains(method) else { return (.notImplemented, group(ofPath: parts)) }
+        guard methodList.contains(method) else { return (.notImplemented, group(ofPath: parts)) }
         let nodes = trie.nodes(matching: parts)
         guard !nodes.isEmpty else { return (.unmatched, group(ofPath: parts)) }
         var best: Int?
         for node in nodes {
-            if let route = endpoints[node].byMethod[method], route < best ?? .max { best = route }
+            if let route = Self.route(of: method, in: endpoints[node].byMethod), route < best ?? .max { best = route }
         }
         if best == nil, method == "HEAD" {
             for node in nodes {
-                if let route = endpoints[node].byMethod["GET"], route < best ?? .max { best = route }
+                if let route = Self.route(of: "GET", in: endpoints[node].byMethod), route < best ?? .max { best = route }
             }
         }
         if let best { return (.route(best, capturing ? RouteSegment.capture(patterns[best], parts) : RouteParameters()), routeGroups[best]) }
-        let allow = nodes.count == 1 ? endpoints[nodes[0]].allow : Self.allowValue(Set(nodes.flatMap { endpoints[$0].byMethod.keys }))
-        return (.otherMethods(allow: allow), routeGroups[endpoints[nodes[0]].byMethod.values.min() ?? 0])
+        let allow = nodes.count == 1 ? endpoints[nodes[0]].allow : Self.allowValue(Set(nodes.flatMap { endpoints[$0].byMethod.map(\.method) }))
+        return (.otherMethods(allow: allow), routeGroups[endpoints[nodes[0]].byMethod.map(\.route).min() ?? 0])
+    }
+
+    /// The route of `method` among a node's pairs.
+    private static func route(of method: String, in pairs: [(method: String, route: Int)]) -> Int? {
+        for pair in pairs where pair.method == method { return pair.route }
+        return nil
     }
 
     /// The group a path with these segments is in: the longest prefix it lies below (with at least one segment after
