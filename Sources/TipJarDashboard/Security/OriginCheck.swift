@@ -87,8 +87,9 @@ enum OriginCheck {
     private static let forbidden = HTTPError(.forbidden, title: "Forbidden", message: "Only pages of this dashboard may change its state.")
 }
 
-/// The safe methods (RFC 9110 §9.2.1: GET, HEAD, OPTIONS): every other, DELETE included, is checked before its handler runs.
-let safeMethods: Set<String> = ["GET", "HEAD", "OPTIONS"]
+/// Whether `method` is safe (RFC 9110 §9.2.1: GET, HEAD, OPTIONS): every other, DELETE included, is checked before its
+/// handler runs. Three short names compared, not a set hashed: this runs for every request, on the I/O thread too.
+func isSafe(_ method: String) -> Bool { method == "GET" || method == "HEAD" || method == "OPTIONS" }
 
 /// The pages' middleware, in front of each of their handlers: reads the request's CSRF cookie (``CSRFCookie``) into the
 /// context, then holds every unsafe request to ``OriginCheck/checkForm(_:context:)``. A request no handler takes is
@@ -100,14 +101,14 @@ struct FormOriginCheck: RouterMiddleware {
     ) async throws -> HTTPResponse {
         var context = context
         context.csrfToken = CSRFCookie.token(fromCookie: request.fields["Cookie"])
-        if !safeMethods.contains(request.method) { try OriginCheck.checkForm(request, context: context) }
+        if !isSafe(request.method) { try OriginCheck.checkForm(request, context: context) }
         return await next(request, context)
     }
 
     /// At once, on the I/O thread: a safe request goes on (no handler runs there, so its session is left to the step that
     /// answers, ``PageCache/immediateAnswer(to:)``, which reads it as bytes); an unsafe one takes a task.
     func immediateStep(_ request: HTTPRequest, context: inout DashboardContext) -> ImmediateStep {
-        safeMethods.contains(request.method) ? .pass : .needsTask
+        isSafe(request.method) ? .pass : .needsTask
     }
 }
 
@@ -118,12 +119,12 @@ struct JSONOriginCheck: RouterMiddleware {
         _ request: HTTPRequest, context: DashboardContext,
         next: (HTTPRequest, DashboardContext) async -> HTTPResponse
     ) async throws -> HTTPResponse {
-        if !safeMethods.contains(request.method) { try OriginCheck.checkJSON(request) }
+        if !isSafe(request.method) { try OriginCheck.checkJSON(request) }
         return await next(request, context)
     }
 
     /// At once, on the I/O thread: a safe request goes on; an unsafe one takes a task.
     func immediateStep(_ request: HTTPRequest, context: inout DashboardContext) -> ImmediateStep {
-        safeMethods.contains(request.method) ? .pass : .needsTask
+        isSafe(request.method) ? .pass : .needsTask
     }
 }
