@@ -1,4 +1,5 @@
-"""Real-browser tests of the answers the server's I/O thread gives by itself (`ImmediateAnswers`): a page the
+"""Real-browser tests of the answers the server's I/O thread gives by itself (each route's own middlewares walked on
+that thread, `MiddlewareChain.immediateResponse(to:)`): a page the
 page cache holds, sent again to the same browser with its own session's CSRF token spliced in, and the style sheet
 with its `ETag` and `304 Not Modified` (RFC 9110 §13.1.2), behave exactly as the pages and files the routes send.
 

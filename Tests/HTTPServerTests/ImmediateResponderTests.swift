@@ -13,7 +13,7 @@ import Glibc
 /// response (RFC 9112 §4, §6: status line, fields, `Content-Length`, `Connection`), only `Date` aside; a request it
 /// declines goes to ``HTTPResponder/respond(to:)``; and a client that pipelines many such requests is answered
 /// in order without keeping the thread to itself.
-@Suite("Immediate answers", .serialized)
+@Suite("Immediate answers")
 struct ImmediateResponderTests {
     /// Answers `/prepared` (and `/304`, `/204`) the same way through both paths, and counts what came through the pool.
     final class Responder: HTTPResponder, ImmediateResponder {

@@ -1,3 +1,4 @@
+import Synchronization
 import Testing
 
 @testable import HTTPServer
@@ -28,8 +29,112 @@ struct RouterTests {
         #expect(await router.respond(to: HTTPRequest(method: "GET", target: "/a/b/c")).body == Array("literal first".utf8))
         #expect(await router.respond(to: HTTPRequest(method: "GET", target: "/a/z/c")).body == Array("parameter second".utf8))
         #expect(await router.respond(to: HTTPRequest(method: "POST", target: "/a/b/c")).body == Array("post b".utf8), "a literal of another method does not hide the parameter")
-        #expect(router.hasHandler(method: "POST", path: "/a/b/c") && !router.hasHandler(method: "DELETE", path: "/a/b/c"))
-        #expect(router.hasRoute(forPath: "/a/q/c") && !router.hasRoute(forPath: "/a/q") && !router.hasRoute(forPath: "/a/q/c/d"))
+        let chain = MiddlewareChain(router: router, makeContext: { _ in BasicRequestContext() })
+        guard case .route(let post, _) = chain.resolve(method: "POST", path: "/a/b/c").0 else {
+            Issue.record("POST /a/b/c reaches no route")
+            return
+        }
+        #expect(router.routes[post].method == "POST")
+        guard case .otherMethods(let allow) = chain.resolve(method: "DELETE", path: "/a/b/c").0 else {
+            Issue.record("DELETE /a/b/c is not a 405")
+            return
+        }
+        #expect(allow == "GET, HEAD, OPTIONS, POST", "the methods of both patterns that fit")
+        #expect(chain.hasRoute(forPath: "/a/q/c") && !chain.hasRoute(forPath: "/a/q") && !chain.hasRoute(forPath: "/a/q/c/d"))
+    }
+
+    /// Records the name of each middleware that runs.
+    final class Journal: Sendable {
+        let names = Mutex<[String]>([])
+        func add(_ name: String) { names.withLock { $0.append(name) } }
+        var value: [String] { names.withLock { $0 } }
+    }
+
+    struct Named: RouterMiddleware {
+        let name: String
+        let journal: Journal
+        func handle(
+            _ request: HTTPRequest, context: BasicRequestContext, next: (HTTPRequest, BasicRequestContext) async -> HTTPResponse
+        ) async throws -> HTTPResponse {
+            journal.add(name)
+            return await next(request, context)
+        }
+    }
+
+    /// A context that says which group set it up, in its error answers.
+    struct Labelled: RequestContext {
+        var parameters = RouteParameters()
+        var label = "none"
+        func response(for error: any HTTPResponseError, to request: HTTPRequest) -> HTTPResponse {
+            .text("\(label): \(error.status.code)", status: error.status)
+        }
+    }
+
+    @Test func aGroupsMiddlewaresRunAfterTheRoutersInFrontOfItsOwnRoutesOnly() async {
+        let journal = Journal()
+        var router = Router<BasicRequestContext>()
+        router.add(middleware: Named(name: "everyone", journal: journal))
+        router.group("/api", middlewares: [Named(name: "api", journal: journal)])
+        router.get("/api/things") { _, _ in .text("things") }
+        router.get("/pages") { _, _ in .text("pages") }
+        router.get("/api") { _, _ in .text("the API's own page") }
+        #expect(await router.respond(to: HTTPRequest(method: "GET", target: "/api/things")).body == Array("things".utf8))
+        #expect(journal.value == ["everyone", "api"])
+        #expect(await router.respond(to: HTTPRequest(method: "GET", target: "/pages")).status == .ok)
+        #expect(await router.respond(to: HTTPRequest(method: "GET", target: "/api")).status == .ok)
+        #expect(journal.value == ["everyone", "api", "everyone", "everyone"], "/api itself is not below /api")
+        #expect(await router.respond(to: HTTPRequest(method: "GET", target: "/api/nothing")).status == .notFound)
+        #expect(await router.respond(to: HTTPRequest(method: "POST", target: "/api/things")).status == .methodNotAllowed)
+        #expect(journal.value == ["everyone", "api", "everyone", "everyone", "everyone", "everyone"], "the router's own answers pass only its own")
+        #expect(await router.respond(to: HTTPRequest(method: "BREW", target: "/api/things")).status == .notImplemented)
+        #expect(journal.value.count == 6, "a 501 passes no middleware")
+    }
+
+    @Test func everyAnswerUnderAGroupHasItsContextSetUpTheLongestPrefixWinning() async {
+        var router = Router<Labelled>()
+        router.group("/api", context: { context, _ in context.label = "api" })
+        router.group("/api/v2", context: { context, _ in context.label = "v2" })
+        router.get("/api/v2/:id") { _, context in .text("\(context.label) \(context.parameters["id"] ?? "")") }
+        let chain = MiddlewareChain(router: router, makeContext: { _ in Labelled() })
+        #expect(await chain.respond(to: HTTPRequest(method: "GET", target: "/api/v2/7")).body == Array("v2 7".utf8))
+        #expect(await chain.respond(to: HTTPRequest(method: "GET", target: "/api/nothing")).body == Array("api: 404".utf8))
+        #expect(await chain.respond(to: HTTPRequest(method: "DELETE", target: "/api/v2/7")).body == Array("v2: 405".utf8))
+        #expect(await chain.respond(to: HTTPRequest(method: "BREW", target: "/api/v2/7")).body == Array("v2: 501".utf8))
+        #expect(await chain.respond(to: HTTPRequest(method: "GET", target: "/elsewhere")).body == Array("none: 404".utf8))
+    }
+
+    /// Refuses every request whose path ends in `.secret`, in a task and at once alike; passes the rest.
+    struct RefusesSecrets: RouterMiddleware {
+        func handle(
+            _ request: HTTPRequest, context: BasicRequestContext, next: (HTTPRequest, BasicRequestContext) async -> HTTPResponse
+        ) async throws -> HTTPResponse {
+            if request.path.hasSuffix(".secret") { throw HTTPError(.forbidden, title: "Forbidden", message: "no") }
+            return await next(request, context)
+        }
+
+        func immediateStep(_ request: HTTPRequest, context: inout BasicRequestContext) -> ImmediateStep {
+            request.path.hasSuffix(".secret") ? .refuse(HTTPError(.forbidden, title: "Forbidden", message: "no")) : .pass
+        }
+    }
+
+    /// A fallback that has every answer in memory.
+    struct InMemory: RouterFallback {
+        func answer(_ request: HTTPRequest) async throws -> HTTPResponse { .text("file \(request.path)") }
+        func immediateAnswer(_ request: HTTPRequest) -> PreparedResponse? { PreparedResponse(.text("file \(request.path)")) }
+    }
+
+    @Test func aMiddlewareAddedToTheRouterHoldsForWhatTheIOThreadAnswersToo() async {
+        var router = Router<BasicRequestContext>(fallback: InMemory())
+        router.get("/page") { _, _ in .text("page") }
+        let open = MiddlewareChain(router: router, makeContext: { _ in BasicRequestContext() })
+        #expect(open.immediateResponse(to: HTTPRequest(method: "GET", target: "/a.secret"))?.status == .ok, "no middleware: the file leaves at once")
+        router.add(middleware: RefusesSecrets())
+        let guarded = MiddlewareChain(router: router, makeContext: { _ in BasicRequestContext() })
+        #expect(guarded.immediateResponse(to: HTTPRequest(method: "GET", target: "/a.secret"))?.status == .forbidden)
+        #expect(await guarded.respond(to: HTTPRequest(method: "GET", target: "/a.secret")).status == .forbidden)
+        #expect(guarded.immediateResponse(to: HTTPRequest(method: "GET", target: "/a.css"))?.status == .ok)
+        #expect(guarded.immediateResponse(to: HTTPRequest(method: "GET", target: "/page")) == nil, "a handler needs a task")
+        #expect(guarded.answerBeforeBody(HTTPRequest(method: "POST", target: "/b.secret"))?.status == .forbidden, "refused from the head")
     }
 
     @Test func unknownPathIs404() async {

@@ -5,11 +5,12 @@ import TipJar
 @testable import HTTPServer
 @testable import TipJarDashboard
 
-/// What the I/O thread answers by itself (`ImmediateAnswers`, `StartUpGate+Immediate.swift`) is, byte for byte but
-/// `Date`, what the middlewares and routes answer (`Dashboard.chain(router:pageCache:adminToken:errorPages:log:)`): every
-/// security header, the admin token's refusal, the start-up gate's 503, static files, 304, HEAD and stored pages; and
-/// what it must not answer (an unsafe method, a page that would hand out a session, a sign-in link…) it leaves to them.
-@Suite("Immediate answers equal the middleware chain's", .serialized)
+/// What each answer the I/O thread gives must be. It walks each route's own middlewares
+/// (`MiddlewareChain.immediateResponse(to:)`, `Dashboard.chain(router:pageCache:adminToken:errorPages:appStoreServerAPIGate:rendersErrorsAtOnce:log:)`)
+/// and the start-up gate's (`StartUpGate+Immediate.swift`): the admin token's refusal, the start-up gate's 503, static
+/// files, 304, HEAD and stored pages with the asking session's token, each the bytes the task's road gives but `Date`;
+/// and what needs a task (an unsafe method, a page not stored, a sign-in link…) it leaves to one.
+@Suite("What the I/O thread answers")
 struct ImmediateAnswerTests {
     static let date = Array("Date: Sun, 06 Nov 1994 08:49:37 GMT\r\n".utf8)
     static let session = "tipjar_session=" + String(repeating: "ab", count: 32)
@@ -25,17 +26,19 @@ struct ImmediateAnswerTests {
         return HTTPRequest(method: method, target: target, fields: all, body: body, remoteAddress: "127.0.0.1:5", requestID: "1-\(target.count)")
     }
 
-    /// The wire bytes of the normal path's answer, as the server writes them.
+    /// The wire bytes of the normal path's answer, as the server writes them (its security headers added by the serializer).
     static func slow(_ responder: some HTTPResponder, _ request: HTTPRequest) async -> String {
         let response = await responder.respond(to: request)
-        let output = ResponseSerializer.serialize(response, isHead: request.method == "HEAD", keepAlive: true, http10: false, dateLine: date)
+        let output = ResponseSerializer.serialize(
+            response, isHead: request.method == "HEAD", keepAlive: true, http10: false, dateLine: date, defaults: SecurityHeaders.defaults)
         return String(decoding: output.bytes, as: UTF8.self)
     }
 
     /// The wire bytes of the immediate answer, or `nil` when there is none.
     static func fast(_ responder: some ImmediateResponder, _ request: HTTPRequest) -> String? {
         guard let prepared = responder.immediateResponse(to: request) else { return nil }
-        let output = ResponseSerializer.serialize(prepared, isHead: request.method == "HEAD", keepAlive: true, http10: false, dateLine: date)
+        let output = ResponseSerializer.serialize(
+            prepared, isHead: request.method == "HEAD", keepAlive: true, http10: false, dateLine: date, defaults: SecurityHeaders.defaults)
         return String(decoding: output.bytes, as: UTF8.self)
     }
 
@@ -104,7 +107,7 @@ struct ImmediateAnswerTests {
         }
     }
 
-    @Test func aRequestTheChainMustAnswerIsLeftToIt() async throws {
+    @Test func aRequestThatNeedsATaskIsLeftToOneAndWhatTheStepsDecideAtOnceIsAnswered() async throws {
         try await withLiveServer { server in
             let dashboard = server.dashboard
             let created = await server.json("POST", "/api/installs", #"{"locale":"en","storefront":"USA","launch":true}"#)
@@ -117,16 +120,19 @@ struct ImmediateAnswerTests {
             let declined: [HTTPRequest] = [
                 Self.request("POST", "/api/installs", ["Content-Type": "application/json"], body: Array("{}".utf8)),
                 Self.request("PUT", "/app.css"), Self.request("DELETE", "/installs/\(id)"), Self.request("OPTIONS", "/app.css"),
-                Self.request("/app.css", body: [0x61]),
                 // The overview stored without a session holds the placeholder of a token: with a session, the routes splice it in.
                 Self.request("/", ["Cookie": Self.session]),
                 Self.request("/installs/\(id)?textSize=large", ["Cookie": Self.session]),  // not stored yet
-                Self.request("/app.css?q=" + String(repeating: "x", count: FieldSizeCheck.maximumBytes + 1)),
                 Self.request("/no-such-file.css"), Self.request("/installs/\(id)/live"),
             ]
             for request in declined {
                 #expect(Self.fast(dashboard, request) == nil, "\(request.method) \(request.target) was answered at once")
             }
+            // What the same steps decide without a task is answered at once, as the task's road answers it: a file in memory
+            // whatever body came with the GET, and the field size check's 400.
+            _ = try await Self.expectSame(dashboard, Self.request("/app.css", body: [0x61]))
+            let oversized = try await Self.expectSame(dashboard, Self.request("/app.css?q=" + String(repeating: "x", count: FieldSizeCheck.maximumBytes + 1)))
+            #expect(oversized.hasPrefix("HTTP/1.1 400 Bad Request\r\n"))
             #expect(await dashboard.respond(to: Self.request("/installs/\(id)")).fields["Set-Cookie"] != nil)
         }
     }

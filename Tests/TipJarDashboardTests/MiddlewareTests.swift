@@ -5,7 +5,7 @@ import Testing
 
 @testable import TipJarDashboard
 
-/// The dashboard's middlewares (`Dashboard.chain(router:pageCache:adminToken:errorPages:log:)`): their order, deny
+/// The dashboard's middlewares (`Dashboard.chain(router:pageCache:adminToken:errorPages:appStoreServerAPIGate:rendersErrorsAtOnce:log:)`): their order, deny
 /// by default for every unsafe method that reaches a handler, and error answers rendered from the templates.
 @Suite("Dashboard middlewares")
 struct MiddlewareTests {
@@ -43,11 +43,12 @@ struct MiddlewareTests {
         return HTTPRequest(method: method, target: target, fields: all, requestID: "5-9")
     }
 
-    @Test func theMiddlewaresRunSecurityHeadersFirstThenMethodsThenFieldSizesThenAdminTokenThenSessionAndOrigin() throws {
+    @Test func everyRouteRunsFieldSizesThenAdminTokenThenItsAreasOriginCheck() throws {
         let chain = try Self.chain(Runs(), adminToken: String(repeating: "ab", count: 16))
         let names = chain.middlewares.map { String(describing: type(of: $0)) }
-        #expect(names == ["Middleware", "KnownMethods", "FieldSizeCheck", "AdminTokenCheck", "SessionAndOriginCheck"])
-        #expect(chain.middlewares.first is SecurityHeaders.Middleware)
+        #expect(names == ["FieldSizeCheck", "AdminTokenCheck"])
+        let areas = chain.router.routes.map { chain.router.middlewares(ofRoutePattern: $0.pattern).map { String(describing: type(of: $0)) } }
+        #expect(areas == [["FormOriginCheck"], ["JSONOriginCheck"]], "/things/:id is a page's, /api/things/:id the JSON API's")
         let withoutToken = try Self.chain(Runs())
         #expect(!withoutToken.middlewares.contains { $0 is AdminTokenCheck })
     }
@@ -57,7 +58,6 @@ struct MiddlewareTests {
         let chain = try Self.chain(runs)
         let bare = await chain.respond(to: Self.request("DELETE", "/things/1", []))
         #expect(bare.status == .forbidden)
-        #expect(bare.fields["Content-Security-Policy"] == SecurityHeaders.contentSecurityPolicy, "a refusal carries the headers")
         let token = CSRFCookie.randomToken()
         let id = token
         let noToken = await chain.respond(to: Self.request("DELETE", "/things/1", [("Sec-Fetch-Site", "same-origin"), ("Cookie", "tipjar_session=\(id)")]))

@@ -81,9 +81,9 @@ extension EventLoop {
         let dateLine = date.fieldLine()
         if let shedAnswer, shedAnswer.dateLine == dateLine { return shedAnswer.output }
         var response = HTTPResponse.status(.serviceUnavailable)
-        for (name, value) in configuration.serverResponseFields { response.fields[name] = value }
         response.fields["Retry-After"] = "1"
-        let output = ResponseSerializer.serialize(response, isHead: false, keepAlive: false, http10: false, dateLine: dateLine)
+        let output = ResponseSerializer.serialize(
+            response, isHead: false, keepAlive: false, http10: false, dateLine: dateLine, defaults: configuration.responseDefaults)
         shedAnswer = (dateLine, output)
         return output
     }

@@ -42,7 +42,8 @@ extension EventLoop {
     func respond(_ connection: Connection, _ inFlight: Connection.InFlight, _ prepared: PreparedResponse) {
         let keepAlive = inFlight.keepAlive && !draining
         let output = ResponseSerializer.serialize(
-            prepared, isHead: inFlight.isHead, keepAlive: keepAlive, http10: inFlight.http10, dateLine: date.fieldLine())
+            prepared, isHead: inFlight.isHead, keepAlive: keepAlive, http10: inFlight.http10, dateLine: date.fieldLine(),
+            defaults: configuration.responseDefaults)
         logAnswer(connection, inFlight, status: prepared.status.code, bytes: output.bodyBytes)
         startWrite(connection, output, close: !keepAlive)
     }

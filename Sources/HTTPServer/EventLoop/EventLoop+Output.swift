@@ -30,7 +30,8 @@ extension EventLoop {
     func respond(_ connection: Connection, _ inFlight: Connection.InFlight, _ response: HTTPResponse, close: Bool = false) {
         let keepAlive = inFlight.keepAlive && !draining && !close && response.stream == nil  // a stream's body ends with the connection
         let output = ResponseSerializer.serialize(
-            response, isHead: inFlight.isHead, keepAlive: keepAlive, http10: inFlight.http10, dateLine: date.fieldLine())
+            response, isHead: inFlight.isHead, keepAlive: keepAlive, http10: inFlight.http10, dateLine: date.fieldLine(),
+            defaults: configuration.responseDefaults)
         // A client that sent its FIN with (or after) the request gets the head and the close, not a
         // stream held open for a peer that will send nothing more (RFC 9293 §3.6).
         if let stream = response.stream, !inFlight.isHead, !draining, response.status.code == 200,
@@ -53,10 +54,9 @@ extension EventLoop {
 
     /// Answers a framing error (or timeout) with `Connection: close`, then closes (never resynchronise).
     func sendError(_ connection: Connection, _ error: HTTPParseError) {
-        var response = HTTPResponse.status(error.status)
-        for (name, value) in configuration.serverResponseFields { response.fields[name] = value }
         let output = ResponseSerializer.serialize(
-            response, isHead: false, keepAlive: false, http10: false, dateLine: date.fieldLine())
+            HTTPResponse.status(error.status), isHead: false, keepAlive: false, http10: false, dateLine: date.fieldLine(),
+            defaults: configuration.responseDefaults)
         requestCounter &+= 1
         accessLog?(
             AccessLogEntry(

@@ -17,10 +17,9 @@ extension EventLoop {
     }
 
     /// The answer to a stream over its budget: 503 with `Retry-After: 1` (RFC 9110 §15.6.4, §10.2.3),
-    /// which an `EventSource` retries by itself, with the server's own response fields.
+    /// which an `EventSource` retries by itself (the server's ``ResponseDefaults`` added as to every answer).
     func streamRefusal() -> HTTPResponse {
         var response = HTTPResponse.status(.serviceUnavailable)
-        for (name, value) in configuration.serverResponseFields { response.fields[name] = value }
         response.fields["Retry-After"] = "1"
         return response
     }

@@ -1,10 +1,13 @@
+import Synchronization
+
 /// A response whose head is serialized once: its status line and field lines (everything but `Date` and
 /// `Connection`, which differ per answer) kept as bytes, and its body kept as the array it was made from,
 /// so a cache that holds one answers every request with the same bytes, copying nothing.
 ///
 /// What an ``ImmediateResponder`` returns. The bytes written for it are exactly those the server writes
 /// for the ``HTTPResponse`` it was made from (`ResponseSerializer`), with the `Date` line of the current
-/// second (RFC 9110 §6.6.1) and the `Connection` field the request needs (RFC 9112 §9.3).
+/// second (RFC 9110 §6.6.1), the server's ``ResponseDefaults`` it lacks and the `Connection` field the request needs
+/// (RFC 9112 §9.3).
 public struct PreparedResponse: Sendable {
     /// The status the response was made with.
     public let status: HTTPStatus
@@ -13,6 +16,11 @@ public struct PreparedResponse: Sendable {
     /// Every field line after `Date`, `Content-Length` included; no `Connection`, no empty line. One part, or cut
     /// wherever a session's token goes (``cuttingFieldLines(at:)``, filled in by ``splicing(_:with:)``).
     let fieldLineParts: [[UInt8]]
+    /// The names of those fields, lower-cased: the serializer adds each of its ``ResponseDefaults`` not among them.
+    let fieldNames: [String]
+    /// Which of the last ``ResponseDefaults`` it was sent with it lacks (their id, then the bit mask), shared by the answers
+    /// spliced from it, so the names are compared once, not per request; 0 before the first.
+    let defaultsMemo: DefaultsMemo
     /// The body as the parts it is sent in, in order: the array it was made from, or a stored page's segments
     /// with a session's token between them (``splicing(_:with:)``). Empty for 1xx, 204 and 304; dropped on the wire for HEAD.
     let bodyParts: [[UInt8]]
@@ -38,8 +46,32 @@ public struct PreparedResponse: Sendable {
         let body = code < 200 || code == 204 || code == 304 ? [] : response.body
         self.init(
             status: response.status, statusLine: ResponseSerializer.statusLine(response.status),
-            fieldLineParts: [ResponseSerializer.fieldLines(response)], bodyParts: body.isEmpty ? [] : [body], bodyByteCount: body.count,
+            fieldLineParts: [ResponseSerializer.fieldLines(response, defaults: .none)], fieldNames: ResponseSerializer.fieldNames(response), bodyParts: body.isEmpty ? [] : [body],
+            bodyByteCount: body.count,
             bodyIsShared: !body.isEmpty && (bodyIsShared ?? response.bodyIsShared))
+    }
+
+    /// The head of `response` for a body that is kept elsewhere in parts and given with each answer by
+    /// ``splicing(_:with:)`` (a stored page, cut wherever a session's token goes): `Content-Length` states
+    /// `bodyByteCount`, and the answer holds no body of its own until spliced.
+    /// - Parameters:
+    ///   - response: the answer's status and fields; its body is not used. It must not be a stream.
+    ///   - bodyByteCount: the length of the body every splice gives.
+    /// - Returns: `nil` for a streamed response.
+    public init?(head response: HTTPResponse, bodyByteCount: Int) {
+        guard response.stream == nil else { return nil }
+        var lines = ResponseSerializer.ownFieldLines(response)
+        let code = response.status.code
+        let bodyAllowed = !(code < 200 || code == 204 || code == 304)
+        if bodyAllowed {
+            lines.append(contentsOf: "Content-Length: ".utf8)
+            lines.append(contentsOf: String(bodyByteCount).utf8)
+            lines.append(contentsOf: "\r\n".utf8)
+        }
+        self.init(
+            status: response.status, statusLine: ResponseSerializer.statusLine(response.status), fieldLineParts: [lines],
+            fieldNames: ResponseSerializer.fieldNames(response), bodyParts: [], bodyByteCount: bodyAllowed ? bodyByteCount : 0,
+            bodyIsShared: true)
     }
 
     /// The same head with the body `segments` joined by `token` (a stored page with a session's token spliced in),
@@ -54,7 +86,8 @@ public struct PreparedResponse: Sendable {
         guard count == bodyByteCount else { return nil }
         return PreparedResponse(
             status: status, statusLine: statusLine, fieldLineParts: fieldLineParts.count == 1 ? fieldLineParts : Self.interleave(fieldLineParts, token),
-            bodyParts: Self.interleave(segments, token), bodyByteCount: count, bodyIsShared: true)
+            fieldNames: fieldNames,
+            bodyParts: Self.interleave(segments, token), bodyByteCount: count, bodyIsShared: true, defaultsMemo: defaultsMemo)
     }
 
     /// The same response with its field lines cut at every occurrence of `marker`, for ``splicing(_:with:)`` to put a
@@ -63,8 +96,9 @@ public struct PreparedResponse: Sendable {
     /// - Returns: the response, its field lines in parts.
     public func cuttingFieldLines(at marker: [UInt8]) -> PreparedResponse {
         PreparedResponse(
-            status: status, statusLine: statusLine, fieldLineParts: Self.cut(Array(fieldLineParts.joined()), at: marker), bodyParts: bodyParts,
-            bodyByteCount: bodyByteCount, bodyIsShared: bodyIsShared)
+            status: status, statusLine: statusLine, fieldLineParts: Self.cut(Array(fieldLineParts.joined()), at: marker), fieldNames: fieldNames,
+            bodyParts: bodyParts,
+            bodyByteCount: bodyByteCount, bodyIsShared: bodyIsShared, defaultsMemo: defaultsMemo)
     }
 
     /// `bytes` cut at every occurrence of `marker` (the marker left out); one part when it does not occur.
@@ -102,15 +136,30 @@ public struct PreparedResponse: Sendable {
     }
 
     private init(
-        status: HTTPStatus, statusLine: [UInt8], fieldLineParts: [[UInt8]], bodyParts: [[UInt8]], bodyByteCount: Int, bodyIsShared: Bool
+        status: HTTPStatus, statusLine: [UInt8], fieldLineParts: [[UInt8]], fieldNames: [String], bodyParts: [[UInt8]], bodyByteCount: Int,
+        bodyIsShared: Bool, defaultsMemo: DefaultsMemo? = nil
     ) {
+        self.defaultsMemo = defaultsMemo ?? DefaultsMemo()
         self.status = status
         self.statusLine = statusLine
         self.fieldLineParts = fieldLineParts
+        self.fieldNames = fieldNames
         self.bodyParts = bodyParts
         self.bodyByteCount = bodyByteCount
         self.bodyIsShared = bodyIsShared
     }
+}
+
+/// What a ``PreparedResponse`` remembers of the ``ResponseDefaults`` it was last sent with (their id in the high 32 bits,
+/// the mask of those it lacks in the low), shared by every answer spliced from it.
+final class DefaultsMemo: Sendable {
+    private let value = Atomic<Int>(0)
+
+    /// The memo, 0 before the first answer.
+    func load() -> Int { value.load(ordering: .relaxed) }
+
+    /// Remembers `memo` (a race between two threads stores the same value).
+    func store(_ memo: Int) { value.store(memo, ordering: .relaxed) }
 }
 
 /// A responder that can answer some requests at once, on the server's I/O thread, before the request is

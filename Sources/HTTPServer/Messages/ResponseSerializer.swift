@@ -40,17 +40,18 @@ enum ResponseSerializer {
     ///   - keepAlive: whether the connection stays open; `false` adds `Connection: close`.
     ///   - http10: the request was HTTP/1.0; with `keepAlive` adds `Connection: keep-alive`.
     ///   - dateLine: the cached `Date` field line.
+    ///   - defaults: the fields added where the response has none (``ResponseDefaults``).
     /// - Returns: the head bytes and the body to send after them.
     static func serialize(
         _ response: HTTPResponse, isHead: Bool, keepAlive: Bool, http10: Bool,
-        dateLine: [UInt8]
+        dateLine: [UInt8], defaults: ResponseDefaults = .none
     ) -> Output {
         let keepAlive = keepAlive && response.stream == nil  // a stream's body ends with the connection
         let code = response.status.code
         let bodyAllowed = !(code < 200 || code == 204 || code == 304)
         let sendBody = bodyAllowed && !isHead
         let status = statusLine(response.status)
-        let fields = fieldLines(response)
+        let fields = fieldLines(response, defaults: defaults)
         var out: [UInt8] = []
         out.reserveCapacity(status.count + dateLine.count + fields.count + 26)
         out.append(contentsOf: status)
@@ -62,23 +63,29 @@ enum ResponseSerializer {
     }
 
     /// Builds the bytes for a ``PreparedResponse``: its status line, `dateLine`, its stored field lines, the
-    /// `Connection` field this request needs and the empty line, then its body (shared, not copied) unless
-    /// `isHead`. The bytes equal ``serialize(_:isHead:keepAlive:http10:dateLine:)`` of the response it was made from.
-    /// - Parameters: as ``serialize(_:isHead:keepAlive:http10:dateLine:)``, with `prepared` for the response.
+    /// defaults it lacks, the `Connection` field this request needs and the empty line, then its body (shared, not
+    /// copied) unless `isHead`. The bytes equal ``serialize(_:isHead:keepAlive:http10:dateLine:defaults:)`` of the
+    /// response it was made from.
+    /// - Parameters: as ``serialize(_:isHead:keepAlive:http10:dateLine:defaults:)``, with `prepared` for the response.
     /// - Returns: the head bytes and the body to send after them.
     static func serialize(
         _ prepared: PreparedResponse, isHead: Bool, keepAlive: Bool, http10: Bool,
-        dateLine: [UInt8]
+        dateLine: [UInt8], defaults: ResponseDefaults = .none
     ) -> Output {
         let end = connectionEnd(keepAlive: keepAlive, http10: http10)
+        let added = defaults.lines(for: prepared)
         var parts: [[UInt8]] = []
-        parts.reserveCapacity(3 + prepared.fieldLineParts.count + (isHead ? 0 : prepared.bodyParts.count))
+        parts.reserveCapacity(4 + prepared.fieldLineParts.count + (isHead ? 0 : prepared.bodyParts.count))
         parts.append(prepared.statusLine)
         parts.append(dateLine)
         var headBytes = prepared.statusLine.count + dateLine.count + end.count
         for part in prepared.fieldLineParts {
             parts.append(part)
             headBytes += part.count
+        }
+        if !added.isEmpty {
+            parts.append(added)
+            headBytes += added.count
         }
         parts.append(end)
         guard !isHead, prepared.bodyByteCount > 0 else { return Output(parts: parts, headBytes: headBytes, bodyBytes: 0, bodyIsShared: false) }
@@ -99,11 +106,41 @@ enum ResponseSerializer {
     }
 
     /// The field lines of `response` after the `Date` line: its own fields (without the four the server
-    /// owns, and without any that would inject a header), then `Content-Length` where a body is allowed
-    /// (RFC 9110 §8.6); neither `Connection` nor the empty line.
-    static func fieldLines(_ response: HTTPResponse) -> [UInt8] {
+    /// owns, and without any that would inject a header), then `Content-Length` where a body is allowed (RFC 9110 §8.6),
+    /// then every one of `defaults` it lacks; neither `Connection` nor the empty line.
+    static func fieldLines(_ response: HTTPResponse, defaults: ResponseDefaults) -> [UInt8] {
+        var out = ownFieldLines(response)
+        let code = response.status.code
+        let hasBody = !(code < 200 || code == 204 || code == 304) && !response.body.isEmpty
+        appendContentLength(response, to: &out)
+        out.append(contentsOf: defaults.lines(missingFrom: fieldNames(response), hasBody: hasBody))
+        return out
+    }
+
+    /// The names of the fields of `response` the serializer sends, lower-cased (what ``ResponseDefaults`` compares).
+    static func fieldNames(_ response: HTTPResponse) -> [String] {
+        response.fields.compactMap { isSendable(name: $0.name, value: $0.value) ? $0.name.lowercased() : nil }
+    }
+
+    /// Whether a field may be sent: its name a token, its value free of CR, LF and NUL (no header injection).
+    static func isSendable(name: String, value: String) -> Bool {
+        !name.isEmpty && name.utf8.allSatisfy({ TokenTable.tchar[Int($0)] })
+            && !value.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0 })
+    }
+
+    /// `Content-Length` where a body is allowed and the response is not a stream.
+    static func appendContentLength(_ response: HTTPResponse, to out: inout [UInt8]) {
         let code = response.status.code
         let bodyAllowed = !(code < 200 || code == 204 || code == 304)
+        if bodyAllowed && response.stream == nil {
+            out.append(contentsOf: "Content-Length: ".utf8)
+            out.append(contentsOf: String(response.body.count).utf8)
+            out.append(contentsOf: "\r\n".utf8)
+        }
+    }
+
+    /// The response's own field lines, without the four the server owns and any that would inject a header.
+    static func ownFieldLines(_ response: HTTPResponse) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(response.fields.count * 40 + 24)
         for field in response.fields {
@@ -113,17 +150,10 @@ enum ResponseSerializer {
                 continue
             }
             // Refuse header injection: names must be tokens, values free of CR/LF/NUL.
-            guard !field.name.isEmpty, field.name.utf8.allSatisfy({ TokenTable.tchar[Int($0)] }),
-                !field.value.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0 })
-            else { continue }
+            guard isSendable(name: field.name, value: field.value) else { continue }
             out.append(contentsOf: field.name.utf8)
             out.append(contentsOf: ": ".utf8)
             out.append(contentsOf: field.value.utf8)
-            out.append(contentsOf: "\r\n".utf8)
-        }
-        if bodyAllowed && response.stream == nil {
-            out.append(contentsOf: "Content-Length: ".utf8)
-            out.append(contentsOf: String(response.body.count).utf8)
             out.append(contentsOf: "\r\n".utf8)
         }
         return out

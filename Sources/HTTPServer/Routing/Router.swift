@@ -1,23 +1,31 @@
-/// Routes requests by method and path pattern to handlers.
+/// The routes of an application, by method and path pattern, in groups that each bring their middlewares (the shape of
+/// Hummingbird's `Router` with its `RouterGroup`s): what ``MiddlewareChain`` builds its responders from, once.
 ///
 /// Patterns are absolute paths whose segments are literals or `:name` parameters, e.g.
 /// `/installs/:id/purchases`. Matching is on the decoded ``HTTPRequest/path``, segment by segment
-/// (empty segments and a trailing slash are ignored). Rules:
+/// (empty segments and a trailing slash are ignored). Rules (``MiddlewareChain/respond(to:)``):
+/// - a method the router does not recognize (``standardMethods`` and the routes' own, e.g. `BREW`, `get`) → 501
+///   (RFC 9110 §9.1), before any middleware;
 /// - no pattern matches the path → ``fallback`` (e.g. ``StaticFiles``), else 404;
 /// - a pattern matches but not the method → 405 with `Allow` (RFC 9110 §15.5.6);
-/// - its own 404, 405 and 501 (and the fallback's) are thrown (``HTTPError/notFound``,
-///   ``HTTPError/methodNotAllowed(_:allow:)``, ``HTTPError/notImplemented(_:)``), so the ``MiddlewareChain`` renders
-///   them like every other error, in the request's format;
 /// - `HEAD` is served by the `GET` handler (the server drops the body, RFC 9110 §9.3.2);
 /// - `OPTIONS` (and `OPTIONS *`) → 204 with `Allow` (RFC 9110 §9.3.7);
-/// - a method it does not recognize (``implements(method:)``, e.g. `BREW`, `get`) → 501 (RFC 9110 §9.1).
+/// - its own 404, 405 and 501 (and the fallback's) are thrown (``HTTPError/notFound``,
+///   ``HTTPError/methodNotAllowed(_:allow:)``, ``HTTPError/notImplemented(_:)``) and answered like every other error,
+///   in the format of the group the path is in.
 ///
-/// Handlers get the request and its `Context` with ``RequestContext/parameters`` set, and may throw: a
+/// Middlewares: the router's own (``add(middleware:)``) run for every request but a 501; a group's
+/// (``group(_:middlewares:context:)``) run, after them, only in front of the handlers of the group's routes.
+///
+/// Handlers get the request and its `Context` with ``RequestContext/parameters`` set, and may throw: the
 /// ``MiddlewareChain`` turns the error into the answer. A `Router<BasicRequestContext>` is an
 /// ``HTTPResponder`` of its own.
 public struct Router<Context: RequestContext>: Sendable {
     /// A route handler: gets the request and its context, the captured parameters in ``RequestContext/parameters``.
     public typealias Handler = @Sendable (HTTPRequest, Context) async throws -> HTTPResponse
+    /// What a group does to the context of every request it answers, before any middleware runs (the error format of its
+    /// answers, a decoded body): the shape of Hummingbird's child request contexts.
+    public typealias ContextSetup = @Sendable (inout Context, HTTPRequest) -> Void
 
     typealias Segment = RouteSegment
 
@@ -27,10 +35,22 @@ public struct Router<Context: RequestContext>: Sendable {
         let handler: Handler
     }
 
+    /// A path prefix with its middlewares and context setup.
+    struct Group: Sendable {
+        /// The prefix's segments (literals); the root group has none.
+        let prefix: [String]
+        let middlewares: [any RouterMiddleware<Context>]
+        let setup: ContextSetup?
+    }
+
     var table: [Route] = []
     /// The routes' patterns as a tree of segments, so a path is matched in one walk of its segments, not against every
     /// route in turn.
     var trie = RouteTrie()
+    /// The middlewares in front of every route, outermost first.
+    public private(set) var middlewares: [any RouterMiddleware<Context>] = []
+    /// The groups; the first is the root (every path not below another group's prefix).
+    var groups: [Group] = [Group(prefix: [], middlewares: [], setup: nil)]
 
     /// Every route's method and pattern, in the order they were added (`:name` parameters as written): a read-only
     /// listing, e.g. for a test that checks which part of an application registers which route.
@@ -53,15 +73,33 @@ public struct Router<Context: RequestContext>: Sendable {
     /// - Parameter fallback: responder for unmatched paths (default none → 404).
     public init(fallback: (any RouterFallback)? = nil) { self.fallback = fallback }
 
+    /// Adds a middleware in front of every route (after those added before it), and of the router's own answers
+    /// (404, 405, `OPTIONS`, the fallback's); not of a 501.
+    /// - Parameter middleware: the middleware.
+    public mutating func add(middleware: any RouterMiddleware<Context>) { middlewares.append(middleware) }
+
+    /// Declares a group: the routes whose patterns lie below `prefix` (`/api` holds `/api/installs`, not `/api` itself)
+    /// get `middlewares` after the router's own, and every request whose path lies below it gets its context set up by
+    /// `setup`; `/` (or the empty prefix) is the root group, for every path below no other. The longest prefix wins,
+    /// whatever order the groups and routes are declared in: the responders are built once, from all of them
+    /// (``MiddlewareChain``).
+    /// - Parameters:
+    ///   - prefix: literal segments, e.g. `/api`.
+    ///   - middlewares: outermost first.
+    ///   - setup: what the group does to each request's context first.
+    public mutating func group(_ prefix: String, middlewares: [any RouterMiddleware<Context>] = [], context setup: ContextSetup? = nil) {
+        let segments = prefix.split(separator: "/").map(String.init)
+        let group = Group(prefix: segments, middlewares: middlewares, setup: setup)
+        if let index = groups.firstIndex(where: { $0.prefix == segments }) { groups[index] = group } else { groups.append(group) }
+    }
+
     /// Adds a route.
     /// - Parameters:
     ///   - method: the method token, case-sensitive (e.g. `GET`).
     ///   - pattern: an absolute path pattern; `:name` segments capture.
     ///   - handler: called for matching requests.
     public mutating func add(_ method: String, _ pattern: String, handler: @escaping Handler) {
-        let segments = pattern.split(separator: "/").map { part -> Segment in
-            part.hasPrefix(":") ? .parameter(String(part.dropFirst())) : .literal(String(part))
-        }
+        let segments = Self.segments(of: pattern)
         trie.insert(segments, route: table.count)
         table.append(Route(method: method, segments: segments, handler: handler))
     }
@@ -92,97 +130,51 @@ public struct Router<Context: RequestContext>: Sendable {
     ///   - handler: the handler.
     public mutating func delete(_ pattern: String, handler: @escaping Handler) { add("DELETE", pattern, handler: handler) }
 
-    /// Routes `request` as described on the type.
-    /// - Parameters:
-    ///   - request: the request.
-    ///   - context: its context; the handler gets it with the captured parameters.
-    /// - Returns: the handler's response, the fallback's, or 204 with Allow for OPTIONS.
-    /// - Throws: what the handler or the fallback throws; ``HTTPError/notFound``, ``HTTPError/methodNotAllowed(_:allow:)``
-    ///   or ``HTTPError/notImplemented(_:)``.
-    public func respond(to request: HTTPRequest, context: Context) async throws -> HTTPResponse {
-        if request.path == "*" {
-            var allowed = Set(table.map(\.method))
-            allowed.insert("OPTIONS")
-            return Self.allowResponse(.noContent, methods: allowed)
-        }
-        guard implements(method: request.method) else { throw HTTPError.notImplemented(request.method) }
-        let parts = RouteSegment.parts(of: request.path)
-        var methods = Set<String>()
-        var getMatch: (Route, RouteParameters)?
-        for index in trie.routes(matching: parts) {
-            let route = table[index]
-            guard let parameters = RouteSegment.match(route.segments, parts) else { continue }
-            if route.method == request.method { return try await Self.run(route, request, context, parameters) }
-            if route.method == "GET" { getMatch = (route, parameters) }
-            methods.insert(route.method)
-        }
-        if methods.isEmpty {
-            if let fallback { return try await fallback.answer(request) }
-            throw HTTPError.notFound
-        }
-        if request.method == "HEAD", let (route, parameters) = getMatch {
-            return try await Self.run(route, request, context, parameters)
-        }
-        if request.method == "OPTIONS" { return Self.allowResponse(.noContent, methods: methods) }
-        throw HTTPError.methodNotAllowed(request.method, allow: Self.allowValue(methods))
-    }
-
-    private static func run(_ route: Route, _ request: HTTPRequest, _ context: Context, _ parameters: RouteParameters) async throws -> HTTPResponse {
-        var context = context
-        context.parameters = parameters
-        return try await route.handler(request, context)
-    }
-
     /// The methods RFC 9110 §9.3 defines, and `PATCH` (RFC 5789): a request with one of them that no route
     /// takes is 404 or 405 with `Allow`, as for any path.
     public static var standardMethods: Set<String> { standardHTTPMethods }
 
-    /// Whether the router recognizes a method: one of ``standardMethods`` or the method of a route. Any other
-    /// is answered 501 (RFC 9110 §9.1: "An origin server that receives a request method that is
-    /// unrecognized or not implemented SHOULD respond with the 501 (Not Implemented) status code").
-    /// - Parameter method: the method token, case-sensitive (e.g. `GET`; `get` is another method).
-    /// - Returns: `false` when ``respond(to:context:)`` answers 501.
-    public func implements(method: String) -> Bool {
-        Self.standardMethods.contains(method) || table.contains { $0.method == method }
+    /// The middlewares of the group a route with `pattern` belongs to (``group(_:middlewares:context:)``), which run after
+    /// the router's own in front of its handler.
+    /// - Parameter pattern: a route pattern.
+    /// - Returns: the group's middlewares, outermost first.
+    public func middlewares(ofRoutePattern pattern: String) -> [any RouterMiddleware<Context>] {
+        groups[group(ofPattern: Self.segments(of: pattern))].middlewares
     }
 
-    /// Whether a route of exactly this method matches the path, i.e. whether ``respond(to:context:)`` would run a
-    /// handler (every other request is answered 404, 405 or by the fallback, without acting).
-    /// - Parameters:
-    ///   - method: the method token, e.g. `DELETE`.
-    ///   - path: the request path.
-    /// - Returns: `true` when a handler would run.
-    public func hasHandler(method: String, path: String) -> Bool {
-        trie.routes(matching: RouteSegment.parts(of: path)).contains { table[$0].method == method }
+    /// A pattern's segments.
+    static func segments(of pattern: String) -> [Segment] {
+        pattern.split(separator: "/").map { part -> Segment in
+            part.hasPrefix(":") ? .parameter(String(part.dropFirst())) : .literal(String(part))
+        }
     }
 
-    /// Whether any route, of any method, matches the path: when none does, ``respond(to:context:)`` hands the
-    /// request to ``fallback`` (or answers 404).
-    /// - Parameter path: the request path.
-    /// - Returns: `true` when the router itself answers (a handler, 405 or OPTIONS).
-    public func hasRoute(forPath path: String) -> Bool {
-        !trie.routes(matching: RouteSegment.parts(of: path)).isEmpty
+    /// The group a route with these segments belongs to: the longest prefix its leading literals match, with at least
+    /// one segment after it; else the root.
+    func group(ofPattern segments: [Segment]) -> Int {
+        var best = 0
+        for (index, group) in groups.enumerated()
+        where segments.count > group.prefix.count && group.prefix.count > groups[best].prefix.count
+            && zip(group.prefix, segments).allSatisfy({ prefix, segment in segment == .literal(prefix) })
+        {
+            best = index
+        }
+        return best
     }
 
-    /// A response with an `Allow` field listing `methods` (plus HEAD when GET is present, and OPTIONS).
-    static func allowResponse(_ status: HTTPStatus, methods: Set<String>) -> HTTPResponse {
+    /// A response with an `Allow` field (``RouteIndex/allowValue(_:)``).
+    static func allowResponse(_ status: HTTPStatus, allow: String) -> HTTPResponse {
         var response = status == .noContent ? HTTPResponse(status: status) : HTTPResponse.status(status)
-        response.fields["Allow"] = allowValue(methods)
+        response.fields["Allow"] = allow
         return response
     }
 
-    /// The `Allow` value for `methods`: with HEAD when GET is there, and OPTIONS, sorted.
-    static func allowValue(_ methods: Set<String>) -> String {
-        var all = methods
-        if all.contains("GET") { all.insert("HEAD") }
-        all.insert("OPTIONS")
-        return all.sorted().joined(separator: ", ")
-    }
 }
 
 extension Router: HTTPResponder where Context == BasicRequestContext {
-    /// Routes `request` through a ``MiddlewareChain`` with no middlewares: a thrown error is answered as the
-    /// chain answers it (its status and message, or a 500 with the request ID), logged nowhere.
+    /// Routes `request` through a ``MiddlewareChain`` built from this router: a thrown error is answered as the
+    /// chain answers it (its status and message, or a 500 with the request ID), logged nowhere. Builds the chain for
+    /// each request: for tests and small servers; an application builds its ``MiddlewareChain`` once.
     /// - Parameter request: the request.
     /// - Returns: the answer.
     public func respond(to request: HTTPRequest) async -> HTTPResponse {
@@ -196,6 +188,15 @@ public protocol RouterFallback: Sendable {
     /// The answer for `request`.
     /// - Throws: an ``HTTPResponseError`` when there is nothing to send (404, 405).
     func answer(_ request: HTTPRequest) async throws -> HTTPResponse
+
+    /// The answer ``answer(_:)`` gives `request`, when it can be given at once on the server's I/O thread (never
+    /// blocking, never awaiting: bytes already in memory), else `nil` (the default) to take a task.
+    func immediateAnswer(_ request: HTTPRequest) -> PreparedResponse?
+}
+
+extension RouterFallback {
+    /// No answer at once: every request takes a task.
+    public func immediateAnswer(_ request: HTTPRequest) -> PreparedResponse? { nil }
 }
 
 /// ``Router/standardMethods``, stored once (a generic type cannot hold a static stored property).
@@ -208,9 +209,8 @@ enum RouteSegment: Sendable, Equatable {
     case literal(String)
     case parameter(String)
 
-    /// The parameters `parts` capture, or `nil` when they do not fit `segments`.
-    static func match(_ segments: [RouteSegment], _ parts: [Substring]) -> RouteParameters? {
-        guard matches(segments, parts) else { return nil }
+    /// The parameters `parts` capture for `segments`, which they fit (the trie's walk found them).
+    static func capture(_ segments: [RouteSegment], _ parts: [Substring]) -> RouteParameters {
         var captured: [(name: String, value: String)] = []
         for index in segments.indices {
             if case .parameter(let name) = segments[index] { captured.append((name: name, value: String(parts[index]))) }
@@ -225,6 +225,7 @@ enum RouteSegment: Sendable, Equatable {
     static func parts(of path: String) -> [Substring] {
         var parts: [Substring] = []
         let utf8 = path.utf8
+        parts.reserveCapacity(utf8.reduce(1) { $1 == UInt8(ascii: "/") ? $0 + 1 : $0 })  // one allocation, not one per doubling
         var start = utf8.startIndex
         var index = start
         while index != utf8.endIndex {
@@ -238,14 +239,6 @@ enum RouteSegment: Sendable, Equatable {
         return parts
     }
 
-    /// Whether `parts` fit `segments`, without capturing.
-    static func matches(_ segments: [RouteSegment], _ parts: [Substring]) -> Bool {
-        guard segments.count == parts.count else { return false }
-        for index in segments.indices {
-            if case .literal(let literal) = segments[index], literal != parts[index] { return false }
-        }
-        return true
-    }
 }
 
 /// Route patterns as a tree: each node is a path position, with a child per literal segment and one for any parameter
@@ -254,6 +247,9 @@ enum RouteSegment: Sendable, Equatable {
 struct RouteTrie: Sendable {
     struct Node: Sendable {
         var literals: [String: Int] = [:]
+        /// The UTF-8 length of the longest key of ``literals``: a longer segment (an ID) is no literal, so it is not
+        /// made a `String` to be looked up.
+        var longestLiteral = 0
         var parameter: Int?
         var routes: [Int] = []
     }
@@ -276,7 +272,9 @@ struct RouteTrie: Sendable {
             nodes.append(Node())
             let created = nodes.count - 1
             switch segment {
-            case .literal(let text): nodes[current].literals[text] = created
+            case .literal(let text):
+                nodes[current].literals[text] = created
+                nodes[current].longestLiteral = max(nodes[current].longestLiteral, text.utf8.count)
             case .parameter: nodes[current].parameter = created
             }
             current = created
@@ -284,21 +282,29 @@ struct RouteTrie: Sendable {
         nodes[current].routes.append(route)
     }
 
-    /// The numbers of the routes whose patterns fit `parts`, in the order they were added (the first added wins, as
-    /// when the routes were tried one by one).
-    func routes(matching parts: [Substring]) -> [Int] {
+    /// How many nodes the tree has (node numbers run from 0).
+    var nodeCount: Int { nodes.count }
+
+    /// The routes that end on node `node`, in the order they were added.
+    func routes(endingAt node: Int) -> [Int] { nodes[node].routes }
+
+    /// The numbers of the nodes where a route whose pattern fits `parts` ends: usually one; two or more where a literal
+    /// and a parameter both fit (`/installs/new`, `/installs/:id`).
+    func nodes(matching parts: [Substring]) -> [Int] {
         var found: [Int] = []
+        found.reserveCapacity(2)
         collect(from: 0, parts[...], into: &found)
-        if found.count > 1 { found.sort() }
         return found
     }
 
     private func collect(from node: Int, _ rest: ArraySlice<Substring>, into found: inout [Int]) {
         guard let first = rest.first else {
-            found += nodes[node].routes
+            if !nodes[node].routes.isEmpty { found.append(node) }
             return
         }
-        if let literal = nodes[node].literals[String(first)] { collect(from: literal, rest.dropFirst(), into: &found) }
+        if first.utf8.count <= nodes[node].longestLiteral, let literal = nodes[node].literals[String(first)] {
+            collect(from: literal, rest.dropFirst(), into: &found)
+        }
         if let parameter = nodes[node].parameter { collect(from: parameter, rest.dropFirst(), into: &found) }
     }
 }

@@ -8,6 +8,20 @@ final class StaticFileCache: Sendable {
         let body: [UInt8]
         let etag: String
         let contentType: String
+        /// The file's two answers, prepared once when it is cached (``StaticFiles/immediateAnswer(_:)``).
+        var answers: Answers?
+    }
+
+    /// A file's 200 with its bytes and its `304 Not Modified`. A class: an entry is copied out of the table for every
+    /// request, and this costs it one retain instead of one per array the answers hold.
+    final class Answers: Sendable {
+        let ok: PreparedResponse
+        let notModified: PreparedResponse
+
+        init(ok: PreparedResponse, notModified: PreparedResponse) {
+            self.ok = ok
+            self.notModified = notModified
+        }
     }
 
     /// Path → entry. `Mutex` makes the class Sendable without `@unchecked`.

@@ -87,23 +87,15 @@ public struct StaticFiles: HTTPResponder, RouterFallback {
         response(for: request) ?? .status(.notFound)
     }
 
-    /// The strong `ETag` of the file at `path` if its bytes are in memory already; never reads the disk, so it
-    /// may be asked on the I/O thread (``ImmediateResponder``). While it answers, ``response(for:)`` for that path
-    /// reads nothing from disk either.
-    /// - Parameter path: the decoded request path.
-    /// - Returns: the quoted entity tag, or `nil` when the file was not read yet (or is not servable).
-    public func cachedETag(forPath path: String) -> String? {
-        cache.lookup(path)?.etag
-    }
-
-    /// Whether an `If-None-Match` field value matches `etag` (RFC 9110 §13.1.2, weak comparison): the test
-    /// ``response(for:)`` makes before answering `304 Not Modified`.
-    /// - Parameters:
-    ///   - ifNoneMatch: the field value (`*` or a list of entity tags).
-    ///   - etag: the quoted entity tag of the file.
-    /// - Returns: `true` when the answer is 304.
-    public static func ifNoneMatch(_ ifNoneMatch: String, matches etag: String) -> Bool {
-        matches(ifNoneMatch: ifNoneMatch, etag: etag)
+    /// ``RouterFallback/immediateAnswer(_:)``: for a `GET` or `HEAD` of a file whose bytes are in memory, its 200, or
+    /// `304 Not Modified` for a matching `If-None-Match`, both prepared when the file was cached: the same answers as
+    /// ``response(for:)``. Never reads the disk, so it may be asked on the I/O thread (``ImmediateResponder``).
+    /// - Parameter request: the request.
+    /// - Returns: the prepared answer, or `nil` when the file is not in memory (or the method is another).
+    public func immediateAnswer(_ request: HTTPRequest) -> PreparedResponse? {
+        guard request.method == "GET" || request.method == "HEAD", let entry = cache.lookup(request.path), let answers = entry.answers else { return nil }
+        if let condition = request.fields["If-None-Match"], Self.matches(ifNoneMatch: condition, etag: entry.etag) { return answers.notModified }
+        return answers.ok
     }
 
     /// The file's entry, and whether it is in the cache (so its bytes are shared by every response).
@@ -116,8 +108,15 @@ public struct StaticFiles: HTTPResponder, RouterFallback {
         free(resolved)
         guard real.hasPrefix(rootPath.hasSuffix("/") ? rootPath : rootPath + "/") else { return nil }
         guard let body = Self.readRegularFile(real, maxSize: maxFileSize) else { return nil }
-        let entry = StaticFileCache.Entry(
-            body: body, etag: Self.etag(for: body), contentType: MIMETypes.type(forPath: path))
+        var entry = StaticFileCache.Entry(body: body, etag: Self.etag(for: body), contentType: MIMETypes.type(forPath: path))
+        var ok = HTTPResponse(
+            status: .ok, fields: ["ETag": entry.etag, "Cache-Control": cacheControl, "Content-Type": entry.contentType], body: body)
+        ok.markBodyShared()
+        if let ok = PreparedResponse(ok),
+            let notModified = PreparedResponse(HTTPResponse(status: .notModified, fields: ["ETag": entry.etag, "Cache-Control": cacheControl]))
+        {
+            entry.answers = StaticFileCache.Answers(ok: ok, notModified: notModified)
+        }
         return (entry, cache.store(entry, for: path))
     }
 

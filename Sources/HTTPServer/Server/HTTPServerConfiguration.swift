@@ -58,11 +58,11 @@ public struct HTTPServerConfiguration: Sendable {
     /// port). `nil` (default) reads them when the server starts: the host name (`gethostname(2)`)
     /// and every interface address (`getifaddrs(3)`).
     public var machineNames: [String]?
-    /// Fields added to every response the server writes by itself, without the responder: framing
-    /// errors (400/413/414/421/431/501/505), timeouts (408) and load shedding (503). An application
-    /// puts its security headers here so that they are on every response, errors included.
-    /// Default: none.
-    public var serverResponseFields: HTTPFields
+    /// Fields every answer carries unless it has its own of that name, added by the serializer: the responder's
+    /// answers, those given on the I/O thread, streams' heads and the server's own (framing errors
+    /// 400/413/414/421/431/501/505, timeouts 408, load shedding 503). An application puts its security headers here
+    /// so that they are on every answer, whatever road it took. Default: none.
+    public var responseDefaults: ResponseDefaults
     /// Where the responder's tasks run (SE-0417 task executor preference), or `nil` for Swift's global concurrent
     /// executor, the default. A process that also runs other CPU-bound work on the global executor (a test run
     /// starts every test at once on it) gives its servers an executor of their own, so their answers do not wait
@@ -80,7 +80,7 @@ public struct HTTPServerConfiguration: Sendable {
     ///   - allowedHosts: Host allow-list, default derived.
     ///   - additionalHosts: names accepted besides the derived ones, default none.
     ///   - machineNames: the machine's names and addresses for a wildcard bind, default read at start.
-    ///   - serverResponseFields: fields for the server's own responses, default none.
+    ///   - responseDefaults: fields for every answer that lacks them, default none.
     ///   - maxConnectionsPerAddress: per-client-address connection cap, default 512.
     ///   - maxUnsentOutputBytes: cap on unsent response bytes over all connections, default 32 MiB.
     ///   - maxShedConnections: cap on connections being answered 503, default 1024.
@@ -90,14 +90,14 @@ public struct HTTPServerConfiguration: Sendable {
         host: String = "127.0.0.1", port: Int = 8080, limits: HTTPLimits = HTTPLimits(),
         timeouts: HTTPTimeouts = HTTPTimeouts(), maxConnections: Int = 4096, backlog: Int = 511,
         allowedHosts: [String]? = nil, additionalHosts: [String] = [], machineNames: [String]? = nil,
-        serverResponseFields: HTTPFields = HTTPFields(),
+        responseDefaults: ResponseDefaults = .none,
         maxConnectionsPerAddress: Int = 512, maxUnsentOutputBytes: Int = 32 * 1024 * 1024,
         maxShedConnections: Int = 1024, maxStreams: Int = 1024, maxStreamsPerAddress: Int = 64
     ) {
         self.maxShedConnections = maxShedConnections
         self.maxStreams = maxStreams
         self.maxStreamsPerAddress = maxStreamsPerAddress
-        self.serverResponseFields = serverResponseFields
+        self.responseDefaults = responseDefaults
         self.maxConnectionsPerAddress = maxConnectionsPerAddress
         self.maxUnsentOutputBytes = maxUnsentOutputBytes
         self.host = host

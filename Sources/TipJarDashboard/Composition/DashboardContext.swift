@@ -2,33 +2,44 @@ import HTTPServer
 import Mustache
 
 /// What one dashboard request carries from ``Dashboard``'s middlewares to its route handler: the route
-/// parameters, the session its cookie names (looked up once, by ``SessionAndOriginCheck``), and its form
-/// fields, decoded once when the context is made.
+/// parameters, the session its cookie names (looked up once, by ``SessionCheck``), the format its errors are answered
+/// in and its form fields, both set by the area (route group) its path is in (``DashboardArea``).
 struct DashboardContext: RequestContext {
     /// The route parameters the router captured.
     var parameters = RouteParameters()
     /// The CSRF token of the request's cookie (``CSRFCookie``), or `nil`; a page that needs one hands it out
     /// (``PageRenderer/withFormSession(_:_:)``).
     var csrfToken: String?
-    /// The fields of an `application/x-www-form-urlencoded` body (the first of a repeated name); empty for
-    /// the JSON API, whose bodies are JSON.
-    let form: [String: String]
+    /// The fields of an `application/x-www-form-urlencoded` body (the first of a repeated name), decoded once by the
+    /// pages' area (``DashboardArea/pages``); empty for the JSON APIs, whose bodies are JSON.
+    var form: [String: String] = [:]
     /// Whether the request asks for a fragment (`X-Fragment: 1`, README "Domain rules": Three layers of feedback).
     let wantsFragment: Bool
-    /// Whether the request is for the JSON API (`/api/…`, errors answer `{"error": …}`) or the App Store Server API
-    /// (`/inApps/…`, errors answer Apple's `{"errorCode": …, "errorMessage": …}`): JSON bodies, no forms, no CSRF token.
-    let isAPI: Bool
+    /// The format errors are answered in: the area of the request's path sets it (``DashboardArea``).
+    var errorFormat = ErrorFormat.page
     let errorPages: ErrorPages
 
+    /// The formats of an error answer.
+    enum ErrorFormat: Sendable {
+        /// The error page, or the alert fragment for `X-Fragment: 1`.
+        case page
+        /// `{"error": …}`.
+        case json
+        /// Apple's `{"errorCode": …, "errorMessage": …}` (``AppStoreServerAPIError``).
+        case appStoreServerAPI
+    }
+
     init(request: HTTPRequest, errorPages: ErrorPages) {
-        isAPI = request.path.hasPrefix("/api/") || request.path.hasPrefix("/inApps/")
         wantsFragment = request.fields["X-Fragment"] == "1"
-        var fields: [String: String] = [:]
-        if !isAPI {
-            for (name, value) in FormURLEncoding.decode(request.body) where fields[name] == nil { fields[name] = value }
-        }
-        form = fields
         self.errorPages = errorPages
+    }
+
+    /// The form fields of `request`'s body: the first value of each name.
+    static func form(of request: HTTPRequest) -> [String: String] {
+        guard !request.body.isEmpty else { return [:] }
+        var fields: [String: String] = [:]
+        for (name, value) in FormURLEncoding.decode(request.body) where fields[name] == nil { fields[name] = value }
+        return fields
     }
 
     /// The install ID of the route's `:id`, lowercased (RFC 4122 §3: UUIDs are compared case-insensitively;
@@ -42,26 +53,31 @@ struct DashboardContext: RequestContext {
 
     /// Renders `error` in the request's format (``ErrorPages``).
     func response(for error: any HTTPResponseError, to request: HTTPRequest) -> HTTPResponse {
-        errorPages.response(for: error, to: request, isAPI: isAPI, wantsFragment: wantsFragment)
+        errorPages.response(for: error, to: request, format: errorFormat, wantsFragment: wantsFragment)
     }
 }
 
-/// Error answers, in the request's format: `{"error": …}` under `/api/`, the alert fragment
-/// (`Templates/fragments/error.mustache`) for `X-Fragment: 1`, otherwise the error page
-/// (`Templates/pages/error.mustache`) with the status and the request ID, so a person can find the log line.
+/// Error answers, in the request's format (its area's, ``DashboardContext/ErrorFormat``): `{"error": …}` for the JSON
+/// API, Apple's error body for the App Store Server API, the alert fragment (`Templates/fragments/error.mustache`) for
+/// `X-Fragment: 1`, otherwise the error page (`Templates/pages/error.mustache`) with the status and the request ID, so a
+/// person can find the log line.
 struct ErrorPages: Sendable {
     let templates: TemplateSource
     let catalogName: String
 
-    func response(for error: any HTTPResponseError, to request: HTTPRequest, isAPI: Bool, wantsFragment: Bool) -> HTTPResponse {
+    func response(
+        for error: any HTTPResponseError, to request: HTTPRequest, format: DashboardContext.ErrorFormat, wantsFragment: Bool
+    ) -> HTTPResponse {
         var response: HTTPResponse
-        if isAPI, request.path.hasPrefix("/inApps/") {
-            // The only 401 the middlewares give is the admin token's; here `Authorization` holds the JWT, so say where it goes.
+        switch format {
+        case .appStoreServerAPI:
+            if let apple = error as? AppStoreServerAPIError { return apple.response }
+            // A 401 that is not Apple's is the admin token's; here `Authorization` holds the JWT, so say where it goes.
             let message = error.status == .unauthorized ? AppStoreServerAPIError.adminTokenMessage : error.message
             response = AppStoreServerAPIError(status: error.status, code: AppStoreServerAPIError.code(forStatus: error.status), message: message).response
-        } else if isAPI {
+        case .json:
             response = JSONBody.response(["error": error.message], status: error.status)
-        } else {
+        case .page:
             let name: String
             var data: TemplateData = ["title": .string(error.title), "message": .string(error.message)]
             if wantsFragment {

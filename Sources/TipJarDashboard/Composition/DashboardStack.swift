@@ -77,11 +77,11 @@ public struct DashboardStack: HTTPResponder {
             service: service, environment: environment, renderer: renderer, policy: configuration.notificationURLPolicy)
         for controller in controllers { controller.register(in: &router) }
         let errorPages = ErrorPages(templates: templates, catalogName: configuration.catalogName)
-        let chain = Dashboard.chain(router: router, adminToken: configuration.adminToken, errorPages: errorPages, log: environment.log)
-        let immediateAnswers = ImmediateAnswers(
-            staticFiles: staticFiles, router: router, pageCache: pageCache, adminToken: configuration.adminToken,
-            chain: chain, errorPages: errorPages, rendersInMemory: !configuration.reloadTemplates)
-        dashboard = Dashboard(chain: chain, pageCache: pageCache, liveChannels: liveChannels, immediateAnswers: immediateAnswers)
+        let chain = Dashboard.chain(
+            router: router, pageCache: pageCache, adminToken: configuration.adminToken, errorPages: errorPages,
+            appStoreServerAPIGate: controllers.lazy.compactMap { ($0 as? AppStoreServerAPIController)?.gate }.first,
+            rendersErrorsAtOnce: !configuration.reloadTemplates, log: environment.log)
+        dashboard = Dashboard(chain: chain, pageCache: pageCache, liveChannels: liveChannels)
         slot.set(dashboard)
         self.controllers = controllers
         self.router = router
@@ -94,9 +94,10 @@ public struct DashboardStack: HTTPResponder {
     }
 
     /// Answers one request in process: the dashboard's middlewares and routes, without the HTTP server's own checks
-    /// (framing, limits, the `Host` allow-list), which a socket adds (``server(_:accessLog:)``).
+    /// (framing, limits, the `Host` allow-list), which a socket adds (``server(_:accessLog:)``); the security headers
+    /// are added as the server's serializer adds them (``SecurityHeaders/defaults``).
     public func respond(to request: HTTPRequest) async -> HTTPResponse {
-        await dashboard.respond(to: request)
+        SecurityHeaders.defaults.applied(to: await dashboard.respond(to: request))
     }
 
     /// Requests of a scenario, answered in process (the admin token sent when there is one).
@@ -118,7 +119,7 @@ public struct DashboardStack: HTTPResponder {
 
     /// The HTTP server in front of `gate`, not yet listening. The whole request path in one place: the server's
     /// own checks (framing, limits, the `Host` allow-list), then `gate` (503 until it opens on a stack), then the
-    /// dashboard's middlewares and routes (`Dashboard.chain(router:adminToken:errorPages:log:)`), then the redacted
+    /// dashboard's middlewares and routes (`Dashboard.chain(router:pageCache:adminToken:errorPages:appStoreServerAPIGate:rendersErrorsAtOnce:log:)`), then the redacted
     /// access log line.
     /// - Parameters:
     ///   - configuration: Address, port and `Host` allow-list; the security headers are added to the server's own answers.
@@ -150,12 +151,12 @@ public struct DashboardStack: HTTPResponder {
         }
     }
 
-    /// The server, its security headers added to its own answers, each answer's entry given to `entries` as it is.
+    /// The server, its security headers added by its serializer to every answer, each answer's entry given to `entries` as it is.
     private static func server(
         _ configuration: HTTPServerConfiguration, gate: StartUpGate, entries: (@Sendable (AccessLogEntry) -> Void)?
     ) -> HTTPServer {
         var serverConfiguration = configuration
-        serverConfiguration.serverResponseFields = SecurityHeaders.fields
+        serverConfiguration.responseDefaults = SecurityHeaders.defaults
         return HTTPServer(configuration: serverConfiguration, responder: gate, accessLog: entries)
     }
 

@@ -46,7 +46,7 @@ struct InProcessTransport: ScenarioTransport {
         } catch {
             throw ScenarioHTTPClient.Failure(description: "\(method) \(path): \(error)")
         }
-        let response = await dashboard.respond(to: request)
+        let response = SecurityHeaders.defaults.applied(to: await dashboard.respond(to: request))
         // The JSON API never streams; a stream's chunks are not read (an event stream would never end).
         let bytes = response.body
         return ScenarioHTTPClient.Answer(

@@ -3,8 +3,8 @@ import Synchronization
 
 /// The server's responder while the dashboard is not ready yet: `tipjar serve` listens at once, checks a database
 /// that was not closed cleanly (`PRAGMA integrity_check` reads every page: seconds on a large file), and meanwhile
-/// answers every request with `503 Service Unavailable` and `Retry-After` (RFC 9110 §15.6.4, §10.2.3), a page (or,
-/// under `/api/`, `{"error": …}`) that says what is happening. Nothing is read or written for a request before
+/// answers every request with `503 Service Unavailable` and `Retry-After` (RFC 9110 §15.6.4, §10.2.3), in the error
+/// format of the request's area (``DashboardArea``: a page, `{"error": …}`, Apple's error body) saying what is happening. Nothing is read or written for a request before
 /// ``open(_:)``; from then on every request goes to the dashboard.
 public final class StartUpGate: HTTPResponder {
     let responder = Mutex<(any HTTPResponder)?>(nil)
@@ -21,11 +21,12 @@ public final class StartUpGate: HTTPResponder {
         self.reason = reason
     }
 
-    /// Sends every request from now on to `stack`: to its dashboard's answers given at once on the I/O thread
-    /// (`Dashboard+Immediate.swift`) first, then to its middlewares and routes.
+    /// Sends every request from now on to `stack`'s dashboard: its routes' own steps walked at once on the I/O thread
+    /// (`Dashboard+Immediate.swift`) first, then, in a task, the same middlewares and routes. The server's serializer adds
+    /// the security headers to both (``SecurityHeaders/defaults``).
     public func open(_ stack: DashboardStack) {
         immediate.withLock { $0 = stack.dashboard }
-        responder.withLock { $0 = stack }
+        responder.withLock { $0 = stack.dashboard }
     }
 
     /// Whether ``open(_:)`` was called.
@@ -39,12 +40,13 @@ public final class StartUpGate: HTTPResponder {
 
     func unavailable(_ request: HTTPRequest) -> HTTPResponse {
         var response: HTTPResponse
-        if request.path.hasPrefix("/api/") {
+        switch DashboardArea.of(path: request.path).errorFormat {
+        case .json:
             response = JSONBody.response(["error": reason], status: .serviceUnavailable)
-        } else if request.path.hasPrefix("/inApps/") {
+        case .appStoreServerAPI:
             // The App Store Server API's shape: `GeneralInternalRetryableError` (5000001), "you can try again".
             response = AppStoreServerAPIError(status: .serviceUnavailable, code: AppStoreServerAPIError.code(forStatus: .serviceUnavailable), message: reason).response
-        } else {
+        case .page:
             // A refresh in the page's head reloads it by itself (no script: the Content-Security-Policy allows none).
             let escaped = reason.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
             response = .html(
@@ -56,7 +58,6 @@ public final class StartUpGate: HTTPResponder {
                 """, status: .serviceUnavailable)
         }
         response.fields["Retry-After"] = String(Self.retryAfterSeconds)
-        SecurityHeaders.apply(to: &response)
         return response
     }
 }

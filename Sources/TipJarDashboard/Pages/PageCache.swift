@@ -38,11 +38,50 @@ final class PageCache: Sendable {
         var hasSessionToken = false
         /// Whether its route hands a request without a session a new one (``formPage(_:_:isStorable:render:)``).
         var startsSession = false
-        /// Tells this entry from any other stored under the same key (``PageCache+Immediate.swift``).
+        /// Tells this entry from any other stored under the same key.
         var serial: UInt64 = 0
         /// Whether it shows nothing that changes while serving, so it is fresh at every version
         /// (``unchangingPage(_:path:csrfToken:render:)``).
         var isUnchanging = false
+        /// Its answer's head (and, for a page whose route starts sessions, the head with the `Set-Cookie` that hands one
+        /// out), prepared when it is stored (``prepare(placeholder:)``): the body is its ``segments``, with the asking
+        /// session's token spliced in (`PageCache+Immediate.swift`).
+        var prepared: PreparedAnswers?
+
+        /// ``prepared`` made from the entry's fields and segments, with the token as long as `placeholder` (or none, for
+        /// a page rendered without a session).
+        mutating func prepare(placeholder: [UInt8]) {
+            let token = hasSessionToken ? placeholder : []
+            let bodyByteCount = segments.reduce(0) { $0 + $1.count } + token.count * max(0, segments.count - 1)
+            let head = HTTPResponse(status: .ok, fields: fields)
+            guard let page = PreparedResponse(head: head, bodyByteCount: bodyByteCount) else { return }
+            var startingSession: PreparedResponse?
+            if hasSessionToken && startsSession {
+                var withCookie = head
+                withCookie.fields.append(name: "Set-Cookie", value: SessionIssuer.setCookie(token: String(decoding: placeholder, as: UTF8.self)))
+                startingSession = PreparedResponse(head: withCookie, bodyByteCount: bodyByteCount)?.cuttingFieldLines(at: placeholder)
+            }
+            prepared = PreparedAnswers(page: page, startingSession: startingSession, whole: hasSessionToken ? nil : page.splicing(segments, with: []))
+        }
+    }
+
+    /// A stored page's prepared heads. A class: an entry is copied out of the table for every request, and this costs
+    /// it one retain instead of one per array the heads hold.
+    final class PreparedAnswers: Sendable {
+        /// The page's head.
+        let page: PreparedResponse
+        /// For a page whose route starts sessions: the head with `Set-Cookie`, cut where the new token goes.
+        let startingSession: PreparedResponse?
+
+        /// For a page rendered without a session: the whole answer, its body the segments as they are (no token goes
+        /// between them), made once.
+        let whole: PreparedResponse?
+
+        init(page: PreparedResponse, startingSession: PreparedResponse?, whole: PreparedResponse?) {
+            self.page = page
+            self.startingSession = startingSession
+            self.whole = whole
+        }
     }
 
     private struct State {
@@ -57,7 +96,7 @@ final class PageCache: Sendable {
 
     /// Stands for the CSRF token in a stored page: 64 random hex digits, the length of a real token.
     let placeholder: String
-    private let placeholderBytes: [UInt8]
+    let placeholderBytes: [UInt8]
     private let changeLog: ChangeLog
     private let enabled: Atomic<Bool>
     private let state = Mutex(State())
@@ -126,7 +165,7 @@ final class PageCache: Sendable {
     /// A page with forms: ``page(_:csrfToken:startsSession:isStorable:render:)`` inside
     /// ``PageRenderer/withFormSession(_:_:)``, so a request without a session gets a new one (its token in the forms,
     /// `Set-Cookie` on the answer). The stored entry says so (``Entry/startsSession``), and the I/O thread answers such a
-    /// request the same way (``ImmediateAnswers``).
+    /// request the same way (``immediateAnswer(to:)``), both through the one ``SessionIssuer``.
     /// - Parameters:
     ///   - request: the GET (or HEAD) request.
     ///   - context: its context (its session, if any).
@@ -165,6 +204,7 @@ final class PageCache: Sendable {
             var entry = Entry(
                 version: version, fields: response.fields, segments: segments, size: response.body.count, hasSessionToken: !csrfToken.isEmpty)
             entry.isUnchanging = true
+            entry.prepare(placeholder: placeholderBytes)
             state.withLock { state in
                 state.serials += 1
                 entry.serial = state.serials
@@ -201,6 +241,7 @@ final class PageCache: Sendable {
 
     private func store(_ entry: Entry, key: String) {
         var entry = entry
+        entry.prepare(placeholder: placeholderBytes)
         state.withLock { state in
             state.serials += 1
             entry.serial = state.serials

@@ -19,7 +19,7 @@ struct PageRenderer: Sendable {
     /// Renders a response that holds a form with a CSRF token (``CSRFCookie``). A request without the cookie
     /// gets a new token, rendered into its forms; the cookie is set only when the response is a `200` page (an
     /// error, a redirect or a thrown error sets nothing). The routes hand tokens out only through it, and
-    /// `ImmediateAnswers` hands out a stored form page's new session as this would; so requests for anything
+    /// the page cache hands out a stored form page's new session as this does (``SessionIssuer``); so requests for anything
     /// without a form (JSON, static files, fragments without forms, redirects, errors) never set the cookie.
     func withFormSession(_ context: DashboardContext, _ render: (_ csrfToken: String) async throws -> HTTPResponse) async throws -> HTTPResponse {
         try await Self.withFormSession(context, render)
@@ -28,10 +28,10 @@ struct PageRenderer: Sendable {
     /// ``withFormSession(_:_:)``, which needs nothing of the renderer (for ``PageCache/formPage(_:_:isStorable:render:)``).
     static func withFormSession(_ context: DashboardContext, _ render: (_ csrfToken: String) async throws -> HTTPResponse) async throws -> HTTPResponse {
         if let existing = context.csrfToken { return try await render(existing) }
-        let token = CSRFCookie.randomToken()
+        let token = String(decoding: SessionIssuer.newToken(), as: UTF8.self)
         var response = try await render(token)
         guard response.status == .ok else { return response }
-        response.fields.append(name: "Set-Cookie", value: CSRFCookie.setCookie(token: token))
+        response.fields.append(name: "Set-Cookie", value: SessionIssuer.setCookie(token: token))
         return response
     }
 

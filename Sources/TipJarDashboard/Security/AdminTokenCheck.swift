@@ -51,6 +51,16 @@ struct AdminTokenCheck: RouterMiddleware {
         }
     }
 
+    /// The same check at once, on the I/O thread (it reads only the head): a signed-in request goes on, one without the
+    /// token is refused; a `?token=` link, whose redirect sets a cookie, takes a task.
+    func immediateStep(_ request: HTTPRequest, context: inout DashboardContext) -> ImmediateStep {
+        switch check(request) {
+        case .allowed: .pass
+        case .redirect: .needsTask
+        case .refused: .refuse(Self.refusal)
+        }
+    }
+
     /// What a request without the token is refused with: 401 and the Bearer challenge.
     static let refusal = HTTPError(
         .unauthorized, title: "Sign-in required",

@@ -37,52 +37,46 @@ extension AppStoreServerAPIController {
     func registerNotifications(in router: inout Router<DashboardContext>) {
         // Request a Test Notification: https://developer.apple.com/documentation/appstoreserverapi/request-a-test-notification
         router.post("/inApps/v1/notifications/test") { request, _ in
-            try await answer(request) {
-                let queue = try notificationQueue()
-                guard try await queue.notificationSettings().url != nil else { throw AppStoreServerAPIError.notificationURLNotFound }
-                let test = ServerNotification.requestedTest(
-                    at: clock(), makeUUID: makeUUID, bundleID: service.appBundleID, environment: service.settings.environment.rawValue)
-                _ = try await queue.enqueue(test)
-                struct Body: Encodable { var testNotificationToken: String }
-                return JSONBody.response(Body(testNotificationToken: test.testToken ?? ""))
-            }
+            let queue = try notificationQueue()
+            guard try await queue.notificationSettings().url != nil else { throw AppStoreServerAPIError.notificationURLNotFound }
+            let test = ServerNotification.requestedTest(
+                at: clock(), makeUUID: makeUUID, bundleID: service.appBundleID, environment: service.settings.environment.rawValue)
+            _ = try await queue.enqueue(test)
+            struct Body: Encodable { var testNotificationToken: String }
+            return JSONBody.response(Body(testNotificationToken: test.testToken ?? ""))
         }
         // Get Test Notification Status: https://developer.apple.com/documentation/appstoreserverapi/get-test-notification-status
         router.get("/inApps/v1/notifications/test/:token") { request, context in
-            try await answer(request) {
-                let queue = try notificationQueue()
-                let token = context.parameters["token"] ?? ""
-                guard Self.isTestToken(token) else { throw AppStoreServerAPIError.invalidTestNotificationToken }
-                guard let test = try await queue.notification(testToken: token), test.signedPayload != nil else {
-                    throw AppStoreServerAPIError.testNotificationNotFound
-                }
-                return JSONBody.response(NotificationItem(test))
+            let queue = try notificationQueue()
+            let token = context.parameters["token"] ?? ""
+            guard Self.isTestToken(token) else { throw AppStoreServerAPIError.invalidTestNotificationToken }
+            guard let test = try await queue.notification(testToken: token), test.signedPayload != nil else {
+                throw AppStoreServerAPIError.testNotificationNotFound
             }
+            return JSONBody.response(NotificationItem(test))
         }
         // Get Notification History: https://developer.apple.com/documentation/appstoreserverapi/get-notification-history
         router.post("/inApps/v1/notifications/history") { request, _ in
-            try await answer(request) {
-                let queue = try notificationQueue()
-                let asked = try Self.historyQuery(AppStoreServerAPIRequests.object(request.body), now: clock())
-                let after = try Self.historyPosition(request.queryValue("paginationToken"))
-                var found: [ServerNotification] = []
-                if var query = try await customerScoped(asked) {
-                    query.afterID = after
-                    query.limit = Self.historyPageSize + 1
-                    found = try await queue.notifications(matching: query)
-                }
-                let page = Array(found.prefix(Self.historyPageSize))
-                struct Body: Encodable {
-                    var notificationHistory: [NotificationItem]
-                    var hasMore: Bool
-                    var paginationToken: String?
-                }
-                let hasMore = found.count > page.count
-                return JSONBody.response(
-                    Body(
-                        notificationHistory: page.map(NotificationItem.init), hasMore: hasMore,
-                        paginationToken: hasMore ? page.last.map { CompactJWS.base64URL(Data("n\($0.id)".utf8)) } : nil))
+            let queue = try notificationQueue()
+            let asked = try Self.historyQuery(AppStoreServerAPIRequests.object(request.body), now: clock())
+            let after = try Self.historyPosition(request.queryValue("paginationToken"))
+            var found: [ServerNotification] = []
+            if var query = try await customerScoped(asked) {
+                query.afterID = after
+                query.limit = Self.historyPageSize + 1
+                found = try await queue.notifications(matching: query)
             }
+            let page = Array(found.prefix(Self.historyPageSize))
+            struct Body: Encodable {
+                var notificationHistory: [NotificationItem]
+                var hasMore: Bool
+                var paginationToken: String?
+            }
+            let hasMore = found.count > page.count
+            return JSONBody.response(
+                Body(
+                    notificationHistory: page.map(NotificationItem.init), hasMore: hasMore,
+                    paginationToken: hasMore ? page.last.map { CompactJWS.base64URL(Data("n\($0.id)".utf8)) } : nil))
         }
     }
 

@@ -8,10 +8,11 @@ import TipJarScenario
 /// App Store server would (Sources/TipJarDashboard/README.md, "App Store Server API"): a developer's backend, pointed
 /// here with Apple's App Store Server Library in the `LocalTesting` environment, reads what the simulated devices bought.
 ///
-/// Every route needs a bearer JWT of Apple's shape (``AppStoreServerAPIToken``; its signature is not verified) and
-/// answers errors as Apple does (``AppStoreServerAPIError``). Signed transactions are the transactions' unsecured JWS
-/// (``CompactJWS``). The routes pass the same middlewares as the JSON API (the admin token, when set, is then sent as
-/// the `tipjar_admin` cookie, the `Authorization` field holding the JWT); they take JSON, not forms, so no CSRF token.
+/// Every route needs a bearer JWT of Apple's shape (``AppStoreServerAPIToken``; its signature is not verified), checked
+/// by its area's middleware (``gate``), and errors are answered as Apple does (``AppStoreServerAPIError``, the area's
+/// error format). Signed transactions are the transactions' unsecured JWS
+/// (``CompactJWS``). The routes pass the same JSON origin check as the JSON API (the admin token, when set, is then sent
+/// as the `tipjar_admin` cookie, the `Authorization` field holding the JWT); they take JSON, not forms, so no CSRF token.
 struct AppStoreServerAPIController: DashboardController {
     let service: TipJarService
     /// The current UNIX time in seconds, for the token's `exp` and `iat`.
@@ -30,125 +31,99 @@ struct AppStoreServerAPIController: DashboardController {
         registerNotifications(in: &router)
         // Get Transaction Info: https://developer.apple.com/documentation/appstoreserverapi/get-transaction-info
         router.get("/inApps/v1/transactions/:tid") { request, context in
-            try await answer(request) {
-                let stored = try await transaction(context)
-                struct Body: Encodable { var signedTransactionInfo: String }
-                return JSONBody.response(Body(signedTransactionInfo: Self.signed(stored)))
-            }
+            let stored = try await transaction(context)
+            struct Body: Encodable { var signedTransactionInfo: String }
+            return JSONBody.response(Body(signedTransactionInfo: Self.signed(stored)))
         }
         // Get Transaction History (v2): https://developer.apple.com/documentation/appstoreserverapi/get-transaction-history
         router.get("/inApps/v2/history/:tid") { request, context in
-            try await answer(request) { try await history(request, context, version: .v2) }
+            try await history(request, context, version: .v2)
         }
         // Get Transaction History V1 (deprecated): https://developer.apple.com/documentation/appstoreserverapi/get-transaction-history-v1
         router.get("/inApps/v1/history/:tid") { request, context in
-            try await answer(request) { try await history(request, context, version: .v1) }
+            try await history(request, context, version: .v1)
         }
         // Get App Transaction Info: https://developer.apple.com/documentation/appstoreserverapi/get-app-transaction-info
         router.get("/inApps/v1/transactions/appTransactions/:tid") { request, context in
-            try await answer(request) {
-                let accountID = try await customer(context)
-                let firstSeen = try await service.records.firstSeen(accountID: accountID) ?? clock()
-                let payload = APIModels.JWSAppTransactionPayload(
-                    accountID: accountID, bundleID: service.appBundleID, environment: service.settings.environment, firstSeen: firstSeen, now: clock())
-                struct Body: Encodable { var signedAppTransactionInfo: String }
-                return JSONBody.response(Body(signedAppTransactionInfo: CompactJWS.unsecured(payload)))
-            }
+            let accountID = try await customer(context)
+            let firstSeen = try await service.records.firstSeen(accountID: accountID) ?? clock()
+            let payload = APIModels.JWSAppTransactionPayload(
+                accountID: accountID, bundleID: service.appBundleID, environment: service.settings.environment, firstSeen: firstSeen, now: clock())
+            struct Body: Encodable { var signedAppTransactionInfo: String }
+            return JSONBody.response(Body(signedAppTransactionInfo: CompactJWS.unsecured(payload)))
         }
         // Finish Transaction: https://developer.apple.com/documentation/appstoreserverapi/finish-transaction
         router.post("/inApps/v1/transactions/:tid/finish") { request, context in
-            try await answer(request) {
-                let stored = try await transaction(context)
-                try await service.finishTransaction(transactionID: stored.transaction.id)
-                return HTTPResponse(status: .ok)
-            }
+            let stored = try await transaction(context)
+            try await service.finishTransaction(transactionID: stored.transaction.id)
+            return HTTPResponse(status: .ok)
         }
         // Set App Account Token: https://developer.apple.com/documentation/appstoreserverapi/set-app-account-token
         router.put("/inApps/v1/transactions/:tid/appAccountToken") { request, context in
-            try await answer(request) {
-                let body = try AppStoreServerAPIRequests.object(request.body)
-                try AppStoreServerAPIRequests.checkMembers(body, of: "UpdateAppAccountTokenRequest", in: ["appAccountToken"])
-                guard case .string(let text)? = body["appAccountToken"], text.utf8.count == 36, let token = UUID(uuidString: text) else {
-                    throw AppStoreServerAPIError.invalidAppAccountTokenUUID
-                }
-                let stored = try await transaction(context)
-                try await service.setAppAccountToken(token, transactionID: stored.transaction.id)
-                return HTTPResponse(status: .ok)
+            let body = try AppStoreServerAPIRequests.object(request.body)
+            try AppStoreServerAPIRequests.checkMembers(body, of: "UpdateAppAccountTokenRequest", in: ["appAccountToken"])
+            guard case .string(let text)? = body["appAccountToken"], text.utf8.count == 36, let token = UUID(uuidString: text) else {
+                throw AppStoreServerAPIError.invalidAppAccountTokenUUID
             }
+            let stored = try await transaction(context)
+            try await service.setAppAccountToken(token, transactionID: stored.transaction.id)
+            return HTTPResponse(status: .ok)
         }
         // Look Up Order ID: https://developer.apple.com/documentation/appstoreserverapi/look-up-order-id
         router.get("/inApps/v1/lookup/:orderId") { request, context in
-            try await answer(request) {
-                let orderID = try context.parameters.require("orderId")
-                struct Body: Encodable {
-                    var status: Int
-                    var signedTransactions: [String]
-                }
-                guard let id = Transaction.transactionID(orderID: orderID), let stored = try await service.records.transaction(withID: id),
-                    isServed(stored)
-                else { return JSONBody.response(Body(status: 1, signedTransactions: [])) }
-                return JSONBody.response(Body(status: 0, signedTransactions: [Self.signed(stored)]))
+            let orderID = try context.parameters.require("orderId")
+            struct Body: Encodable {
+                var status: Int
+                var signedTransactions: [String]
             }
+            guard let id = Transaction.transactionID(orderID: orderID), let stored = try await service.records.transaction(withID: id),
+                isServed(stored)
+            else { return JSONBody.response(Body(status: 1, signedTransactions: [])) }
+            return JSONBody.response(Body(status: 0, signedTransactions: [Self.signed(stored)]))
         }
         // Get Refund History (v2): https://developer.apple.com/documentation/appstoreserverapi/get-refund-history
         router.get("/inApps/v2/refund/lookup/:tid") { request, context in
-            try await answer(request) {
-                let revision = try AppStoreServerAPIRequests.Position(revision: request.queryValue("revision"))
-                let accountID = try await customer(context)
-                let rows = try await service.records.serverAPITransactions(
-                    matching: ServerAPIHistoryQuery(
-                        accountID: accountID, environment: service.settings.environment, appBundleID: service.appBundleID, order: .revoked,
-                        after: revision.map { ServerAPIHistoryQuery.Key(milliseconds: $0.milliseconds, id: $0.id) }, limit: Self.pageSize + 1))
-                let page = Array(rows.prefix(Self.pageSize))
-                let end = page.last.map(Self.revoked) ?? revision ?? AppStoreServerAPIRequests.Position(milliseconds: 0, id: 0)
-                struct Body: Encodable {
-                    var signedTransactions: [String]
-                    var revision: String
-                    var hasMore: Bool
-                }
-                return JSONBody.response(Body(signedTransactions: page.map(Self.signed), revision: end.revision, hasMore: rows.count > page.count))
+            let revision = try AppStoreServerAPIRequests.Position(revision: request.queryValue("revision"))
+            let accountID = try await customer(context)
+            let rows = try await service.records.serverAPITransactions(
+                matching: ServerAPIHistoryQuery(
+                    accountID: accountID, environment: service.settings.environment, appBundleID: service.appBundleID, order: .revoked,
+                    after: revision.map { ServerAPIHistoryQuery.Key(milliseconds: $0.milliseconds, id: $0.id) }, limit: Self.pageSize + 1))
+            let page = Array(rows.prefix(Self.pageSize))
+            let end = page.last.map(Self.revoked) ?? revision ?? AppStoreServerAPIRequests.Position(milliseconds: 0, id: 0)
+            struct Body: Encodable {
+                var signedTransactions: [String]
+                var revision: String
+                var hasMore: Bool
             }
+            return JSONBody.response(Body(signedTransactions: page.map(Self.signed), revision: end.revision, hasMore: rows.count > page.count))
         }
         // Send Consumption Information V1:
         // https://developer.apple.com/documentation/appstoreserverapi/send-consumption-information-v1
         router.put("/inApps/v1/transactions/consumption/:tid") { request, context in
-            try await answer(request) {
-                let body = try AppStoreServerAPIRequests.object(request.body)
-                let stored = try await transaction(context)
-                if let type = stored.transaction.productType, type != .consumable { throw AppStoreServerAPIError.notConsumable }
-                try AppStoreServerAPIRequests.checkConsumptionV1(body)
-                let json = JSONValue.object(body).text
-                try await service.recordConsumption(json, transactionID: stored.transaction.id)
-                try await service.consumptionInformationReceived(transactionID: stored.transaction.id, json: json)
-                return HTTPResponse(status: .accepted)
-            }
+            let body = try AppStoreServerAPIRequests.object(request.body)
+            let stored = try await transaction(context)
+            if let type = stored.transaction.productType, type != .consumable { throw AppStoreServerAPIError.notConsumable }
+            try AppStoreServerAPIRequests.checkConsumptionV1(body)
+            let json = JSONValue.object(body).text
+            try await service.recordConsumption(json, transactionID: stored.transaction.id)
+            try await service.consumptionInformationReceived(transactionID: stored.transaction.id, json: json)
+            return HTTPResponse(status: .accepted)
         }
         // Send Consumption Information (v2): https://developer.apple.com/documentation/appstoreserverapi/send-consumption-information
         router.put("/inApps/v2/transactions/consumption/:tid") { request, context in
-            try await answer(request) {
-                let body = try AppStoreServerAPIRequests.object(request.body)
-                let stored = try await transaction(context)
-                try AppStoreServerAPIRequests.checkConsumption(body)
-                let json = JSONValue.object(body).text
-                try await service.recordConsumption(json, transactionID: stored.transaction.id)
-                try await service.consumptionInformationReceived(transactionID: stored.transaction.id, json: json)
-                return HTTPResponse(status: .accepted)
-            }
+            let body = try AppStoreServerAPIRequests.object(request.body)
+            let stored = try await transaction(context)
+            try AppStoreServerAPIRequests.checkConsumption(body)
+            let json = JSONValue.object(body).text
+            try await service.recordConsumption(json, transactionID: stored.transaction.id)
+            try await service.consumptionInformationReceived(transactionID: stored.transaction.id, json: json)
+            return HTTPResponse(status: .accepted)
         }
     }
 
-    /// Checks the bearer token, then runs `handler`; an ``AppStoreServerAPIError`` or a refused token is answered in
-    /// Apple's shape, anything else (a storage failure) is thrown to the middlewares.
-    func answer(_ request: HTTPRequest, _ handler: () async throws -> HTTPResponse) async throws -> HTTPResponse {
-        do {
-            try AppStoreServerAPIToken.check(request.fields["Authorization"], bundleID: service.appBundleID, now: now())
-            return try await handler()
-        } catch let refusal as AppStoreServerAPIToken.Refusal {
-            return refusal.response
-        } catch let error as AppStoreServerAPIError {
-            return error.response
-        }
-    }
+    /// The middleware of this controller's area, in front of each of its routes: the bearer JWT (``AppStoreServerAPIGate``).
+    var gate: AppStoreServerAPIGate { AppStoreServerAPIGate(bundleID: service.appBundleID, now: now) }
 
     /// The Get Transaction History versions: v1 leaves out finished consumables that are not refunded ("The results
     /// don't include consumable in-app purchases that the app marks as finished",
