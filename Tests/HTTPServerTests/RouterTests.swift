@@ -137,6 +137,27 @@ struct RouterTests {
         #expect(guarded.answerBeforeBody(HTTPRequest(method: "POST", target: "/b.secret"))?.status == .forbidden, "refused from the head")
     }
 
+    @Test func aRememberedResolutionIsTheWalksOwnEvenPastTheMemosLimit() {
+        let chain = MiddlewareChain(router: makeRouter(), makeContext: { _ in BasicRequestContext() })
+        func described(_ resolution: (RouteIndex.Resolution, group: Int)) -> String {
+            switch resolution.0 {
+            case .route(let route, let parameters): "route \(route) \(parameters.pairs.count) group \(resolution.group)"
+            case .notImplemented: "501"
+            case .unmatched: "unmatched"
+            case .otherMethods(let allow): "405 \(allow)"
+            case .everyMethod: "*"
+            }
+        }
+        let asked = [("GET", "/installs"), ("POST", "/installs"), ("DELETE", "/installs"), ("BREW", "/installs"), ("GET", "/nowhere")]
+            + (0..<(RouteIndex.memoLimit + 10)).map { ("GET", "/installs/\($0)/purchases") }
+        for _ in 0..<2 {
+            for (method, path) in asked {
+                let walked = chain.index.walk(method: method, path: path, capturing: false)
+                #expect(described(chain.index.resolve(method: method, path: path, capturing: false)) == described(walked), "\(method) \(path)")
+            }
+        }
+    }
+
     @Test func unknownPathIs404() async {
         #expect(await makeRouter().respond(to: HTTPRequest(method: "GET", target: "/nope")).status == .notFound)
     }

@@ -1,3 +1,5 @@
+import Synchronization
+
 /// What ``MiddlewareChain`` resolves a request with, built once from a ``Router``: its tree of patterns, each node's
 /// routes by method and `Allow` value, each route's pattern and group, the groups' prefixes, and the set of methods the
 /// router recognizes. Not generic (a final class of its own, not a member of `MiddlewareChain<Context>`), so the walk runs
@@ -35,6 +37,17 @@ final class RouteIndex: Sendable {
     let methodList: [String]
     /// The `Allow` value of `OPTIONS *`.
     let allowEverything: String
+    /// Recent resolutions without parameters (the I/O thread's walk, the check before a body), by method and path: a
+    /// path asked for again costs one hash look-up instead of splitting it and walking the tree. At most
+    /// ``memoLimit``, all forgotten at once past it (a flood of distinct paths only empties it).
+    private let memo = Mutex<[MemoKey: (Resolution, Int)]>([:])
+    /// How many resolutions ``memo`` keeps.
+    static let memoLimit = 1_024
+
+    struct MemoKey: Hashable {
+        let method: String
+        let path: String
+    }
 
     init<Context>(_ router: Router<Context>) {
         trie = router.trie
@@ -64,6 +77,19 @@ final class RouteIndex: Sendable {
     /// - Returns: what the request reaches, and its group's number.
     @usableFromInline
     func resolve(method: String, path: String, capturing: Bool = true) -> (Resolution, group: Int) {
+        guard !capturing else { return walk(method: method, path: path, capturing: true) }
+        let key = MemoKey(method: method, path: path)
+        if let known = memo.withLock({ $0[key] }) { return known }
+        let resolved = walk(method: method, path: path, capturing: false)
+        memo.withLock { memo in
+            if memo.count >= Self.memoLimit { memo.removeAll(keepingCapacity: true) }
+            memo[key] = resolved
+        }
+        return resolved
+    }
+
+    /// ``resolve(method:path:capturing:)`` by a walk of the route tree.
+    func walk(method: String, path: String, capturing: Bool) -> (Resolution, group: Int) {
         if path == "*" { return (.everyMethod, 0) }
         let parts = RouteSegment.parts(of: path)
         guard methodList.contains(method) else { return (.notImplemented, group(ofPath: parts)) }
