@@ -53,6 +53,20 @@ struct NotificationSenderTests {
         }
     }
 
+    /// A live server whose notifications go to `receiver`, with `backlog` purchases queued before its sender starts,
+    /// and the sender running as `serve` runs it until `body` returns.
+    static func withSender(
+        to receiver: ScriptedReceiver, timeScale: Int = 1, backlog: Int = 0, _ body: (LiveServer) async throws -> Void
+    ) async throws {
+        try await withLiveServer { server in
+            try await server.storage.save(NotificationSettings(url: receiver.url, timeScale: timeScale))
+            if backlog > 0 { try await buy(server, count: backlog) }
+            let sending = Task { await server.stack.runNotifications() }
+            defer { sending.cancel() }
+            try await body(server)
+        }
+    }
+
     @Test func aNotificationAnsweredWith500IsRetriedOnAppleSchedule() async throws {
         try await withLiveServer { server in
             try await server.storage.save(NotificationSettings(url: "http://127.0.0.1:9/n", timeScale: 3_600))
@@ -119,10 +133,7 @@ struct NotificationSenderTests {
     @Test func aServerThatNeverAnswersHoldsAtMostFourAttemptsAndCostsAPurchaseNothing() async throws {
         let receiver = try ScriptedReceiver { _ in .silence }
         defer { receiver.stop() }
-        try await withLiveServer { server in
-            try await server.storage.save(NotificationSettings(url: receiver.url, timeScale: 1))
-            let sending = Task { await server.stack.runNotifications() }
-            defer { sending.cancel() }
+        try await Self.withSender(to: receiver) { server in
             try await Self.buy(server, count: 6)  // each answered while the server holds the posts unanswered
             #expect(await eventually { receiver.bodies.count == 4 }, "four attempts under way at once")
             let queued = try await server.storage.notifications(matching: NotificationQuery(limit: 10))
@@ -135,10 +146,7 @@ struct NotificationSenderTests {
     @Test func aTestNotificationIsPostedPastABacklogASilentServerHolds() async throws {
         let receiver = try ScriptedReceiver { _ in .silence }
         defer { receiver.stop() }
-        try await withLiveServer { server in
-            try await server.storage.save(NotificationSettings(url: receiver.url, timeScale: 1))
-            let sending = Task { await server.stack.runNotifications() }
-            defer { sending.cancel() }
+        try await Self.withSender(to: receiver) { server in
             try await Self.buy(server, count: 8)
             #expect(await eventually { receiver.bodies.count == 4 })
             let test = ServerNotification.requestedTest(at: Date(), makeUUID: { UUID().uuidString }, bundleID: "b", environment: "Xcode")
@@ -153,11 +161,7 @@ struct NotificationSenderTests {
     @Test func aBacklogTravelsInBatchesOverKeptConnectionsEachNotificationPostedOnce() async throws {
         let receiver = try ScriptedReceiver { _ in ScriptedReceiver.kept(200) }
         defer { receiver.stop() }
-        try await withLiveServer { server in
-            try await server.storage.save(NotificationSettings(url: receiver.url, timeScale: 1))
-            try await Self.buy(server, count: 40)  // queued before the sender starts: a backlog
-            let sending = Task { await server.stack.runNotifications() }
-            defer { sending.cancel() }
+        try await Self.withSender(to: receiver, backlog: 40) { server in
             #expect(
                 try await eventually {
                     try await server.storage.notifications(matching: NotificationQuery(limit: 100)).allSatisfy { $0.state == .delivered }
@@ -173,11 +177,7 @@ struct NotificationSenderTests {
         // Healthy for the first four (one a lane), so the lanes batch; then the fifth request fails.
         let receiver = try ScriptedReceiver { number in number == 4 ? ScriptedReceiver.status(500) : ScriptedReceiver.kept(200) }
         defer { receiver.stop() }
-        try await withLiveServer { server in
-            try await server.storage.save(NotificationSettings(url: receiver.url, timeScale: 3_600))
-            try await Self.buy(server, count: 40)
-            let sending = Task { await server.stack.runNotifications() }
-            defer { sending.cancel() }
+        try await Self.withSender(to: receiver, timeScale: 3_600, backlog: 40) { server in
             #expect(
                 try await eventually {
                     let all = try await server.storage.notifications(matching: NotificationQuery(limit: 100))
