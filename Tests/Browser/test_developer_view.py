@@ -250,7 +250,7 @@ def test_the_readme_tour_works_when_the_reader_moves_between_pages(browser, serv
     assert (row[1].text, row[3].text, row[5].text) == ("counted", "purchase", "yes"), [cell.text for cell in row]
     browser.get(server.base + "/store")  # 4: Store, failing, Apply; back to the install from Installs; Relaunch
     click_centred(browser, browser.find_element(By.CSS_SELECTOR, 'input[name="catalog"][value="failing"]'))
-    click_centred(browser, browser.find_element(By.CSS_SELECTOR, "form .apply button"))
+    apply_first_group(browser)
     try:
         browser.get(server.base + "/installs")
         browser.find_element(By.CSS_SELECTOR, f'.table-scroll a[href="{install_url.replace(server.base, "")}"]').click()
@@ -262,10 +262,17 @@ def test_the_readme_tour_works_when_the_reader_moves_between_pages(browser, serv
     finally:
         browser.get(server.base + "/store")  # 5: normal, Apply; the install opened afresh loads the tiles by itself
         click_centred(browser, browser.find_element(By.CSS_SELECTOR, 'input[name="catalog"][value="normal"]'))
-        click_centred(browser, browser.find_element(By.CSS_SELECTOR, "form .apply button"))
+        apply_first_group(browser)
     browser.get(install_url)
     wait_for_state(browser, "ready")
     assert len(tiles(browser)) == 3
+
+
+def apply_first_group(browser):
+    """Presses the first group's Apply on /store and waits for its answer: a page asked for before the form's redirect
+    came back would be replaced by it."""
+    click_centred(browser, browser.find_element(By.CSS_SELECTOR, "form .apply button"))
+    wait(browser, lambda: "flash=saved-" in browser.current_url, message="the group was not applied")
 
 
 # 9. Small things
