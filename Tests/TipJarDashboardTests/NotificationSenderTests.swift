@@ -243,7 +243,12 @@ struct NotificationSenderTests {
             #expect(await server.json("POST", "/api/transactions/\(id)/refund", #"{"reason":"other"}"#).status == 200)
             let transport = ScriptedTransport { _ in .success }
             try await Self.sender(server, transport, clock: ManualClock(.distantFuture.addingTimeInterval(-1))).sendDue()
-            let payloads = try transport.posted.withLock { $0 }.map { try AppStoreServerAPITests.decode($0.split(separator: ".")[1]) }
+            // Up to four sends go at once, so the receiver may hear the refund first. Apple's `signedDate` says why
+            // that is fine: a receiver with "multiple notifications for the same transaction ID" uses "the most recent
+            // `signedDate`", not the order of arrival. So the pair is read by type.
+            let payloads = try transport.posted.withLock { $0 }
+                .map { try AppStoreServerAPITests.decode($0.split(separator: ".")[1]) }
+                .sorted { ($0["notificationType"] as? String == "ONE_TIME_CHARGE") && ($1["notificationType"] as? String != "ONE_TIME_CHARGE") }
             #expect(payloads.compactMap { $0["notificationType"] as? String } == ["ONE_TIME_CHARGE", "REFUND"])
             for payload in payloads {
                 #expect(Set(payload.keys) == ["notificationType", "notificationUUID", "data", "version", "signedDate"])
