@@ -33,7 +33,7 @@ public struct TipJarEnvironment: Sendable {
     public static let live = TipJarEnvironment(
         now: { Date() },
         sleep: { try await Task.sleep(for: $0) },
-        makeInstallID: { UUID().uuidString.lowercased() },
+        makeInstallID: { UUID.random().uuidString.lowercased() },
         log: { message, metadata in
             // `write(contentsOf:)` throws where `write(_:)` would trap on a reader that went away (EPIPE).
             try? FileHandle.standardError.write(contentsOf: Data((logLine(message, metadata) + "\n").utf8))
