@@ -149,6 +149,43 @@ struct NotificationTransportTests {
         #expect(receiver.connections == 1, "RFC 9112 §9.3: the connection persists")
     }
 
+    @Test func theNextBatchTakesOverTheConnectionTheBatchBeforeLeftOpen() async throws {
+        let receiver = try ScriptedReceiver { _ in ScriptedReceiver.kept(200) }
+        defer { receiver.stop() }
+        let url = try #require(URL(string: receiver.url))
+        let transport = HTTPNotificationTransport()
+        let first = await transport.postAll((0..<2).map { Data(#"{"signedPayload":"\#($0)"}"#.utf8) }, to: url, timeout: 5)
+        let second = await transport.postAll([Data(#"{"signedPayload":"2"}"#.utf8)], to: url, timeout: 5)
+        #expect((first + second).map(\.result) == Array(repeating: .success, count: 3))
+        #expect(receiver.bodies.count == 3)
+        #expect(receiver.connections == 1, "RFC 9112 §9.3: kept between batches, not only within one")
+        #expect(transport.connections.count == 1)
+    }
+
+    @Test func keptConnectionsAreBoundedAndOneIdleTooLongIsClosedNotReused() throws {
+        func connected() -> KeptConnection {
+            let connection = KeptConnection()
+            connection.fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            return connection
+        }
+        let bounded = KeptConnections(limit: 2)
+        let three = [connected(), connected(), connected()]
+        for connection in three { bounded.giveBack(connection) }
+        #expect(bounded.count == 2 && three[2].fd == -1, "the one past the limit is closed")
+        #expect(bounded.take() === three[1], "the most recently used first")
+
+        let stale = KeptConnections(limit: 2, maximumIdle: 0)
+        let old = connected()
+        stale.giveBack(old)
+        let taken = stale.take()
+        #expect(taken !== old && taken.fd == -1, "a new, unconnected one instead")
+        #expect(old.fd == -1 && stale.count == 0, "the stale one is closed")
+
+        let closed = KeptConnection()
+        bounded.giveBack(closed)
+        #expect(bounded.count == 1, "a connection the server closed is not kept")
+    }
+
     @Test func aBatchStopsAtItsFirstAttemptThatIsNotASuccess() async throws {
         let (outcomes, receiver) = try await Self.postAll(4) { number in ScriptedReceiver.kept(number == 1 ? 500 : 200) }
         defer { receiver.stop() }

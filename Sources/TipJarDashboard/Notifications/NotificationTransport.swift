@@ -64,6 +64,8 @@ struct HTTPNotificationTransport: NotificationTransport {
     var policy = NotificationURLPolicy()
     /// The threads its `http` hops block on: one for each of the sender's lanes.
     let threads = HopThreads(limit: 5)
+    /// Connections a batch left open for the next one (one for each lane at most).
+    let connections = KeptConnections(limit: 5)
 
     /// Creates a transport that posts where `policy` allows.
     init(policy: NotificationURLPolicy = NotificationURLPolicy()) {
@@ -101,21 +103,22 @@ struct HTTPNotificationTransport: NotificationTransport {
 }
 
 extension HTTPNotificationTransport {
-    /// The batch on one hop thread over one kept connection (HTTP/1.1 persistence, RFC 9112 §9.3): each notification
-    /// of it costs a request and an answer, not a connection, a thread hand-off and a task. A cancelled batch (the
-    /// dashboard stopping) ends at once: what was posted keeps its outcome, the one under way is cut, the rest were not
-    /// posted.
+    /// The batch on one hop thread over one kept connection (HTTP/1.1 persistence, RFC 9112 §9.3), which the next batch
+    /// takes over when the server keeps it open: each notification costs a request and an answer, not a connection, a
+    /// thread hand-off and a task. A cancelled batch (the dashboard stopping) ends at once: what was posted keeps its
+    /// outcome, the one under way is cut, the rest were not posted.
     func postAll(_ bodies: [Data], to url: URL, timeout: TimeInterval) async -> [NotificationAttemptOutcome] {
-        guard bodies.count > 1 else { return bodies.isEmpty ? [] : [await post(bodies[0], to: url, timeout: timeout)] }
+        guard !bodies.isEmpty else { return [] }
         let progress = BatchProgress()
         let answer = FirstAnswer<[NotificationAttemptOutcome]>()
         let policy = policy
+        let connections = connections
         return await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 answer.wait(continuation)
                 threads.run {
-                    let connection = KeptConnection()
-                    defer { connection.close() }
+                    let connection = connections.take()
+                    defer { connections.giveBack(connection) }
                     for body in bodies {
                         let outcome = Self.attemptBlocking(body, to: url, timeout: timeout, policy: policy, keeping: connection)
                         guard progress.append(outcome), outcome.result == .success else { break }

@@ -118,7 +118,53 @@ final class FirstAnswer<Value: Sendable>: Sendable {
     }
 }
 
-/// A connection kept open between the notifications of one batch (``SocketNotificationHop/postBlocking(_:to:deadline:timeout:policy:keeping:)``),
+/// The connections batches left open, each handed to one batch at a time (``take()``), so a lane's next batch to the same
+/// server reuses its connection instead of opening one (HTTP/1.1 persistence, RFC 9112 §9.3). At most ``limit`` are kept;
+/// one idle for ``maximumIdle`` or longer is closed when next taken rather than reused, since servers close idle
+/// connections (RFC 9112 §9.5) and a stale one costs a failed send before the retry on a new connection.
+final class KeptConnections: Sendable {
+    let limit: Int
+    /// Idle time after which a kept connection is not reused, in nanoseconds.
+    let maximumIdle: UInt64
+    private let idle = Mutex<[KeptConnection]>([])
+
+    /// - Parameters:
+    ///   - limit: connections kept at most.
+    ///   - maximumIdle: seconds after which an idle connection is not reused (30 s; nginx's `keepalive_timeout` defaults to 75 s, Apache's `KeepAliveTimeout` to 5 s).
+    init(limit: Int, maximumIdle: TimeInterval = 30) {
+        self.limit = limit
+        self.maximumIdle = UInt64(max(0, maximumIdle) * 1e9)
+    }
+
+    /// A kept connection (the most recently used one), or a new, unconnected one.
+    func take() -> KeptConnection {
+        let now = DispatchTime.now().uptimeNanoseconds
+        let (taken, stale) = idle.withLock { idle -> (KeptConnection?, [KeptConnection]) in
+            let stale = idle.filter { now &- $0.idleSince >= maximumIdle }
+            idle.removeAll { now &- $0.idleSince >= maximumIdle }
+            return (idle.popLast(), stale)
+        }
+        for connection in stale { connection.close() }
+        return taken ?? KeptConnection()
+    }
+
+    /// Keeps `connection` for the next batch if it is still open and there is room; closes it otherwise.
+    func giveBack(_ connection: KeptConnection) {
+        guard connection.fd >= 0 else { return }
+        connection.idleSince = DispatchTime.now().uptimeNanoseconds
+        let kept = idle.withLock { idle -> Bool in
+            guard idle.count < limit else { return false }
+            idle.append(connection)
+            return true
+        }
+        if !kept { connection.close() }
+    }
+
+    /// How many are kept now.
+    var count: Int { idle.withLock { $0.count } }
+}
+
+/// A connection kept open between the notifications of a batch and for the next batch (``SocketNotificationHop/postBlocking(_:to:deadline:timeout:policy:keeping:)``),
 /// used on one thread at a time.
 final class KeptConnection: @unchecked Sendable {
     /// The socket, or -1.
@@ -127,6 +173,8 @@ final class KeptConnection: @unchecked Sendable {
     var origin = ""
     /// The last URL posted to, parsed.
     var parsed: (url: URL, components: URLComponents)?
+    /// When it was last given back to ``KeptConnections`` (`DispatchTime` uptime nanoseconds).
+    var idleSince: UInt64 = 0
 
     func close() {
         if fd >= 0 { _ = Glibc.close(fd) }
