@@ -234,6 +234,28 @@ struct NotificationSenderTests {
         }
     }
 
+    @Test func aLaneOpensOnlyWhenTheOnesBeforeItAreFull() throws {
+        let url = try #require(URL(string: "http://127.0.0.1:9/n"))
+        func claimed(_ count: Int, tests: Int = 0) -> [NotificationSender.Claimed] {
+            (0..<count).map { index in
+                let notification = ServerNotification(
+                    id: Int64(index), type: index < tests ? .test : .oneTimeCharge, createdAt: Date(timeIntervalSince1970: 0))
+                return NotificationSender.Claimed(notification: notification, url: url, timeScale: 1, dueAt: notification.createdAt)
+            }
+        }
+        func sizes(_ count: Int, tests: Int = 0, batchSize: Int) -> (tests: [Int], backlog: [Int]) {
+            let lanes = NotificationSender.lanes(for: claimed(count, tests: tests), testLanes: 1, backlogLanes: 4, batchSize: batchSize)
+            return (lanes.tests.map(\.count), lanes.backlog.map(\.count))
+        }
+        #expect(sizes(12, batchSize: 16) == ([], [12]), "what a step gathered goes over one connection")
+        #expect(sizes(40, batchSize: 16) == ([], [16, 16, 8]))
+        #expect(sizes(64, batchSize: 16) == ([], [16, 16, 16, 16]), "a backlog fills every lane")
+        #expect(sizes(4, batchSize: 1) == ([], [1, 1, 1, 1]), "a server that failed gets one a lane")
+        #expect(sizes(3, tests: 1, batchSize: 16) == ([1], [2]), "a TEST takes its own lane")
+        let order = NotificationSender.lanes(for: claimed(20), testLanes: 0, backlogLanes: 4, batchSize: 16).backlog
+        #expect(order.flatMap { $0.map(\.notification.id) } == Array(0..<20), "in the order they were due")
+    }
+
     @Test func aOneTimeChargeSentAfterARefundStillShowsTheTransactionUnrefunded() async throws {
         try await withLiveServer { server in
             try await server.storage.save(NotificationSettings(url: "http://127.0.0.1:9/n", timeScale: 1))

@@ -47,7 +47,7 @@ public struct NotificationSender: Sendable {
         queue: any ServerNotificationStorage, transport: any NotificationTransport = HTTPNotificationTransport(),
         transaction: @escaping @Sendable (UInt64) async throws -> StoredTransaction?, bundleID: String,
         environment: @escaping @Sendable () -> String, now: @escaping @Sendable () -> Date,
-        makeUUID: @escaping @Sendable () -> String = { UUID().uuidString.lowercased() }, attemptTimeout: TimeInterval = 5,
+        makeUUID: @escaping @Sendable () -> String = { UUID.random().uuidString.lowercased() }, attemptTimeout: TimeInterval = 5,
         concurrency: Int = 4, batchSize: Int = 16, gathering: Duration = .milliseconds(5)
     ) {
         self.queue = queue
@@ -285,9 +285,9 @@ public struct NotificationSender: Sendable {
                         }
                     }
                     let backlogPicks = picks.count - min(testLanes, picks.count { $0.type == .test })
-                    let batch = backlogLanes > 0 ? min(batchSize, (backlogPicks + backlogLanes - 1) / backlogLanes) : 1
+                    let batch = max(1, min(batchSize, backlogPicks))
                     let claimed = try await settle(finished, claiming: picks, url: url, settings: settings, batch: batch)
-                    let (tests, backlog) = Self.lanes(for: claimed, testLanes: testLanes, backlogLanes: backlogLanes)
+                    let (tests, backlog) = Self.lanes(for: claimed, testLanes: testLanes, backlogLanes: backlogLanes, batchSize: batchSize)
                     lanes.state.withLock { lanes in
                         lanes.ids.subtract(finished.map(\.claimed.notification.id))
                         lanes.ids.formUnion(claimed.map(\.notification.id))
@@ -323,19 +323,21 @@ public struct NotificationSender: Sendable {
     }
 
     /// The batches of the lanes `claimed` starts: each `TEST` one alone in a free `TEST` lane, then the rest in order,
-    /// spread over at most `backlogLanes` batches of nearly equal size.
-    static func lanes(for claimed: [Claimed], testLanes: Int, backlogLanes: Int) -> (tests: [[Claimed]], backlog: [[Claimed]]) {
+    /// in batches of `batchSize` (the last one shorter), at most `backlogLanes` of them. A lane is opened only when the
+    /// ones before it are full: a server that keeps up gets one connection and one hop thread's wake-up for what a step
+    /// gathered, not four; a backlog still fills every lane.
+    static func lanes(for claimed: [Claimed], testLanes: Int, backlogLanes: Int, batchSize: Int) -> (tests: [[Claimed]], backlog: [[Claimed]]) {
         var tests: [[Claimed]] = []
         var rest: [Claimed] = []
         for item in claimed {
             if item.notification.type == .test && tests.count < testLanes { tests.append([item]) } else { rest.append(item) }
         }
         guard !rest.isEmpty, backlogLanes > 0 else { return (tests, []) }
-        let count = min(backlogLanes, rest.count)
         var backlog: [[Claimed]] = []
         var start = 0
-        for lane in 0..<count {
-            let size = rest.count / count + (lane < rest.count % count ? 1 : 0)
+        while start < rest.count, backlog.count < backlogLanes {
+            // The last lane takes what is left, as the claim's lease counted (at most `batchSize` a lane).
+            let size = backlog.count == backlogLanes - 1 ? rest.count - start : min(max(1, batchSize), rest.count - start)
             backlog.append(Array(rest[start..<(start + size)]))
             start += size
         }
