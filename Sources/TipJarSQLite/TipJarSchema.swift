@@ -262,5 +262,6 @@ public enum TipJarSchema {
         ("v14-notifications", v14),
         ("v15-notification-attempts-under-way", v15),
         ("v16-server-api-history", v16),
+        ("v17-notification-keys-indexed-when-set", v17),
     ]
 }

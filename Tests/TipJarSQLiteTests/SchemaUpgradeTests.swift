@@ -124,6 +124,107 @@ struct SchemaUpgradeTests {
         #expect(try await storage.pendingTransactions().map(\.transaction.id) == [8], "an interrupted purchase is not Ask to Buy's")
     }
 
+    /// A database that stopped at `v16-server-api-history`, with queued, sending and `TEST` notifications and their
+    /// attempts, gains `v17-notification-keys-indexed-when-set` in place: every row and attempt as it was, the keys still
+    /// unique, and no key index entry for a notification that has no key yet.
+    @Test func upgradesTheNotificationsQueueToPartialKeyIndexesKeepingEveryRowAndAttempt() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tipjar-upgrade-v16-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("tipjar.sqlite3").path
+        let throughV16 = try #require(TipJarSchema.migrations.firstIndex { $0.identifier == "v16-server-api-history" })
+        var migrator = DatabaseMigrator()
+        for (identifier, sql) in TipJarSchema.migrations[...throughV16] {
+            migrator.registerMigration(identifier) { db in try db.execute(sql: sql) }
+        }
+        let install = "0a1b2c3d-0000-4000-8000-0000000000b6"
+        let old = try DatabasePool(path: path)
+        try migrator.migrate(old)
+        try old.writeSync { db in
+            try db.execute(
+                sql: """
+                    UPDATE notification_settings SET url = 'http://127.0.0.1:9/n', time_scale = 3600;
+                    INSERT INTO installs (id, locale, account_id, hearts, created_at_ms) VALUES ('\(install)', 'en', 'ana', 1, 0);
+                    INSERT INTO transactions (id, product_id, purchase_date_ms, storefront, account_id, install_id, status, is_finished,
+                        purchased_quantity, price, currency, product_type, app_bundle_id, signed_date_ms)
+                        VALUES (7, 'com.example.tipjar.tip.coffee', 1000, 'USA', 'ana', '\(install)', 'purchased', 1, 1, '0.99', 'USD',
+                                'Consumable', 'com.example.tipjar', 1000),
+                               (8, 'com.example.tipjar.tip.snack', 2000, 'USA', 'ana', '\(install)', 'purchased', 1, 1, '1.99', 'USD',
+                                'Consumable', 'com.example.tipjar', 2000);
+                    UPDATE notifications SET state = 'sending', attempt_count = 2, notification_uuid = 'uuid-7', signed_payload = 'a.b.',
+                        next_attempt_ms = 9000 WHERE transaction_id = 7;
+                    INSERT INTO notification_attempts (notification_id, attempt, attempted_at_ms, result, url, detail, ended_at_ms)
+                        SELECT id, 1, 1500, 'TIMED_OUT', 'http://127.0.0.1:9/n', 'no answer within 5 s', 6500 FROM notifications WHERE transaction_id = 7;
+                    INSERT INTO notification_attempts (notification_id, attempt, attempted_at_ms, result, url, detail, ended_at_ms)
+                        SELECT id, 2, 7000, 'OTHER', 'http://127.0.0.1:9/n', NULL, NULL FROM notifications WHERE transaction_id = 7;
+                    INSERT INTO notifications (notification_type, created_at_ms, test_token, notification_uuid, signed_payload, next_attempt_ms)
+                        VALUES ('TEST', 3000, 'token-1', 'uuid-test', 'c.d.', 3000);
+                    """)
+        }
+        func snapshot(_ db: Database) throws -> [[String]] {
+            let columns = "id, notification_type, subtype, transaction_id, created_at_ms, has_snapshot, signed_date_ms, revocation_date_ms, "
+                + "revocation_reason, revocation_type, revocation_percentage, consumption_request_reason, test_token, notification_uuid, "
+                + "signed_payload, state, attempt_count, next_attempt_ms"
+            let rows = try db.fetchAll(sql: "SELECT \(columns) FROM notifications ORDER BY id") { row in
+                (0..<18).map { "\(row[$0])" }
+            }
+            let attempts = try db.fetchAll(sql: "SELECT * FROM notification_attempts ORDER BY notification_id, attempt") { row in
+                (0..<7).map { "\(row[$0])" }
+            }
+            return rows + attempts
+        }
+        let before = try old.readSync(snapshot)
+        #expect(before.count == 5, "three notifications (two charges, a TEST) and two attempts")
+        try old.close()
+
+        let storage = try SQLiteTipJarStorage(path: path, configuration: TestWorld.testDatabase)
+        defer { try? storage.pool.close() }
+        #expect(try storage.pool.readSync { try SQLiteTipJarStorage.migrator.appliedIdentifiers($0) } == TipJarSchema.migrations.map(\.identifier))
+        #expect(try storage.pool.readSync(snapshot) == before, "every row and attempt, ids included")
+        try storage.pool.readSync { db in
+            #expect(try db.fetchAll(sql: "PRAGMA foreign_key_check") { "\($0[0])" }.isEmpty)
+            #expect(try db.fetchAll(sql: "PRAGMA integrity_check") { try $0.value(at: 0, as: String.self) } == ["ok"])
+            let indexes = try db.fetchAll(sql: "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'notifications' ORDER BY name") {
+                try $0.value(at: 0, as: String.self)
+            }
+            #expect(indexes == [
+                "notifications_by_created", "notifications_by_transaction", "notifications_due", "notifications_due_tests",
+                "notifications_test_token", "notifications_uuid",
+            ], "no automatic index on a column constraint")
+            #expect(try db.fetchValue(sql: "SELECT COUNT(*) FROM notifications INDEXED BY notifications_uuid WHERE notification_uuid IS NOT NULL", as: Int64.self) == 2)
+            let plan = try db.fetchAll(sql: "EXPLAIN QUERY PLAN SELECT * FROM notifications WHERE test_token = ?", arguments: ["token-1"]) {
+                try $0.value(named: "detail", as: String.self)
+            }
+            #expect(plan.contains { $0.contains("notifications_test_token") }, "\(plan)")
+        }
+        // The keys stay unique where they are set; any number of rows may have none.
+        #expect(throws: DatabaseError.self) {
+            try storage.pool.writeSync { db in
+                try db.execute(sql: "INSERT INTO notifications (notification_type, created_at_ms, notification_uuid, next_attempt_ms) VALUES ('TEST', 1, 'uuid-7', 1)")
+            }
+        }
+        #expect(throws: DatabaseError.self) {
+            try storage.pool.writeSync { db in
+                try db.execute(sql: "INSERT INTO notifications (notification_type, created_at_ms, test_token, next_attempt_ms) VALUES ('TEST', 1, 'token-1', 1)")
+            }
+        }
+        // The triggers of v14 queue into the table made again.
+        try storage.pool.writeSync { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO transactions (id, product_id, purchase_date_ms, storefront, account_id, install_id, status, is_finished,
+                        purchased_quantity, price, currency, product_type, app_bundle_id, signed_date_ms)
+                    VALUES (9, 'com.example.tipjar.tip.coffee', 4000, 'USA', 'ana', '\(install)', 'purchased', 0, 1, '0.99', 'USD',
+                            'Consumable', 'com.example.tipjar', 4000)
+                    """)
+        }
+        let queued = try await storage.notifications(matching: NotificationQuery(limit: 10))
+        #expect(queued.filter { $0.transactionID == 9 }.map(\.type) == [.oneTimeCharge])
+        #expect(queued.filter { $0.notificationUUID == nil }.count == 2, "the new charge and the untouched one have no key yet")
+        let sending = try #require(queued.first { $0.transactionID == 7 })
+        #expect(sending.attempts.map(\.result) == [.timedOut, .other] && !sending.attempts[1].hasEnded)
+    }
+
     @Test func theFixtureItselfIsNeverModified() throws {
         let fixture = try #require(Bundle.module.url(forResource: "Fixtures/v1", withExtension: "sqlite3"))
         let queue = try DatabasePool(path: fixture.path, configuration: DatabaseConfiguration(readOnly: true))
