@@ -4,7 +4,8 @@
 # --durability full and normal, beside the raw SQLite ceiling (one-row INSERT transactions, same
 # settings) measured in the same run. wrk keeps the load generator out of the way (scale_bench.sh's
 # Python clients saturate first). Each run also prints the server's CPU time per purchase (user +
-# system, from /proc/PID/stat, over the wrk run only), in microseconds.
+# system, from /proc/PID/stat, over the wrk run only), in microseconds, and the kilobytes it wrote per purchase
+# (`wchar` of /proc/PID/io: WAL frames, checkpoints and sockets), which a busy neighbour does not move.
 #
 # The machine is shared and its disk's fsync time drifts, so each durability runs ROUNDS times,
 # and each round brackets the server between two half-length ceiling runs (ceiling, server,
@@ -35,6 +36,7 @@ trap cleanup EXIT
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; } # utime + stime (proc(5)); the command name has no spaces
+written() { awk '$1 == "wchar:" {print $2}' "/proc/$1/io"; } # bytes passed to write(2) and kin: WAL frames, checkpoints, sockets
 
 # The notifications receiver: nginx answering 204 to every POST /hook (started once, when NOTIFICATIONS has "on").
 RECEIVER=""
@@ -71,7 +73,7 @@ newest_state() {
   curl -s "http://127.0.0.1:$1/api/notifications?limit=1" | python3 -c 'import json,sys; p=json.load(sys.stdin); print(p[0]["state"] if p else "none")'
 }
 
-run() { # durability round connections notifications -> "purchases/s p99 non-2xx cpu-µs-per-purchase"
+run() { # durability round connections notifications -> "purchases/s p99 non-2xx cpu-µs-per-purchase kB-written-per-purchase"
   local port; port="$(free_port)"
   local extra=()
   [ "${4:-off}" = on ] && extra=(--notifications-url "$RECEIVER")
@@ -93,13 +95,15 @@ function request()
 end
 LUA
   } > "$WORK/post.lua"
-  local ticks_before ticks_after
+  local ticks_before ticks_after written_before written_after
   ticks_before="$(cpu_ticks "$PID")"
+  written_before="$(written "$PID")"
   local out; out="$(wrk -t"$3" -c"$3" -d"${SECONDS_EACH}s" --latency -s "$WORK/post.lua" "http://127.0.0.1:$port")"
   if [ "${4:-off}" = on ]; then # the sending is part of a purchase's cost: wait for the queue to drain
     for _ in $(seq 1 600); do [ "$(newest_state "$port")" = delivered ] && break; sleep 0.1; done
   fi
   ticks_after="$(cpu_ticks "$PID")"
+  written_after="$(written "$PID")"
   kill "$PID"; wait "$PID" 2>/dev/null || true; PID=""
   local rps p99 non2xx requests cpu
   rps="$(awk '/Requests\/sec/ {print $2}' <<<"$out")"
@@ -107,7 +111,8 @@ LUA
   non2xx="$(awk '/Non-2xx/ {print $5}' <<<"$out")"
   requests="$(awk '/requests in/ {print $1}' <<<"$out")"
   cpu="$(python3 -c "print('%.0f' % (($ticks_after - $ticks_before) * 1e6 / $TICKS / max(1, $requests)))")"
-  echo "$rps $p99 ${non2xx:-0} $cpu"
+  local kb; kb="$(python3 -c "print('%.1f' % (($written_after - $written_before) / 1000 / max(1, $requests)))")"
+  echo "$rps $p99 ${non2xx:-0} $cpu $kb"
 }
 
 ceiling() { # FULL|NORMAL name seconds
@@ -127,7 +132,7 @@ PY
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 
 echo "purchases (wrk -tN -cN, ${SECONDS_EACH}s, one install per connection), release build; $ROUNDS rounds of ceiling, server, ceiling"
-printf '%-12s %5s %6s %12s %10s %12s %8s %8s %s\n' durability conns round purchases/s p99 ceiling/s ratio cpu-µs non-2xx
+printf '%-12s %5s %6s %12s %10s %12s %8s %8s %8s %s\n' durability conns round purchases/s p99 ceiling/s ratio cpu-µs kB-wrtn non-2xx
 summary=()
 declare -A median_cpu
 for connections in $CONNECTIONS; do
@@ -142,14 +147,14 @@ for connections in $CONNECTIONS; do
       for notifications in $NOTIFICATIONS; do
         half="$(python3 -c "print($SECONDS_EACH / 2)")"
         before="$(ceiling "$pragma" "$connections-$round-$notifications-before" "$half")"
-        read -r rps p99 bad cpu <<<"$(run "$durability" "$connections-$round" "$connections" "$notifications")"
+        read -r rps p99 bad cpu kb <<<"$(run "$durability" "$connections-$round" "$connections" "$notifications")"
         after="$(ceiling "$pragma" "$connections-$round-$notifications-after" "$half")"
         limit="$(( (before + after) / 2 ))"
         ratio="$(python3 -c "print('%.2f' % ($rps/$limit))")"
         ratios[$notifications]="${ratios[$notifications]:-} $ratio"
         cpus[$notifications]="${cpus[$notifications]:-} $cpu"
         round_cpu[$notifications]="$cpu"
-        printf '%-12s %5s %6s %12s %10s %12s %7sx %8s %s\n' "$durability" "$connections" "$round$([ "$notifications" = on ] && echo +n)" "$rps" "$p99" "$limit" "$ratio" "$cpu" "$bad"
+        printf '%-12s %5s %6s %12s %10s %12s %7sx %8s %8s %s\n' "$durability" "$connections" "$round$([ "$notifications" = on ] && echo +n)" "$rps" "$p99" "$limit" "$ratio" "$cpu" "$kb" "$bad"
       done
       if [ -n "${round_cpu[on]:-}" ] && [ -n "${round_cpu[off]:-}" ]; then
         pair_ratios+=("$(python3 -c "print('%.2f' % (${round_cpu[on]} / max(1, ${round_cpu[off]})))")")
