@@ -61,10 +61,10 @@ public final class DelayGate: Sendable {
     public var held: Int { state.withLock { $0.held } }
 
     /// Waits, with ``eventually(timeout:_:)``, until at least one caller waits at the gate.
-    /// - Parameter timeout: how long to wait; 10 s unless told.
+    /// - Parameter timeout: how long to wait; 30 s unless told, as ``eventually(timeout:_:)``.
     /// - Returns: Whether someone waited before the deadline.
     @discardableResult
-    public func untilSomeoneWaits(timeout: Duration = .seconds(10)) async -> Bool {
+    public func untilSomeoneWaits(timeout: Duration = .seconds(30)) async -> Bool {
         await eventually(timeout: timeout) { self.waiting > 0 }
     }
 }

@@ -8,13 +8,15 @@ public let eventuallyPollInterval: Duration = .milliseconds(10)
 /// answers whether it held. This is the only way a test waits: for a condition with a deadline, never for a duration.
 ///
 /// The deadline is a bound on a hang, not a measurement: a condition that holds answers at once, so the timeout can
-/// be generous (a whole suite on two shared cores can keep the code under test from running for seconds).
+/// be generous. A whole suite on two shared cores can keep the code under test from running for more than ten seconds:
+/// at its start some nine hundred tests queue on the two threads of the task pool, and in one CI run a task a test had
+/// just made waited there past a 10 s deadline before it ran at all (the trivial tests of that run report 13 s).
 /// - Parameters:
-///   - timeout: how long to keep checking; 10 s unless told.
+///   - timeout: how long to keep checking; 30 s unless told.
 ///   - condition: what must become true (another task or thread makes it so).
 /// - Returns: Whether `condition` held before the deadline (it is checked once more at the deadline).
 /// - Throws: What `condition` throws.
-public func eventually(timeout: Duration = .seconds(10), _ condition: () async throws -> Bool) async rethrows -> Bool {
+public func eventually(timeout: Duration = .seconds(30), _ condition: () async throws -> Bool) async rethrows -> Bool {
     let deadline = ContinuousClock.now + timeout
     while ContinuousClock.now < deadline {
         if try await condition() { return true }
@@ -26,11 +28,11 @@ public func eventually(timeout: Duration = .seconds(10), _ condition: () async t
 /// ``eventually(timeout:_:)`` for a synchronous caller on a thread of its own (a blocking socket test,
 /// a SQLite writer): the pause blocks this thread, never a task of the cooperative pool.
 /// - Parameters:
-///   - timeout: how long to keep checking; 10 s unless told.
+///   - timeout: how long to keep checking; 30 s unless told.
 ///   - condition: what must become true (another thread makes it so).
 /// - Returns: Whether `condition` held before the deadline.
 /// - Throws: What `condition` throws.
-public func eventuallyBlocking(timeout: Duration = .seconds(10), _ condition: () throws -> Bool) rethrows -> Bool {
+public func eventuallyBlocking(timeout: Duration = .seconds(30), _ condition: () throws -> Bool) rethrows -> Bool {
     let deadline = ContinuousClock.now + timeout
     while ContinuousClock.now < deadline {
         if try condition() { return true }
