@@ -2,7 +2,8 @@ import Foundation
 import Testing
 import TipJar
 
-/// `UUID.random()`: the version 4 UUIDs the dashboard gives installs and notifications (RFC 9562 §5.4).
+/// `UUID.random()` and `UUID.timeOrdered(at:)`: the version 4 UUIDs the dashboard gives installs (RFC 9562 §5.4) and
+/// the version 7 UUIDs it gives notifications (RFC 9562 §5.7).
 @Suite("Random UUIDs")
 struct RandomUUIDTests {
     @Test func everyOneIsVersion4WithTheRFCVariantAndParsesBack() throws {
@@ -38,5 +39,24 @@ struct RandomUUIDTests {
         for index in 0..<16 {
             #expect(ones[index] & zeros[index] == ~fixed[index], "octet \(index)")
         }
+    }
+
+    @Test func aTimeOrderedOneCarriesItsMillisecondAndVersion7() throws {
+        let date = Date(timeIntervalSince1970: 1_796_410_935.420)
+        let uuid = UUID.timeOrdered(at: date)
+        let bytes = withUnsafeBytes(of: uuid.uuid) { Array($0) }
+        let milliseconds = bytes[0..<6].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+        #expect(milliseconds == 1_796_410_935_420, "RFC 9562 §5.7: unix_ts_ms, big-endian")
+        #expect(bytes[6] >> 4 == 0b0111 && bytes[8] >> 6 == 0b10)
+        #expect(UUID(uuidString: uuid.uuidString.lowercased()) == uuid)
+    }
+
+    @Test func timeOrderedOnesSortByTimeAndDoNotRepeatWithinAMillisecond() {
+        let start = Date(timeIntervalSince1970: 1_796_410_935)
+        let later = (0..<1_000).map { UUID.timeOrdered(at: start.addingTimeInterval(Double($0) / 1_000)).uuidString.lowercased() }
+        #expect(later == later.sorted(), "text order is time order, as an index keeps them")
+        #expect(Set(later.map { $0.prefix(13) }).count == later.count, "one millisecond each")
+        let sameMillisecond = (0..<10_000).map { _ in UUID.timeOrdered(at: start) }
+        #expect(Set(sameMillisecond).count == sameMillisecond.count, "74 random bits apart")
     }
 }

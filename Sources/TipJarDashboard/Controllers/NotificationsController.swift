@@ -13,7 +13,7 @@ struct NotificationsController: DashboardController {
     /// Which notifications URLs are accepted.
     var policy = NotificationURLPolicy()
     /// A new `notificationUUID` (and test token part).
-    var makeUUID: @Sendable () -> String = { UUID.random().uuidString.lowercased() }
+    var makeUUID: @Sendable () -> String = { UUID.timeOrdered(at: Date()).uuidString.lowercased() }
 
     /// The queue and its settings, through the service.
     var queue: ServerNotifications { service.notifications }

@@ -28,6 +28,10 @@ public struct NotificationSender: Sendable {
     /// The store's environment now (for `TEST`).
     let environment: @Sendable () -> String
     let now: @Sendable () -> Date
+    /// A new `notificationUUID`, "a unique identifier for the notification"
+    /// (https://developer.apple.com/documentation/appstoreservernotifications/notificationuuid), whose version Apple does
+    /// not name: version 7 by default (``Foundation/UUID/timeOrdered(at:)``), so the queue's unique index of them grows at
+    /// its end.
     let makeUUID: @Sendable () -> String
     /// One attempt's deadline, redirects included.
     let attemptTimeout: TimeInterval
@@ -47,7 +51,7 @@ public struct NotificationSender: Sendable {
         queue: any ServerNotificationStorage, transport: any NotificationTransport = HTTPNotificationTransport(),
         transaction: @escaping @Sendable (UInt64) async throws -> StoredTransaction?, bundleID: String,
         environment: @escaping @Sendable () -> String, now: @escaping @Sendable () -> Date,
-        makeUUID: @escaping @Sendable () -> String = { UUID.random().uuidString.lowercased() }, attemptTimeout: TimeInterval = 5,
+        makeUUID: @escaping @Sendable () -> String = { UUID.timeOrdered(at: Date()).uuidString.lowercased() }, attemptTimeout: TimeInterval = 5,
         concurrency: Int = 4, batchSize: Int = 16, gathering: Duration = .milliseconds(5)
     ) {
         self.queue = queue

@@ -20,7 +20,7 @@ struct AppStoreServerAPIController: DashboardController {
     /// The store's clock, for the notifications' dates.
     var clock: @Sendable () -> Date = { Date() }
     /// New `notificationUUID`s and test tokens.
-    var makeUUID: @Sendable () -> String = { UUID.random().uuidString.lowercased() }
+    var makeUUID: @Sendable () -> String = { UUID.timeOrdered(at: Date()).uuidString.lowercased() }
     /// The accounts by `appTransactionId`, derived once for every request this controller answers.
     let appTransactions = AppTransactionIndex()
 
