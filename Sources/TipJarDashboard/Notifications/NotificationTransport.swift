@@ -72,33 +72,11 @@ struct HTTPNotificationTransport: NotificationTransport {
         self.policy = policy
     }
 
+    /// One attempt: ``postAll(_:to:timeout:)`` with one body, so a single post and a batch take the same road (the hop
+    /// thread, the redirect rules, the kept connections).
     func post(_ body: Data, to url: URL, timeout: TimeInterval) async -> NotificationAttemptOutcome {
-        let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(max(timeout, 0) * 1e9)
-        var chain = RedirectChain(start: url, policy: policy)
-        while true {
-            let step: RedirectChain.Step
-            if chain.current.scheme?.lowercased() == "https" {
-                let hop = await URLSessionNotificationHop.post(body, to: chain.current, deadline: deadline, timeout: timeout, policy: policy)
-                step = chain.next(after: hop)
-            } else {
-                // Every `http` hop of the chain, and the decisions between them, on one hop thread: a redirect costs no
-                // thread hand-off, and no wait for a busy task pool can eat into the attempt's deadline between hops.
-                // A cancelled attempt (the dashboard stopping) ends at once as cut, to be retried on Apple's schedule.
-                let start = chain
-                let policy = policy
-                let cut = RedirectChain.Step.ended(
-                    NotificationAttemptOutcome(result: .other, detail: Self.cutShort, url: chain.current.absoluteString))
-                (chain, step) = await threads.perform(cancelled: (chain, cut)) {
-                    var chain = start
-                    while true {
-                        let hop = SocketNotificationHop.postBlocking(body, to: chain.current, deadline: deadline, timeout: timeout, policy: policy)
-                        let step = chain.next(after: hop)
-                        guard case .follow = step, chain.current.scheme?.lowercased() != "https" else { return (chain, step) }
-                    }
-                }
-            }
-            if case .ended(let outcome) = step { return outcome }
-        }
+        await postAll([body], to: url, timeout: timeout).first
+            ?? NotificationAttemptOutcome(result: .other, detail: Self.cutShort, url: url.absoluteString)
     }
 }
 

@@ -38,20 +38,6 @@ final class HopThreads: Sendable {
         }
     }
 
-    /// Runs `body` on one of the threads and returns what it returns, or `cancelled` as soon as the calling task is
-    /// cancelled (`body` then runs to its end unheard: a blocked system call cannot be taken back).
-    func perform<Value: Sendable>(cancelled: Value, _ body: @escaping @Sendable () -> Value) async -> Value {
-        let answer = FirstAnswer<Value>()
-        return await withTaskCancellationHandler {
-            await withCheckedContinuation { continuation in
-                answer.wait(continuation)
-                run { answer.give(body()) }
-            }
-        } onCancel: {
-            answer.give(cancelled)
-        }
-    }
-
     private func work() {
         while true {
             let job = state.withLock { state -> (@Sendable () -> Void)? in
