@@ -158,6 +158,26 @@ struct RouterTests {
         }
     }
 
+    @Test func aRememberedResolutionStillCapturesTheParametersAHandlerNeeds() {
+        let chain = MiddlewareChain(router: makeRouter(), makeContext: { _ in BasicRequestContext() })
+        func captured(_ resolution: (RouteIndex.Resolution, group: Int)) -> [String] {
+            guard case .route(_, let parameters) = resolution.0 else { return ["not a route"] }
+            return parameters.pairs.map { "\($0.name)=\($0.value)" }
+        }
+        // The I/O thread's walk first (no parameters), then the task's (its handler reads them), in both orders.
+        for (first, then) in [(false, true), (true, false), (true, true)] {
+            let path = "/installs/\(first)-\(then)/purchases"
+            let walked = chain.index.walk(method: "GET", path: path, capturing: true)
+            _ = chain.index.resolve(method: "GET", path: path, capturing: first)
+            let resolved = chain.index.resolve(method: "GET", path: path, capturing: then)
+            #expect(captured(resolved) == (then ? captured(walked) : captured(resolved)), "\(path)")
+            if then { #expect(captured(resolved) == ["id=\(first)-\(then)"]) }
+        }
+        // A route without parameters is answered from memory either way.
+        let listed = chain.index.resolve(method: "GET", path: "/installs", capturing: false)
+        #expect(captured(chain.index.resolve(method: "GET", path: "/installs", capturing: true)) == captured(listed))
+    }
+
     @Test func unknownPathIs404() async {
         #expect(await makeRouter().respond(to: HTTPRequest(method: "GET", target: "/nope")).status == .notFound)
     }

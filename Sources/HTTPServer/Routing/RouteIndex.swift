@@ -26,6 +26,8 @@ final class RouteIndex: Sendable {
     let patterns: [[RouteSegment]]
     /// Each route's group.
     let routeGroups: [Int]
+    /// Whether each route's pattern has a parameter (its resolution then carries what the path captured).
+    let capturesParameters: [Bool]
     /// Each group's prefix, by its number (the root's is empty).
     let prefixes: [[String]]
     /// Per node of the route tree: its routes by method (the first added of each; a few pairs, searched in order, where
@@ -37,8 +39,8 @@ final class RouteIndex: Sendable {
     let methodList: [String]
     /// The `Allow` value of `OPTIONS *`.
     let allowEverything: String
-    /// Recent resolutions without parameters (the I/O thread's walk, the check before a body), by method and path: a
-    /// path asked for again costs one hash look-up instead of splitting it and walking the tree. At most
+    /// Recent resolutions, by method and path: a path asked for again costs one hash look-up instead of splitting it
+    /// and walking the tree. At most
     /// ``memoLimit``, all forgotten at once past it (a flood of distinct paths only empties it).
     private let memo = Mutex<[MemoKey: (Resolution, Int)]>([:])
     /// How many resolutions ``memo`` keeps.
@@ -53,6 +55,9 @@ final class RouteIndex: Sendable {
         trie = router.trie
         patterns = router.table.map(\.segments)
         routeGroups = router.table.map { router.group(ofPattern: $0.segments) }
+        capturesParameters = router.table.map { route in
+            route.segments.contains { if case .parameter = $0 { true } else { false } }
+        }
         prefixes = router.groups.map(\.prefix)
         var endpoints: [(byMethod: [(method: String, route: Int)], allow: String)] = []
         for node in 0..<router.trie.nodeCount {
@@ -75,12 +80,19 @@ final class RouteIndex: Sendable {
     ///   - path: the request's decoded path.
     ///   - capturing: whether to capture the route's parameters (for its handler), else they are left empty.
     /// - Returns: what the request reaches, and its group's number.
+    ///
+    /// A remembered resolution answers both kinds of call, unless its route has parameters it was remembered without
+    /// (by the I/O thread's walk) and they are asked for: a request that the I/O thread walked and then handed to a task
+    /// is not walked again when its route captures nothing.
     @usableFromInline
     func resolve(method: String, path: String, capturing: Bool = true) -> (Resolution, group: Int) {
-        guard !capturing else { return walk(method: method, path: path, capturing: true) }
         let key = MemoKey(method: method, path: path)
-        if let known = memo.withLock({ $0[key] }) { return known }
-        let resolved = walk(method: method, path: path, capturing: false)
+        if let known = memo.withLock({ $0[key] }) {
+            guard capturing, case .route(let route, let parameters) = known.0, capturesParameters[route], parameters.pairs.isEmpty
+            else { return known }
+            return walk(method: method, path: path, capturing: true)
+        }
+        let resolved = walk(method: method, path: path, capturing: capturing)
         memo.withLock { memo in
             if memo.count >= Self.memoLimit { memo.removeAll(keepingCapacity: true) }
             memo[key] = resolved
