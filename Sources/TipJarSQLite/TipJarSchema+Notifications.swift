@@ -127,7 +127,8 @@ extension TipJarSchema {
     /// transaction: its rows (ids included) and its attempts are copied aside, the attempts emptied so dropping the table
     /// breaks no foreign key, the table created again with the same columns and checks, its rows and indexes put back,
     /// then its attempts. Nothing is renamed, so the triggers that queue notifications (`v14`) read the table by the same
-    /// name throughout.
+    /// name throughout. The table's definition is written out again rather than shared with `v14`: a migration that
+    /// shipped never changes, so neither may depend on text the other could edit.
     public static let v17 = """
         CREATE TABLE notifications_v17_copy AS SELECT * FROM notifications;
         CREATE TABLE notification_attempts_v17_copy AS SELECT * FROM notification_attempts;

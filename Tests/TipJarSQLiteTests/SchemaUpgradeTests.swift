@@ -8,6 +8,26 @@ import TipJar
 /// A database created by the first schema version upgrades in place, keeping its data.
 @Suite("Schema upgrade")
 struct SchemaUpgradeTests {
+    /// A new folder of its own for one test's database files.
+    static func newFolder(_ name: String) throws -> URL {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("\(name)-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        return folder
+    }
+
+    /// The database at `path` migrated through the migration `identifier` and no later one, open, with the migrator
+    /// that did it: a file as a release that stopped there left it.
+    static func pool(at path: String, migratedThrough identifier: String) throws -> (DatabasePool, DatabaseMigrator) {
+        let last = try #require(TipJarSchema.migrations.firstIndex { $0.identifier == identifier })
+        var migrator = DatabaseMigrator()
+        for (identifier, sql) in TipJarSchema.migrations[...last] {
+            migrator.registerMigration(identifier) { db in try db.execute(sql: sql) }
+        }
+        let pool = try DatabasePool(path: path)
+        try migrator.migrate(pool)
+        return (pool, migrator)
+    }
+
     @Test func upgradesTheFirstSchemaVersionKeepingInstallsLedgerAndSettings() async throws {
         let fixture = try #require(Bundle.module.url(forResource: "Fixtures/v1", withExtension: "sqlite3"))
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tipjar-upgrade-\(UUID().uuidString)")
@@ -67,19 +87,12 @@ struct SchemaUpgradeTests {
     /// in place: its transactions keep their `Transaction` fields and status (a pending one stays Ask to Buy's, not
     /// interrupted), its ledger rows keep their quantity and have no reason, and an interrupted purchase can be saved.
     @Test func upgradesADatabaseThatStoppedAtTheTransactionFieldsMigration() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tipjar-upgrade-v5-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let directory = try Self.newFolder("tipjar-upgrade-v5")
         defer { try? FileManager.default.removeItem(at: directory) }
         let path = directory.appendingPathComponent("tipjar.sqlite3").path
-        let throughV5 = try #require(TipJarSchema.migrations.firstIndex { $0.identifier == "v5-transaction-fields" })
-        var migrator = DatabaseMigrator()
-        for (identifier, sql) in TipJarSchema.migrations[...throughV5] {
-            migrator.registerMigration(identifier) { db in try db.execute(sql: sql) }
-        }
         let install = "0a1b2c3d-0000-4000-8000-0000000000a5"
         let token = "5e0f1a2b-3c4d-4e5f-8a9b-0c1d2e3f4a5b"
-        let old = try DatabasePool(path: path)
-        try migrator.migrate(old)
+        let (old, migrator) = try Self.pool(at: path, migratedThrough: "v5-transaction-fields")
         try old.writeSync { db in
             try db.execute(
                 sql: """
@@ -128,18 +141,11 @@ struct SchemaUpgradeTests {
     /// attempts, gains `v17-notification-keys-indexed-when-set` in place: every row and attempt as it was, the keys still
     /// unique, and no key index entry for a notification that has no key yet.
     @Test func upgradesTheNotificationsQueueToPartialKeyIndexesKeepingEveryRowAndAttempt() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tipjar-upgrade-v16-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let directory = try Self.newFolder("tipjar-upgrade-v16")
         defer { try? FileManager.default.removeItem(at: directory) }
         let path = directory.appendingPathComponent("tipjar.sqlite3").path
-        let throughV16 = try #require(TipJarSchema.migrations.firstIndex { $0.identifier == "v16-server-api-history" })
-        var migrator = DatabaseMigrator()
-        for (identifier, sql) in TipJarSchema.migrations[...throughV16] {
-            migrator.registerMigration(identifier) { db in try db.execute(sql: sql) }
-        }
         let install = "0a1b2c3d-0000-4000-8000-0000000000b6"
-        let old = try DatabasePool(path: path)
-        try migrator.migrate(old)
+        let (old, _) = try Self.pool(at: path, migratedThrough: "v16-server-api-history")
         try old.writeSync { db in
             try db.execute(
                 sql: """
