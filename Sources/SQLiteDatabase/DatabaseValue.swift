@@ -20,7 +20,9 @@ public enum DatabaseValue: Sendable, Hashable {
 /// A Swift type that converts to and from ``DatabaseValue``.
 ///
 /// Conversions are strict: reading an `Int64` from a TEXT column fails instead of
-/// silently returning 0, which is what `sqlite3_column_int64` would do.
+/// silently returning 0, which is what `sqlite3_column_int64` would do. The conversions of this module's types are
+/// `@inlinable`, as the typed reads of ``Statement`` and ``Row`` are, so a row decoder in another module is
+/// specialized for the types it reads instead of looking up each `Optional`'s generic metadata at every column.
 public protocol DatabaseValueConvertible: Sendable {
     /// The value to bind for this Swift value.
     var databaseValue: DatabaseValue { get }
@@ -32,16 +34,16 @@ public protocol DatabaseValueConvertible: Sendable {
 
 extension DatabaseValue: DatabaseValueConvertible {
     /// Returns `self`.
-    public var databaseValue: DatabaseValue { self }
+    @inlinable public var databaseValue: DatabaseValue { self }
     /// Returns the value unchanged.
-    public static func fromDatabaseValue(_ databaseValue: DatabaseValue) -> DatabaseValue? { databaseValue }
+    @inlinable public static func fromDatabaseValue(_ databaseValue: DatabaseValue) -> DatabaseValue? { databaseValue }
 }
 
 extension Int64: DatabaseValueConvertible {
     /// `.integer(self)`.
-    public var databaseValue: DatabaseValue { .integer(self) }
+    @inlinable public var databaseValue: DatabaseValue { .integer(self) }
     /// Accepts INTEGER only.
-    public static func fromDatabaseValue(_ value: DatabaseValue) -> Int64? {
+    @inlinable public static func fromDatabaseValue(_ value: DatabaseValue) -> Int64? {
         if case .integer(let v) = value { return v }
         return nil
     }
@@ -49,9 +51,9 @@ extension Int64: DatabaseValueConvertible {
 
 extension Int: DatabaseValueConvertible {
     /// `.integer(Int64(self))`.
-    public var databaseValue: DatabaseValue { .integer(Int64(self)) }
+    @inlinable public var databaseValue: DatabaseValue { .integer(Int64(self)) }
     /// Accepts INTEGER values that fit in `Int`.
-    public static func fromDatabaseValue(_ value: DatabaseValue) -> Int? {
+    @inlinable public static func fromDatabaseValue(_ value: DatabaseValue) -> Int? {
         if case .integer(let v) = value { return Int(exactly: v) }
         return nil
     }
@@ -59,9 +61,9 @@ extension Int: DatabaseValueConvertible {
 
 extension Bool: DatabaseValueConvertible {
     /// `.integer(1)` or `.integer(0)`.
-    public var databaseValue: DatabaseValue { .integer(self ? 1 : 0) }
+    @inlinable public var databaseValue: DatabaseValue { .integer(self ? 1 : 0) }
     /// Accepts INTEGER (non-zero is `true`).
-    public static func fromDatabaseValue(_ value: DatabaseValue) -> Bool? {
+    @inlinable public static func fromDatabaseValue(_ value: DatabaseValue) -> Bool? {
         if case .integer(let v) = value { return v != 0 }
         return nil
     }
@@ -69,9 +71,9 @@ extension Bool: DatabaseValueConvertible {
 
 extension Double: DatabaseValueConvertible {
     /// `.real(self)`.
-    public var databaseValue: DatabaseValue { .real(self) }
+    @inlinable public var databaseValue: DatabaseValue { .real(self) }
     /// Accepts REAL and INTEGER.
-    public static func fromDatabaseValue(_ value: DatabaseValue) -> Double? {
+    @inlinable public static func fromDatabaseValue(_ value: DatabaseValue) -> Double? {
         switch value {
         case .real(let v): return v
         case .integer(let v): return Double(v)
@@ -82,9 +84,9 @@ extension Double: DatabaseValueConvertible {
 
 extension String: DatabaseValueConvertible {
     /// `.text(self)`.
-    public var databaseValue: DatabaseValue { .text(self) }
+    @inlinable public var databaseValue: DatabaseValue { .text(self) }
     /// Accepts TEXT only.
-    public static func fromDatabaseValue(_ value: DatabaseValue) -> String? {
+    @inlinable public static func fromDatabaseValue(_ value: DatabaseValue) -> String? {
         if case .text(let v) = value { return v }
         return nil
     }
@@ -92,9 +94,9 @@ extension String: DatabaseValueConvertible {
 
 extension Array: DatabaseValueConvertible where Element == UInt8 {
     /// `.blob(self)`.
-    public var databaseValue: DatabaseValue { .blob(self) }
+    @inlinable public var databaseValue: DatabaseValue { .blob(self) }
     /// Accepts BLOB only.
-    public static func fromDatabaseValue(_ value: DatabaseValue) -> [UInt8]? {
+    @inlinable public static func fromDatabaseValue(_ value: DatabaseValue) -> [UInt8]? {
         if case .blob(let v) = value { return v }
         return nil
     }
@@ -102,9 +104,9 @@ extension Array: DatabaseValueConvertible where Element == UInt8 {
 
 extension Data: DatabaseValueConvertible {
     /// `.blob([UInt8](self))`.
-    public var databaseValue: DatabaseValue { .blob([UInt8](self)) }
+    @inlinable public var databaseValue: DatabaseValue { .blob([UInt8](self)) }
     /// Accepts BLOB only.
-    public static func fromDatabaseValue(_ value: DatabaseValue) -> Data? {
+    @inlinable public static func fromDatabaseValue(_ value: DatabaseValue) -> Data? {
         if case .blob(let v) = value { return Data(v) }
         return nil
     }
@@ -112,9 +114,9 @@ extension Data: DatabaseValueConvertible {
 
 extension Optional: DatabaseValueConvertible where Wrapped: DatabaseValueConvertible {
     /// `.null` for `nil`, else the wrapped value's database value.
-    public var databaseValue: DatabaseValue { self?.databaseValue ?? .null }
+    @inlinable public var databaseValue: DatabaseValue { self?.databaseValue ?? .null }
     /// NULL becomes `.some(nil)`; other values convert through `Wrapped`.
-    public static func fromDatabaseValue(_ value: DatabaseValue) -> Wrapped?? {
+    @inlinable public static func fromDatabaseValue(_ value: DatabaseValue) -> Wrapped?? {
         if case .null = value { return .some(nil) }
         guard let wrapped = Wrapped.fromDatabaseValue(value) else { return nil }
         return .some(wrapped)

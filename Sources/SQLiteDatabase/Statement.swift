@@ -229,15 +229,11 @@ public final class Statement {
     /// - Returns: The converted value.
     /// - Throws: ``DatabaseError`` `SQLITE_RANGE` for a bad index, `SQLITE_MISMATCH`
     ///   when the stored value does not convert (e.g. NULL into `Int64`).
+    @inlinable
     public func value<T: DatabaseValueConvertible>(at index: Int, as type: T.Type = T.self) throws -> T {
-        guard index >= 0, index < columnCount else {
-            throw DatabaseError(extendedResultCode: SQLITE_RANGE, message: "column index \(index) out of range 0..<\(columnCount)", sql: sql)
-        }
+        guard index >= 0, index < columnCount else { throw outOfRange(index) }
         let stored = value(at: index)
-        guard let converted = T.fromDatabaseValue(stored) else {
-            throw DatabaseError(
-                extendedResultCode: SQLITE_MISMATCH, message: "column \(index) (\(columnNames[index])) holds \(Self.storageName(stored)), not convertible to \(T.self)", sql: sql)
-        }
+        guard let converted = T.fromDatabaseValue(stored) else { throw mismatch(index, stored, T.self) }
         return converted
     }
 
@@ -248,14 +244,32 @@ public final class Statement {
     /// - Returns: The converted value.
     /// - Throws: ``DatabaseError`` `SQLITE_RANGE` for an unknown column, naming it and the result's columns;
     ///   `SQLITE_MISMATCH` when the stored value does not convert.
+    @inlinable
     public func value<T: DatabaseValueConvertible>(named name: String, as type: T.Type = T.self) throws -> T {
-        guard let index = columnIndex(named: name) else {
-            throw DatabaseError(
-                extendedResultCode: SQLITE_RANGE,
-                message: "no result column named \"\(name)\" (the columns are \(columnNames.joined(separator: ", ")))",
-                sql: sql)
-        }
+        guard let index = columnIndex(named: name) else { throw unknownColumn(name) }
         return try value(at: index, as: type)
+    }
+
+    /// The error of a read at a column index the result does not have.
+    @usableFromInline
+    func outOfRange(_ index: Int) -> DatabaseError {
+        DatabaseError(extendedResultCode: SQLITE_RANGE, message: "column index \(index) out of range 0..<\(columnCount)", sql: sql)
+    }
+
+    /// The error of a read whose stored value does not convert to `type`.
+    @usableFromInline
+    func mismatch(_ index: Int, _ stored: DatabaseValue, _ type: Any.Type) -> DatabaseError {
+        DatabaseError(
+            extendedResultCode: SQLITE_MISMATCH, message: "column \(index) (\(columnNames[index])) holds \(Self.storageName(stored)), not convertible to \(type)", sql: sql)
+    }
+
+    /// The error of a read by a name no result column has.
+    @usableFromInline
+    func unknownColumn(_ name: String) -> DatabaseError {
+        DatabaseError(
+            extendedResultCode: SQLITE_RANGE,
+            message: "no result column named \"\(name)\" (the columns are \(columnNames.joined(separator: ", ")))",
+            sql: sql)
     }
 
     static func storageName(_ value: DatabaseValue) -> String {
@@ -283,12 +297,14 @@ public struct Row {
 
     /// Reads column `index` as `T`. See ``Statement/value(at:as:)``.
     /// - Throws: ``DatabaseError`` `SQLITE_RANGE` / `SQLITE_MISMATCH`.
+    @inlinable
     public func value<T: DatabaseValueConvertible>(at index: Int, as type: T.Type = T.self) throws -> T {
         try statement.value(at: index, as: type)
     }
 
     /// Reads the column `name` as `T`. See ``Statement/value(named:as:)``.
     /// - Throws: ``DatabaseError`` `SQLITE_RANGE` / `SQLITE_MISMATCH`.
+    @inlinable
     public func value<T: DatabaseValueConvertible>(named name: String, as type: T.Type = T.self) throws -> T {
         try statement.value(named: name, as: type)
     }
