@@ -420,15 +420,16 @@ enum SocketNotificationHop {
                 }
                 return .needMore
             }
-            let text = String(decoding: received[0..<end], as: UTF8.self)
-            let lines = text.split(omittingEmptySubsequences: true) { $0 == "\n" || $0 == "\r\n" || $0 == "\r" }
+            // Lines on the bytes (a CR, an LF or both end one, as before), not on `Character`s: this runs for every answer.
+            let lines = received[0..<end].split(omittingEmptySubsequences: true) { $0 == 0x0A || $0 == 0x0D }
             let status = lines.first.flatMap { line -> Int? in
-                let parts = line.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: false)
-                guard parts.count >= 2, parts[1].count == 3 else { return nil }
-                return Int(parts[1])
+                let parts = line.split(separator: 0x20, maxSplits: 2, omittingEmptySubsequences: false)
+                guard parts.count >= 2, parts[1].count == 3, parts[1].allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return nil }
+                return parts[1].reduce(0) { $0 * 10 + Int($1 - 0x30) }
             }
             guard let status, (100...599).contains(status) else {
-                return .answer(.failed(.invalidResponse, "the answer's status line is not HTTP/1.x's: \"\(lines.first.map { String($0.prefix(60)) } ?? "")\""))
+                let first = lines.first.map { String(String(decoding: $0, as: UTF8.self).prefix(60)) } ?? ""
+                return .answer(.failed(.invalidResponse, "the answer's status line is not HTTP/1.x's: \"\(first)\""))
             }
             if (100...199).contains(status) && status != 101 {
                 received.removeFirst(end)
@@ -436,8 +437,9 @@ enum SocketNotificationHop {
                 continue
             }
             if status == 101 { return .answer(.failed(.invalidResponse, "the server switched protocols (101), which a notification never asks for")) }
-            let location = lines.dropFirst().first { $0.lowercased().hasPrefix("location:") }
-                .map { String($0.dropFirst("location:".count)).trimmingCharacters(in: .whitespaces) }
+            let name = "location:".utf8.count
+            let location = lines.dropFirst().first { $0.count >= name && equalsIgnoringCase($0.prefix(name), "location:") }
+                .map { String(decoding: $0.dropFirst(name), as: UTF8.self).trimmingCharacters(in: .whitespaces) }
             return .answer(.answered(status: status, location: location))
         }
     }
