@@ -179,7 +179,7 @@ extension SQLiteTipJarStorage: ServerNotificationStorage {
             return ([Self.milliseconds(release.dueAt), n.id, n.attemptCount], [n.id, n.attemptCount])
         }
         let lease = Self.milliseconds(leaseUntil)
-        let claimed: [(update: StatementArguments, insert: StatementArguments, id: Int64)] = claims.map { claim in
+        let claimed: [(update: StatementArguments, insert: StatementArguments, won: ServerNotification)] = claims.map { claim in
             let n = claim.notification
             let update: StatementArguments = [
                 lease, claim.uuid, claim.payload, n.id, n.state.rawValue, n.attemptCount, Self.milliseconds(n.nextAttemptAt),
@@ -188,7 +188,15 @@ extension SQLiteTipJarStorage: ServerNotificationStorage {
                 n.id, n.attemptCount + 1, Self.milliseconds(claim.attempt.date), claim.attempt.result.rawValue, claim.attempt.url,
                 claim.attempt.detail, claim.attempt.endedAt.map(Self.milliseconds),
             ]
-            return (update, insert, n.id)
+            // The row as the compare-and-set leaves it (the columns it read are the ones it matched), so the write
+            // does not read it back.
+            var won = n
+            won.state = .sending
+            won.nextAttemptAt = Self.date(lease)
+            won.attemptCount += 1
+            won.notificationUUID = n.notificationUUID ?? claim.uuid
+            won.signedPayload = n.signedPayload ?? claim.payload
+            return (update, insert, won)
         }
         return try await write { db, _ in
             for arguments in recorded { _ = try Self.record(arguments, db) }
@@ -216,13 +224,12 @@ extension SQLiteTipJarStorage: ServerNotificationStorage {
                     INSERT INTO notification_attempts (notification_id, attempt, attempted_at_ms, result, url, detail, ended_at_ms)
                     VALUES (?, ?, ?, ?, ?, ?, ?)
                     """)
-            let read = try db.cachedStatement(sql: "SELECT \(Self.notificationColumns) FROM notifications WHERE id = ?")
             var won: [ServerNotification] = []
             for row in claimed {
                 try update.execute(arguments: row.update)
                 guard db.changes == 1 else { continue }
                 try insert.execute(arguments: row.insert)
-                if let notification = try read.fetchOne(arguments: [row.id], Self.notification) { won.append(notification) }
+                won.append(row.won)
             }
             return won
         }
