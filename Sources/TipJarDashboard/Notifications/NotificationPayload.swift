@@ -18,6 +18,18 @@ extension APIModels {
         var data: NotificationData
         var version = "2.0"
         var signedDate: Int64
+
+        /// The payload's JSON, keys sorted, as `JSONEncoder` with `.sortedKeys` writes it (``SortedJSONObject``).
+        var json: [UInt8] {
+            var object = SortedJSONObject()
+            object.add("data", object: data.json)
+            object.add("notificationType", notificationType)
+            object.add("notificationUUID", notificationUUID)
+            object.add("signedDate", signedDate)
+            object.add("subtype", subtype)
+            object.add("version", version)
+            return object.json
+        }
     }
 
     /// The payload's `data` (https://developer.apple.com/documentation/appstoreservernotifications/data): `bundleId`,
@@ -31,6 +43,16 @@ extension APIModels {
         var environment: String
         var signedTransactionInfo: String?
         var consumptionRequestReason: String?
+
+        /// The member's JSON, keys sorted (``SortedJSONObject``).
+        var json: [UInt8] {
+            var object = SortedJSONObject()
+            object.add("bundleId", bundleId)
+            object.add("consumptionRequestReason", consumptionRequestReason)
+            object.add("environment", environment)
+            object.add("signedTransactionInfo", signedTransactionInfo)
+            return object.json
+        }
     }
 
     /// The unsecured JWS (``CompactJWS``) of `notification`, whose UUID is `uuid`: the transaction as it was when the
@@ -54,7 +76,7 @@ extension APIModels {
                 bundleId: dataBundleID, environment: dataEnvironment, signedTransactionInfo: transactionJWS,
                 consumptionRequestReason: notification.consumptionRequestReason),
             signedDate: UTCTimestamp.milliseconds(since1970: notification.createdAt))
-        return CompactJWS.unsecured(body)
+        return CompactJWS.unsecured(json: body.json)
     }
 }
 

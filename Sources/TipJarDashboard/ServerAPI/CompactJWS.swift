@@ -25,6 +25,11 @@ enum CompactJWS {
         return encodedUnsecuredHeader + "." + base64URL(json) + "."
     }
 
+    /// The unsecured JWS of a payload already written as JSON (``SortedJSONObject``).
+    static func unsecured(json: [UInt8]) -> String {
+        encodedUnsecuredHeader + "." + base64URL(Data(json)) + "."
+    }
+
     /// ``unsecuredHeader`` in base64url, encoded once.
     static let encodedUnsecuredHeader = base64URL(Data(unsecuredHeader.utf8))
 

@@ -118,7 +118,36 @@ extension APIModels {
         /// The payload as StoreKit's `VerificationResult.jwsRepresentation` carries it: an unsecured compact JWS
         /// (``CompactJWS``), the same text the App Store Server API's `signedTransactionInfo` and
         /// `signedTransactions` hold.
-        var jwsRepresentation: String { CompactJWS.unsecured(self) }
+        var jwsRepresentation: String { CompactJWS.unsecured(json: json) }
+
+        /// The payload's JSON, keys sorted: the bytes `CompactJWS.unsecured(_:)` would write through `JSONEncoder`
+        /// (``SortedJSONObject``), each member under its ``CodingKeys`` name.
+        var json: [UInt8] {
+            var object = SortedJSONObject()
+            object.add("appAccountToken", appAccountToken)
+            object.add("appTransactionId", appTransactionID)
+            object.add("bundleId", bundleID)
+            object.add("currency", currency)
+            object.add("environment", environment)
+            object.add("inAppOwnershipType", inAppOwnershipType)
+            object.add("originalPurchaseDate", originalPurchaseDate)
+            object.add("originalTransactionId", originalTransactionID)
+            object.add("price", price)
+            object.add("productId", productID)
+            object.add("purchaseDate", purchaseDate)
+            object.add("quantity", quantity)
+            object.add("revocationDate", revocationDate)
+            object.add("revocationPercentage", revocationPercentage)
+            object.add("revocationReason", revocationReason)
+            object.add("revocationType", revocationType)
+            object.add("signedDate", signedDate)
+            object.add("storefront", storefront)
+            object.add("storefrontId", storefrontID)
+            object.add("transactionId", transactionID)
+            object.add("transactionReason", transactionReason)
+            object.add("type", type)
+            return object.json
+        }
 
         /// `price` in milliunits (× 1000), exactly for every App Store price (none has more than three decimals);
         /// a finer one is rounded to the nearest milliunit, halves away from zero.

@@ -1,0 +1,73 @@
+import Foundation
+import Testing
+import TipJar
+
+@testable import TipJarDashboard
+
+/// The payloads the dashboard signs are written by ``SortedJSONObject``; these hold their bytes equal to what
+/// `JSONEncoder` with `.sortedKeys` and `.withoutEscapingSlashes` writes for the same value, whatever members are set and
+/// whatever characters their strings hold.
+@Suite("Sorted JSON objects")
+struct SortedJSONObjectTests {
+    static func encoded(_ value: some Encodable) throws -> [UInt8] {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return Array(try encoder.encode(value))
+    }
+
+    /// Every control character, the two that JSON escapes, a slash, non-ASCII and the line separators JSON leaves as they are.
+    static let awkward = String((0..<0x20).map { Character(UnicodeScalar(UInt8($0))) }) + "\"\\/é\u{2028}\u{2029}\u{7F}😀 end"
+
+    static func transaction() -> Transaction {
+        Transaction(id: 42, productID: "com.example.tipjar.tip.coffee", purchaseDate: Date(timeIntervalSince1970: 1_700_000_000.123), storefront: "BRA")
+    }
+
+    @Test func aTransactionsPayloadIsTheEncodersBytesWithEveryMemberSetOrNone() throws {
+        var full = APIModels.JWSTransactionPayload(Self.transaction())
+        full.bundleID = "com.example.tipjar"
+        full.type = "Consumable"
+        full.appAccountToken = UUID(uuidString: "E621E1F8-C36C-495A-93FC-0C247A3E6E5F")?.uuidString.lowercased()
+        full.storefrontID = "143503"
+        full.price = 4_990
+        full.currency = "BRL"
+        full.revocationDate = 1_700_000_100_000
+        full.revocationReason = 1
+        full.revocationType = "REFUND_PRORATED"
+        full.revocationPercentage = 50_000
+        full.appTransactionID = "704289572311684532"
+        #expect(full.json == (try Self.encoded(full)))
+
+        var bare = full
+        (bare.bundleID, bare.type, bare.appAccountToken, bare.storefrontID, bare.price, bare.currency) = (nil, nil, nil, nil, nil, nil)
+        (bare.revocationDate, bare.revocationReason, bare.revocationType, bare.revocationPercentage, bare.appTransactionID) = (nil, nil, nil, nil, nil)
+        #expect(bare.json == (try Self.encoded(bare)))
+        #expect(!String(decoding: bare.json, as: UTF8.self).contains("null"))
+
+        var odd = full
+        odd.productID = Self.awkward
+        odd.storefront = Self.awkward
+        odd.price = -1
+        #expect(odd.json == (try Self.encoded(odd)))
+        #expect(odd.jwsRepresentation == CompactJWS.unsecured(odd))
+    }
+
+    @Test func aNotificationsPayloadIsTheEncodersBytesWithOrWithoutItsOptionalMembers() throws {
+        let data = APIModels.NotificationData(
+            bundleId: "com.example.tipjar", environment: "Xcode",
+            signedTransactionInfo: APIModels.JWSTransactionPayload(Self.transaction()).jwsRepresentation,
+            consumptionRequestReason: "UNINTENDED_PURCHASE")
+        var payload = APIModels.NotificationPayload(
+            notificationType: "CONSUMPTION_REQUEST", subtype: "SUMMARY", notificationUUID: "0192a0ff-6a34-7c0e-9f0e-4a8b5d7e1c2f",
+            data: data, signedDate: 1_700_000_000_123)
+        #expect(payload.json == (try Self.encoded(payload)))
+
+        payload.subtype = nil
+        payload.data.signedTransactionInfo = nil
+        payload.data.consumptionRequestReason = nil
+        #expect(payload.json == (try Self.encoded(payload)))
+
+        payload.data.bundleId = Self.awkward
+        payload.notificationType = Self.awkward
+        #expect(payload.json == (try Self.encoded(payload)))
+    }
+}
