@@ -82,7 +82,7 @@ public final class DatabasePool: Sendable {
     }
 
     /// Busy timeout, `foreign_keys` and `synchronous` on any connection (so any connection reports
-    /// them); with `setsUpFile` (the writer, unless read-only), first the identity stamp and WAL mode.
+    /// them); with `setsUpFile` (the writer, unless read-only), first the identity stamp, WAL mode and `temp_store`.
     private static func configure(_ db: Database, _ configuration: DatabaseConfiguration, setsUpFile: Bool) throws {
         let connection = try db.connection()
         let code = sqlite3_busy_timeout(connection, configuration.busyTimeoutMilliseconds)
@@ -96,6 +96,14 @@ public final class DatabasePool: Sendable {
             guard mode?.lowercased() == "wal" else {
                 throw DatabaseError(extendedResultCode: SQLITE_ERROR, message: "cannot enable WAL on \(db.path): journal_mode is \(mode ?? "unknown")", path: db.path)
             }
+            // The undo of each write's savepoint inside a group commit (its statement journal) stays in memory. SQLite
+            // keeps one in memory only up to 64 KiB, then moves it to a temporary file for the rest of the transaction
+            // (https://www.sqlite.org/tempfiles.html, "Statement Journal Files"): a write that changes a few dozen pages
+            // (a notification sender's step) passed that, and every write committed with it then went to that file too,
+            // two `pwrite` calls a page. Nothing reads a statement journal after its transaction, and a transaction is
+            // bounded, so memory holds it (https://www.sqlite.org/pragma.html#pragma_temp_store). Readers keep the
+            // default: their large sorts may still spill to disk.
+            try db.execute(sql: "PRAGMA temp_store = MEMORY")
         }
         try db.execute(sql: "PRAGMA foreign_keys = ON")
         try db.execute(sql: "PRAGMA synchronous = \(configuration.durability.pragmaValue)")
