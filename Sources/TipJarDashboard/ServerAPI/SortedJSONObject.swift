@@ -78,7 +78,6 @@ struct SortedJSONObject {
             case 0x0D: bytes.append(contentsOf: #"\r"#.utf8)
             case 0x09: bytes.append(contentsOf: #"\t"#.utf8)
             case 0x00..<0x20:
-                let hex = Array("0123456789abcdef".utf8)
                 bytes.append(contentsOf: #"\u00"#.utf8)
                 bytes.append(hex[Int(byte >> 4)])
                 bytes.append(hex[Int(byte & 0x0F)])
@@ -87,4 +86,7 @@ struct SortedJSONObject {
         }
         bytes.append(UInt8(ascii: "\""))
     }
+
+    /// The digits of `\u00XX`, lower case as `JSONEncoder` writes them.
+    private static let hex = Array("0123456789abcdef".utf8)
 }
