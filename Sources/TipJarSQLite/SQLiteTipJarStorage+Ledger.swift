@@ -109,6 +109,15 @@ extension SQLiteTipJarStorage {
         }
     }
 
+    /// `TipJarStorage.transactions(withIDs:)`: one primary-key lookup each, in one point read (one read transaction).
+    public nonisolated(nonsending) func transactions(withIDs ids: [UInt64]) async throws -> [StoredTransaction] {
+        guard !ids.isEmpty else { return [] }
+        return try pool.pointRead { db in
+            let statement = try db.cachedStatement(sql: "SELECT \(Self.transactionColumns) FROM transactions WHERE id = ?")
+            return try ids.compactMap { id in try statement.fetchOne(arguments: [Int64(bitPattern: id)], Self.storedTransaction) }
+        }
+    }
+
     /// `TipJarStorage.update(_:from:)`: status, purchase date, finished flag, revocation, `requested_again`, `settled_as` in one
     /// `UPDATE` whose `WHERE` names the state it expects (``unchangedCondition``); the changed-row count says who won.
     public nonisolated(nonsending) func update(_ stored: StoredTransaction, from expected: StoredTransaction) async throws -> Bool {

@@ -93,7 +93,7 @@ struct NotificationPageTests {
             try await server.storage.save(NotificationSettings(url: receiver.url, timeScale: 1))
             try await NotificationSenderTests.buy(server)
             let sender = NotificationSender(
-                queue: server.storage, transaction: { [records = server.service.records] in try await records.transaction(withID: $0) },
+                queue: server.storage, transactions: { [records = server.service.records] in try await records.transactions(withIDs: $0) },
                 bundleID: server.service.appBundleID, environment: { "Xcode" }, now: { Date() })
             #expect(try await sender.sendDue() == 1)
             let page = await server.send("GET", "/notifications").body

@@ -42,7 +42,7 @@ struct NotificationSenderTests {
     static func sender(_ server: LiveServer, _ transport: some NotificationTransport, clock: ManualClock) -> NotificationSender {
         let records = server.service.records
         return NotificationSender(
-            queue: server.storage, transport: transport, transaction: { try await records.transaction(withID: $0) },
+            queue: server.storage, transport: transport, transactions: { try await records.transactions(withIDs: $0) },
             bundleID: server.service.appBundleID, environment: { "LocalTesting" }, now: { clock.now })
     }
 
@@ -65,6 +65,16 @@ struct NotificationSenderTests {
             defer { sending.cancel() }
             try await body(server)
         }
+    }
+
+    /// The body is `{"signedPayload": …}` (https://developer.apple.com/documentation/appstoreservernotifications/responsebodyv2),
+    /// the same JSON whether the payload is a compact JWS (copied as it is) or anything else (through `JSONEncoder`).
+    @Test func thePostedBodyIsTheSignedPayloadAsJSONWhateverItHolds() throws {
+        for payload in ["eyJhbGciOiJub25lIn0.eyJ4IjoiPj4-Pz8_In0.", "", #"quote " backslash \ é \#u{1}"#] {
+            let body = NotificationSender.body(payload)
+            #expect(try JSONSerialization.jsonObject(with: body) as? [String: String] == ["signedPayload": payload])
+        }
+        #expect(String(decoding: NotificationSender.body("a.b."), as: UTF8.self) == #"{"signedPayload":"a.b."}"#)
     }
 
     @Test func aNotificationAnsweredWith500IsRetriedOnAppleSchedule() async throws {

@@ -37,6 +37,14 @@ extension StorageRule {
             await #expect(throws: (any Error).self) { try await world.storage.insert(other) }
             #expect(try await world.storage.transaction(withID: 41)?.transaction.productID == RuleWorld.coffee)
         },
+        StorageRule(name: "transactions read by ID together are the ones that exist, in the order asked, each as read alone") { world in
+            let install = try await world.runningInstall()
+            for id: UInt64 in [51, 52, 53] { try await world.storage.insert(stored(id, for: install)) }
+            let read = try await world.storage.transactions(withIDs: [53, 99, 51, 52])
+            #expect(read.map(\.transaction.id) == [53, 51, 52])
+            #expect(read.first == (try await world.storage.transaction(withID: 53)))
+            #expect(try await world.storage.transactions(withIDs: []).isEmpty)
+        },
         StorageRule(name: "an install ID is saved once: a second insert is refused and the first stays") { world in
             let install = try await world.runningInstall()
             var copy = install

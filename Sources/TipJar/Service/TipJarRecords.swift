@@ -29,6 +29,10 @@ public struct TipJarRecords: Sendable {
     public func transaction(withID id: UInt64) async throws -> StoredTransaction? {
         try await storage.transaction(withID: id).flatMap { $0.isListed ? $0 : nil }
     }
+    /// ``TipJarStorage/transactions(withIDs:)``, the ones transaction lists hold (``transaction(withID:)``).
+    public func transactions(withIDs ids: [UInt64]) async throws -> [StoredTransaction] {
+        try await storage.transactions(withIDs: ids).filter(\.isListed)
+    }
     /// Refund requests the app sent, newest first, at most `limit`.
     public func refundRequests(limit: Int = 200) async throws -> [RefundRequest] { try await storage.refundRequests(limit: limit) }
 

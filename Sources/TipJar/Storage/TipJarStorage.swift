@@ -52,6 +52,8 @@ public protocol TipJarStorage: Sendable {
     nonisolated(nonsending) func insert(_ transaction: StoredTransaction) async throws
     /// The stored transaction with `id`, or `nil`.
     nonisolated(nonsending) func transaction(withID id: UInt64) async throws -> StoredTransaction?
+    /// The stored transactions of `ids` that exist, in one read (one snapshot), in the order of `ids`.
+    nonisolated(nonsending) func transactions(withIDs ids: [UInt64]) async throws -> [StoredTransaction]
     /// Moves a stored transaction to `transaction`'s state (status, purchase and signed dates, revocation, finished
     /// flag, an Ask to Buy request's `requestedAgain`, `settledAs`, `consumptionInfo`) only while it is still in the state `expected` was
     /// read in: the same status (an interrupted purchase counts as its own status), revocation and `requestedAgain`. The check and the change are one statement, so of actions

@@ -19,7 +19,7 @@ extension DashboardStack {
         let records = service.records
         let service = service
         return NotificationSender(
-            queue: queue, transport: HTTPNotificationTransport(policy: policy), transaction: { id in try await records.transaction(withID: id) },
+            queue: queue, transport: HTTPNotificationTransport(policy: policy), transactions: { ids in try await records.transactions(withIDs: ids) },
             bundleID: service.appBundleID,
             environment: { service.settings.environment.rawValue }, now: environment.now)
     }

@@ -22,8 +22,8 @@ import TipJar
 public struct NotificationSender: Sendable {
     let queue: any ServerNotificationStorage
     let transport: any NotificationTransport
-    /// The transaction with an ID (for `signedTransactionInfo`).
-    let transaction: @Sendable (UInt64) async throws -> StoredTransaction?
+    /// The transactions with some IDs, in one read (for `signedTransactionInfo`).
+    let transactions: @Sendable ([UInt64]) async throws -> [StoredTransaction]
     let bundleID: String
     /// The store's environment now (for `TEST`).
     let environment: @Sendable () -> String
@@ -49,14 +49,14 @@ public struct NotificationSender: Sendable {
 
     init(
         queue: any ServerNotificationStorage, transport: any NotificationTransport = HTTPNotificationTransport(),
-        transaction: @escaping @Sendable (UInt64) async throws -> StoredTransaction?, bundleID: String,
+        transactions: @escaping @Sendable ([UInt64]) async throws -> [StoredTransaction], bundleID: String,
         environment: @escaping @Sendable () -> String, now: @escaping @Sendable () -> Date,
         makeUUID: @escaping @Sendable () -> String = { UUID.timeOrdered(at: Date()).uuidString.lowercased() }, attemptTimeout: TimeInterval = 5,
         concurrency: Int = 4, batchSize: Int = 16, gathering: Duration = .milliseconds(5)
     ) {
         self.queue = queue
         self.transport = transport
-        self.transaction = transaction
+        self.transactions = transactions
         self.bundleID = bundleID
         self.environment = environment
         self.now = now
@@ -67,10 +67,11 @@ public struct NotificationSender: Sendable {
         self.gathering = gathering
     }
 
-    /// The `signedPayload` of `notification` with `uuid`.
-    func signedPayload(_ notification: ServerNotification, uuid: String) async throws -> String {
-        let stored = try await notification.transactionID.asyncMap(transaction) ?? nil
-        return APIModels.signedPayload(for: notification, uuid: uuid, stored: stored, bundleID: bundleID, environment: environment())
+    /// The `signedPayload` of `notification` with `uuid`, its transaction (if it has one) found in `stored`.
+    func signedPayload(_ notification: ServerNotification, uuid: String, stored: [UInt64: StoredTransaction]) -> String {
+        APIModels.signedPayload(
+            for: notification, uuid: uuid, stored: notification.transactionID.flatMap { stored[$0] }, bundleID: bundleID,
+            environment: environment())
     }
 
     /// The body posted: `{"signedPayload": …}`. A compact JWS is base64url parts and dots (RFC 7515 §7.1), which JSON
@@ -80,15 +81,18 @@ public struct NotificationSender: Sendable {
             (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte) || byte == 0x2D || byte == 0x5F
                 || byte == 0x2E
         }
-        // On the contiguous bytes when there are (a native string's always are): this runs for every notification posted.
-        let compact = signedPayload.utf8.withContiguousStorageIfAvailable { $0.allSatisfy(isCompact) } ?? signedPayload.utf8.allSatisfy(isCompact)
-        if compact {
-            var body = Data(capacity: signedPayload.utf8.count + 21)
+        // Checked and copied on the string's contiguous UTF-8 (a native string's already is): this runs for every
+        // notification posted.
+        var payload = signedPayload
+        let compact = payload.withUTF8 { bytes -> Data? in
+            guard bytes.allSatisfy(isCompact) else { return nil }
+            var body = Data(capacity: bytes.count + 21)
             body.append(contentsOf: #"{"signedPayload":""#.utf8)
-            body.append(contentsOf: signedPayload.utf8)
+            body.append(bytes)
             body.append(contentsOf: #""}"#.utf8)
             return body
         }
+        if let compact { return compact }
         struct Body: Encodable { var signedPayload: String }
         return (try? JSONEncoder().encode(Body(signedPayload: signedPayload))) ?? Data()
     }
@@ -143,6 +147,10 @@ public struct NotificationSender: Sendable {
         var claims: [NotificationClaim] = []
         let started = now()
         if let url, let settings {
+            // The transactions of the notifications signed now, in one read.
+            let unsigned = notifications.filter { $0.signedPayload == nil && $0.state != .sending }.compactMap(\.transactionID)
+            var stored: [UInt64: StoredTransaction] = [:]
+            for transaction in try await transactions(unsigned) { stored[transaction.transaction.id] = transaction }
             for notification in notifications {
                 if notification.state == .sending {
                     try await closeCut(notification, timeScale: settings.timeScale)
@@ -150,14 +158,16 @@ public struct NotificationSender: Sendable {
                 }
                 let uuid = notification.notificationUUID ?? makeUUID()
                 var payload = notification.signedPayload ?? ""
-                if notification.signedPayload == nil { payload = try await signedPayload(notification, uuid: uuid) }
+                if notification.signedPayload == nil { payload = signedPayload(notification, uuid: uuid, stored: stored) }
                 claims.append(NotificationClaim(notification, uuid: uuid, payload: payload, attempt: .started(at: started, url: url.absoluteString)))
             }
         }
         let leaseUntil = started.addingTimeInterval(attemptTimeout * Double(max(1, batch) - 1) + lease)
         let claimed = try await queue.settle(records, releasing: releases, claiming: claims, leaseUntil: leaseUntil)
         guard let url, let settings else { return [] }
-        let dueAt = Dictionary(notifications.map { ($0.id, $0.nextAttemptAt) }, uniquingKeysWith: { first, _ in first })
+        var dueAt: [Int64: Date] = [:]
+        dueAt.reserveCapacity(notifications.count)
+        for notification in notifications where dueAt[notification.id] == nil { dueAt[notification.id] = notification.nextAttemptAt }
         return claimed.map { Claimed(notification: $0, url: url, timeScale: settings.timeScale, dueAt: dueAt[$0.id] ?? $0.nextAttemptAt) }
     }
 
@@ -421,13 +431,5 @@ final class WakeSignal: Sendable {
         } onCancel: {
             wake()
         }
-    }
-}
-
-extension Optional {
-    /// `map` with an async transform.
-    func asyncMap<T>(_ transform: (Wrapped) async throws -> T) async rethrows -> T? {
-        guard let self else { return nil }
-        return try await transform(self)
     }
 }
