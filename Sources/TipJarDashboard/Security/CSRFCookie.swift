@@ -1,9 +1,5 @@
 import Foundation
-import Synchronization
-
-#if canImport(Glibc)
-import Glibc
-#endif
+import TipJar
 
 /// The CSRF token, as OWASP's double-submit cookie pattern
 /// (https://cheatsheetseries.owasp.org/cheatsheets/Cross-Site_Request_Forgery_Prevention_Cheat_Sheet.html#alternative-using-a-double-submit-cookie-pattern):
@@ -26,31 +22,10 @@ enum CSRFCookie {
         String(decoding: randomTokenBytes(), as: UTF8.self)
     }
 
-    /// The system's CSPRNG output, read 4 KiB at a time (glibc's `arc4random_buf`, which in glibc 2.36 is one
-    /// `getrandom(2)` per call: a system call for every page view that starts a session otherwise). Each byte is handed
-    /// out once and zeroed as it is.
-    private static let randomPool = Mutex<(bytes: [UInt8], next: Int)>(([UInt8](repeating: 0, count: 4096), 4096))
-
-    /// Fills `buffer` (at most 4 KiB) from ``randomPool``.
-    static func fillRandom(_ buffer: UnsafeMutableRawBufferPointer) {
-        randomPool.withLock { pool in
-            if pool.next + buffer.count > pool.bytes.count {
-                pool.bytes.withUnsafeMutableBytes { arc4random_buf($0.baseAddress!, $0.count) }
-                pool.next = 0
-            }
-            pool.bytes.withUnsafeMutableBytes { bytes in
-                let taken = UnsafeMutableRawBufferPointer(rebasing: bytes[pool.next..<(pool.next + buffer.count)])
-                buffer.copyMemory(from: UnsafeRawBufferPointer(taken))
-                taken.initializeMemory(as: UInt8.self, repeating: 0)
-            }
-            pool.next += buffer.count
-        }
-    }
-
     /// ``randomToken()``'s 64 hex digits as bytes, for a response that splices them in.
     static func randomTokenBytes() -> [UInt8] {
         var secret = (UInt64(0), UInt64(0), UInt64(0), UInt64(0))
-        withUnsafeMutableBytes(of: &secret) { fillRandom($0) }
+        withUnsafeMutableBytes(of: &secret) { SystemRandom.fill($0) }
         return withUnsafeBytes(of: &secret) { random in
             [UInt8](unsafeUninitializedCapacity: 64) { digits, count in
                 for (index, byte) in random.enumerated() {
