@@ -70,4 +70,20 @@ struct SortedJSONObjectTests {
         payload.notificationType = Self.awkward
         #expect(payload.json == (try Self.encoded(payload)))
     }
+
+    /// RFC 4648 §10's test vectors in base64url without padding (§5, RFC 7515 §2), the two characters base64url swaps,
+    /// and every length from 0 to 66 bytes (each count of padding) decoding back to its bytes.
+    @Test func base64URLIsRFC4648sAlphabetWithoutPadding() throws {
+        let vectors = ["": "", "f": "Zg", "fo": "Zm8", "foo": "Zm9v", "foob": "Zm9vYg", "fooba": "Zm9vYmE", "foobar": "Zm9vYmFy"]
+        for (text, encoded) in vectors { #expect(CompactJWS.base64URL(Data(text.utf8)) == encoded) }
+        #expect(CompactJWS.base64URL(Data([0xFB, 0xFF, 0xBF])) == "-_-_")
+        for count in 0...66 {
+            let bytes = Data((0..<count).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ 251) })
+            let encoded = CompactJWS.base64URL(bytes)
+            #expect(!encoded.contains { "+/=".contains($0) })
+            #expect(CompactJWS.decodeBase64URL(Substring(encoded)) == bytes)
+        }
+        let jws = CompactJWS.unsecured(json: Array(#"{"x":">>>???"}"#.utf8))
+        #expect(jws == "eyJhbGciOiJub25lIn0.eyJ4IjoiPj4-Pz8_In0.")
+    }
 }

@@ -158,7 +158,7 @@ final class KeptConnection: @unchecked Sendable {
     /// The host and port it is connected to.
     var origin = ""
     /// The last URL posted to, parsed.
-    var parsed: (url: URL, components: URLComponents)?
+    var parsed: (url: URL, target: HopTarget)?
     /// When it was last given back to ``KeptConnections`` (`DispatchTime` uptime nanoseconds).
     var idleSince: UInt64 = 0
 
@@ -168,6 +168,32 @@ final class KeptConnection: @unchecked Sendable {
     }
 
     deinit { close() }
+}
+
+/// Where a hop posts: an `http` URL's host and port, and the start of its request (RFC 9112 §3: the request line in
+/// origin form, then `Host` and `Content-Type`), parsed once for every post of a batch.
+struct HopTarget: Sendable {
+    /// The host to resolve (an IPv6 literal without its brackets).
+    let host: String
+    let port: Int
+    /// `POST <path and query> HTTP/1.1`, `Host` and `Content-Type`, each line ended.
+    let requestLine: String
+
+    /// The host and port, as ``KeptConnection/origin`` compares them.
+    var origin: String { "\(host) \(port)" }
+
+    /// `nil` when `url` has no host.
+    init?(_ url: URL) {
+        guard let components = URLComponents(url: url, resolvingAgainstBaseURL: true), let rawHost = components.host, !rawHost.isEmpty else {
+            return nil
+        }
+        host = rawHost.hasPrefix("[") ? String(rawHost.dropFirst().dropLast()) : rawHost
+        port = components.port ?? 80
+        let path = components.percentEncodedPath.isEmpty ? "/" : components.percentEncodedPath
+        let target = path + (components.percentEncodedQuery.map { "?" + $0 } ?? "")
+        let hostField = (components.percentEncodedHost ?? "") + (components.port.map { ":\($0)" } ?? "")
+        requestLine = "POST \(target) HTTP/1.1\r\nHost: \(hostField)\r\nContent-Type: application/json\r\n"
+    }
 }
 
 /// What one hop of an attempt (one POST, redirects not followed) ended with.
@@ -221,20 +247,18 @@ enum SocketNotificationHop {
         _ body: Data, to url: URL, deadline: UInt64, timeout: TimeInterval, policy: NotificationURLPolicy, keeping kept: KeptConnection? = nil
     ) -> NotificationHop {
         let timedOut = NotificationHop.failed(.timedOut, "no answer within \(Self.seconds(timeout))")
-        let components: URLComponents
+        let target: HopTarget
         if let parsed = kept?.parsed, parsed.url == url {
-            components = parsed.components  // the batch's URL, parsed once
+            target = parsed.target  // the batch's URL, parsed once
         } else {
-            guard let parsed = URLComponents(url: url, resolvingAgainstBaseURL: true) else { return .failed(.other, "the URL has no host") }
-            components = parsed
+            guard let parsed = HopTarget(url) else { return .failed(.other, "the URL has no host") }
+            target = parsed
             kept?.parsed = (url, parsed)
         }
-        guard let rawHost = components.host, !rawHost.isEmpty else { return .failed(.other, "the URL has no host") }
-        let host = rawHost.hasPrefix("[") ? String(rawHost.dropFirst().dropLast()) : rawHost
-        let port = components.port ?? 80
+        let (host, port) = (target.host, target.port)
         if let kept, kept.fd >= 0 {
-            if kept.origin == "\(host) \(port)" {
-                let exchanged = exchange(kept.fd, body: body, components: components, deadline: deadline, timedOut: timedOut, keepAlive: true)
+            if kept.origin == target.origin {
+                let exchanged = exchange(kept.fd, body: body, target: target, deadline: deadline, timedOut: timedOut, keepAlive: true)
                 if exchanged.reusable { return exchanged.hop }
                 kept.close()
                 if exchanged.heardAnything || !exchanged.hop.isLostConnection { return exchanged.hop }
@@ -279,10 +303,10 @@ enum SocketNotificationHop {
                     continue
                 }
             }
-            let exchanged = exchange(fd, body: body, components: components, deadline: deadline, timedOut: timedOut, keepAlive: kept != nil)
+            let exchanged = exchange(fd, body: body, target: target, deadline: deadline, timedOut: timedOut, keepAlive: kept != nil)
             if let kept, exchanged.reusable {
                 kept.fd = fd
-                kept.origin = "\(host) \(port)"
+                kept.origin = target.origin
                 handedOver = true
             }
             return exchanged.hop
@@ -294,15 +318,15 @@ enum SocketNotificationHop {
     /// body, so the connection can carry the next request.
     /// - Returns: the hop, whether the connection may carry another request, and whether any byte of an answer came.
     static func exchange(
-        _ fd: Int32, body: Data, components: URLComponents, deadline: UInt64, timedOut: NotificationHop, keepAlive: Bool = false
+        _ fd: Int32, body: Data, target: HopTarget, deadline: UInt64, timedOut: NotificationHop, keepAlive: Bool = false
     ) -> (hop: NotificationHop, reusable: Bool, heardAnything: Bool) {
-        let path = components.percentEncodedPath.isEmpty ? "/" : components.percentEncodedPath
-        let target = path + (components.percentEncodedQuery.map { "?" + $0 } ?? "")
-        let hostField = (components.percentEncodedHost ?? "") + (components.port.map { ":\($0)" } ?? "")
         let head =
-            "POST \(target) HTTP/1.1\r\nHost: \(hostField)\r\nContent-Type: application/json\r\nContent-Length: \(body.count)\r\n"
-            + (keepAlive ? "" : "Connection: close\r\n") + "User-Agent: TipJarDashboard (App Store Server Notifications V2)\r\n\r\n"
-        let request = Array(head.utf8) + Array(body)
+            "\(target.requestLine)Content-Length: \(body.count)\r\n" + (keepAlive ? "" : "Connection: close\r\n")
+            + "User-Agent: TipJarDashboard (App Store Server Notifications V2)\r\n\r\n"
+        var request: [UInt8] = []
+        request.reserveCapacity(head.utf8.count + body.count)
+        request += head.utf8
+        request += body
         var sent = 0
         var sendProblem: String?
         while sent < request.count {

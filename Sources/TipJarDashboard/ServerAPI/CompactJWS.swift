@@ -25,28 +25,51 @@ enum CompactJWS {
         return encodedUnsecuredHeader + "." + base64URL(json) + "."
     }
 
-    /// The unsecured JWS of a payload already written as JSON (``SortedJSONObject``).
+    /// The unsecured JWS of a payload already written as JSON (``SortedJSONObject``): the header, the dot, the payload
+    /// and the last dot written into one string, Foundation's base64 made base64url on the way (every transaction
+    /// answered and every notification sent is one).
     static func unsecured(json: [UInt8]) -> String {
-        encodedUnsecuredHeader + "." + base64URL(Data(json)) + "."
+        let base64 = Data(json).base64EncodedData()
+        let header = encodedUnsecuredHeader.utf8
+        return String(unsafeUninitializedCapacity: header.count + base64.count + 2) { buffer in
+            var count = 0
+            for byte in header {
+                buffer[count] = byte
+                count += 1
+            }
+            buffer[count] = UInt8(ascii: ".")
+            count += 1
+            count += urlSafe(base64, into: UnsafeMutableBufferPointer(rebasing: buffer[count...]))
+            buffer[count] = UInt8(ascii: ".")
+            return count + 1
+        }
     }
 
     /// ``unsecuredHeader`` in base64url, encoded once.
     static let encodedUnsecuredHeader = base64URL(Data(unsecuredHeader.utf8))
 
-    /// base64url without padding (RFC 7515 §2, RFC 4648 §5): base64's bytes with `+` and `/` swapped for `-` and `_`
-    /// and the padding dropped, in one pass over the bytes (a JWS is made for every transaction answered and every
-    /// notification sent).
+    /// base64url without padding (RFC 7515 §2, RFC 4648 §5): Foundation's base64 with `+` and `/` swapped for `-` and
+    /// `_` and the padding dropped, written straight into the string.
     static func base64URL(_ data: Data) -> String {
-        var bytes = [UInt8](data.base64EncodedData())
-        while bytes.last == UInt8(ascii: "=") { bytes.removeLast() }
-        for index in bytes.indices {
-            switch bytes[index] {
-            case UInt8(ascii: "+"): bytes[index] = UInt8(ascii: "-")
-            case UInt8(ascii: "/"): bytes[index] = UInt8(ascii: "_")
-            default: break
+        let base64 = data.base64EncodedData()
+        return String(unsafeUninitializedCapacity: base64.count) { urlSafe(base64, into: $0) }
+    }
+
+    /// Writes `base64` (RFC 4648 §4) into `buffer` as base64url without padding (§5). - Returns: the bytes written.
+    private static func urlSafe(_ base64: Data, into buffer: UnsafeMutableBufferPointer<UInt8>) -> Int {
+        base64.withUnsafeBytes { source in
+            var count = 0
+            for byte in source {
+                switch byte {
+                case UInt8(ascii: "+"): buffer[count] = UInt8(ascii: "-")
+                case UInt8(ascii: "/"): buffer[count] = UInt8(ascii: "_")
+                case UInt8(ascii: "="): return count  // padding comes only at the end
+                default: buffer[count] = byte
+                }
+                count += 1
             }
+            return count
         }
-        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// The bytes of a base64url part (padding optional), or `nil` when it is not base64url.
