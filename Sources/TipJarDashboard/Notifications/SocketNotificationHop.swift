@@ -176,11 +176,10 @@ struct HopTarget: Sendable {
     /// The host to resolve (an IPv6 literal without its brackets).
     let host: String
     let port: Int
-    /// `POST <path and query> HTTP/1.1`, `Host` and `Content-Type`, each line ended.
-    let requestLine: String
-
+    /// The request's first lines: `POST <path and query> HTTP/1.1`, `Host` and `Content-Type`, each ended.
+    let headStart: String
     /// The host and port, as ``KeptConnection/origin`` compares them.
-    var origin: String { "\(host) \(port)" }
+    let origin: String
 
     /// `nil` when `url` has no host.
     init?(_ url: URL) {
@@ -192,7 +191,8 @@ struct HopTarget: Sendable {
         let path = components.percentEncodedPath.isEmpty ? "/" : components.percentEncodedPath
         let target = path + (components.percentEncodedQuery.map { "?" + $0 } ?? "")
         let hostField = (components.percentEncodedHost ?? "") + (components.port.map { ":\($0)" } ?? "")
-        requestLine = "POST \(target) HTTP/1.1\r\nHost: \(hostField)\r\nContent-Type: application/json\r\n"
+        headStart = "POST \(target) HTTP/1.1\r\nHost: \(hostField)\r\nContent-Type: application/json\r\n"
+        origin = "\(host) \(port)"
     }
 }
 
@@ -321,7 +321,7 @@ enum SocketNotificationHop {
         _ fd: Int32, body: Data, target: HopTarget, deadline: UInt64, timedOut: NotificationHop, keepAlive: Bool = false
     ) -> (hop: NotificationHop, reusable: Bool, heardAnything: Bool) {
         let head =
-            "\(target.requestLine)Content-Length: \(body.count)\r\n" + (keepAlive ? "" : "Connection: close\r\n")
+            "\(target.headStart)Content-Length: \(body.count)\r\n" + (keepAlive ? "" : "Connection: close\r\n")
             + "User-Agent: TipJarDashboard (App Store Server Notifications V2)\r\n\r\n"
         var request: [UInt8] = []
         request.reserveCapacity(head.utf8.count + body.count)
