@@ -56,7 +56,10 @@ enum CompactJWS {
 
     /// How many characters base64url without padding writes for `count` bytes: four for each three, two or three for
     /// the one or two left.
-    private static func encodedCount(_ count: Int) -> Int { count / 3 * 4 + [0, 2, 3][count % 3] }
+    private static func encodedCount(_ count: Int) -> Int {
+        let left = count % 3
+        return count / 3 * 4 + (left == 0 ? 0 : left + 1)
+    }
 
     /// RFC 4648 §5's alphabet ("The "URL and Filename safe" Base 64 Alphabet").
     private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
