@@ -104,16 +104,18 @@ extension SQLiteTipJarStorage {
     /// `TipJarStorage.transaction(withID:)`: by primary key, a point read on the caller's thread.
     public nonisolated(nonsending) func transaction(withID id: UInt64) async throws -> StoredTransaction? {
         try pool.pointRead { db in
-            try db.cachedStatement(sql: "SELECT \(Self.transactionColumns) FROM transactions WHERE id = ?")
-                .fetchOne(arguments: [Int64(bitPattern: id)], Self.storedTransaction)
+            try db.cachedStatement(sql: Self.transactionByIDSQL).fetchOne(arguments: [Int64(bitPattern: id)], Self.storedTransaction)
         }
     }
+
+    /// One transaction by primary key (``transaction(withID:)``, ``transactions(withIDs:)``).
+    static let transactionByIDSQL = "SELECT \(transactionColumns) FROM transactions WHERE id = ?"
 
     /// `TipJarStorage.transactions(withIDs:)`: one primary-key lookup each, in one point read (one read transaction).
     public nonisolated(nonsending) func transactions(withIDs ids: [UInt64]) async throws -> [StoredTransaction] {
         guard !ids.isEmpty else { return [] }
         return try pool.pointRead { db in
-            let statement = try db.cachedStatement(sql: "SELECT \(Self.transactionColumns) FROM transactions WHERE id = ?")
+            let statement = try db.cachedStatement(sql: Self.transactionByIDSQL)
             return try ids.compactMap { id in try statement.fetchOne(arguments: [Int64(bitPattern: id)], Self.storedTransaction) }
         }
     }
