@@ -58,6 +58,28 @@ extension SQLiteTipJarStorage: ServerNotificationStorage {
         }
     }
 
+    /// Queues the `ONE_TIME_CHARGE`s of the purchases committed since the last time (`TipJarSchema.v18`), in the
+    /// caller's write.
+    static func queueOneTimeCharges(_ db: Database) throws {
+        for sql in TipJarSchema.queueOneTimeCharges { try db.cachedStatement(sql: sql).execute() }
+    }
+
+    /// Whether a purchase's `ONE_TIME_CHARGE` waits to be queued (a URL is set and a transaction is past the mark).
+    static let chargesWaitSQL = """
+        SELECT EXISTS (SELECT 1 FROM transactions WHERE id > s.charges_queued_through) FROM notification_settings s
+        WHERE s.id = 1 AND s.url IS NOT NULL
+        """
+
+    /// Before a read of the queue: queues the charges of the purchases committed since the last time, so the read
+    /// sees every notification committed before it; no write when none waits (one read by key).
+    func queueWaitingCharges() async throws {
+        let waiting = try pool.pointRead { db in
+            try db.cachedStatement(sql: Self.chargesWaitSQL).fetchOne { row in try row.value(at: 0, as: Bool.self) } ?? false
+        }
+        guard waiting else { return }
+        try await write { db, _ in try Self.queueOneTimeCharges(db) }
+    }
+
     /// `ServerNotificationStorage.notificationSettings()`: the one row of settings (defaults when absent).
     public nonisolated(nonsending) func notificationSettings() async throws -> NotificationSettings {
         try await pool.read { db in try Self.notificationSettings(db) }
@@ -73,6 +95,7 @@ extension SQLiteTipJarStorage: ServerNotificationStorage {
     /// `ServerNotificationStorage.sendingPlan(at:tests:others:)`: the settings, both due lists and the next due time in
     /// one read (one snapshot, one trip to the reader).
     public nonisolated(nonsending) func sendingPlan(at date: Date, tests: Int, others: Int) async throws -> NotificationSendingPlan {
+        try await queueWaitingCharges()
         let now = Self.milliseconds(date)
         return try await pool.read { db in
             let settings = try Self.notificationSettings(db)
@@ -97,16 +120,20 @@ extension SQLiteTipJarStorage: ServerNotificationStorage {
         WHERE state IN ('pending', 'sending') AND notification_type = 'TEST' AND next_attempt_ms <= ? ORDER BY next_attempt_ms, id LIMIT ?
         """
 
-    /// `ServerNotificationStorage.save(_:)`: replaces the settings.
+    /// `ServerNotificationStorage.save(_:)`: replaces the settings. The charges of the purchases made under the old
+    /// URL are queued first, and the purchases made without one are passed over (`TipJarSchema.v18`).
     public nonisolated(nonsending) func save(_ settings: NotificationSettings) async throws {
         let arguments: StatementArguments = [settings.url, settings.timeScale]
         try await write { db, _ in
+            try Self.queueOneTimeCharges(db)
             try db.execute(
                 sql: """
                     INSERT INTO notification_settings (id, url, time_scale) VALUES (1, ?, ?)
-                    ON CONFLICT (id) DO UPDATE SET url = excluded.url, time_scale = excluded.time_scale
+                    ON CONFLICT (id) DO UPDATE SET url = excluded.url, time_scale = excluded.time_scale,
+                        charges_queued_through = MAX(charges_queued_through, COALESCE((SELECT MAX(id) FROM transactions), 0))
                     """, arguments: arguments)
         }
+        queuesOneTimeCharges.store(settings.url != nil, ordering: .relaxed)
     }
 
     /// `ServerNotificationStorage.enqueue(_:)`: a `TEST` or a resent copy (the other types are queued by the triggers of `TipJarSchema.v14`, in their event's write).
@@ -119,6 +146,7 @@ extension SQLiteTipJarStorage: ServerNotificationStorage {
             n.consumptionRequestReason, n.testToken, n.notificationUUID, n.signedPayload, Self.milliseconds(n.nextAttemptAt),
         ]
         let id = try await write { db, _ in
+            try Self.queueOneTimeCharges(db)  // the charges committed before it come before it
             try db.execute(
                 sql: """
                     INSERT INTO notifications (notification_type, subtype, transaction_id, created_at_ms, has_snapshot, signed_date_ms,
@@ -139,6 +167,7 @@ extension SQLiteTipJarStorage: ServerNotificationStorage {
     /// `ServerNotificationStorage.dueNotifications(at:limit:onlyTests:)`: pending ones due, and sending ones whose lease
     /// ended, through `notifications_due` (`notifications_due_tests` for the test lane).
     public nonisolated(nonsending) func dueNotifications(at date: Date, limit: Int, onlyTests: Bool) async throws -> [ServerNotification] {
+        try await queueWaitingCharges()
         let now = Self.milliseconds(date)
         let sql = onlyTests ? Self.dueTestsSQL : Self.dueSQL
         return try await pool.read { db in
@@ -148,7 +177,8 @@ extension SQLiteTipJarStorage: ServerNotificationStorage {
 
     /// `ServerNotificationStorage.notificationsUnderWay()`: every `sending` notification, with its attempts.
     public nonisolated(nonsending) func notificationsUnderWay() async throws -> [ServerNotification] {
-        try await pool.read { db in
+        try await queueWaitingCharges()
+        return try await pool.read { db in
             let found = try db.fetchAll(
                 sql: "SELECT \(Self.notificationColumns) FROM notifications WHERE state = 'sending' ORDER BY id", Self.notification)
             return try Self.withAttempts(found, db)
@@ -264,7 +294,8 @@ extension SQLiteTipJarStorage: ServerNotificationStorage {
 
     /// `ServerNotificationStorage.notification(id:)`, with its attempts.
     public nonisolated(nonsending) func notification(id: Int64) async throws -> ServerNotification? {
-        try await pool.read { db in
+        try await queueWaitingCharges()
+        return try await pool.read { db in
             let found = try db.fetchAll(sql: "SELECT \(Self.notificationColumns) FROM notifications WHERE id = ?", arguments: [id], Self.notification)
             return try Self.withAttempts(found, db).first
         }
@@ -272,7 +303,8 @@ extension SQLiteTipJarStorage: ServerNotificationStorage {
 
     /// `ServerNotificationStorage.notification(testToken:)`, with its attempts.
     public nonisolated(nonsending) func notification(testToken: String) async throws -> ServerNotification? {
-        try await pool.read { db in
+        try await queueWaitingCharges()
+        return try await pool.read { db in
             let found = try db.fetchAll(
                 sql: "SELECT \(Self.notificationColumns) FROM notifications WHERE test_token = ?", arguments: [testToken], Self.notification)
             return try Self.withAttempts(found, db).first
@@ -281,6 +313,7 @@ extension SQLiteTipJarStorage: ServerNotificationStorage {
 
     /// `ServerNotificationStorage.notifications(matching:)`: filters as bound parameters, oldest or newest first.
     public nonisolated(nonsending) func notifications(matching query: NotificationQuery) async throws -> [ServerNotification] {
+        try await queueWaitingCharges()
         var conditions: [String] = []
         var arguments: [DatabaseValue] = []
         if let start = query.start {

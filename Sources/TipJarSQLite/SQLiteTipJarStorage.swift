@@ -1,5 +1,6 @@
 import SQLiteDatabase
 import Foundation
+import Synchronization
 import TipJar
 
 /// The core's `TipJarStorage` on an SQLite file: every method is one unit of work on the
@@ -12,6 +13,10 @@ public final class SQLiteTipJarStorage: TipJarStorage {
     /// What each committed write touched (``ChangeLog``): every write of this storage goes through
     /// ``write(savepoint:_:)``, which reports its keys after its `COMMIT`, before its caller is answered.
     public let changeLog = ChangeLog()
+    /// Whether a notifications URL is set, so that a purchase committed now has a `ONE_TIME_CHARGE` to queue
+    /// (`TipJarSchema.v18`): its write then touches ``ChangeKey/notifications``, which wakes the sender. Set at open and
+    /// by every settings save, after its commit.
+    let queuesOneTimeCharges = Atomic<Bool>(false)
 
     /// Opens (creating if needed) the database at `path` and applies pending migrations.
     /// - Parameters:
@@ -23,12 +28,16 @@ public final class SQLiteTipJarStorage: TipJarStorage {
         pool = try DatabasePool(path: path, configuration: configuration)
         try Self.migrator.migrate(pool)
         if !configuration.readOnly {
-            try pool.writer.writeSync { db in try db.watchRowChanges(inTables: Self.notificationTables) }
+            try pool.writer.writeSync { db in
+                try db.watchRowChanges(inTables: Self.notificationTables, insertsInto: ["transactions"])
+                queuesOneTimeCharges.store(try Self.notificationSettings(db).url != nil, ordering: .relaxed)
+            }
         }
     }
 
     /// The tables of the notifications queue: a write that changed a row of one (a trigger of `TipJarSchema.v14`
-    /// included) touched ``ChangeKey/notifications``.
+    /// included) touched ``ChangeKey/notifications``, and so did one that inserted a transaction while a URL is set
+    /// (a `ONE_TIME_CHARGE` for the sender to queue, `TipJarSchema.v18`).
     static let notificationTables = ["notifications", "notification_settings"]
 
     /// What one write touched, filled in by its body (``write(savepoint:_:)``).
@@ -58,10 +67,14 @@ public final class SQLiteTipJarStorage: TipJarStorage {
         savepoint: Bool = true, _ body: @escaping @Sendable (Database, inout WriteChanges) throws -> T
     ) async throws -> T {
         let (value, changes) = try await pool.write(savepoint: savepoint) { db in
-            let queueRows = db.rowChangesInWatchedTables
+            let (queueRows, insertedTransactions) = (db.rowChangesInWatchedTables, db.rowInsertsInWatchedTables)
             var changes = WriteChanges()
             let value = try body(db, &changes)
-            if db.rowChangesInWatchedTables != queueRows { changes.keys.append(.notifications) }
+            if db.rowChangesInWatchedTables != queueRows
+                || (db.rowInsertsInWatchedTables != insertedTransactions && self.queuesOneTimeCharges.load(ordering: .relaxed))
+            {
+                changes.keys.append(.notifications)
+            }
             return (value, changes)
         }
         if changes.everything {

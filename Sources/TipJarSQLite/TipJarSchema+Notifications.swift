@@ -175,3 +175,108 @@ extension TipJarSchema {
         DROP TABLE notifications_v17_copy;
         """
 }
+
+extension TipJarSchema {
+    /// The statements that queue the `ONE_TIME_CHARGE`s of purchases committed since the last time (`v18`): each
+    /// `purchased` transaction past `charges_queued_through`, in ID order, with its fields as they are (nothing has
+    /// changed them since: every change to a transaction queues first), then the mark moved to the newest transaction.
+    /// Written out in `v18`'s triggers too, since a migration that shipped never changes.
+    static let queueOneTimeCharges = [
+        """
+        INSERT INTO notifications (notification_type, transaction_id, created_at_ms, has_snapshot, signed_date_ms,
+            revocation_date_ms, revocation_reason, revocation_type, revocation_percentage, next_attempt_ms)
+        SELECT 'ONE_TIME_CHARGE', t.id, t.purchase_date_ms, 1, t.signed_date_ms, t.revocation_date_ms, t.revocation_reason,
+            t.revocation_type, t.revocation_percentage, t.purchase_date_ms
+        FROM notification_settings s JOIN transactions t ON t.id > s.charges_queued_through
+        WHERE s.id = 1 AND s.url IS NOT NULL AND t.status = 'purchased' ORDER BY t.id
+        """,
+        """
+        UPDATE notification_settings SET charges_queued_through = (SELECT MAX(id) FROM transactions)
+        WHERE id = 1 AND charges_queued_through < (SELECT MAX(id) FROM transactions)
+        """,
+    ]
+
+    /// `v18-one-time-charges-queued-by-the-sender`: a purchase's commit no longer writes its `ONE_TIME_CHARGE` (a row
+    /// and three index entries, about 30 µs of a purchase's server CPU under `Tests/Benchmarks/purchase_bench.sh`'s
+    /// load): the sender queues the charges of every purchase committed since its last step in one write
+    /// (`TipJarSchema.queueOneTimeCharges`), and so does every read of the queue before it reads. A crash loses
+    /// nothing: the purchase is committed, and the next start queues it.
+    ///
+    /// `notification_settings.charges_queued_through` is the highest transaction ID whose charge was queued or passed
+    /// over: every purchase past it was committed while a notifications URL was set (saving a URL moves the mark past
+    /// the purchases made without one). What the `v14` trigger gave each purchase is kept:
+    /// - **Its fields as bought:** every other change to `transactions` or `refund_requests` (a refund, a finish, a
+    ///   deletion, a consumption request) first queues the charges waiting (`BEFORE` triggers, whose `WHEN` reads the
+    ///   one-row settings table and finds the waiting tail by the primary key), so a charge is queued before any
+    ///   notification its transaction causes later, and with the fields it was bought with.
+    /// - **Only purchases:** a transaction inserted `pending` (Ask to Buy) and purchased later by an update is passed
+    ///   over, as the `v14` trigger (`AFTER INSERT`) passed it over.
+    /// - **IDs out of order:** a purchase whose ID is not past the mark (IDs are `TipJarEnvironment.nextTransactionID`'s,
+    ///   which a test may choose) is queued at once, as before.
+    public static let v18 = """
+        ALTER TABLE notification_settings ADD COLUMN charges_queued_through INTEGER NOT NULL DEFAULT 0;
+        UPDATE notification_settings SET charges_queued_through = COALESCE((SELECT MAX(id) FROM transactions), 0);
+        DROP TRIGGER notify_one_time_charge;
+        CREATE TRIGGER notify_one_time_charge_out_of_order AFTER INSERT ON transactions
+        WHEN NEW.status = 'purchased'
+            AND (SELECT url IS NOT NULL AND NEW.id <= charges_queued_through FROM notification_settings WHERE id = 1)
+        BEGIN
+            INSERT INTO notifications (notification_type, transaction_id, created_at_ms, has_snapshot, signed_date_ms,
+                revocation_date_ms, revocation_reason, revocation_type, revocation_percentage, next_attempt_ms)
+            VALUES ('ONE_TIME_CHARGE', NEW.id, NEW.purchase_date_ms, 1, NEW.signed_date_ms, NEW.revocation_date_ms,
+                NEW.revocation_reason, NEW.revocation_type, NEW.revocation_percentage, NEW.purchase_date_ms);
+        END;
+        CREATE TRIGGER queue_one_time_charges_before_transaction_update BEFORE UPDATE ON transactions
+        WHEN (SELECT url IS NOT NULL FROM notification_settings WHERE id = 1)
+            AND EXISTS (SELECT 1 FROM transactions WHERE id > (SELECT charges_queued_through FROM notification_settings WHERE id = 1))
+        BEGIN
+            INSERT INTO notifications (notification_type, transaction_id, created_at_ms, has_snapshot, signed_date_ms,
+                revocation_date_ms, revocation_reason, revocation_type, revocation_percentage, next_attempt_ms)
+            SELECT 'ONE_TIME_CHARGE', t.id, t.purchase_date_ms, 1, t.signed_date_ms, t.revocation_date_ms, t.revocation_reason,
+                t.revocation_type, t.revocation_percentage, t.purchase_date_ms
+            FROM notification_settings s JOIN transactions t ON t.id > s.charges_queued_through
+            WHERE s.id = 1 AND s.url IS NOT NULL AND t.status = 'purchased' ORDER BY t.id;
+            UPDATE notification_settings SET charges_queued_through = (SELECT MAX(id) FROM transactions)
+            WHERE id = 1 AND charges_queued_through < (SELECT MAX(id) FROM transactions);
+        END;
+        CREATE TRIGGER queue_one_time_charges_before_transaction_delete BEFORE DELETE ON transactions
+        WHEN (SELECT url IS NOT NULL FROM notification_settings WHERE id = 1)
+            AND EXISTS (SELECT 1 FROM transactions WHERE id > (SELECT charges_queued_through FROM notification_settings WHERE id = 1))
+        BEGIN
+            INSERT INTO notifications (notification_type, transaction_id, created_at_ms, has_snapshot, signed_date_ms,
+                revocation_date_ms, revocation_reason, revocation_type, revocation_percentage, next_attempt_ms)
+            SELECT 'ONE_TIME_CHARGE', t.id, t.purchase_date_ms, 1, t.signed_date_ms, t.revocation_date_ms, t.revocation_reason,
+                t.revocation_type, t.revocation_percentage, t.purchase_date_ms
+            FROM notification_settings s JOIN transactions t ON t.id > s.charges_queued_through
+            WHERE s.id = 1 AND s.url IS NOT NULL AND t.status = 'purchased' ORDER BY t.id;
+            UPDATE notification_settings SET charges_queued_through = (SELECT MAX(id) FROM transactions)
+            WHERE id = 1 AND charges_queued_through < (SELECT MAX(id) FROM transactions);
+        END;
+        CREATE TRIGGER queue_one_time_charges_before_refund_request BEFORE INSERT ON refund_requests
+        WHEN (SELECT url IS NOT NULL FROM notification_settings WHERE id = 1)
+            AND EXISTS (SELECT 1 FROM transactions WHERE id > (SELECT charges_queued_through FROM notification_settings WHERE id = 1))
+        BEGIN
+            INSERT INTO notifications (notification_type, transaction_id, created_at_ms, has_snapshot, signed_date_ms,
+                revocation_date_ms, revocation_reason, revocation_type, revocation_percentage, next_attempt_ms)
+            SELECT 'ONE_TIME_CHARGE', t.id, t.purchase_date_ms, 1, t.signed_date_ms, t.revocation_date_ms, t.revocation_reason,
+                t.revocation_type, t.revocation_percentage, t.purchase_date_ms
+            FROM notification_settings s JOIN transactions t ON t.id > s.charges_queued_through
+            WHERE s.id = 1 AND s.url IS NOT NULL AND t.status = 'purchased' ORDER BY t.id;
+            UPDATE notification_settings SET charges_queued_through = (SELECT MAX(id) FROM transactions)
+            WHERE id = 1 AND charges_queued_through < (SELECT MAX(id) FROM transactions);
+        END;
+        CREATE TRIGGER queue_one_time_charges_before_refund_request_update BEFORE UPDATE ON refund_requests
+        WHEN (SELECT url IS NOT NULL FROM notification_settings WHERE id = 1)
+            AND EXISTS (SELECT 1 FROM transactions WHERE id > (SELECT charges_queued_through FROM notification_settings WHERE id = 1))
+        BEGIN
+            INSERT INTO notifications (notification_type, transaction_id, created_at_ms, has_snapshot, signed_date_ms,
+                revocation_date_ms, revocation_reason, revocation_type, revocation_percentage, next_attempt_ms)
+            SELECT 'ONE_TIME_CHARGE', t.id, t.purchase_date_ms, 1, t.signed_date_ms, t.revocation_date_ms, t.revocation_reason,
+                t.revocation_type, t.revocation_percentage, t.purchase_date_ms
+            FROM notification_settings s JOIN transactions t ON t.id > s.charges_queued_through
+            WHERE s.id = 1 AND s.url IS NOT NULL AND t.status = 'purchased' ORDER BY t.id;
+            UPDATE notification_settings SET charges_queued_through = (SELECT MAX(id) FROM transactions)
+            WHERE id = 1 AND charges_queued_through < (SELECT MAX(id) FROM transactions);
+        END;
+        """
+}

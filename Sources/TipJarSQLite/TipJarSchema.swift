@@ -263,5 +263,6 @@ public enum TipJarSchema {
         ("v15-notification-attempts-under-way", v15),
         ("v16-server-api-history", v16),
         ("v17-notification-keys-indexed-when-set", v17),
+        ("v18-one-time-charges-queued-by-the-sender", v18),
     ]
 }

@@ -239,3 +239,70 @@ struct RefundReversalTests {
         await #expect(throws: TipJarError.transactionNotFound(999)) { try await world.store.reverseRefund(transactionID: 999) }
     }
 }
+
+/// A purchase's `ONE_TIME_CHARGE` queued after its commit (`TipJarSchema.v18`): by the sender's next step or the next read
+/// of the queue, in the order bought, with the transaction as bought, before anything else that transaction causes.
+@Suite("One-time charges queued after the purchase")
+struct OneTimeChargeQueueTests {
+    /// The rows of the queue as stored, without the read that queues the waiting charges first.
+    static func storedTypes(_ world: TestWorld) throws -> [String] {
+        try world.storage.pool.readSync { db in
+            try db.fetchAll(sql: "SELECT notification_type FROM notifications ORDER BY id") { try $0.value(at: 0, as: String.self) }
+        }
+    }
+
+    @Test func aPurchasesCommitWritesNoNotificationAndTheNextReadOfTheQueueQueuesItsCharge() async throws {
+        let world = try await NotificationQueueTests.world()
+        let install = try await world.runningInstall()
+        let first = try await NotificationQueueTests.tip(world, install.id)
+        let second = try await NotificationQueueTests.tip(world, install.id)
+        #expect(try Self.storedTypes(world).isEmpty, "the purchases committed without a row of the queue")
+        #expect(try await NotificationQueueTests.all(world).map(\.transactionID) == [first, second], "in the order bought")
+        #expect(try Self.storedTypes(world) == ["ONE_TIME_CHARGE", "ONE_TIME_CHARGE"])
+        #expect(try await NotificationQueueTests.all(world).count == 2, "queued once")
+    }
+
+    @Test func aChargeWaitingWhenItsTransactionIsRefundedIsQueuedFirstWithTheTransactionAsBought() async throws {
+        let world = try await NotificationQueueTests.world()
+        let install = try await world.runningInstall()
+        let id = try await NotificationQueueTests.tip(world, install.id)
+        let bought = try #require(try await world.storage.transaction(withID: id))
+        _ = try await world.service.refund(transactionID: id)
+        let queued = try await NotificationQueueTests.all(world)
+        #expect(queued.map(\.type) == [.oneTimeCharge, .refund])
+        #expect(queued[0].snapshot?.revocationDate == nil && queued[0].snapshot?.signedDate == bought.transaction.signedDate)
+        #expect(queued[1].snapshot?.revocationDate != nil)
+    }
+
+    @Test func aChargeWaitingWhenItsTransactionIsDeletedIsStillQueued() async throws {
+        let world = try await NotificationQueueTests.world()
+        let install = try await world.runningInstall()
+        let id = try await NotificationQueueTests.tip(world, install.id)
+        #expect(try await world.storage.deleteTransaction(withID: id))
+        #expect(try await NotificationQueueTests.all(world).map(\.transactionID) == [id], "queued before the row went, as the purchase's own write did")
+    }
+
+    @Test func purchasesMadeWithoutAURLAreNotQueuedWhenOneIsSetAndThoseMadeWithOneAreWhenItIsCleared() async throws {
+        let world = try await NotificationQueueTests.world(url: nil)
+        let install = try await world.runningInstall()
+        _ = try await NotificationQueueTests.tip(world, install.id)
+        try await world.storage.save(NotificationSettings(url: NotificationQueueTests.url, timeScale: 1))
+        let underURL = try await NotificationQueueTests.tip(world, install.id)
+        try await world.storage.save(NotificationSettings(url: nil, timeScale: 1))
+        _ = try await NotificationQueueTests.tip(world, install.id)
+        #expect(try await NotificationQueueTests.all(world).map(\.transactionID) == [underURL])
+    }
+
+    @Test func aPurchaseWhoseIDIsNotPastTheNewestIsQueuedByItsOwnWrite() async throws {
+        let world = try await NotificationQueueTests.world()
+        let install = try await world.runningInstall()
+        let id = try await NotificationQueueTests.tip(world, install.id)
+        _ = try await NotificationQueueTests.all(world)
+        var earlier = try #require(try await world.storage.transaction(withID: id))
+        earlier.transaction.id = id - 1
+        earlier.transaction.originalID = id - 1
+        try await world.storage.insert(earlier)
+        #expect(try Self.storedTypes(world) == ["ONE_TIME_CHARGE", "ONE_TIME_CHARGE"])
+        #expect(try await NotificationQueueTests.all(world).map(\.transactionID) == [id, id - 1])
+    }
+}

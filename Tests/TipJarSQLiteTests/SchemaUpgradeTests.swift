@@ -238,4 +238,44 @@ struct SchemaUpgradeTests {
         #expect(applied == ["v1-core"])
         try queue.close()
     }
+
+    /// A database that stopped at `v17`, whose purchases queued their charges in their own writes, gains `v18` in
+    /// place: those charges stay as they were (none queued twice), and a purchase after it waits for the next read.
+    @Test func upgradesToChargesQueuedAfterThePurchaseWithoutQueuingAnyTwice() async throws {
+        let directory = try Self.newFolder("tipjar-upgrade-v17")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("tipjar.sqlite3").path
+        let install = "0a1b2c3d-0000-4000-8000-0000000000b7"
+        let (old, _) = try Self.pool(at: path, migratedThrough: "v17-notification-keys-indexed-when-set")
+        func insertTransaction(_ id: Int, _ db: Database) throws {
+            try db.execute(
+                sql: """
+                    INSERT INTO transactions (id, product_id, purchase_date_ms, storefront, account_id, install_id, status, is_finished,
+                        purchased_quantity, price, currency, product_type, app_bundle_id, signed_date_ms)
+                    VALUES (\(id), 'com.example.tipjar.tip.coffee', \(id * 1000), 'USA', 'ana', '\(install)', 'purchased', 1, 1, '0.99',
+                        'USD', 'Consumable', 'com.example.tipjar', \(id * 1000))
+                    """)
+        }
+        try old.writeSync { db in
+            try db.execute(
+                sql: """
+                    UPDATE notification_settings SET url = 'http://127.0.0.1:9/n';
+                    INSERT INTO installs (id, locale, account_id, hearts, created_at_ms) VALUES ('\(install)', 'en', 'ana', 1, 0);
+                    """)
+            try insertTransaction(7, db)
+            try insertTransaction(8, db)
+        }
+        try old.close()
+
+        let storage = try SQLiteTipJarStorage(path: path, configuration: TestWorld.testDatabase)
+        defer { try? storage.pool.close() }
+        let mark = try storage.pool.readSync { db in
+            try db.fetchValue(sql: "SELECT charges_queued_through FROM notification_settings", as: Int64.self)
+        }
+        #expect(mark == 8, "the purchases before the upgrade are queued already")
+        try storage.pool.writeSync { db in try insertTransaction(9, db) }
+        #expect(try storage.pool.readSync { try $0.fetchValue(sql: "SELECT COUNT(*) FROM notifications", as: Int64.self) } == 2)
+        let queued = try await storage.notifications(matching: NotificationQuery(limit: 10))
+        #expect(queued.map(\.transactionID) == [7, 8, 9] && queued.allSatisfy { $0.type == .oneTimeCharge })
+    }
 }
