@@ -136,7 +136,7 @@ extension SQLiteTipJarStorage: ServerNotificationStorage {
         queuesOneTimeCharges.store(settings.url != nil, ordering: .relaxed)
     }
 
-    /// `ServerNotificationStorage.enqueue(_:)`: a `TEST` or a resent copy (the other types are queued by the triggers of `TipJarSchema.v14`, in their event's write).
+    /// `ServerNotificationStorage.enqueue(_:)`: a `TEST` or a resent copy (the other types are queued by the triggers of `TipJarSchema.v14` in their event's write, a purchase's charge after it, `TipJarSchema.v18`).
     public nonisolated(nonsending) func enqueue(_ notification: ServerNotification) async throws -> ServerNotification {
         let n = notification
         let arguments: StatementArguments = [

@@ -5,8 +5,10 @@ import Foundation
 /// store keeps it in its queue until it is delivered or its retries run out: what happened (``type``), to which
 /// transaction, and every attempt to send it with Apple's ``SendAttemptResult``.
 ///
-/// The store records the event in the same write as what caused it (a purchase, a refund, a refund request and its
-/// decision; `TipJarSchema.v14`), so a notification is never lost to a crash between the two. Its signed payload
+/// The store records the event in the same write as what caused it (a refund, a refund request and its decision;
+/// `TipJarSchema.v14`), so a notification is never lost to a crash between the two; a purchase's `ONE_TIME_CHARGE` is
+/// queued from the committed purchase after it, by the sender's next step or the next read of the queue, so a crash
+/// between the two loses nothing either (`TipJarSchema.v18`). Its signed payload
 /// (``signedPayload``) is written when it is first claimed for sending and never changes afterwards: every retry sends
 /// the same `notificationUUID`, as Apple's retries do ("the same notificationUUID", Apple's `notificationUUID`,
 /// https://developer.apple.com/documentation/appstoreservernotifications/notificationuuid).

@@ -2,7 +2,8 @@ import Foundation
 
 /// The queue of App Store Server Notifications (``ServerNotification``) and its settings. The SQLite storage
 /// implements it (`SQLiteTipJarStorage+Notifications.swift`), recording each event in the same write as what caused
-/// it; a storage that does not implement it sends no notifications.
+/// it, except a purchase's `ONE_TIME_CHARGE`, queued after its commit and before any read of the queue answers
+/// (`TipJarSchema.v18`); a storage that does not implement it sends no notifications.
 ///
 /// Every state change names the state it expects (compare-and-set): of two senders racing for one notification
 /// exactly one claims it, and an attempt is recorded only by the sender holding the claim, so a notification answered

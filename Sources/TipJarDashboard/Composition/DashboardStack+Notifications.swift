@@ -30,8 +30,8 @@ extension DashboardStack {
     /// - Parameter log: where a failure of the queue's storage is written (the sender goes on).
     public func runNotifications(log: @escaping @Sendable (String) -> Void = { _ in }) async {
         guard let sender = notificationSender else { return }
-        // Woken only by changes to the queue or its settings (a purchase queues its notification in the same write),
-        // never by another install's page or purchase with no notification.
+        // Woken only by changes to the queue or its settings, and by a purchase committed while a URL is set (whose
+        // charge its next step queues); never by another install's page or a purchase with no notification.
         await sender.run(changes: storage.changeLog, log: log)
     }
 
