@@ -124,16 +124,25 @@ extension SQLiteTipJarStorage: ServerNotificationStorage {
     /// URL are queued first, and the purchases made without one are passed over (`TipJarSchema.v18`).
     public nonisolated(nonsending) func save(_ settings: NotificationSettings) async throws {
         let arguments: StatementArguments = [settings.url, settings.timeScale]
-        try await write { db, _ in
-            try Self.queueOneTimeCharges(db)
-            try db.execute(
-                sql: """
-                    INSERT INTO notification_settings (id, url, time_scale) VALUES (1, ?, ?)
-                    ON CONFLICT (id) DO UPDATE SET url = excluded.url, time_scale = excluded.time_scale,
-                        charges_queued_through = MAX(charges_queued_through, COALESCE((SELECT MAX(id) FROM transactions), 0))
-                    """, arguments: arguments)
+        let setsURL = settings.url != nil
+        do {
+            try await write { db, _ in
+                try Self.queueOneTimeCharges(db)
+                try db.execute(
+                    sql: """
+                        INSERT INTO notification_settings (id, url, time_scale) VALUES (1, ?, ?)
+                        ON CONFLICT (id) DO UPDATE SET url = excluded.url, time_scale = excluded.time_scale,
+                            charges_queued_through = MAX(charges_queued_through, COALESCE((SELECT MAX(id) FROM transactions), 0))
+                        """, arguments: arguments)
+                // Here, on the writer, so the writes after this one in commit order see it.
+                self.queuesOneTimeCharges.store(setsURL, ordering: .relaxed)
+            }
+        } catch {
+            // Not known to be saved: a purchase may still have a charge to queue, so it wakes the sender (at worst
+            // for nothing).
+            queuesOneTimeCharges.store(true, ordering: .relaxed)
+            throw error
         }
-        queuesOneTimeCharges.store(settings.url != nil, ordering: .relaxed)
     }
 
     /// `ServerNotificationStorage.enqueue(_:)`: a `TEST` or a resent copy (the other types are queued by the triggers of `TipJarSchema.v14` in their event's write, a purchase's charge after it, `TipJarSchema.v18`).
