@@ -1,5 +1,10 @@
 import CSQLite
 
+/// SQLite's process-wide configuration, applied once before the first connection opens (opening one initializes the
+/// library, after which `sqlite3_config` is refused): memory statistics off, since this process never asks for them
+/// and counting each allocation takes a mutex that every connection shares.
+private let sqliteConfigured: Bool = csqlite_disable_memory_statistics() == SQLITE_OK
+
 /// One SQLite connection (`sqlite3*`), modelled on GRDB's `Database`.
 ///
 /// A `Database` is **not** `Sendable`: it is created by ``DatabasePool`` and owned by a ``DatabaseWriter`` or a ``DatabaseReaders``, and only
@@ -26,6 +31,7 @@ public final class Database {
     init(path: String, flags: Int32) throws {
         self.path = path
         self.isReadOnly = flags & SQLITE_OPEN_READONLY != 0
+        _ = sqliteConfigured
         var connection: OpaquePointer?
         let code = sqlite3_open_v2(path, &connection, flags | SQLITE_OPEN_EXRESCODE | SQLITE_OPEN_NOMUTEX, nil)
         guard code == SQLITE_OK, let connection else {
