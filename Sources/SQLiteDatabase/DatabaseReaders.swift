@@ -35,7 +35,7 @@ public final class DatabaseReaders: @unchecked Sendable {
     /// The database file path.
     public let path: String
     private let connections: [Connection]
-    /// Which connection the next ``read(_:)`` or ``pointRead(_:)`` tries first.
+    /// Which connection the next ``read(_:)`` takes (and a ``pointRead(_:)`` waits for when every one is reading).
     private let turn = Atomic<Int>(0)
     /// Set once reads must stop for good (``refuseReads(with:)``); every read then fails with it before it reads.
     private let readFault = Mutex<DatabaseError?>(nil)
@@ -95,15 +95,18 @@ public final class DatabaseReaders: @unchecked Sendable {
     /// read waiting for a lock blocks its thread.
     /// - Throws: What `body` throws; ``DatabaseError`` `SQLITE_READONLY` if `body` writes,
     ///   `SQLITE_MISUSE` after ``close()``.
+    ///
+    /// The connections are tried in the same order every time, so point reads keep to the first while it is free: a
+    /// read transaction that finds a commit its connection has not seen drops that connection's whole page cache
+    /// (SQLite's `pager.c`, `pagerBeginReadTransaction`), so one connection read again and again reloads the pages
+    /// after a commit once, where reads taking turns over all of them would each reload them.
     public func pointRead<T>(_ body: (Database) throws -> T) throws -> T {
-        let first = turn.add(1, ordering: .relaxed).oldValue
-        for offset in 0..<connections.count {
-            let connection = connections[(first + offset) % connections.count]
+        for connection in connections {
             guard connection.lock.try() else { continue }
             defer { connection.lock.unlock() }
             return try performRead(body, on: connection.database)
         }
-        let connection = connections[first % connections.count]
+        let connection = nextConnection()
         return try connection.lock.withLock { try performRead(body, on: connection.database) }
     }
 

@@ -229,6 +229,55 @@ struct DatabasePoolTests {
         #expect(try await otherScan.value == 1)
     }
 
+    @Test("Point reads keep to the first free connection, whose page cache a commit empties once, not to each in turn")
+    func pointReadsKeepToTheFirstFreeConnection() async throws {
+        let folder = try SQLiteTemporaryFolder()
+        let pool = try DatabasePool(path: folder.path("db.sqlite"))
+        try await pool.write { db in try db.execute(sql: "CREATE TABLE t(x INTEGER NOT NULL)") }
+        #expect(pool.readers.count > 1)
+        var connections = Set<ObjectIdentifier>()
+        for value in 1...6 {
+            try await pool.write { db in try db.execute(sql: "INSERT INTO t VALUES (?)", arguments: [value]) }
+            // Each read sees the commit before it (the dropped cache is reloaded, never served stale).
+            let count = try pool.pointRead { db in
+                connections.insert(ObjectIdentifier(db))
+                return try db.fetchValue(sql: "SELECT count(*) FROM t", as: Int64.self)
+            }
+            #expect(count == Int64(value))
+        }
+        #expect(connections.count == 1)
+        // While that connection is busy, a point read takes the next free one rather than waiting.
+        let release = DispatchSemaphore(value: 0)
+        let held = Atomic<Bool>(false)
+        let holder = Thread {
+            _ = try? pool.pointRead { db in
+                held.store(true, ordering: .releasing)
+                release.wait()
+                return try db.fetchValue(sql: "SELECT count(*) FROM t", as: Int64.self)
+            }
+        }
+        holder.start()
+        #expect(await eventually { held.load(ordering: .acquiring) })
+        let other = try pool.pointRead { db in ObjectIdentifier(db) }
+        release.signal()
+        #expect(!connections.contains(other))
+    }
+
+    @Test("SQLite keeps no memory statistics, so no allocation takes their process-wide mutex")
+    func memoryStatisticsAreOff() async throws {
+        let folder = try SQLiteTemporaryFolder()
+        let pool = try DatabasePool(path: folder.path("db.sqlite"))
+        try await pool.write { db in
+            try db.execute(sql: "CREATE TABLE t(x TEXT NOT NULL)")
+            try db.execute(sql: "INSERT INTO t VALUES (?)", arguments: [String(repeating: "x", count: 100_000)])
+        }
+        #expect(try pool.pointRead { try $0.fetchValue(sql: "SELECT length(x) FROM t", as: Int64.self) } == 100_000)
+        // With SQLITE_CONFIG_MEMSTATUS off, sqlite3_memory_used() counts nothing
+        // (https://www.sqlite.org/c3ref/c_config_covering_index_scan.html#sqliteconfigmemstatus).
+        #expect(sqlite3_memory_used() == 0)
+        try pool.close()
+    }
+
     @Test("Closing finalizes statements and later access is refused")
     func closeIsClean() async throws {
         let folder = try SQLiteTemporaryFolder()
