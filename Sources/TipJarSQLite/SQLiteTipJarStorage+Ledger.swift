@@ -272,12 +272,17 @@ extension SQLiteTipJarStorage {
     /// (<https://www.sqlite.org/lang_conflict.html>): then (a duplicate ID, a full disk) the write throws and
     /// keeps nothing. An error that made SQLite roll back the whole transaction (`SQLITE_FULL`,
     /// `SQLITE_IOERR`) undoes everything.
+    /// The account's other running installs are read last, on the writer's connection inside the same transaction
+    /// (through `installs_by_account`), where the pages are already in its cache.
     /// - Throws: `DatabaseError`: the insert's (a duplicate ID, busy, full), or the record's.
-    public nonisolated(nonsending) func issue(_ stored: StoredTransaction, thenRecord delivery: Delivery) async throws -> (outcome: RecordOutcome, hearts: Int) {
+    public nonisolated(nonsending) func issue(
+        _ stored: StoredTransaction, thenRecord delivery: Delivery
+    ) async throws -> (outcome: RecordOutcome, hearts: Int, otherRunningInstallIDs: [String]) {
         var recordedRow = stored
         recordedRow.isFinished = stored.isFinished || (delivery.finished && delivery.transactionID == stored.transaction.id)
         let (asRecorded, finishedOnInsert) = (Self.insertArguments(recordedRow), recordedRow.isFinished)
-        let recorded = try await write(savepoint: false) { db, changes -> Result<(outcome: RecordOutcome, hearts: Int), any Error> in
+        typealias Recorded = (outcome: RecordOutcome, hearts: Int, otherRunningInstallIDs: [String])
+        let recorded = try await write(savepoint: false) { db, changes -> Result<Recorded, any Error> in
             // Issued or recorded, the transaction is its account's and its buyer's (the record adds its install).
             changes.transaction(stored)
             do {
@@ -287,7 +292,9 @@ extension SQLiteTipJarStorage {
                     return try Self.record(delivery, in: db, finishedOnInsert: finishedOnInsert, changes: &recordChanges)
                 }
                 changes.keys += recordChanges.keys
-                return .success(recorded)
+                let others = try db.cachedStatement(sql: Self.otherRunningInstallsSQL)
+                    .fetchAll(arguments: [stored.accountID, delivery.installID]) { try $0.value(at: 0, as: String.self) }
+                return .success((recorded.outcome, recorded.hearts, others))
             } catch {
                 guard db.isInsideTransaction else { throw error }  // SQLite rolled back the whole transaction
                 try db.execute(sql: Self.insertTransactionSQL, arguments: Self.insertArguments(stored))

@@ -216,7 +216,8 @@ public final class SQLiteTipJarStorage: TipJarStorage {
         }
     }
 
-    /// The account's running installs but one, read on every purchase: through `installs_by_account`.
+    /// The account's running installs but one, read inside every purchase's write (`issue(_:thenRecord:)`) and by a
+    /// delivery through the listener: through `installs_by_account`.
     static let otherRunningInstallsSQL = "SELECT id FROM installs WHERE account_id = ? AND is_running = 1 AND id <> ? ORDER BY id"
 
     /// `TipJarStorage.setRunning(_:installID:)`.

@@ -85,6 +85,16 @@ extension StorageRule {
             #expect(try await world.storage.transaction(withID: 11)?.isFinished == true)
             #expect(try await world.storage.ledger(installID: install.id, limit: 10).map(\.transactionID) == [11])
         },
+        StorageRule(name: "a purchase's issue answers the account's other running installs as of its commit, for Transaction.updates") { world in
+            let phone = try await world.runningInstall(accountID: "ana")
+            let tablet = try await world.runningInstall(accountID: "ana")
+            let laptop = try await world.runningInstall(accountID: "ana")
+            _ = try await world.service.createInstall(locale: .en, storefront: "USA", accountID: "ana")  // stopped
+            _ = try await world.runningInstall(accountID: "bob")
+            let result = try await world.storage.issue(stored(14, for: phone), thenRecord: delivery(14, to: phone.id))
+            #expect(result.otherRunningInstallIDs == [tablet.id, laptop.id].sorted())
+            #expect(result.otherRunningInstallIDs == (try await world.storage.runningInstallIDs(accountID: "ana", except: phone.id)))
+        },
         StorageRule(name: "an issue of a taken transaction ID keeps and records nothing") { world in
             let install = try await world.runningInstall()
             try await world.storage.insert(stored(12, for: install))

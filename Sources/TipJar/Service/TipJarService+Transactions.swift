@@ -100,7 +100,7 @@ extension TipJarService {
             switch answer.result {
             case .success(let verification):
                 let heartsBefore = install.hearts
-                let (delivery, hearts) = try await record(
+                let (delivery, hearts, otherRunningInstallIDs) = try await record(
                     verification, installID: installID, path: .purchase,
                     note: answer.returnsUnfinished ? .unfinishedReturned : nil, issuing: answer.issued,
                     settings: answer.settings)
@@ -110,7 +110,8 @@ extension TipJarService {
                 }
                 if !answer.returnsUnfinished {
                     try await deliverToOtherDevices(
-                        verification.unsafePayloadValue, finishedHere: delivery.finished, accountID: install.accountID, except: installID)
+                        verification.unsafePayloadValue, finishedHere: delivery.finished, accountID: install.accountID, except: installID,
+                        runningInstallIDs: otherRunningInstallIDs)
                 }
                 report = PurchaseReport(
                     outcome: verification.verificationError == nil ? .purchased : .unverified,
@@ -198,12 +199,13 @@ extension TipJarService {
 
     /// The handler's work; also returns the install's hearts as committed. With `issuing` (a purchase's new
     /// transaction, not saved yet), the store's save and this record are one storage operation, in that order
-    /// (`TipJarStorage.issue(_:thenRecord:)`). `settings` are the store's as the caller read them (read now when `nil`).
+    /// (`TipJarStorage.issue(_:thenRecord:)`), which also answers the account's other running installs (`nil`
+    /// without `issuing`). `settings` are the store's as the caller read them (read now when `nil`).
     func record(
         _ verification: VerificationResult<Transaction>, installID: String, path: DeliveryPath,
         note: DeliveryNote? = nil, issuing: StoredTransaction? = nil,
         settings: StoreSettings? = nil
-    ) async throws -> (delivery: Delivery, hearts: Int) {
+    ) async throws -> (delivery: Delivery, hearts: Int, otherRunningInstallIDs: [String]?) {
         let transaction = verification.unsafePayloadValue
         let proposed = Self.proposedOutcome(for: verification, isTip: catalog.tip(withID: transaction.productID) != nil)
         if proposed == .unknownProduct {
@@ -219,12 +221,14 @@ extension TipJarService {
             installID: installID, transactionID: transaction.id, productID: transaction.productID, path: path,
             outcome: proposed, finished: proposed != .unverified && !crashes && !finishIgnored, at: environment.now(),
             note: note ?? (finishIgnored ? .finishIgnored : nil))
-        let committed =
-            if let issuing {
-                try await storage.issue(issuing, thenRecord: delivery)
-            } else {
-                try await storage.record(delivery)
-            }
+        let committed: (outcome: RecordOutcome, hearts: Int, otherRunningInstallIDs: [String]?)
+        if let issuing {
+            let issued = try await storage.issue(issuing, thenRecord: delivery)
+            committed = (issued.outcome, issued.hearts, issued.otherRunningInstallIDs)
+        } else {
+            let recorded = try await storage.record(delivery)
+            committed = (recorded.outcome, recorded.hearts, nil)
+        }
         delivery.outcome = committed.outcome
         if finishIgnored {
             event(
@@ -237,7 +241,7 @@ extension TipJarService {
                 installID, "crash", "The app crashed before finish(): transaction \(transaction.id) stays unfinished.",
                 ["transactionID": "\(transaction.id)"])
         }
-        return (delivery, committed.hearts)
+        return (delivery, committed.hearts, committed.otherRunningInstallIDs)
     }
 
     /// The recording rule as a pure function: what the handler proposes before the atomic duplicate check.
@@ -301,15 +305,20 @@ extension TipJarService {
     ///   - finishedHere: whether the install it was made on (or delivered to) finished it.
     ///   - accountID: its Apple Account.
     ///   - installID: the install it was made on (or delivered to), which is not "another device".
+    ///   - runningInstallIDs: the account's other running installs when the caller already has them (a purchase's
+    ///     write answers them); read now when `nil`.
     /// - Returns: the other devices' ledger rows.
     @discardableResult
     func deliverToOtherDevices(
-        _ transaction: Transaction, finishedHere: Bool, accountID: String, except installID: String
+        _ transaction: Transaction, finishedHere: Bool, accountID: String, except installID: String,
+        runningInstallIDs: [String]? = nil
     ) async throws -> [Delivery] {
         let isFinishedConsumable = finishedHere && !transaction.isRevoked && catalog.product(withID: transaction.productID)?.type == .consumable
         if isFinishedConsumable, !store.settings.finishedConsumablesReachOtherDevices { return [] }
         var deliveries: [Delivery] = []
-        for other in try await storage.runningInstallIDs(accountID: accountID, except: installID) {
+        let others: [String]
+        if let runningInstallIDs { others = runningInstallIDs } else { others = try await storage.runningInstallIDs(accountID: accountID, except: installID) }
+        for other in others {
             do {
                 deliveries.append(try await handle(store.verify(transaction), installID: other, path: .otherDevice))
             } catch {

@@ -126,9 +126,13 @@ public protocol TipJarStorage: Sendable {
     /// transaction charged, unfinished and unrecorded, and the account's next launch delivers it
     /// (`Transaction.unfinished`, <https://developer.apple.com/documentation/storekit/transaction/unfinished>).
     /// An issue that fails keeps and records nothing.
-    /// - Returns: The final outcome and the install's hearts after the record's commit.
+    /// - Returns: The final outcome and the install's hearts after the record's commit, and the account's other
+    ///   running installs as of that commit (``runningInstallIDs(accountID:except:)``), which `Transaction.updates`
+    ///   reaches next, so the purchase needs no read of its own for them.
     /// - Throws: the issue's error (nothing kept), or the record's error (the issued transaction kept).
-    nonisolated(nonsending) func issue(_ transaction: StoredTransaction, thenRecord delivery: Delivery) async throws -> (outcome: RecordOutcome, hearts: Int)
+    nonisolated(nonsending) func issue(
+        _ transaction: StoredTransaction, thenRecord delivery: Delivery
+    ) async throws -> (outcome: RecordOutcome, hearts: Int, otherRunningInstallIDs: [String])
     /// An install's ledger, oldest first, the last `limit` rows.
     nonisolated(nonsending) func ledger(installID: String, limit: Int) async throws -> [Delivery]
     /// An install and the last `limit` rows of its ledger from one consistent snapshot (so the
