@@ -20,6 +20,9 @@ final class Inbox: Sendable {
     let eventFD: Int32
     /// The queued messages, and whether ``close()`` has run.
     private let state = Mutex<(messages: [Message], isClosed: Bool)>(([], false))
+    /// Whether ``close()`` has closed `eventFD`; held while the wake-up is written, apart from `state`, so the loop
+    /// taking its messages never waits for a responder's `write(2)`.
+    private let descriptorClosed = Mutex<Bool>(false)
 
     init() {
         eventFD = SystemCalls.eventFD()
@@ -27,19 +30,24 @@ final class Inbox: Sendable {
 
     /// Queues a message and wakes the loop if it might be sleeping; after ``close()`` it is dropped.
     ///
-    /// The wake-up is written under the lock that ``close()`` takes, so a responder that finishes after
-    /// the loop stopped never writes to the closed descriptor's number, which the kernel may already
-    /// have handed to another socket of this process (an 8-byte counter once arrived in front of an
-    /// HTTP answer that way).
+    /// The responder that finds the queue empty writes the wake-up, after it let go of the queue: every message
+    /// queued behind it is taken with its own, so none waits without a wake-up on its way, and one written after
+    /// the loop already took the message only wakes it to find nothing (eventfd(2)). The wake-up is written under
+    /// the lock that ``close()`` takes to close the descriptor, so a responder that finishes after the loop stopped
+    /// never writes to the closed descriptor's number, which the kernel may already have handed to another socket
+    /// of this process (an 8-byte counter once arrived in front of an HTTP answer that way).
     func post(_ message: Message) {
-        state.withLock { state in
-            guard !state.isClosed else { return }
+        let wakesLoop = state.withLock { state -> Bool in
+            guard !state.isClosed else { return false }
             let wasEmpty = state.messages.isEmpty
             state.messages.append(message)
-            if wasEmpty {
-                var one: UInt64 = 1
-                _ = write(eventFD, &one, 8)
-            }
+            return wasEmpty
+        }
+        guard wakesLoop else { return }
+        descriptorClosed.withLock { closed in
+            guard !closed else { return }
+            var one: UInt64 = 1
+            _ = write(eventFD, &one, 8)
         }
     }
 
@@ -57,9 +65,12 @@ final class Inbox: Sendable {
     /// Closes the eventfd once the loop has stopped; later posts are dropped.
     func close() {
         state.withLock { state in
-            guard !state.isClosed else { return }
             state.isClosed = true
             state.messages.removeAll()
+        }
+        descriptorClosed.withLock { closed in
+            guard !closed else { return }
+            closed = true
             _ = Glibc.close(eventFD)
         }
     }
