@@ -287,14 +287,16 @@ extension SQLiteTipJarStorage {
             changes.transaction(stored)
             do {
                 var recordChanges = WriteChanges()
-                let recorded = try db.inSavepoint { () throws -> (outcome: RecordOutcome, hearts: Int) in
+                let recorded = try db.inSavepoint { () throws -> Recorded in
                     try db.execute(sql: Self.insertTransactionSQL, arguments: asRecorded)
-                    return try Self.record(delivery, in: db, finishedOnInsert: finishedOnInsert, changes: &recordChanges)
+                    let (outcome, hearts) = try Self.record(delivery, in: db, finishedOnInsert: finishedOnInsert, changes: &recordChanges)
+                    // Inside the savepoint, so a failed read is undone with the record, as a failed record is.
+                    let others = try db.cachedStatement(sql: Self.otherRunningInstallsSQL)
+                        .fetchAll(arguments: [stored.accountID, delivery.installID]) { try $0.value(at: 0, as: String.self) }
+                    return (outcome, hearts, others)
                 }
                 changes.keys += recordChanges.keys
-                let others = try db.cachedStatement(sql: Self.otherRunningInstallsSQL)
-                    .fetchAll(arguments: [stored.accountID, delivery.installID]) { try $0.value(at: 0, as: String.self) }
-                return .success((recorded.outcome, recorded.hearts, others))
+                return .success(recorded)
             } catch {
                 guard db.isInsideTransaction else { throw error }  // SQLite rolled back the whole transaction
                 try db.execute(sql: Self.insertTransactionSQL, arguments: Self.insertArguments(stored))

@@ -317,7 +317,11 @@ extension TipJarService {
         if isFinishedConsumable, !store.settings.finishedConsumablesReachOtherDevices { return [] }
         var deliveries: [Delivery] = []
         let others: [String]
-        if let runningInstallIDs { others = runningInstallIDs } else { others = try await storage.runningInstallIDs(accountID: accountID, except: installID) }
+        if let runningInstallIDs {
+            others = runningInstallIDs
+        } else {
+            others = try await storage.runningInstallIDs(accountID: accountID, except: installID)
+        }
         for other in others {
             do {
                 deliveries.append(try await handle(store.verify(transaction), installID: other, path: .otherDevice))
