@@ -306,6 +306,12 @@ extension SQLiteTipJarStorage {
         return try recorded.get()
     }
 
+    /// A ledger row.
+    static let insertDeliverySQL = """
+        INSERT INTO deliveries (install_id, transaction_id, product_id, path, outcome, finished, at_ms, note)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+        """
+
     /// The record's statements, inside the caller's write transaction (the write lock is held);
     /// `finishedOnInsert`: the transaction's row was inserted finished in this transaction, so it needs no update.
     /// `changes` gets the install and its account (the transaction it finishes is that account's).
@@ -332,10 +338,7 @@ extension SQLiteTipJarStorage {
             }
         }
         try db.execute(
-            sql: """
-                INSERT INTO deliveries (install_id, transaction_id, product_id, path, outcome, finished, at_ms, note)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                """,
+            sql: insertDeliverySQL,
             arguments: [
                 delivery.installID, transactionID, delivery.productID, delivery.path.rawValue, outcome.rawValue,
                 delivery.finished, Self.milliseconds(delivery.at), delivery.note?.rawValue,

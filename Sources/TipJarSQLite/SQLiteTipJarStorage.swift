@@ -107,8 +107,8 @@ public final class SQLiteTipJarStorage: TipJarStorage {
     /// The migrator with every schema step of `TipJarSchema`.
     public static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
-        for (identifier, sql) in TipJarSchema.migrations {
-            migrator.registerMigration(identifier) { db in try db.execute(sql: sql) }
+        for (identifier, migrate) in TipJarSchema.migrations {
+            migrator.registerMigration(identifier, migrate)
         }
         return migrator
     }

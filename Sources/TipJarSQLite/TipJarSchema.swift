@@ -1,3 +1,5 @@
+import SQLiteDatabase
+
 /// The dashboard's schema, as migrations recorded by identifier. Each runs once, in its
 /// own transaction with its record; a database that has applied an identifier this list does not
 /// know was written by a newer version and is refused unmodified.
@@ -244,25 +246,31 @@ public enum TipJarSchema {
         ALTER TABLE transactions ADD COLUMN origin TEXT CHECK (origin IN ('purchaseSheet', 'askToBuyApproval'));
         """
 
-    /// Every migration, in order: (identifier, SQL).
-    public static let migrations: [(identifier: String, sql: String)] = [
-        ("v1-core", v1),
-        ("v2-install-labels", v2),
-        ("v3-counted-by-transaction", v3),
-        ("v4-transactions-outlive-installs", v4),
-        ("v5-transaction-fields", v5),
-        ("v6-purchase-issues", v6),
-        ("v7-account-storefronts", v7),
-        ("v8-other-devices", v8),
-        ("v9-ask-to-buy-requests", v9),
-        ("v10-revocation-kinds", v10),
-        ("v11-environment", v11),
-        ("v12-refund-requests", v12),
-        ("v13-transaction-origin", v13),
-        ("v14-notifications", v14),
-        ("v15-notification-attempts-under-way", v15),
-        ("v16-server-api-history", v16),
-        ("v17-notification-keys-indexed-when-set", v17),
-        ("v18-one-time-charges-queued-by-the-sender", v18),
+    /// Every migration, in order: its identifier, and what it does inside its transaction.
+    public static let migrations: [(identifier: String, migrate: @Sendable (Database) throws -> Void)] = [
+        ("v1-core", sql(v1)),
+        ("v2-install-labels", sql(v2)),
+        ("v3-counted-by-transaction", sql(v3)),
+        ("v4-transactions-outlive-installs", sql(v4)),
+        ("v5-transaction-fields", sql(v5)),
+        ("v6-purchase-issues", sql(v6)),
+        ("v7-account-storefronts", sql(v7)),
+        ("v8-other-devices", sql(v8)),
+        ("v9-ask-to-buy-requests", sql(v9)),
+        ("v10-revocation-kinds", sql(v10)),
+        ("v11-environment", sql(v11)),
+        ("v12-refund-requests", sql(v12)),
+        ("v13-transaction-origin", sql(v13)),
+        ("v14-notifications", sql(v14)),
+        ("v15-notification-attempts-under-way", sql(v15)),
+        ("v16-server-api-history", sql(v16)),
+        ("v17-notification-keys-indexed-when-set", sql(v17)),
+        ("v18-one-time-charges-queued-by-the-sender", sql(v18)),
+        ("v19-membership-checks-as-comparisons", v19),
     ]
+
+    /// A migration that runs `text`, one or more SQL statements.
+    static func sql(_ text: String) -> @Sendable (Database) throws -> Void {
+        { db in try db.execute(sql: text) }
+    }
 }

@@ -18,8 +18,8 @@ struct AccountStorefrontMigrationTests {
         let path = directory.appendingPathComponent("tipjar.sqlite3").path
         let throughV6 = try #require(TipJarSchema.migrations.firstIndex { $0.identifier == "v6-purchase-issues" })
         var migrator = DatabaseMigrator()
-        for (identifier, sql) in TipJarSchema.migrations[...throughV6] {
-            migrator.registerMigration(identifier) { db in try db.execute(sql: sql) }
+        for (identifier, migrate) in TipJarSchema.migrations[...throughV6] {
+            migrator.registerMigration(identifier, migrate)
         }
         let old = try DatabasePool(path: path)
         try migrator.migrate(old)

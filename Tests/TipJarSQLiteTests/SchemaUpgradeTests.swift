@@ -20,8 +20,8 @@ struct SchemaUpgradeTests {
     static func pool(at path: String, migratedThrough identifier: String) throws -> (DatabasePool, DatabaseMigrator) {
         let last = try #require(TipJarSchema.migrations.firstIndex { $0.identifier == identifier })
         var migrator = DatabaseMigrator()
-        for (identifier, sql) in TipJarSchema.migrations[...last] {
-            migrator.registerMigration(identifier) { db in try db.execute(sql: sql) }
+        for (identifier, migrate) in TipJarSchema.migrations[...last] {
+            migrator.registerMigration(identifier, migrate)
         }
         let pool = try DatabasePool(path: path)
         try migrator.migrate(pool)
