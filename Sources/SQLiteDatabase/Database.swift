@@ -81,14 +81,15 @@ public final class Database {
     }
 
     /// Returns the statement cached for this exact SQL text, compiling it on first use
-    /// (`SQLITE_PREPARE_PERSISTENT`). The returned statement is reset and its bindings
-    /// cleared. Cached statements live until ``DatabasePool/close()``.
+    /// (`SQLITE_PREPARE_PERSISTENT`). The returned statement is reset, and keeps nothing of its last use: a run with
+    /// arguments binds every parameter, one without finds them NULL. Cached statements live until
+    /// ``DatabasePool/close()``.
     /// - Parameter sql: Exactly one statement.
     /// - Returns: The cached statement.
     /// - Throws: Same as ``prepare(sql:)``.
     public func cachedStatement(sql: String) throws -> Statement {
         if let statement = statementCache[sql] {
-            try statement.resetAndClearBindings()
+            try statement.resetForReuse()
             return statement
         }
         let statement = try prepare(sql: sql, flags: UInt32(SQLITE_PREPARE_PERSISTENT))

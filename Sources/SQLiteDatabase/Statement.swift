@@ -20,6 +20,9 @@ public final class Statement {
     public let columnCount: Int
     let handle: OpaquePointer
     private var isFinalized = false
+    /// Whether the values bound now were left by an earlier user of the statement (``Database/cachedStatement(sql:)``
+    /// hands it out reset but not cleared): the first ``step()`` clears them, unless ``bind(_:)`` replaced them all.
+    private var bindingsAreStale = false
     /// The columns by name, built on the first read by name and kept for the statement's life.
     private var columnIndexes: ColumnIndexes?
 
@@ -71,9 +74,20 @@ public final class Statement {
         _ = sqlite3_reset(handle)
         let code = sqlite3_clear_bindings(handle)
         guard code == SQLITE_OK else { throw error(code) }
+        bindingsAreStale = false
     }
 
-    /// Resets the statement, clears previous bindings, then binds `arguments`.
+    /// Resets the statement for a new user, whose run either binds every parameter (``bind(_:)``) or, binding
+    /// nothing, finds them cleared to NULL, as after ``resetAndClearBindings()``. The clearing waits for that second
+    /// case: clearing frees each bound text's copy, which the next bind would allocate again
+    /// (`sqlite3_clear_bindings`, <https://www.sqlite.org/c3ref/clear_bindings.html>).
+    func resetForReuse() throws {
+        try checkUsable()
+        _ = sqlite3_reset(handle)
+        bindingsAreStale = true
+    }
+
+    /// Resets the statement, then binds `arguments`, a new value for every parameter.
     ///
     /// Every parameter must receive a value: positional arguments fill parameters
     /// 1…n in order; named arguments fill `:name`, `@name` or `$name` parameters.
@@ -82,7 +96,10 @@ public final class Statement {
     ///   match the statement's parameters or a named parameter has no value (the message
     ///   names the parameter, never a value); or the error of a failing `sqlite3_bind_*`.
     public func bind(_ arguments: StatementArguments) throws {
-        try resetAndClearBindings()
+        // Every parameter gets a value below or the bind throws, so the old values need no clearing: each is replaced.
+        try checkUsable()
+        _ = sqlite3_reset(handle)
+        bindingsAreStale = true
         let count = parameterCount
         guard arguments.positional.count <= count else {
             throw DatabaseError(extendedResultCode: SQLITE_RANGE, message: "\(arguments.positional.count) positional arguments for \(count) parameters", sql: sql)
@@ -105,6 +122,7 @@ public final class Statement {
         if let unknown = Set(arguments.named.keys).subtracting(used).sorted().first {
             throw DatabaseError(extendedResultCode: SQLITE_RANGE, message: "no parameter named :\(unknown)", sql: sql)
         }
+        bindingsAreStale = false
     }
 
     private func bind(_ value: DatabaseValue, at index: Int32) throws {
@@ -136,6 +154,10 @@ public final class Statement {
     @discardableResult
     public func step() throws -> Bool {
         try checkUsable()
+        if bindingsAreStale {
+            _ = sqlite3_clear_bindings(handle)  // only fails on a NULL statement
+            bindingsAreStale = false
+        }
         let code = sqlite3_step(handle)
         switch code {
         case SQLITE_ROW:

@@ -1,5 +1,6 @@
 import SQLiteDatabase
 import Foundation
+import Synchronization
 import TipJar
 
 extension SQLiteTipJarStorage {
@@ -68,12 +69,26 @@ extension SQLiteTipJarStorage {
             Int64(bitPattern: t.id), t.productID, milliseconds(t.purchaseDate), t.storefront,
             stored.accountID, stored.installID, statusColumn(stored.status), stored.isFinished, stored.isExternal,
             t.revocationDate.map(milliseconds), t.revocationReason?.rawValue, t.purchasedQuantity,
-            t.appAccountToken?.uuidString.lowercased(), t.price.map { "\($0)" }, t.currency, t.productType?.rawValue,
+            t.appAccountToken?.uuidString.lowercased(), t.price.map(priceText), t.currency, t.productType?.rawValue,
             t.appBundleID, milliseconds(t.signedDate), hasPurchaseIssue(stored.status), stored.requestedAgain,
             stored.settledAs.map { Int64(bitPattern: $0) }, t.revocationType?.rawValue, t.revocationPercentage,
             t.environment.rawValue, stored.consumptionInfo, stored.origin?.rawValue,
         ]
     }
+
+    /// The `price` column's text of `price`: its exact decimal digits (`Decimal.description`, which
+    /// `Decimal(string:)` reads back). A catalog has few prices, so each is written out once and kept (up to 256):
+    /// writing a `Decimal` out divides its mantissa digit by digit, a few microseconds of every purchase.
+    static func priceText(_ price: Decimal) -> String {
+        if let text = priceTexts.withLock({ $0[price] }) { return text }
+        let text = price.description
+        priceTexts.withLock { texts in
+            if texts.count >= 256 { texts.removeAll() }
+            texts[price] = text
+        }
+        return text
+    }
+    private static let priceTexts = Mutex<[Decimal: String]>([:])
 
     /// The `status` column's value: an interrupted purchase is `pending` with `has_purchase_issue = 1`
     /// (`TipJarSchema.v6`); a settled record (an approved request, a resolved interrupted purchase) is `declined` with

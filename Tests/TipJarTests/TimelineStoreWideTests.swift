@@ -18,6 +18,19 @@ struct TimelineStoreWideTests {
         #expect(store.isComplete)
     }
 
+    /// The bounds hold at every append, whenever the older events are actually let go: an install's newest
+    /// `perInstall`, everyone's newest `overall`, newest first.
+    @Test func eachAppendShowsTheNewestEventsWithinTheBounds() {
+        let timeline = Timeline(perInstall: 8, overall: 12)
+        for second in 1...40 {
+            timeline.append(InstallEvent(installID: second % 2 == 0 ? "a" : "b", at: Self.at(Double(second)), kind: "launch", detail: ""))
+            let newestOfA = Array(stride(from: second - second % 2, to: 0, by: -2).prefix(8))
+            #expect(timeline.events(installID: "a", limit: 100).map(\.at) == newestOfA.map { Self.at(Double($0)) })
+            #expect(timeline.events(installID: nil, limit: 100).map(\.at) == (max(1, second - 11)...second).reversed().map { Self.at(Double($0)) })
+            #expect(timeline.events(installID: "a", limit: 3).count == min(3, newestOfA.count))
+        }
+    }
+
     @Test func historyIsCompleteOnlySinceTheLastDroppedEvent() {
         let timeline = Timeline(storeWide: 2)
         for second in 1...3 { timeline.append(InstallEvent(installID: nil, at: Self.at(Double(second)), kind: "store.settings", detail: "")) }

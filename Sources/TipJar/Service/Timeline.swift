@@ -55,8 +55,7 @@ public final class Timeline: Sendable {
     public func append(_ event: InstallEvent) {
         defer { noteChange(installID: event.installID) }
         events.withLock { events in
-            events.recent.append(event)
-            if events.recent.count > overall { events.recent.removeFirst(events.recent.count - overall) }
+            Self.append(event, to: &events.recent, keeping: overall)
             guard let id = event.installID else {
                 events.storeWide.append(event)
                 if events.storeWide.count > storeWide {
@@ -68,16 +67,23 @@ public final class Timeline: Sendable {
                 events.installOrder.append(id)
                 if events.installOrder.count > maximumInstalls { events.byInstall[events.installOrder.removeFirst()] = nil }
             }
-            events.byInstall[id, default: []].append(event)
-            if let count = events.byInstall[id]?.count, count > perInstall { events.byInstall[id]?.removeFirst(count - perInstall) }
+            Self.append(event, to: &events.byInstall[id, default: []], keeping: perInstall)
         }
+    }
+
+    /// Appends `event`, keeping at least the newest `bound` events: the older ones are dropped once a quarter of
+    /// `bound` more has piled up, so that an append does not shift the whole array each time (``events(installID:limit:)``
+    /// reads only the newest `bound`).
+    private static func append(_ event: InstallEvent, to events: inout [InstallEvent], keeping bound: Int) {
+        events.append(event)
+        if events.count > bound + max(1, bound / 4) { events.removeFirst(events.count - bound) }
     }
 
     /// An install's events (or everyone's when `installID` is nil), newest first, at most `limit`.
     public func events(installID: String?, limit: Int) -> [InstallEvent] {
         events.withLock { events in
             let selected = installID.map { events.byInstall[$0] ?? [] } ?? events.recent
-            return Array(selected.suffix(limit).reversed())
+            return Array(selected.suffix(min(limit, installID == nil ? overall : perInstall)).reversed())
         }
     }
 

@@ -4,11 +4,18 @@ import TipJar
 
 /// JSON message bodies for the API: decoding with clear errors, encoding with a fixed shape.
 enum JSONBody {
-    /// Encodes an `Encodable` value as an `application/json; charset=utf-8` response.
-    static func response(_ value: some Encodable, status: HTTPStatus = .ok) -> HTTPResponse {
+    /// One encoder and one decoder for every request: their options are set once, and both are safe to share
+    /// between threads (Foundation's `JSONEncoder` and `JSONDecoder` are `Sendable`).
+    private static let encoder: JSONEncoder = {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         encoder.dateEncodingStrategy = .iso8601
+        return encoder
+    }()
+    private static let decoder = JSONDecoder()
+
+    /// Encodes an `Encodable` value as an `application/json; charset=utf-8` response.
+    static func response(_ value: some Encodable, status: HTTPStatus = .ok) -> HTTPResponse {
         let data = (try? encoder.encode(value)) ?? Data(#"{"error":"The response could not be encoded."}"#.utf8)
         var response = HTTPResponse.json(data: inert(data), status: status)
         response.fields["Content-Type"] = "application/json; charset=utf-8"
@@ -40,7 +47,7 @@ enum JSONBody {
         // Without a field list, a body that decodes is an object with what `T` needs (a keyed type
         // decodes from nothing else), so the common case is parsed once; the checks below run only to
         // name what is wrong with one that does not.
-        if fields == nil, let value = try? JSONDecoder().decode(T.self, from: data) { return value }
+        if fields == nil, let value = try? decoder.decode(T.self, from: data) { return value }
         let parsed = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
         // Another JSON value (RFC 8259 §3: `null`, `[]`, `"en"`, a number even out of range such as `1e999`).
         let first = request.body.first { ![0x20, 0x09, 0x0A, 0x0D].contains($0) } ?? 0
@@ -54,7 +61,7 @@ enum JSONBody {
             throw RequestError(message: "Unknown field \"\(Catalog.shownInput(unknown))\".")
         }
         do {
-            return try JSONDecoder().decode(T.self, from: data)
+            return try decoder.decode(T.self, from: data)
         } catch let error as RequestError {
             throw error
         } catch DecodingError.keyNotFound(let key, _) {

@@ -79,6 +79,16 @@ struct DatabaseTests {
             #expect(try again.step())
             #expect(again.value(at: 0) == .null)  // bindings cleared, statement restarted
             #expect(try db.prepare(sql: "SELECT ?") !== first)
+            // Whichever way the next user runs it: binding nothing finds NULL, binding finds its own values.
+            try first.bind(["kept by nobody"])
+            #expect(try db.cachedStatement(sql: "SELECT ?").fetchOne { $0[0] } == .null)
+            try first.bind(["kept by nobody"])
+            #expect(try db.cachedStatement(sql: "SELECT ?").fetchOne(arguments: ["mine"]) { $0[0] } == .text("mine"))
+            // A bind that failed part-way leaves nothing either: a run that binds nothing then finds NULLs.
+            let two = try db.cachedStatement(sql: "SELECT :a, :b")
+            try two.bind(["a": 1, "b": 2])
+            #expect(throws: DatabaseError.self) { try db.cachedStatement(sql: "SELECT :a, :b").bind(["a": 3]) }
+            #expect(try db.cachedStatement(sql: "SELECT :a, :b").fetchOne { [$0[0], $0[1]] } == [.null, .null])
         }
     }
 
