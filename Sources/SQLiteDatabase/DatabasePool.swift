@@ -121,6 +121,16 @@ public final class DatabasePool: Sendable {
         try readers.pointRead(body)
     }
 
+    /// ``DatabaseReaders/pointFetchOne(sql:arguments:_:)``: one statement by key, its own read transaction.
+    public func pointFetchOne<T>(sql: String, arguments: StatementArguments, _ transform: (Row) throws -> T) throws -> T? {
+        try readers.pointFetchOne(sql: sql, arguments: arguments, transform)
+    }
+
+    /// ``DatabaseReaders/pointFetchAll(sql:arguments:_:)``: one statement by key, its own read transaction.
+    public func pointFetchAll<T>(sql: String, arguments: StatementArguments, _ transform: (Row) throws -> T) throws -> [T] {
+        try readers.pointFetchAll(sql: sql, arguments: arguments, transform)
+    }
+
     /// ``DatabaseWriter/write(savepoint:_:)``: a write transaction, answered after its `COMMIT`.
     public nonisolated(nonsending) func write<T: Sendable>(savepoint: Bool = true, _ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
         try await writer.write(savepoint: savepoint, body)

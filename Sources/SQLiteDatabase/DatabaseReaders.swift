@@ -101,13 +101,32 @@ public final class DatabaseReaders: @unchecked Sendable {
     /// (SQLite's `pager.c`, `pagerBeginReadTransaction`), so one connection read again and again reloads the pages
     /// after a commit once, where reads taking turns over all of them would each reload them.
     public func pointRead<T>(_ body: (Database) throws -> T) throws -> T {
+        try onFirstFreeConnection { try performRead(body, on: $0) }
+    }
+
+    /// Like ``pointRead(_:)``, for one statement by key: run alone, as SQLite runs a statement outside a transaction,
+    /// in a read transaction of its own that ends when the statement does
+    /// (<https://www.sqlite.org/lang_transaction.html>), so no `BEGIN` … `COMMIT` is run around it.
+    /// - Returns: The first row, mapped by `transform`, or `nil` if there is none.
+    public func pointFetchOne<T>(sql: String, arguments: StatementArguments, _ transform: (Row) throws -> T) throws -> T? {
+        try onFirstFreeConnection { try usable($0).cachedStatement(sql: sql).fetchOne(arguments: arguments, transform) }
+    }
+
+    /// Like ``pointFetchOne(sql:arguments:_:)``, every row.
+    public func pointFetchAll<T>(sql: String, arguments: StatementArguments, _ transform: (Row) throws -> T) throws -> [T] {
+        try onFirstFreeConnection { try usable($0).cachedStatement(sql: sql).fetchAll(arguments: arguments, transform) }
+    }
+
+    /// `body` on the first connection whose lock is free, in the same order every time, or on the next one in turn
+    /// once it is free when every one is reading (``pointRead(_:)``).
+    private func onFirstFreeConnection<T>(_ body: (Database?) throws -> T) throws -> T {
         for connection in connections {
             guard connection.lock.try() else { continue }
             defer { connection.lock.unlock() }
-            return try performRead(body, on: connection.database)
+            return try body(connection.database)
         }
         let connection = nextConnection()
-        return try connection.lock.withLock { try performRead(body, on: connection.database) }
+        return try connection.lock.withLock { try body(connection.database) }
     }
 
     /// Like ``read(_:)``, blocking the calling thread. For start-up and tests; never call it
@@ -140,10 +159,7 @@ public final class DatabaseReaders: @unchecked Sendable {
 
     /// A read transaction on `db`, inside its connection's lock (a write inside fails with `SQLITE_READONLY`).
     private func performRead<T>(_ body: (Database) throws -> T, on db: Database?) throws -> T {
-        if let fault = readFault.withLock({ $0 }) { throw fault }
-        guard let db else {
-            throw DatabaseError(extendedResultCode: SQLITE_MISUSE, message: "database \(path) is closed", path: path)
-        }
+        let db = try usable(db)
         try db.cachedStatement(sql: "BEGIN DEFERRED").execute()
         do {
             let result = try body(db)
@@ -153,5 +169,14 @@ public final class DatabaseReaders: @unchecked Sendable {
             db.rollbackIgnoringErrors()
             throw error
         }
+    }
+
+    /// `db`, unless reads were refused or the pool is closed.
+    private func usable(_ db: Database?) throws -> Database {
+        if let fault = readFault.withLock({ $0 }) { throw fault }
+        guard let db else {
+            throw DatabaseError(extendedResultCode: SQLITE_MISUSE, message: "database \(path) is closed", path: path)
+        }
+        return db
     }
 }

@@ -118,9 +118,7 @@ extension SQLiteTipJarStorage {
 
     /// `TipJarStorage.transaction(withID:)`: by primary key, a point read on the caller's thread.
     public nonisolated(nonsending) func transaction(withID id: UInt64) async throws -> StoredTransaction? {
-        try pool.pointRead { db in
-            try db.cachedStatement(sql: Self.transactionByIDSQL).fetchOne(arguments: [Int64(bitPattern: id)], Self.storedTransaction)
-        }
+        try pool.pointFetchOne(sql: Self.transactionByIDSQL, arguments: [Int64(bitPattern: id)], Self.storedTransaction)
     }
 
     /// One transaction by primary key (``transaction(withID:)``, ``transactions(withIDs:)``).
@@ -219,9 +217,7 @@ extension SQLiteTipJarStorage {
     /// `TipJarStorage.firstUnfinishedTransaction(accountID:productID:)`: a point read on the caller's thread, through the
     /// partial index of unfinished purchases (an account holds few: the app finishes them).
     public nonisolated(nonsending) func firstUnfinishedTransaction(accountID: String, productID: String) async throws -> StoredTransaction? {
-        try pool.pointRead { db in
-            try db.cachedStatement(sql: Self.firstUnfinishedTransactionSQL).fetchOne(arguments: [accountID, productID], Self.storedTransaction)
-        }
+        try pool.pointFetchOne(sql: Self.firstUnfinishedTransactionSQL, arguments: [accountID, productID], Self.storedTransaction)
     }
 
     /// The oldest unfinished, unrevoked purchase of one product, through the same index as ``unfinishedTransactionsSQL``.

@@ -73,9 +73,7 @@ extension SQLiteTipJarStorage: ServerNotificationStorage {
     /// Before a read of the queue: queues the charges of the purchases committed since the last time, so the read
     /// sees every notification committed before it; no write when none waits (one read by key).
     func queueWaitingCharges() async throws {
-        let waiting = try pool.pointRead { db in
-            try db.cachedStatement(sql: Self.chargesWaitSQL).fetchOne { row in try row.value(at: 0, as: Bool.self) } ?? false
-        }
+        let waiting = try pool.pointFetchOne(sql: Self.chargesWaitSQL, arguments: []) { row in try row.value(at: 0, as: Bool.self) } ?? false
         guard waiting else { return }
         try await write { db, _ in try Self.queueOneTimeCharges(db) }
     }

@@ -165,11 +165,11 @@ public final class SQLiteTipJarStorage: TipJarStorage {
 
     /// `TipJarStorage.install(withID:)`: by primary key, a point read on the caller's thread.
     public nonisolated(nonsending) func install(withID id: String) async throws -> Install? {
-        try pool.pointRead { db in
-            try db.cachedStatement(sql: "SELECT \(Self.installColumns) FROM \(Self.installsWithAccounts) WHERE installs.id = ?")
-                .fetchOne(arguments: [id], Self.install)
-        }
+        try pool.pointFetchOne(sql: Self.installByIDSQL, arguments: [id], Self.install)
     }
+
+    /// One install with its account's storefront, by primary key.
+    static let installByIDSQL = "SELECT \(installColumns) FROM \(installsWithAccounts) WHERE installs.id = ?"
 
     /// `TipJarStorage.installs(matching:)`: newest first; a hex/dash search is an ID-prefix range on the
     /// primary key, any other text a case-insensitive label match; `LIMIT pageSize + 1` tells whether more follow.
@@ -210,10 +210,7 @@ public final class SQLiteTipJarStorage: TipJarStorage {
 
     /// `TipJarStorage.runningInstallIDs(accountID:except:)`: through `installs_by_account`, a point read on the caller's thread.
     public nonisolated(nonsending) func runningInstallIDs(accountID: String, except installID: String) async throws -> [String] {
-        try pool.pointRead { db in
-            try db.cachedStatement(sql: Self.otherRunningInstallsSQL)
-                .fetchAll(arguments: [accountID, installID]) { try $0.value(at: 0, as: String.self) }
-        }
+        try pool.pointFetchAll(sql: Self.otherRunningInstallsSQL, arguments: [accountID, installID]) { try $0.value(at: 0, as: String.self) }
     }
 
     /// The account's running installs but one, read inside every purchase's write (`issue(_:thenRecord:)`) and by a

@@ -86,4 +86,24 @@ struct SortedJSONObjectTests {
         let jws = CompactJWS.unsecured(json: Array(#"{"x":">>>???"}"#.utf8))
         #expect(jws == "eyJhbGciOiJub25lIn0.eyJ4IjoiPj4-Pz8_In0.")
     }
+
+    /// A purchase's answer: the same bytes with each optional member set or not, an error message of any characters,
+    /// a transaction ID past `Int64.max`; and the response `JSONBody` makes of it is the one it makes of the encoder's.
+    @Test func aPurchasesAnswerIsTheEncodersBytesWhateverItCarries() throws {
+        let full = APIModels.PurchaseBody(
+            outcome: "failed", transactionID: UInt64.max, hearts: 5, error: Self.awkward + "<script>&</script>",
+            errorName: "networkError", recordOutcome: "duplicate")
+        let bare = APIModels.PurchaseBody(outcome: "userCancelled", transactionID: nil, hearts: 0)
+        let usual = APIModels.PurchaseBody(outcome: "purchased", transactionID: 1, hearts: 1, recordOutcome: "counted")
+        for body in [full, bare, usual] {
+            #expect(body.object.json == (try Self.encoded(body)))
+            let written = JSONBody.response(body.object)
+            let encoded = JSONBody.response(body)
+            #expect(written.body == encoded.body && written.fields["Content-Type"] == encoded.fields["Content-Type"])
+            #expect(!written.body.contains { $0 == UInt8(ascii: "<") || $0 == UInt8(ascii: ">") || $0 == UInt8(ascii: "&") })
+        }
+        let decoded = try JSONSerialization.jsonObject(with: Data(JSONBody.response(full.object).body)) as? [String: Any]
+        #expect(decoded?["error"] as? String == full.error, "markup made inert is the same string")
+        #expect(JSONBody.response(usual.object).body == Array(#"{"hearts":1,"outcome":"purchased","recordOutcome":"counted","transactionID":1}"#.utf8))
+    }
 }

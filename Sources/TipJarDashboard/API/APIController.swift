@@ -115,7 +115,8 @@ struct APIController: DashboardController {
                 APIModels.PurchaseBody(
                     outcome: report.outcome.rawValue, transactionID: report.transactionID,
                     hearts: report.hearts, error: message, errorName: report.errorName,
-                    recordOutcome: report.recordOutcome?.rawValue))
+                    recordOutcome: report.recordOutcome?.rawValue
+                ).object)
         }
         router.post("/api/installs/:id/restore") { request, context in
             let id = try context.installID()

@@ -17,14 +17,26 @@ enum JSONBody {
     /// Encodes an `Encodable` value as an `application/json; charset=utf-8` response.
     static func response(_ value: some Encodable, status: HTTPStatus = .ok) -> HTTPResponse {
         let data = (try? encoder.encode(value)) ?? Data(#"{"error":"The response could not be encoded."}"#.utf8)
-        var response = HTTPResponse.json(data: inert(data), status: status)
+        return response(json: inert(data), status: status)
+    }
+
+    /// A response of a body written by ``SortedJSONObject``: the bytes `response(_:status:)` sends for the same
+    /// value (`SortedJSONObjectTests`), markup characters made inert the same way.
+    static func response(_ object: SortedJSONObject, status: HTTPStatus = .ok) -> HTTPResponse {
+        response(json: inert(object.json), status: status)
+    }
+
+    private static func response(json: [UInt8], status: HTTPStatus) -> HTTPResponse {
+        var response = HTTPResponse.json(data: json, status: status)
         response.fields["Content-Type"] = "application/json; charset=utf-8"
         return response
     }
 
     /// Escapes `<`, `>` and `&` as `\u003c`, `\u003e`, `\u0026`: they can only occur inside JSON
     /// strings, so the value is unchanged, and no JSON body can ever be read as markup.
-    static func inert(_ data: Data) -> [UInt8] {
+    static func inert(_ data: some Collection<UInt8>) -> [UInt8] {
+        let markup: (UInt8) -> Bool = { $0 == UInt8(ascii: "<") || $0 == UInt8(ascii: ">") || $0 == UInt8(ascii: "&") }
+        if let asIs = data.withContiguousStorageIfAvailable({ $0.contains(where: markup) ? nil : Array($0) }) ?? nil { return asIs }
         var bytes: [UInt8] = []
         bytes.reserveCapacity(data.count)
         for byte in data {

@@ -33,6 +33,13 @@ struct SortedJSONObject {
     /// Adds the member `name` with an integer value.
     mutating func add(_ name: StaticString, _ value: Int?) { add(name, value.map(Int64.init)) }
 
+    /// Adds the member `name` with an unsigned integer value (a transaction ID: every digit, past `Int64.max` too).
+    mutating func add(_ name: StaticString, _ value: UInt64?) {
+        guard let value else { return }
+        begin(name)
+        bytes.append(contentsOf: String(value).utf8)
+    }
+
     /// Adds the member `name` with a nested object's bytes (a ``json`` of another object).
     mutating func add(_ name: StaticString, object: [UInt8]) {
         begin(name)

@@ -263,6 +263,26 @@ struct DatabasePoolTests {
         #expect(!connections.contains(other))
     }
 
+    @Test("A point fetch is one statement in a read transaction of its own: it sees each commit, holds no snapshot after, writes nothing")
+    func pointFetchesAreTheirOwnReadTransactions() async throws {
+        let folder = try SQLiteTemporaryFolder()
+        let pool = try DatabasePool(path: folder.path("db.sqlite"))
+        try await pool.write { db in try db.execute(sql: "CREATE TABLE t(x INTEGER NOT NULL)") }
+        for value in 1...4 {
+            try await pool.write { db in try db.execute(sql: "INSERT INTO t VALUES (?)", arguments: [value]) }
+            #expect(try pool.pointFetchOne(sql: "SELECT count(*) FROM t", arguments: []) { try $0.value(at: 0, as: Int64.self) } == Int64(value))
+            #expect(try pool.pointFetchAll(sql: "SELECT x FROM t WHERE x >= ? ORDER BY x", arguments: [value - 1]) { try $0.value(at: 0, as: Int64.self) }
+                == Array(Int64(max(1, value - 1))...Int64(value)))
+        }
+        // No read transaction is left open on a connection: a checkpoint copies every frame and empties the WAL.
+        let other = try Database(path: folder.path("db.sqlite"), flags: SQLITE_OPEN_READWRITE)
+        defer { try? other.close() }
+        let checkpoint = try other.fetchOne(sql: "PRAGMA wal_checkpoint(TRUNCATE)") { [try $0.value(at: 0, as: Int64.self), try $0.value(at: 1, as: Int64.self)] }
+        #expect(checkpoint == [0, 0], "busy, frames left: \(String(describing: checkpoint))")
+        #expect(throws: DatabaseError.self) { try pool.pointFetchOne(sql: "INSERT INTO t VALUES (9) RETURNING x", arguments: []) { _ in 1 } }
+        #expect(try pool.pointFetchOne(sql: "SELECT count(*) FROM t", arguments: []) { try $0.value(at: 0, as: Int64.self) } == 4)
+    }
+
     @Test("SQLite keeps no memory statistics, so no allocation takes their process-wide mutex")
     func memoryStatisticsAreOff() async throws {
         let folder = try SQLiteTemporaryFolder()
