@@ -245,9 +245,16 @@ final class EventLoop: @unchecked Sendable {
         if pipelined { pipelinedInFlight += 1 }
         let fd = connection.fd, serial = connection.serial
         let responder = self.responder, inbox = self.inbox
-        Task(executorPreference: configuration.responderExecutor) {
+        let respond: @Sendable () async -> Void = { [request] in
             let response = await responder.respond(to: request)
             inbox.post(.response(fd: fd, serial: serial, response: response, pipelined: pipelined))
+        }
+        // A task made with an executor preference, even `nil`, carries a preference record that every `await` looks
+        // up under the task's status lock (Swift's `AsyncTask::getPreferredTaskExecutor`); without one, none.
+        if let executor = configuration.responderExecutor {
+            Task(executorPreference: executor, operation: respond)
+        } else {
+            Task(operation: respond)
         }
     }
 }
