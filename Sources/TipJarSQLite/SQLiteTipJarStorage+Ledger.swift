@@ -63,17 +63,22 @@ extension SQLiteTipJarStorage {
         "INSERT INTO transactions (\(transactionColumns)) VALUES ("
         + Array(repeating: "?", count: transactionColumns.split(separator: ",").count).joined(separator: ", ") + ")"
 
+    /// The values of ``insertTransactionSQL``, each converted where its type is known (no value boxed to be converted
+    /// later, a purchase's largest list of arguments).
     static func insertArguments(_ stored: StoredTransaction) -> StatementArguments {
         let t = stored.transaction
-        return [
-            Int64(bitPattern: t.id), t.productID, milliseconds(t.purchaseDate), t.storefront,
-            stored.accountID, stored.installID, statusColumn(stored.status), stored.isFinished, stored.isExternal,
-            t.revocationDate.map(milliseconds), t.revocationReason?.rawValue, t.purchasedQuantity,
-            t.appAccountToken?.uuidString.lowercased(), t.price.map(priceText), t.currency, t.productType?.rawValue,
-            t.appBundleID, milliseconds(t.signedDate), hasPurchaseIssue(stored.status), stored.requestedAgain,
-            stored.settledAs.map { Int64(bitPattern: $0) }, t.revocationType?.rawValue, t.revocationPercentage,
-            t.environment.rawValue, stored.consumptionInfo, stored.origin?.rawValue,
-        ]
+        return StatementArguments([
+            Int64(bitPattern: t.id).databaseValue, t.productID.databaseValue, milliseconds(t.purchaseDate).databaseValue,
+            t.storefront.databaseValue, stored.accountID.databaseValue, stored.installID.databaseValue,
+            statusColumn(stored.status).databaseValue, stored.isFinished.databaseValue, stored.isExternal.databaseValue,
+            t.revocationDate.map(milliseconds).databaseValue, t.revocationReason?.rawValue.databaseValue ?? .null,
+            t.purchasedQuantity.databaseValue, t.appAccountToken?.uuidString.lowercased().databaseValue ?? .null,
+            t.price.map(priceText).databaseValue, t.currency.databaseValue, t.productType?.rawValue.databaseValue ?? .null,
+            t.appBundleID.databaseValue, milliseconds(t.signedDate).databaseValue, hasPurchaseIssue(stored.status).databaseValue,
+            stored.requestedAgain.databaseValue, stored.settledAs.map { Int64(bitPattern: $0) }.databaseValue,
+            t.revocationType?.rawValue.databaseValue ?? .null, t.revocationPercentage.databaseValue,
+            t.environment.rawValue.databaseValue, stored.consumptionInfo.databaseValue, stored.origin?.rawValue.databaseValue ?? .null,
+        ])
     }
 
     /// The `price` column's text of `price`: its exact decimal digits (`Decimal.description`, which

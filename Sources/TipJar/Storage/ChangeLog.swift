@@ -107,14 +107,10 @@ public final class ChangeLog: Sendable {
     /// Records a committed change that touched `keys` and wakes their watchers (and the watchers of every change).
     /// Called after the change is visible to every reader, never before.
     /// - Parameter keys: what it touched; empty for a change that touched nothing a reader shows.
-    public func changed(_ keys: some Sequence<ChangeKey>) {
-        var touched: [ChangeKey] = []
+    public func changed(_ keys: some Collection<ChangeKey>) {
         recorded.withLock { changes in
             let number = sequence.add(1, ordering: .releasing).newValue
-            for key in keys {
-                changes.last[key] = number
-                touched.append(key)
-            }
+            for key in keys { changes.last[key] = number }
             if changes.last.count > keyLimit {
                 changes.last.removeAll()
                 changes.everything = number
@@ -122,12 +118,14 @@ public final class ChangeLog: Sendable {
         }
         let woken = watchers.withLock { watchers -> [UInt64: Watcher] in
             var woken = watchers.ofEverything
-            for key in touched {
+            guard !watchers.byKey.isEmpty else { return woken }  // a server with no page open: nothing else to look up
+            for key in keys {
                 guard let ofKey = watchers.byKey[key] else { continue }
                 woken.merge(ofKey) { first, _ in first }
             }
             return woken
         }
+        guard !woken.isEmpty else { return }
         signals.add(woken.count, ordering: .relaxed)
         for watcher in woken.values { watcher.wake() }
     }
