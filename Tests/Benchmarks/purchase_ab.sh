@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# Two builds' CPU per purchase, taking turns run by run: for a change whose effect is smaller than the shared host's
+# drift. purchase_bench.sh runs one build for minutes, while this host's speed moves by 15 % from one minute to the
+# next, so two builds it measured apart can differ by more than the change; here each pair of runs is seconds apart.
+#
+# Each run: a new database at --durability normal, eight installs, one second of wrk (8 connections, one install
+# each) to warm up, then four seconds measured: the server's CPU time (utime + stime of /proc/PID/stat, every thread,
+# proc(5)) divided by the purchases answered. Prints each pair, then the medians and how many pairs favour each build.
+#
+#   Tests/Benchmarks/purchase_ab.sh BUILD_A BUILD_B [pairs]     # default 8 pairs
+set -euo pipefail
+A="$1"; B="$2"; PAIRS="${3:-8}"
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+TICKS="$(getconf CLK_TCK)"
+command -v wrk >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk >/dev/null; }
+WORK="$(mktemp -d)"
+PID=""
+cleanup() { [ -n "$PID" ] && kill "$PID" 2>/dev/null; wait 2>/dev/null || true; rm -rf "$WORK"; }
+trap cleanup EXIT
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+
+run() { # binary -> CPU µs per purchase
+  local port; port="$(free_port)"
+  rm -f "$WORK"/db.sqlite3*
+  "$1" serve --port "$port" --database "$WORK/db.sqlite3" --durability normal >/dev/null 2>&1 &
+  PID=$!
+  for _ in $(seq 1 100); do curl -s -o /dev/null "http://127.0.0.1:$port/api/store" && break; sleep 0.05; done
+  local ids=()
+  for _ in $(seq 1 8); do
+    ids+=("$(curl -s -X POST -H 'Content-Type: application/json' -d '{"locale":"en","launch":true}' "http://127.0.0.1:$port/api/installs" \
+      | python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])')")
+  done
+  { printf 'local ids = {'; printf '"%s",' "${ids[@]}"; printf '}\n'
+    cat <<'LUA'
+local next_index = 0
+function setup(thread) next_index = next_index + 1; thread:set("id", ids[next_index]) end
+function request()
+  return wrk.format("POST", "/api/installs/" .. id .. "/purchases", {["Content-Type"] = "application/json"},
+                    '{"productID":"com.example.tipjar.tip.coffee"}')
+end
+LUA
+  } > "$WORK/post.lua"
+  wrk -t8 -c8 -d1s -s "$WORK/post.lua" "http://127.0.0.1:$port" >/dev/null
+  local before after requests
+  before="$(cpu_ticks "$PID")"
+  requests="$(wrk -t8 -c8 -d4s -s "$WORK/post.lua" "http://127.0.0.1:$port" | awk '/requests in/ {print $1}')"
+  after="$(cpu_ticks "$PID")"
+  kill "$PID"; wait "$PID" 2>/dev/null || true; PID=""
+  python3 -c "print('%.0f' % (($after - $before) * 1e6 / $TICKS / max(1, $requests)))"
+}
+
+echo "CPU µs per purchase, durability normal, 8 connections; A = $A, B = $B"
+results=()
+for pair in $(seq 1 "$PAIRS"); do
+  a="$(run "$A")"; b="$(run "$B")"
+  echo "pair $pair: A $a  B $b  (B - A = $((b - a)))"
+  results+=("$a $b")
+done
+printf '%s\n' "${results[@]}" | python3 -c '
+import statistics, sys
+pairs = [tuple(map(int, line.split())) for line in sys.stdin if line.strip()]
+a, b = [p[0] for p in pairs], [p[1] for p in pairs]
+print("median A %.0f µs, B %.0f µs (B/A %.2f); median of B - A %+.0f µs; B lower in %d of %d pairs" % (
+    statistics.median(a), statistics.median(b), statistics.median(b) / statistics.median(a),
+    statistics.median(y - x for x, y in pairs), sum(y < x for x, y in pairs), len(pairs)))'
