@@ -61,7 +61,10 @@ public struct DatabaseMigrator: Sendable {
     ///   when the database comes from a newer version (nothing is modified); or what a
     ///   migration throws (that migration is rolled back, earlier ones stay applied); a ``DatabaseError`` from a
     ///   migration's SQL comes back with its code, its message prefixed by the migration's identifier, and the file.
-    public func migrate(_ pool: DatabasePool) throws {
+    /// - Parameter upgrading: Called with a migration's identifier before it runs on a database that had migrations
+    ///   applied already (an upgrade, which may copy tables; never for a new file's), so a server can say why its
+    ///   start-up waits.
+    public func migrate(_ pool: DatabasePool, upgrading: ((String) -> Void)? = nil) throws {
         let applied = try pool.readSync { try appliedIdentifiers($0) }
         try refuseUnknown(applied, path: pool.path)
         for migration in migrations where !applied.contains(migration.identifier) {
@@ -69,6 +72,7 @@ public struct DatabaseMigrator: Sendable {
                 let appliedNow = try appliedIdentifiers(db)
                 try refuseUnknown(appliedNow, path: pool.path)
                 guard !appliedNow.contains(migration.identifier) else { return }
+                if !applied.isEmpty { upgrading?(migration.identifier) }
                 try db.execute(sql: "CREATE TABLE IF NOT EXISTS \(Self.tableName) (identifier TEXT PRIMARY KEY, applied_at TEXT)")
                 do {
                     try migration.body(db)

@@ -22,11 +22,13 @@ public final class SQLiteTipJarStorage: TipJarStorage {
     /// - Parameters:
     ///   - path: The SQLite file, e.g. `./tipjar.sqlite3`.
     ///   - configuration: Durability and busy timeout.
+    ///   - upgrading: Called with each migration's identifier before it upgrades a file that had older ones
+    ///     (`DatabaseMigrator.migrate(_:upgrading:)`), never for a new file.
     /// - Throws: `DatabaseError` for a corrupt, foreign or read-only file (never modified), and
     ///   `DatabaseMigrator` errors for a database written by a newer version.
-    public init(path: String, configuration: DatabaseConfiguration = DatabaseConfiguration()) throws {
+    public init(path: String, configuration: DatabaseConfiguration = DatabaseConfiguration(), upgrading: ((String) -> Void)? = nil) throws {
         pool = try DatabasePool(path: path, configuration: configuration)
-        try Self.migrator.migrate(pool)
+        try Self.migrator.migrate(pool, upgrading: upgrading)
         if !configuration.readOnly {
             try pool.writer.writeSync { db in
                 try db.watchRowChanges(inTables: Self.notificationTables, insertsInto: ["transactions"])

@@ -138,7 +138,9 @@ struct ServeCommand {
                 })
             // Checked just now, or closed cleanly: the file's other checks still run (DatabaseFileGuard).
             configuration.checksIntegrity = false
-            storage = try SQLiteTipJarStorage(path: database, configuration: configuration)
+            storage = try SQLiteTipJarStorage(path: database, configuration: configuration) { identifier in
+                LogWriter.standardError.write(line: "tipjar: upgrading \(database) to schema \(identifier)")
+            }
         } catch {
             let hint = (error as? DatabaseError)?.isCorrupt == true ? "\n(tipjar check-database \(database) lists every problem)" : ""
             LogWriter.standardError.write(line: "tipjar: cannot open the database \(database): \(error)\(hint)")

@@ -30,6 +30,19 @@ struct DatabaseMigratorTests {
         #expect(appliedAt?.isEmpty == false)
     }
 
+    @Test("An upgrade names each migration before it runs on a file that had some; a new file's are not named")
+    func upgradesAreNamedBeforeTheyRun() throws {
+        let folder = try SQLiteTemporaryFolder()
+        let pool = try DatabasePool(path: folder.path("db.sqlite"))
+        var named: [String] = []
+        try Self.migrator(["v1", "v2"]).migrate(pool) { named.append($0) }
+        #expect(named.isEmpty, "a new file")
+        try Self.migrator(["v1", "v2", "v3", "v4"]).migrate(pool) { named.append($0) }
+        #expect(named == ["v3", "v4"])
+        try Self.migrator(["v1", "v2", "v3", "v4"]).migrate(pool) { named.append($0) }
+        #expect(named == ["v3", "v4"], "nothing left to upgrade")
+    }
+
     @Test("A failing migration rolls back with its record; earlier migrations stay applied")
     func failingMigrationRollsBack() throws {
         let folder = try SQLiteTemporaryFolder()
