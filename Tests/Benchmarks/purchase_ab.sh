@@ -11,6 +11,7 @@
 set -euo pipefail
 A="$1"; B="$2"; PAIRS="${3:-8}"
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+source "$ROOT/Tests/Benchmarks/purchase_load.sh"
 TICKS="$(getconf CLK_TCK)"
 command -v wrk >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk >/dev/null; }
 WORK="$(mktemp -d)"
@@ -25,22 +26,7 @@ run() { # binary -> CPU µs per purchase
   rm -f "$WORK"/db.sqlite3*
   "$1" serve --port "$port" --database "$WORK/db.sqlite3" --durability normal >/dev/null 2>&1 &
   PID=$!
-  for _ in $(seq 1 100); do curl -s -o /dev/null "http://127.0.0.1:$port/api/store" && break; sleep 0.05; done
-  local ids=()
-  for _ in $(seq 1 8); do
-    ids+=("$(curl -s -X POST -H 'Content-Type: application/json' -d '{"locale":"en","launch":true}' "http://127.0.0.1:$port/api/installs" \
-      | python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])')")
-  done
-  { printf 'local ids = {'; printf '"%s",' "${ids[@]}"; printf '}\n'
-    cat <<'LUA'
-local next_index = 0
-function setup(thread) next_index = next_index + 1; thread:set("id", ids[next_index]) end
-function request()
-  return wrk.format("POST", "/api/installs/" .. id .. "/purchases", {["Content-Type"] = "application/json"},
-                    '{"productID":"com.example.tipjar.tip.coffee"}')
-end
-LUA
-  } > "$WORK/post.lua"
+  purchase_load "$port" 8 "$WORK/post.lua"
   wrk -t8 -c8 -d1s -s "$WORK/post.lua" "http://127.0.0.1:$port" >/dev/null
   local before after requests
   before="$(cpu_ticks "$PID")"

@@ -19,6 +19,7 @@
 #                                                      # NOTIFICATIONS=off, DURABILITIES="full normal"
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+source "$ROOT/Tests/Benchmarks/purchase_load.sh"
 BIN="${TIPJAR_BIN:-$ROOT/.build/release/tipjar}"
 SECONDS_EACH="${1:-8}"
 ROUNDS="${ROUNDS:-5}"
@@ -79,22 +80,7 @@ run() { # durability round connections notifications -> "purchases/s p99 non-2xx
   [ "${4:-off}" = on ] && extra=(--notifications-url "$RECEIVER")
   "$BIN" serve --port "$port" --database "$WORK/$1-$2-${4:-off}.sqlite3" --durability "$1" "${extra[@]}" >/dev/null 2>&1 &
   PID=$!
-  for _ in $(seq 1 100); do curl -s -o /dev/null "http://127.0.0.1:$port/api/store" && break; sleep 0.05; done
-  local ids=()
-  for _ in $(seq 1 "$3"); do
-    ids+=("$(curl -s -X POST -H 'Content-Type: application/json' -d '{"locale":"en","launch":true}' "http://127.0.0.1:$port/api/installs" \
-      | python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])')")
-  done
-  { printf 'local ids = {'; printf '"%s",' "${ids[@]}"; printf '}\n'
-    cat <<'LUA'
-local next_index = 0
-function setup(thread) next_index = next_index + 1; thread:set("id", ids[next_index]) end
-function request()
-  return wrk.format("POST", "/api/installs/" .. id .. "/purchases", {["Content-Type"] = "application/json"},
-                    '{"productID":"com.example.tipjar.tip.coffee"}')
-end
-LUA
-  } > "$WORK/post.lua"
+  purchase_load "$port" "$3" "$WORK/post.lua"
   local ticks_before ticks_after written_before written_after
   ticks_before="$(cpu_ticks "$PID")"
   written_before="$(written "$PID")"
