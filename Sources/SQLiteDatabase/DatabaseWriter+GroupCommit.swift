@@ -22,17 +22,22 @@ extension DatabaseWriter {
                 return true
             },
             finish: { error in completion(error.map { .failure($0) } ?? box.result!) })
-        pendingWrites.withLock { $0.append(job) }
-        queue.async { self.drainPendingWrites() }
+        // One drain on the queue takes every job handed over before it starts: a job that finds one queued joins it.
+        let queuesDrain = pendingWrites.withLock { pending -> Bool in
+            pending.jobs.append(job)
+            defer { pending.drainQueued = true }
+            return !pending.drainQueued
+        }
+        if queuesDrain { queue.async { self.drainPendingWrites() } }
     }
 
     /// Group commit: runs every pending job in one transaction, each in a SAVEPOINT.
     func drainPendingWrites() {
         var jobs = pendingWrites.withLock { pending in
-            defer { pending.removeAll() }
-            return pending
+            defer { pending = ([], false) }
+            return pending.jobs
         }
-        guard !jobs.isEmpty else { return }  // an earlier drain took them
+        guard !jobs.isEmpty else { return }
         let db: Database
         do { db = try openDatabase() } catch {
             jobs.forEach { $0.finish(error) }

@@ -3,13 +3,13 @@
 # drift. purchase_bench.sh runs one build for minutes, while this host's speed moves by 15 % from one minute to the
 # next, so two builds it measured apart can differ by more than the change; here each pair of runs is seconds apart.
 #
-# Each run: a new database at --durability normal, eight installs, one second of wrk (8 connections, one install
+# Each run: a new database at --durability $DURABILITY (default normal), eight installs, one second of wrk (8 connections, one install
 # each) to warm up, then four seconds measured: the server's CPU time (utime + stime of /proc/PID/stat, every thread,
 # proc(5)) divided by the purchases answered. Prints each pair, then the medians and how many pairs favour each build.
 #
-#   Tests/Benchmarks/purchase_ab.sh BUILD_A BUILD_B [pairs]     # default 8 pairs
+#   Tests/Benchmarks/purchase_ab.sh BUILD_A BUILD_B [pairs]     # default 8 pairs; DURABILITY=full for synced commits
 set -euo pipefail
-A="$1"; B="$2"; PAIRS="${3:-8}"
+A="$1"; B="$2"; PAIRS="${3:-8}"; DURABILITY="${DURABILITY:-normal}"
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 source "$ROOT/Tests/Benchmarks/purchase_load.sh"
 TICKS="$(getconf CLK_TCK)"
@@ -24,7 +24,7 @@ cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 run() { # binary -> CPU µs per purchase
   local port; port="$(free_port)"
   rm -f "$WORK"/db.sqlite3*
-  "$1" serve --port "$port" --database "$WORK/db.sqlite3" --durability normal >/dev/null 2>&1 &
+  "$1" serve --port "$port" --database "$WORK/db.sqlite3" --durability "$DURABILITY" >/dev/null 2>&1 &
   PID=$!
   purchase_load "$port" 8 "$WORK/post.lua"
   wrk -t8 -c8 -d1s -s "$WORK/post.lua" "http://127.0.0.1:$port" >/dev/null
@@ -36,7 +36,7 @@ run() { # binary -> CPU µs per purchase
   python3 -c "print('%.0f' % (($after - $before) * 1e6 / $TICKS / max(1, $requests)))"
 }
 
-echo "CPU µs per purchase, durability normal, 8 connections; A = $A, B = $B"
+echo "CPU µs per purchase, durability $DURABILITY, 8 connections; A = $A, B = $B"
 results=()
 for pair in $(seq 1 "$PAIRS"); do
   a="$(run "$A")"; b="$(run "$B")"
