@@ -1,6 +1,10 @@
 /// The connections a full table could give up for a newcomer, by address, gathered in one walk of the table and used
 /// for the accepts of the next ``maxAge`` (``EventLoop/admit(_:)``). A candidate is checked again when it is taken: one
-/// that was closed or changed state since is passed over; one that became a candidate since waits for the next walk.
+/// that was closed or changed state since is passed over. A connection that begins lingering after the walk joins the
+/// candidates at once (``noteLingering(_:now:)``): clients refused by the hundred (streams over their budget, each
+/// answered 503 and reconnecting) close the lingering connections a walk found within the same 100 ms, and those
+/// answered after it held the table until the next walk, so a lighter newcomer was turned away although the table was
+/// full of answered connections. Other candidates (idle, receiving) that appear since wait for the next walk.
 ///
 /// Walking the table at most once per ``maxAge``, not once per accept, per address or per batch, keeps a flood from many
 /// addresses that reconnects as fast as it is answered from holding the loop in the search: each walk of 4,096
@@ -23,6 +27,8 @@ struct ClosableConnections {
     }
 
     private var addresses: [OfAddress]
+    /// Where each address's candidates are in `addresses`.
+    private var slots: [ObjectIdentifier: Int]
 
     /// Walks `connections` once. A connection accepted in the turn `now` and not read yet is never a candidate: its
     /// first bytes may be waiting in the socket.
@@ -34,15 +40,7 @@ struct ClosableConnections {
             let idle = connection.isIdle
             guard idle || connection.isLingering || connection.isReceivingRequest else { continue }
             if idle && !connection.receivedAny && connection.lastActivity == now { continue }
-            let key = ObjectIdentifier(connection.peer)
-            let slot: Int
-            if let known = index[key] {
-                slot = known
-            } else {
-                slot = addresses.count
-                index[key] = slot
-                addresses.append(OfAddress(peer: connection.peer))
-            }
+            let slot = Self.slot(of: connection.peer, in: &addresses, &index)
             if idle {
                 addresses[slot].idle.append(connection)
             } else if connection.isLingering {
@@ -58,6 +56,25 @@ struct ClosableConnections {
             addresses[slot].receiving.sort { $0.phaseStart > $1.phaseStart }
         }
         self.addresses = addresses
+        slots = index
+    }
+
+    /// The index of `peer`'s candidates in `addresses`, added (empty) when it has none yet.
+    private static func slot(of peer: Peer, in addresses: inout [OfAddress], _ slots: inout [ObjectIdentifier: Int]) -> Int {
+        let key = ObjectIdentifier(peer)
+        if let known = slots[key] { return known }
+        slots[key] = addresses.count
+        addresses.append(OfAddress(peer: peer))
+        return addresses.count - 1
+    }
+
+    /// Adds `connection`, which has just begun lingering (``EventLoop/beginLinger(_:)``), as the last lingering choice of
+    /// its address: it has lingered the shortest. Nothing once the walk is ``maxAge`` old: the next newcomer walks the
+    /// table again, so the candidates never grow past what one ``maxAge`` of answers adds.
+    mutating func noteLingering(_ connection: Connection, now: UInt64) {
+        guard now &- gathered < Self.maxAge else { return }
+        let slot = Self.slot(of: connection.peer, in: &addresses, &slots)
+        addresses[slot].lingering.insert(connection, at: 0)
     }
 
     /// Whether idle `a` goes before idle `b`: one that never sent a byte first, then the longest idle.

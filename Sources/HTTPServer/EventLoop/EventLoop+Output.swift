@@ -187,6 +187,7 @@ extension EventLoop {
         shutdown(connection.fd, Int32(SHUT_WR))
         endStream(connection)
         connection.state = .lingering(deadline: now &+ t.linger)
+        closable?.noteLingering(connection, now: now)
         discardInput(connection)
     }
 
