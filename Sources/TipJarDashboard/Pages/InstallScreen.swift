@@ -90,6 +90,9 @@ struct InstallScreen: Sendable {
         ].joined(separator: "\n")
     }
 
+    /// The timeline's kinds for an Ask to Buy request the app got `.pending` for (a first request, or one requested again).
+    static let askToBuyRequestKinds: Set<String> = ["purchase.askToBuy", "purchase.askToBuyAgain"]
+
     /// The notice that holds for the install now: pending while one of its Ask to Buy purchases waits (for
     /// approval, or, approved, for the running app's listener); once the latest was approved and its transaction
     /// is on the ledger, the thank-you (or, with the hearts full, its variant); otherwise none.
@@ -105,7 +108,13 @@ struct InstallScreen: Sendable {
             return Feedback(kind: .pending, locale: install.locale)
         }
         let events = service.timeline.events(installID: install.id, limit: 50)
-        if events.first(where: { $0.kind.hasPrefix("askToBuy.") || $0.kind == "launch" })?.kind == "askToBuy.declined" {
+        // The newest of the app's requests, the store's decisions and the launches. A request newer than any decision
+        // was decided in the store without its decision on the timeline yet (the store's write commits first, its
+        // event follows): a render in between found neither the request pending nor an approval, and sent no notice,
+        // and the page then kept that empty notice when the thank-you came (a live update replaces only a pending
+        // notice, `Public/app.js`). The app knows nothing new until its listener receives the transaction, so pending.
+        let latest = events.first { $0.kind.hasPrefix("askToBuy.") || Self.askToBuyRequestKinds.contains($0.kind) || $0.kind == "launch" }
+        if let latest, latest.kind == "askToBuy.declined" || Self.askToBuyRequestKinds.contains(latest.kind) {
             return Feedback(kind: .pending, locale: install.locale)
         }
         let decision = events.first { $0.kind.hasPrefix("askToBuy.") }
