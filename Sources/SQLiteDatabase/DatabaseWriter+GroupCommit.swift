@@ -22,22 +22,17 @@ extension DatabaseWriter {
                 return true
             },
             finish: { error in completion(error.map { .failure($0) } ?? box.result!) })
-        // One drain on the queue takes every job handed over before it starts: a job that finds one queued joins it.
-        let queuesDrain = pendingWrites.withLock { pending -> Bool in
-            pending.jobs.append(job)
-            defer { pending.drainQueued = true }
-            return !pending.drainQueued
-        }
-        if queuesDrain { queue.async { self.drainPendingWrites() } }
+        pendingWrites.withLock { $0.append(job) }
+        queue.async { self.drainPendingWrites() }
     }
 
     /// Group commit: runs every pending job in one transaction, each in a SAVEPOINT.
     func drainPendingWrites() {
         var jobs = pendingWrites.withLock { pending in
-            defer { pending = ([], false) }
-            return pending.jobs
+            defer { pending.removeAll() }
+            return pending
         }
-        guard !jobs.isEmpty else { return }
+        guard !jobs.isEmpty else { return }  // an earlier drain took them
         let db: Database
         do { db = try openDatabase() } catch {
             jobs.forEach { $0.finish(error) }

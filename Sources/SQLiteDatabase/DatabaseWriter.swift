@@ -24,8 +24,7 @@ public final class DatabaseWriter: @unchecked Sendable {
     let queue: DispatchQueue
     /// Only accessed on `queue`.
     private var database: Database?
-    /// Group-commit writes handed over and not yet taken, and whether a drain of them is already on `queue`.
-    let pendingWrites = Mutex<(jobs: [WriteJob], drainQueued: Bool)>(([], false))
+    let pendingWrites = Mutex<[WriteJob]>([])
     /// The number of the last write handed to the queue; every write takes the next one.
     private let lastTicket = Atomic<UInt64>(0)
     private let busyTimeouts = Atomic<Int>(0)
@@ -53,7 +52,7 @@ public final class DatabaseWriter: @unchecked Sendable {
     var walRescueAttemptCount: Int { rescueAttempts.load(ordering: .relaxed) }
 
     /// Group-commit writes queued and not yet taken by the writer (tests wait for a batch to start).
-    var pendingWriteCount: Int { pendingWrites.withLock { $0.jobs.count } }
+    var pendingWriteCount: Int { pendingWrites.withLock { $0.count } }
 
     /// Takes ownership of `database`, an open and configured read-write connection to `path`;
     /// `fileWatch` records the files as the connections opened them; `checkpointer` watches `database`'s WAL.
@@ -84,8 +83,7 @@ public final class DatabaseWriter: @unchecked Sendable {
     ///   `SQLITE_BUSY` if another connection holds the write lock past the busy timeout,
     ///   `SQLITE_FULL`, `SQLITE_READONLY`, `SQLITE_IOERR`, or the COMMIT error.
     public nonisolated(nonsending) func write<T: Sendable>(savepoint: Bool = true, _ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
-        // `submit` calls its completion exactly once (see there), so the continuation needs no checked wrapper.
-        try await withUnsafeThrowingContinuation { continuation in
+        try await withCheckedThrowingContinuation { continuation in
             submit(savepoint: savepoint, body) { continuation.resume(with: $0) }
         }
     }
