@@ -3,9 +3,10 @@
 # drift. purchase_bench.sh runs one build for minutes, while this host's speed moves by 15 % from one minute to the
 # next, so two builds it measured apart can differ by more than the change; here each pair of runs is seconds apart.
 #
-# Each run: a new database at --durability $DURABILITY (default normal), eight installs, one second of wrk (8 connections, one install
-# each) to warm up, then four seconds measured: the server's CPU time (utime + stime of /proc/PID/stat, every thread,
-# proc(5)) divided by the purchases answered. Prints each pair, then the medians and how many pairs favour each build.
+# Each run: a new database at --durability $DURABILITY (default normal), eight installs, one second of wrk (8
+# connections, one install each) to warm up, then four seconds measured: the server's CPU time (utime + stime of
+# /proc/PID/stat, every thread, proc(5)) divided by the purchases answered. Prints each pair, then the medians and how
+# many pairs favour each build.
 #
 #   Tests/Benchmarks/purchase_ab.sh BUILD_A BUILD_B [pairs]     # default 8 pairs; DURABILITY=full for synced commits
 set -euo pipefail
