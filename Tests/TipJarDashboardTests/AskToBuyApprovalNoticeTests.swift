@@ -11,20 +11,16 @@ import Testing
 /// its thank-you.
 @Suite("An approved Ask to Buy on the install screen")
 struct AskToBuyApprovalNoticeTests {
-    func screen(_ server: LiveServer, _ id: String) async -> String {
-        await server.send("GET", "/installs/\(id)/live", fields: [("X-Fragment", "1")]).body
-    }
-
     @Test func anApprovalCommittedBeforeItsTimelineEventStillShowsThePendingNotice() async throws {
         try await withLiveServer(settings: StoreSettings(purchaseOutcome: .pending)) { server in
             let feedback = StoreFeedbackPageTests()
             let id = try await feedback.install(server)
             let requestID = try await feedback.pendingRequest(server, installID: id)
-            #expect(await screen(server, id).contains("waiting for approval"))
+            #expect(await server.liveScreen(id).contains("waiting for approval"))
 
             // The store's half of `TipJarService.approve(requestID:)` alone: committed, not yet on the timeline.
             let issued = try await server.service.store.approve(requestID: UInt64(requestID))
-            let between = await screen(server, id)
+            let between = await server.liveScreen(id)
             #expect(between.contains("waiting for approval"), "\(between.prefix(800))")
             #expect(!between.contains("askToBuy.approved"))
 
@@ -33,9 +29,9 @@ struct AskToBuyApprovalNoticeTests {
             await server.service.event(
                 id, "askToBuy.approved", "Ask to Buy request \(requestID) approved: transaction \(transactionID) issued.",
                 ["requestID": "\(requestID)", "transactionID": "\(transactionID)"])
-            #expect(await screen(server, id).contains("waiting for approval"), "approved, on its way to the listener")
+            #expect(await server.liveScreen(id).contains("waiting for approval"), "approved, on its way to the listener")
             _ = try await server.service.deliverThroughListener(issued)
-            let delivered = await screen(server, id)
+            let delivered = await server.liveScreen(id)
             #expect(delivered.contains(TipJarStrings.english.thankYou) && !delivered.contains("waiting for approval"))
         }
     }
@@ -46,13 +42,13 @@ struct AskToBuyApprovalNoticeTests {
             let id = try await feedback.install(server)
             let first = try await feedback.pendingRequest(server, installID: id)
             #expect(await server.json("POST", "/api/store/pending/\(first)/approve").status == 200)
-            #expect(await screen(server, id).contains(TipJarStrings.english.thankYou))
+            #expect(await server.liveScreen(id).contains(TipJarStrings.english.thankYou))
 
             let purchase = await server.json("POST", "/api/installs/\(id)/purchases", #"{"productID":"com.example.tipjar.tip.snack"}"#)
             #expect(purchase.object["outcome"] as? String == "pending")
             let second = try #require(await server.json("GET", "/api/store/pending").array.first?["requestID"] as? Int)
             _ = try await server.service.store.approve(requestID: UInt64(second))
-            let between = await screen(server, id)
+            let between = await server.liveScreen(id)
             #expect(between.contains("waiting for approval"), "the first approval's thank-you, or nothing: \(between.prefix(800))")
         }
     }

@@ -130,6 +130,11 @@ final class LiveServer: Sendable {
     func json(_ method: String, _ target: String, _ body: String = "") async -> HTTPReply {
         await send(method, target, fields: body.isEmpty ? [] : [("Content-Type", "application/json")], body: body)
     }
+
+    /// The install screen's live fragments (`GET /installs/{id}/live`), as the page's poll fetches them.
+    func liveScreen(_ installID: String) async -> String {
+        await send("GET", "/installs/\(installID)/live", fields: [("X-Fragment", "1")]).body
+    }
 }
 
 /// Runs `body` with a ``LiveServer`` started with these arguments (``LiveServer/init(transport:settings:catalog:adminToken:database:sleep:)``)
