@@ -97,9 +97,7 @@ public final class Statement {
     ///   names the parameter, never a value); or the error of a failing `sqlite3_bind_*`.
     public func bind(_ arguments: StatementArguments) throws {
         // Every parameter gets a value below or the bind throws, so the old values need no clearing: each is replaced.
-        try checkUsable()
-        _ = sqlite3_reset(handle)
-        bindingsAreStale = true
+        try resetForReuse()
         let count = parameterCount
         guard arguments.positional.count <= count else {
             throw DatabaseError(extendedResultCode: SQLITE_RANGE, message: "\(arguments.positional.count) positional arguments for \(count) parameters", sql: sql)
