@@ -26,7 +26,7 @@ struct ConnectionResourceTests {
         router.post("/echo") { request, _ in HTTPResponse(status: .ok, body: request.body) }
         routes(&router)
         var configuration = HTTPServerConfiguration(host: "127.0.0.1", port: 0)
-        configuration.responderExecutor = ServerExecutor.shared
+        configuration.responderPlacement = .executor(ServerExecutor.shared)
         configuration.timeouts = HTTPTimeouts(idle: .seconds(60), head: .seconds(60), body: .seconds(60))
         configure(&configuration)
         let server = HTTPServer(configuration: configuration, responder: router)

@@ -40,7 +40,7 @@ struct EventStreamTests {
         router.get("/") { _, _ in .html("<html>home</html>") }
         router.get("/events") { _, _ in .eventStream(HTTPBodyStream(chunks: producer.stream(), heartbeatInterval: heartbeat)) }
         var configuration = HTTPServerConfiguration(host: "127.0.0.1", port: 0)
-        configuration.responderExecutor = ServerExecutor.shared
+        configuration.responderPlacement = .executor(ServerExecutor.shared)
         configuration.timeouts = HTTPTimeouts(idle: .seconds(60), head: .seconds(60), body: .seconds(60))
         configure(&configuration)
         let server = HTTPServer(configuration: configuration, responder: router)

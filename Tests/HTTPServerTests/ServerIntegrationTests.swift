@@ -24,7 +24,7 @@ struct ServerIntegrationTests {
             return .text("slow")
         }
         var configuration = HTTPServerConfiguration(host: "127.0.0.1", port: 0)
-        configuration.responderExecutor = ServerExecutor.shared
+        configuration.responderPlacement = .executor(ServerExecutor.shared)
         configure(&configuration)
         let server = HTTPServer(configuration: configuration, responder: router, accessLog: log)
         return (server, try server.start())

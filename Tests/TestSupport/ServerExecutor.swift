@@ -2,7 +2,7 @@ import Dispatch
 import HTTPServer
 import Synchronization
 
-/// The executor the tests' HTTP servers run their responders on (`HTTPServerConfiguration.responderExecutor`): a
+/// The executor the tests' HTTP servers run their responders on (`HTTPServerConfiguration.responderPlacement`, `.executor`): a
 /// concurrent dispatch queue of its own, outside Swift's global concurrent executor. Swift Testing starts every test
 /// at once on that global executor (two threads on a two-core machine); a server whose answers waited behind
 /// hundreds of CPU-bound tests seemed not to answer at all, and its socket test failed with an empty reply.
@@ -28,7 +28,16 @@ extension HTTPServerConfiguration {
     /// A server on 127.0.0.1, an ephemeral port, its responders on ``ServerExecutor/shared``.
     public static func onTestExecutor() -> HTTPServerConfiguration {
         var configuration = HTTPServerConfiguration(host: "127.0.0.1", port: 0)
-        configuration.responderExecutor = ServerExecutor.shared
+        configuration.responderPlacement = .executor(ServerExecutor.shared)
         return configuration
+    }
+}
+
+extension HTTPServerConfiguration {
+    /// A server on 127.0.0.1, an ephemeral port, its responders where `tipjar serve` runs them: on the server's own
+    /// I/O thread (``ResponderPlacement/eventLoop``, the default), which the tests running at once on the global
+    /// executor cannot hold up either.
+    public static func asServed() -> HTTPServerConfiguration {
+        HTTPServerConfiguration(host: "127.0.0.1", port: 0)
     }
 }

@@ -4,8 +4,9 @@ import Glibc
 
 /// Responses, writing, closing, deadlines and shutdown for ``EventLoop``.
 extension EventLoop {
-    func handleInbox() {
-        for message in inbox.drain() {
+    /// Handles the inbox's messages: `messages`, or those the eventfd announced.
+    func handleInbox(_ messages: [Inbox.Message]? = nil) {
+        for message in messages ?? inbox.drain() {
             switch message {
             case .response(let fd, let serial, let response, let pipelined):
                 if pipelined { pipelinedInFlight -= 1 }

@@ -5,7 +5,8 @@ import Glibc
 /// The epoll loop: one dedicated thread owns the listening socket and every connection.
 /// Sockets are non-blocking and edge-triggered; complete requests go to the responder in a `Task`,
 /// whose response comes back through the ``Inbox`` and is written by this thread, unless the responder
-/// answers them at once on this thread (``ImmediateResponder``, `EventLoop+Immediate.swift`).
+/// answers them at once on this thread (``ImmediateResponder``, `EventLoop+Immediate.swift`). By default that task
+/// runs on this thread too, between polls (``EventLoopExecutor``).
 ///
 /// `@unchecked Sendable`: the instance is handed to its thread once; all mutable state is touched
 /// only on that thread, except ``inbox`` (a `Mutex`-protected, `Sendable` queue).
@@ -15,7 +16,9 @@ final class EventLoop: @unchecked Sendable {
     /// The responder, when it can also answer on this thread (``ImmediateResponder``).
     let immediate: (any ImmediateResponder)?
     let accessLog: (@Sendable (AccessLogEntry) -> Void)?
-    let inbox = Inbox()
+    let inbox: Inbox
+    /// Runs the responders' tasks on this loop's thread (``ResponderPlacement/eventLoop``).
+    let executor: EventLoopExecutor
     let epfd: Int32
     let listenFD: Int32
     let allowedHosts: Set<String>?
@@ -71,6 +74,8 @@ final class EventLoop: @unchecked Sendable {
         self.accessLog = accessLog
         self.listenFD = listenFD
         self.onStop = onStop
+        inbox = Inbox()
+        executor = EventLoopExecutor(inbox: inbox)
         allowedHosts = HostValidator.allowList(for: configuration, port: boundPort)
         let timeouts = configuration.timeouts
         t = (
@@ -98,9 +103,10 @@ final class EventLoop: @unchecked Sendable {
 
     /// Runs until shutdown completes.
     func run() {
+        executor.bindToCurrentThread()
         let events = SystemCalls.EpollEvents(capacity: 512)
         while true {
-            let n = events.wait(epfd, timeoutMilliseconds: hasPipelinedTurns ? 0 : isAsleep ? -1 : 100)
+            let n = events.wait(epfd, timeoutMilliseconds: hasPipelinedTurns || executor.hasJobs ? 0 : isAsleep ? -1 : 100)
             now = Socket.now()
             if n > 0 {
                 for i in 0..<Int(n) {
@@ -114,6 +120,10 @@ final class EventLoop: @unchecked Sendable {
                     }
                 }
             }
+            // The responders' jobs this turn's events woke, then the answers they gave (posted without a wake-up).
+            executor.runJobs()
+            let answered = inbox.takeMessages()
+            if !answered.isEmpty { handleInbox(answered) }
             if now &- lastSweep >= 100_000_000 {
                 lastSweep = now
                 sweep()
@@ -126,6 +136,7 @@ final class EventLoop: @unchecked Sendable {
         }
         close(epfd)
         inbox.close()
+        executor.stop()
         onStop()
     }
 
@@ -244,17 +255,17 @@ final class EventLoop: @unchecked Sendable {
         if answersImmediately(connection, inFlight, request) { return }
         if pipelined { pipelinedInFlight += 1 }
         let fd = connection.fd, serial = connection.serial
-        let responder = self.responder, inbox = self.inbox
+        let responder = self.responder, inbox = self.inbox, loop = self.executor
         let respond: @Sendable () async -> Void = { [request] in
             let response = await responder.respond(to: request)
-            inbox.post(.response(fd: fd, serial: serial, response: response, pipelined: pipelined))
+            inbox.post(.response(fd: fd, serial: serial, response: response, pipelined: pipelined), fromLoop: loop.isLoopThread)
         }
         // A task made with an executor preference, even `nil`, carries a preference record that every `await` looks
         // up under the task's status lock (Swift's `AsyncTask::getPreferredTaskExecutor`); without one, none.
-        if let executor = configuration.responderExecutor {
-            Task(executorPreference: executor, operation: respond)
-        } else {
-            Task(operation: respond)
+        switch configuration.responderPlacement {
+        case .eventLoop: Task(executorPreference: executor, operation: respond)
+        case .executor(let executor): Task(executorPreference: executor, operation: respond)
+        case .globalExecutor: Task(operation: respond)
         }
     }
 }

@@ -36,14 +36,22 @@ final class Inbox: Sendable {
     /// the lock that ``close()`` takes to close the descriptor, so a responder that finishes after the loop stopped
     /// never writes to the closed descriptor's number, which the kernel may already have handed to another socket
     /// of this process (an 8-byte counter once arrived in front of an HTTP answer that way).
-    func post(_ message: Message) {
+    ///
+    /// `fromLoop`: posted on the loop's own thread (a responder run by ``EventLoopExecutor``), which takes its messages
+    /// before it polls again (``takeMessages()``), so nothing needs to wake it.
+    func post(_ message: Message, fromLoop: Bool = false) {
         let wakesLoop = state.withLock { state -> Bool in
             guard !state.isClosed else { return false }
             let wasEmpty = state.messages.isEmpty
             state.messages.append(message)
             return wasEmpty
         }
-        guard wakesLoop else { return }
+        guard wakesLoop && !fromLoop else { return }
+        wake()
+    }
+
+    /// Wakes the loop (one eventfd write), unless ``close()`` closed the descriptor.
+    func wake() {
         descriptorClosed.withLock { closed in
             guard !closed else { return }
             var one: UInt64 = 1
@@ -55,7 +63,13 @@ final class Inbox: Sendable {
     func drain() -> [Message] {
         var counter: UInt64 = 0
         _ = read(eventFD, &counter, 8)
-        return state.withLock { state in
+        return takeMessages()
+    }
+
+    /// Takes every queued message without reading the eventfd (the loop, after running its own jobs).
+    func takeMessages() -> [Message] {
+        state.withLock { state in
+            guard !state.messages.isEmpty else { return [] }
             let taken = state.messages
             state.messages.removeAll(keepingCapacity: true)
             return taken

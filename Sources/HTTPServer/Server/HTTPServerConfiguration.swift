@@ -63,11 +63,8 @@ public struct HTTPServerConfiguration: Sendable {
     /// 400/413/414/421/431/501/505, timeouts 408, load shedding 503). An application puts its security headers here
     /// so that they are on every answer, whatever road it took. Default: none.
     public var responseDefaults: ResponseDefaults
-    /// Where the responder's tasks run (SE-0417 task executor preference), or `nil` for Swift's global concurrent
-    /// executor, the default. A process that also runs other CPU-bound work on the global executor (a test run
-    /// starts every test at once on it) gives its servers an executor of their own, so their answers do not wait
-    /// behind that work.
-    public var responderExecutor: (any TaskExecutor)? = nil
+    /// Where the responder's tasks run (SE-0417 task executor preference). Default ``ResponderPlacement/eventLoop``.
+    public var responderPlacement: ResponderPlacement = .eventLoop
 
     /// Creates a configuration; every parameter has the documented default.
     /// - Parameters:
@@ -185,4 +182,17 @@ extension Duration {
         if seconds > 1_000_000_000 { return UInt64.max / 2 }
         return UInt64(seconds) * 1_000_000_000 + UInt64(attoseconds / 1_000_000_000)
     }
+}
+
+/// Where a server runs its responder's tasks (``HTTPServerConfiguration/responderPlacement``).
+public enum ResponderPlacement: Sendable {
+    /// On the server's I/O thread, between its polls: a request that needs no other thread (an answer from memory, a
+    /// point read) crosses none, and one that does (a database write) comes back to this thread, not to another that
+    /// must be woken to hand the answer on. A responder's long computation delays every connection's I/O behind it.
+    case eventLoop
+    /// On Swift's global concurrent executor: responders run in parallel, each request waking a thread of the pool.
+    case globalExecutor
+    /// On an executor of the application's, e.g. one kept apart from other CPU-bound work in the same process (a test
+    /// run starts every test at once on the global executor), so the server's answers do not wait behind that work.
+    case executor(any TaskExecutor)
 }

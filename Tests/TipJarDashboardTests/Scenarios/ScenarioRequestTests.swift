@@ -17,7 +17,7 @@ struct ScenarioRequestTests {
     static func withRecordingServer(_ body: (ScenarioHTTPClient, Recorder) async throws -> Void) async throws {
         let recorder = Recorder()
         let server = HTTPServer(
-            configuration: .onTestExecutor(),
+            configuration: .asServed(),
             responder: ClosureResponder { request in
                 recorder.requests.withLock {
                     $0.append((request.method, request.target, String(decoding: request.body, as: UTF8.self), request.fields["Content-Type"]))

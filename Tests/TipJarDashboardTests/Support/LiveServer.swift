@@ -79,7 +79,7 @@ final class LiveServer: Sendable {
             server = nil
             boundPort = nil
         case .live:
-            let server = stack.server(.onTestExecutor())
+            let server = stack.server(.asServed())
             self.server = server
             boundPort = try server.start()
         }
