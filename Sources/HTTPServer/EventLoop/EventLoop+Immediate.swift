@@ -1,5 +1,5 @@
 /// Answers given on the I/O thread for ``EventLoop``: a request the responder can answer at once
-/// (``ImmediateResponder``) is written from here, without a task, a hop to the concurrency pool and back
+/// (``ImmediateResponder``) is written from here, without a task, its jobs and its answer's way back
 /// through the ``Inbox``, or a head serialized field by field.
 extension EventLoop {
     /// Writes the immediate answer to `request` when the responder has one (``ImmediateResponder``).

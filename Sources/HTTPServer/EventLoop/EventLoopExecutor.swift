@@ -11,13 +11,16 @@ import Glibc
 ///
 /// A request then crosses threads only where its work does: a write that goes to the database's writer comes back to
 /// this thread, and nothing else wakes another thread. On the global executor each request woke a thread of the pool to
-/// start it and the I/O thread again to send its answer; those wake-ups, not the work, were a fifth of a small
-/// request's CPU. Default actors follow the preference (SE-0417, "Default actors and task executor preference"), so an
-/// application's actor entered by a responder runs here too, while the loop holds it.
+/// start it and the I/O thread again to send its answer, and with eight clients buying at once those wake-ups cost a
+/// purchase about 20 µs of its 155 (`Tests/Benchmarks/README.md`, "A purchase's CPU"). Default actors follow the
+/// preference (SE-0417, "Default actors and task executor preference"), so an application's actor entered by a
+/// responder runs here too, while the loop holds it.
 ///
 /// The price is the event loop's: a job that computes for long delays every connection's reading and writing behind
 /// it, as a handler on a NIO event loop does. A responder that renders something large or waits on a lock belongs on
-/// another executor.
+/// another executor. The dashboard's do not wait: its writes and scans suspend on their database queues; its point
+/// reads (a few pages by key, microseconds from the page cache) run here and wait for a reader only when every reader
+/// is in a scan (`DatabaseReaders`).
 ///
 /// Jobs queued from another thread wake the loop through the ``Inbox``'s eventfd when they find none waiting; jobs
 /// queued on the loop's thread are run before it polls again, with no wake-up. Once the loop has stopped, jobs left

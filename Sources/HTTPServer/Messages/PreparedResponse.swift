@@ -162,8 +162,8 @@ final class DefaultsMemo: Sendable {
     func store(_ memo: Int) { value.store(memo, ordering: .relaxed) }
 }
 
-/// A responder that can answer some requests at once, on the server's I/O thread, before the request is
-/// handed to the Swift concurrency pool: answers that need no handler (a file already in memory, a stored page).
+/// A responder that can answer some requests at once, on the server's I/O thread, before the request starts
+/// a task for the responder: answers that need no handler (a file already in memory, a stored page).
 ///
 /// When the ``HTTPServer``'s responder also conforms, the server asks ``immediateResponse(to:)`` first for
 /// every complete request; `nil` sends the request the normal way (``HTTPResponder/respond(to:)``). The answer

@@ -2,8 +2,9 @@
 /// ``Router``), ``StaticFiles``, or a `Router<BasicRequestContext>`. It never throws: the chain has already
 /// turned every error into an answer.
 ///
-/// Called on the Swift concurrency pool, one request at a time per connection; requests from
-/// different connections run concurrently.
+/// Called where ``HTTPServerConfiguration/responderPlacement`` puts it (by default the server's I/O thread, between
+/// its polls), one request at a time per connection; requests from different connections interleave at their
+/// suspension points, or run in parallel on another executor.
 public protocol HTTPResponder: Sendable {
     /// Produces the response for `request`.
     /// - Parameter request: the complete, validated request (body included).

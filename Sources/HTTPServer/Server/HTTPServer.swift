@@ -5,7 +5,8 @@ import Glibc
 #endif
 
 /// An HTTP/1.1 server (RFC 9110, RFC 9112) on non-blocking sockets driven by epoll on one dedicated
-/// thread. Complete requests are handed to the ``HTTPResponder`` on the Swift concurrency pool;
+/// thread. Complete requests are handed to the ``HTTPResponder`` in a task, which by default runs on that thread too
+/// (``ResponderPlacement``);
 /// each connection handles one request at a time (pipelined requests are answered in order).
 ///
 /// Every response carries `Date` and `Content-Length` (no chunked responses; an ``HTTPBodyStream`` body is
