@@ -41,6 +41,25 @@ struct InboxTests {
         inbox.close()
     }
 
+    /// A responder run on the loop's own thread posts without the eventfd write: the loop takes its answer after the
+    /// jobs it ran, before it polls again. A post from another thread meanwhile still wakes it.
+    @Test func aMessagePostedOnTheLoopsThreadWritesNoWakeUpAndIsTakenAfterTheJobs() throws {
+        let inbox = Inbox()
+        defer { inbox.close() }
+        var counter: UInt64 = 0
+        inbox.post(Self.shutdown(1), fromLoop: true)
+        #expect(read(inbox.eventFD, &counter, 8) == -1 && errno == EAGAIN, "a post from the loop's thread woke it")
+        inbox.post(Self.shutdown(2), fromLoop: true)
+        let taken = inbox.takeMessages().compactMap { message -> UInt64? in
+            if case .shutdown(let number) = message { return number }
+            return nil
+        }
+        #expect(taken == [1, 2])
+        #expect(inbox.takeMessages().isEmpty)
+        inbox.post(Self.shutdown(3))
+        #expect(read(inbox.eventFD, &counter, 8) == 8 && counter == 1, "a post from another thread to an empty inbox did not wake the loop")
+    }
+
     @Test func aResponseAfterCloseWritesToNoDescriptor() throws {
         let inbox = Inbox()
         inbox.close()

@@ -9,7 +9,7 @@ import Glibc
 /// runs on this thread too, between polls (``EventLoopExecutor``).
 ///
 /// `@unchecked Sendable`: the instance is handed to its thread once; all mutable state is touched
-/// only on that thread, except ``inbox`` (a `Mutex`-protected, `Sendable` queue).
+/// only on that thread, except ``inbox`` (a `Mutex`-protected, `Sendable` queue) and ``executor``'s queue of jobs.
 final class EventLoop: @unchecked Sendable {
     let configuration: HTTPServerConfiguration
     let responder: any HTTPResponder
@@ -264,7 +264,7 @@ final class EventLoop: @unchecked Sendable {
         // up under the task's status lock (Swift's `AsyncTask::getPreferredTaskExecutor`); without one, none.
         switch configuration.responderPlacement {
         case .eventLoop: Task(executorPreference: executor, operation: respond)
-        case .executor(let executor): Task(executorPreference: executor, operation: respond)
+        case .executor(let chosen): Task(executorPreference: chosen, operation: respond)
         case .globalExecutor: Task(operation: respond)
         }
     }

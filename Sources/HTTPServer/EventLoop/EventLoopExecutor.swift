@@ -31,7 +31,7 @@ final class EventLoopExecutor: TaskExecutor, @unchecked Sendable {
     private let inbox: Inbox
     /// The jobs not yet run, and whether the loop has stopped taking them.
     private let state = Mutex<(jobs: [UnownedJob], stopped: Bool)>(([], false))
-    /// The loop's thread, once ``run(on:)`` has bound it (`pthread_self()`); 0 before.
+    /// The loop's thread (`pthread_self()`), once ``bindToCurrentThread()`` recorded it; 0 before.
     private let loopThread = Atomic<UInt>(0)
 
     /// The most rounds of jobs one turn of the loop runs (jobs queued by the jobs of a round make the next round), so
