@@ -24,8 +24,8 @@ import Glibc
 ///
 /// Jobs queued from another thread wake the loop through the ``Inbox``'s eventfd when they find none waiting; jobs
 /// queued on the loop's thread are run before it polls again, with no wake-up. Once the loop has stopped, jobs left
-/// and jobs queued later run on Dispatch's global queue, so a responder still waiting on its database when the server
-/// shut down finishes instead of hanging.
+/// and jobs queued later run on a Dispatch queue, so a responder still waiting on its database when the server shut
+/// down finishes instead of hanging.
 final class EventLoopExecutor: TaskExecutor, @unchecked Sendable {
     /// Wakes the loop when a job arrives from another thread.
     private let inbox: Inbox
@@ -79,7 +79,7 @@ final class EventLoopExecutor: TaskExecutor, @unchecked Sendable {
         }
     }
 
-    /// The loop has stopped: the jobs left, and any queued from now on, run on Dispatch's global queue.
+    /// The loop has stopped: the jobs left, and any queued from now on, run on ``afterStop``.
     func stop() {
         let left = state.withLock { state -> [UnownedJob] in
             state.stopped = true
@@ -89,9 +89,14 @@ final class EventLoopExecutor: TaskExecutor, @unchecked Sendable {
         runElsewhere(left)
     }
 
+    /// Where jobs run once their loop has stopped: a serial queue, which libdispatch gives a thread of its own when
+    /// the others are busy, so they never wait behind CPU-bound work on the global executor.
+    private static let afterStop = DispatchQueue(label: "HTTPServer.EventLoopExecutor.afterStop")
+
     private func runElsewhere(_ jobs: [UnownedJob]) {
-        for job in jobs {
-            DispatchQueue.global().async { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
+        guard !jobs.isEmpty else { return }
+        Self.afterStop.async {
+            for job in jobs { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
         }
     }
 }
