@@ -31,6 +31,8 @@ final class EventLoopExecutor: TaskExecutor, @unchecked Sendable {
     private let inbox: Inbox
     /// The jobs not yet run, and whether the loop has stopped taking them.
     private let state = Mutex<(jobs: [UnownedJob], stopped: Bool)>(([], false))
+    /// The jobs of the round ``runJobs()`` is running; touched only on the loop's thread.
+    private var running: [UnownedJob] = []
     /// The loop's thread (`pthread_self()`), once ``bindToCurrentThread()`` recorded it; 0 before.
     private let loopThread = Atomic<UInt>(0)
 
@@ -68,14 +70,15 @@ final class EventLoopExecutor: TaskExecutor, @unchecked Sendable {
     }
 
     /// Runs the jobs waiting, and those they queue, for at most ``roundsPerTurn`` rounds (on the loop's thread).
+    ///
+    /// The queue and ``running`` trade buffers under the lock, so a round allocates nothing: taking a copy and emptying
+    /// the queue in place would make the queue copy its storage on every turn.
     func runJobs() {
         for _ in 0..<Self.roundsPerTurn {
-            let jobs = state.withLock { state -> [UnownedJob] in
-                defer { state.jobs.removeAll(keepingCapacity: true) }
-                return state.jobs
-            }
-            if jobs.isEmpty { return }
-            for job in jobs { job.runSynchronously(on: asUnownedTaskExecutor()) }
+            state.withLock { swap(&$0.jobs, &running) }
+            if running.isEmpty { return }
+            for job in running { job.runSynchronously(on: asUnownedTaskExecutor()) }
+            running.removeAll(keepingCapacity: true)
         }
     }
 
