@@ -5,29 +5,48 @@ import TipJar
 extension SQLiteTipJarStorage {
     // MARK: History
 
-    /// `TipJarStorage.transactions(matching:)`: the filters are bound parameters; newest first by ID, through
-    /// the by-account or by-install index when one of those filters is set; Ask to Buy requests only when
-    /// `query.status` names theirs; `LIMIT pageSize + 1` tells
-    /// whether more follow.
+    /// `TipJarStorage.transactions(matching:)`: the filters are bound parameters; newest first by ID; Ask to Buy requests
+    /// only when `query.status` names theirs; `LIMIT pageSize + 1` tells whether more follow. An account or install
+    /// filter reads `transactions_by_account` in its order: an install's transactions through the ranges of the accounts
+    /// `install_accounts` files them under (`TipJarSchema.v20`; one, unless rows were written under another account),
+    /// looked up in the same read transaction, with `install_id` compared inside the index.
     public nonisolated(nonsending) func transactions(matching query: TransactionQuery) async throws -> TransactionPage {
+        let rows = try await pool.read { db -> [StoredTransaction] in
+            var accounts = query.accountID.map { [$0] }
+            if let installID = query.installID {
+                let filed = try db.cachedStatement(sql: "SELECT account_id FROM install_accounts WHERE install_id = ?")
+                    .fetchAll(arguments: [installID]) { try $0.value(at: 0, as: String.self) }
+                accounts = accounts.map { named in named.filter(filed.contains) } ?? filed
+            }
+            if accounts?.isEmpty == true { return [] }  // no transaction was ever filed under that install (and account)
+            let (sql, arguments) = Self.transactionsSQL(query, accounts: accounts)
+            return try db.cachedStatement(sql: sql).fetchAll(arguments: arguments, Self.storedTransaction)
+        }
+        return TransactionPage(transactions: Array(rows.prefix(query.pageSize)), hasMore: rows.count > query.pageSize)
+    }
+
+    /// The statement of ``transactions(matching:)`` once the accounts to read are known (`nil`: no account or install
+    /// filter, the table in `id` order).
+    static func transactionsSQL(_ query: TransactionQuery, accounts: [String]?) -> (sql: String, arguments: StatementArguments) {
         var conditions: [String] = []
-        var arguments: [any DatabaseValueConvertible] = []
-        for (column, value) in [("account_id", query.accountID), ("install_id", query.installID), ("product_id", query.productID)] {
+        var arguments: [DatabaseValue] = []
+        var source = "transactions"
+        if let accounts {
+            source += " INDEXED BY transactions_by_account"
+            conditions.append(accounts.count == 1 ? "account_id = ?" : "account_id IN (\(Array(repeating: "?", count: accounts.count).joined(separator: ", ")))")
+            arguments += accounts.map(\.databaseValue)
+        }
+        for (column, value) in [("install_id", query.installID), ("product_id", query.productID)] {
             guard let value else { continue }
             conditions.append("\(column) = ?")
-            arguments.append(value)
+            arguments.append(value.databaseValue)
         }
         // Statuses share the status column; the purchase-issue flag and `settled_as` tell them apart
         // (`TipJarSchema.v6`, `v9`). Without a status, only the rows lists hold.
         conditions.append(query.status.map(Self.statusCondition) ?? Self.listedRows)
-        let whereClause = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
-        let sql = "SELECT \(Self.transactionColumns) FROM transactions \(whereClause) ORDER BY id DESC LIMIT ? OFFSET ?"
-        arguments += [query.pageSize + 1, (query.page - 1) * query.pageSize]
-        let values = arguments.map(\.databaseValue)
-        let rows = try await pool.read { db in
-            try db.cachedStatement(sql: sql).fetchAll(arguments: StatementArguments(values), Self.storedTransaction)
-        }
-        return TransactionPage(transactions: Array(rows.prefix(query.pageSize)), hasMore: rows.count > query.pageSize)
+        arguments += [query.pageSize + 1, (query.page - 1) * query.pageSize].map(\.databaseValue)
+        let sql = "SELECT \(Self.transactionColumns) FROM \(source) WHERE \(conditions.joined(separator: " AND ")) ORDER BY id DESC LIMIT ? OFFSET ?"
+        return (sql, StatementArguments(arguments))
     }
 
     /// `TipJarStorage.transactions(accountID:limit:)`: through the by-account index, newest first, without Ask to Buy requests.

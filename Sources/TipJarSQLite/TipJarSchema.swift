@@ -267,6 +267,7 @@ public enum TipJarSchema {
         ("v17-notification-keys-indexed-when-set", sql(v17)),
         ("v18-one-time-charges-queued-by-the-sender", sql(v18)),
         ("v19-membership-checks-as-comparisons", v19),
+        ("v20-install-filter-through-accounts", sql(v20)),
     ]
 
     /// A migration that runs `text`, one or more SQL statements.

@@ -71,10 +71,14 @@ struct MembershipCheckMigrationTests {
         #expect(before.filter { $0.hasPrefix("deliveries row") }.count == 5)
         try old.close()
 
+        // v19 alone keeps every row, column, index and trigger (the later steps change indexes of their own).
+        let (rebuilt, _) = try SchemaUpgradeTests.pool(at: path, migratedThrough: "v19-membership-checks-as-comparisons")
+        #expect(try rebuilt.readSync(Self.snapshot) == before)
+        try rebuilt.close()
+
         let storage = try SQLiteTipJarStorage(path: path, configuration: TestWorld.testDatabase)
         defer { try? storage.pool.close() }
         #expect(try storage.pool.readSync { try SQLiteTipJarStorage.migrator.appliedIdentifiers($0) } == TipJarSchema.migrations.map(\.identifier))
-        #expect(try storage.pool.readSync(Self.snapshot) == before)
         try storage.pool.readSync { db in
             #expect(try db.fetchAll(sql: "PRAGMA foreign_key_check") { "\($0[0])" }.isEmpty)
             #expect(try db.fetchAll(sql: "PRAGMA integrity_check") { try $0.value(at: 0, as: String.self) } == ["ok"])

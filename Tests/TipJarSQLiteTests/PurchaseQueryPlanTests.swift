@@ -32,6 +32,22 @@ struct PurchaseQueryPlanTests {
         #expect(plan == ["SEARCH transactions USING INDEX transactions_unfinished (account_id=?)"], "\(plan)")
     }
 
+    @Test func aPageOfAnInstallsTransactionsIsARangeOfItsAccountsIndexInOrder() throws {
+        let query = TransactionQuery(installID: "install", pageSize: 20)
+        let (sql, arguments) = SQLiteTipJarStorage.transactionsSQL(query, accounts: ["account"])
+        let plan = try Self.plan(sql, arguments)
+        #expect(plan == ["SEARCH transactions USING INDEX transactions_by_account (account_id=?)"], "\(plan)")
+        let accounts = try Self.plan("SELECT account_id FROM install_accounts WHERE install_id = ?", ["install"])
+        #expect(accounts == ["SEARCH install_accounts USING PRIMARY KEY (install_id=?)"], "\(accounts)")
+    }
+
+    @Test func aPageOfAnAccountsPurchasedTransactionsIsARangeOfItsIndexInOrder() throws {
+        let query = TransactionQuery(accountID: "account", status: .purchased, pageSize: 20)
+        let (sql, arguments) = SQLiteTipJarStorage.transactionsSQL(query, accounts: ["account"])
+        let plan = try Self.plan(sql, arguments)
+        #expect(plan == ["SEARCH transactions USING INDEX transactions_by_account (account_id=?)"], "\(plan)")
+    }
+
     @Test func theAccountsOtherRunningInstallsAreReadThroughTheAccountsIndex() throws {
         let plan = try Self.plan(SQLiteTipJarStorage.otherRunningInstallsSQL, ["account", "install"])
         #expect(plan.first == "SEARCH installs USING INDEX installs_by_account (account_id=?)", "\(plan)")
