@@ -6,47 +6,92 @@ extension SQLiteTipJarStorage {
     // MARK: History
 
     /// `TipJarStorage.transactions(matching:)`: the filters are bound parameters; newest first by ID; Ask to Buy requests
-    /// only when `query.status` names theirs; `LIMIT pageSize + 1` tells whether more follow. An account or install
-    /// filter reads `transactions_by_account` in its order: an install's transactions through the ranges of the accounts
-    /// `install_accounts` files them under (`TipJarSchema.v20`; one, unless rows were written under another account),
-    /// looked up in the same read transaction, with `install_id` compared inside the index.
+    /// only when `query.status` names theirs; `LIMIT pageSize + 1` tells whether more follow. An account filter reads
+    /// `transactions_by_account` in its order; an install filter first reads the accounts `install_accounts` files the
+    /// install's transactions under, in the same read transaction, then each account's range when no other install uses
+    /// it, and `shared_account_transactions` when one does (`TipJarSchema.v20`): a range in `id` order either way.
     public nonisolated(nonsending) func transactions(matching query: TransactionQuery) async throws -> TransactionPage {
         let rows = try await pool.read { db -> [StoredTransaction] in
-            var accounts = query.accountID.map { [$0] }
-            if let installID = query.installID {
-                let filed = try db.cachedStatement(sql: "SELECT account_id FROM install_accounts WHERE install_id = ?")
-                    .fetchAll(arguments: [installID]) { try $0.value(at: 0, as: String.self) }
-                accounts = accounts.map { named in named.filter(filed.contains) } ?? filed
+            let filed = try query.installID.map { installID in
+                try db.cachedStatement(sql: Self.installAccountsSQL).fetchAll(arguments: [installID]) { row in
+                    (account: try row.value(named: "account_id", as: String.self), shared: try row.value(named: "shared", as: Bool.self))
+                }
             }
-            if accounts?.isEmpty == true { return [] }  // no transaction was ever filed under that install (and account)
-            let (sql, arguments) = Self.transactionsSQL(query, accounts: accounts)
+            guard let (sql, arguments) = Self.transactionsSQL(query, filed: filed) else { return [] }
             return try db.cachedStatement(sql: sql).fetchAll(arguments: arguments, Self.storedTransaction)
         }
         return TransactionPage(transactions: Array(rows.prefix(query.pageSize)), hasMore: rows.count > query.pageSize)
     }
 
-    /// The statement of ``transactions(matching:)`` once the accounts to read are known (`nil`: no account or install
-    /// filter, the table in `id` order).
-    static func transactionsSQL(_ query: TransactionQuery, accounts: [String]?) -> (sql: String, arguments: StatementArguments) {
-        var conditions: [String] = []
-        var arguments: [DatabaseValue] = []
-        var source = "transactions"
-        if let accounts {
-            source += " INDEXED BY transactions_by_account"
-            conditions.append(accounts.count == 1 ? "account_id = ?" : "account_id IN (\(Array(repeating: "?", count: accounts.count).joined(separator: ", ")))")
-            arguments += accounts.map(\.databaseValue)
-        }
-        for (column, value) in [("install_id", query.installID), ("product_id", query.productID)] {
-            guard let value else { continue }
-            conditions.append("\(column) = ?")
-            arguments.append(value.databaseValue)
-        }
+    /// The accounts an install's transactions are filed under, each with whether another install's are too.
+    static let installAccountsSQL = """
+        SELECT account_id, EXISTS (SELECT 1 FROM install_accounts AS other
+                                   WHERE other.account_id = mine.account_id AND other.install_id <> mine.install_id) AS shared
+        FROM install_accounts AS mine WHERE mine.install_id = ?
+        """
+
+    /// ``transactionColumns`` read from `transactions AS t` beside another table, each under its own name.
+    static let joinedTransactionColumns = transactionColumns.split(separator: ",")
+        .map { column in "t.\(column.trimmingCharacters(in: .whitespacesAndNewlines)) AS \(column.trimmingCharacters(in: .whitespacesAndNewlines))" }
+        .joined(separator: ", ")
+
+    /// The statement of ``transactions(matching:)``, given for an install filter the accounts ``installAccountsSQL``
+    /// read; `nil` when no row can match (the install has no transaction under the account asked for, or none at all).
+    static func transactionsSQL(_ query: TransactionQuery, filed: [(account: String, shared: Bool)]?) -> (sql: String, arguments: StatementArguments)? {
         // Statuses share the status column; the purchase-issue flag and `settled_as` tell them apart
         // (`TipJarSchema.v6`, `v9`). Without a status, only the rows lists hold.
-        conditions.append(query.status.map(Self.statusCondition) ?? Self.listedRows)
-        arguments += [query.pageSize + 1, (query.page - 1) * query.pageSize].map(\.databaseValue)
-        let sql = "SELECT \(Self.transactionColumns) FROM \(source) WHERE \(conditions.joined(separator: " AND ")) ORDER BY id DESC LIMIT ? OFFSET ?"
-        return (sql, StatementArguments(arguments))
+        var filters = [query.status.map(Self.statusCondition) ?? Self.listedRows]
+        var filterArguments: [DatabaseValue] = []
+        if let productID = query.productID {
+            filters.append("product_id = ?")
+            filterArguments.append(productID.databaseValue)
+        }
+        let page = [query.pageSize + 1, (query.page - 1) * query.pageSize].map(\.databaseValue)
+        func equals(_ column: String, oneOf values: [String]) -> (condition: String, arguments: [DatabaseValue]) {
+            let placeholders = Array(repeating: "?", count: values.count).joined(separator: ", ")
+            return (values.count == 1 ? "\(column) = ?" : "\(column) IN (\(placeholders))", values.map(\.databaseValue))
+        }
+        guard let installID = query.installID else {
+            guard let accountID = query.accountID else {
+                let sql = "SELECT \(transactionColumns) FROM transactions WHERE \(filters.joined(separator: " AND ")) ORDER BY id DESC LIMIT ? OFFSET ?"
+                return (sql, StatementArguments(filterArguments + page))
+            }
+            let sql = """
+                SELECT \(transactionColumns) FROM transactions INDEXED BY transactions_by_account
+                WHERE \((["account_id = ?"] + filters).joined(separator: " AND ")) ORDER BY id DESC LIMIT ? OFFSET ?
+                """
+            return (sql, StatementArguments([accountID.databaseValue] + filterArguments + page))
+        }
+        let accounts = (filed ?? []).filter { query.accountID == nil || $0.account == query.accountID }
+        let own = accounts.filter { !$0.shared }.map(\.account)
+        let shared = accounts.filter(\.shared).map(\.account)
+        var branches: [(sql: String, arguments: [DatabaseValue])] = []
+        if !own.isEmpty {  // the account's range holds this install's transactions alone
+            let account = equals("account_id", oneOf: own)
+            let conditions = [account.condition, "install_id = ?"] + filters
+            branches.append((
+                "SELECT \(transactionColumns) FROM transactions INDEXED BY transactions_by_account WHERE \(conditions.joined(separator: " AND "))",
+                account.arguments + [installID.databaseValue] + filterArguments
+            ))
+        }
+        if !shared.isEmpty {
+            let account = equals("t.account_id", oneOf: shared)
+            let conditions = ["s.install_id = ?", "t.install_id = s.install_id", account.condition] + filters
+            branches.append((
+                """
+                SELECT \(joinedTransactionColumns) FROM shared_account_transactions AS s CROSS JOIN transactions AS t ON t.id = s.transaction_id
+                WHERE \(conditions.joined(separator: " AND "))
+                """,
+                [installID.databaseValue] + account.arguments + filterArguments
+            ))
+        }
+        switch branches.count {
+        case 0: return nil
+        case 1: return (branches[0].sql + " ORDER BY \(own.isEmpty ? "s.transaction_id" : "id") DESC LIMIT ? OFFSET ?", StatementArguments(branches[0].arguments + page))
+        default:  // an install under an account of its own and one it shares: rare, and sorted
+            let sql = "SELECT * FROM (\(branches[0].sql) UNION ALL \(branches[1].sql)) ORDER BY id DESC LIMIT ? OFFSET ?"
+            return (sql, StatementArguments(branches[0].arguments + branches[1].arguments + page))
+        }
     }
 
     /// `TipJarStorage.transactions(accountID:limit:)`: through the by-account index, newest first, without Ask to Buy requests.

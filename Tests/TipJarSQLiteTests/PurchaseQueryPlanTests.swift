@@ -32,18 +32,30 @@ struct PurchaseQueryPlanTests {
         #expect(plan == ["SEARCH transactions USING INDEX transactions_unfinished (account_id=?)"], "\(plan)")
     }
 
-    @Test func aPageOfAnInstallsTransactionsIsARangeOfItsAccountsIndexInOrder() throws {
+    @Test func aPageOfAnInstallsTransactionsUnderAnAccountOfItsOwnIsARangeOfTheAccountsIndexInOrder() throws {
         let query = TransactionQuery(installID: "install", pageSize: 20)
-        let (sql, arguments) = SQLiteTipJarStorage.transactionsSQL(query, accounts: ["account"])
+        let (sql, arguments) = try #require(SQLiteTipJarStorage.transactionsSQL(query, filed: [("account", false)]))
         let plan = try Self.plan(sql, arguments)
         #expect(plan == ["SEARCH transactions USING INDEX transactions_by_account (account_id=?)"], "\(plan)")
-        let accounts = try Self.plan("SELECT account_id FROM install_accounts WHERE install_id = ?", ["install"])
-        #expect(accounts == ["SEARCH install_accounts USING PRIMARY KEY (install_id=?)"], "\(accounts)")
+    }
+
+    @Test func aPageOfAnInstallsTransactionsUnderASharedAccountIsARangeOfItsListInOrder() throws {
+        let query = TransactionQuery(installID: "install", status: .purchased, pageSize: 20)
+        let (sql, arguments) = try #require(SQLiteTipJarStorage.transactionsSQL(query, filed: [("account", true)]))
+        let plan = try Self.plan(sql, arguments)
+        #expect(
+            plan == ["SEARCH s USING PRIMARY KEY (install_id=?)", "SEARCH t USING INTEGER PRIMARY KEY (rowid=?)"], "\(plan)")
+    }
+
+    @Test func theAccountsAnInstallIsFiledUnderAreReadByKey() throws {
+        let plan = try Self.plan(SQLiteTipJarStorage.installAccountsSQL, ["install"])
+        #expect(plan.first == "SEARCH mine USING COVERING INDEX install_accounts_by_install (install_id=?)", "\(plan)")
+        #expect(!plan.contains { $0.hasPrefix("SCAN") || $0.contains("TEMP B-TREE") }, "\(plan)")
     }
 
     @Test func aPageOfAnAccountsPurchasedTransactionsIsARangeOfItsIndexInOrder() throws {
         let query = TransactionQuery(accountID: "account", status: .purchased, pageSize: 20)
-        let (sql, arguments) = SQLiteTipJarStorage.transactionsSQL(query, accounts: ["account"])
+        let (sql, arguments) = try #require(SQLiteTipJarStorage.transactionsSQL(query, filed: nil))
         let plan = try Self.plan(sql, arguments)
         #expect(plan == ["SEARCH transactions USING INDEX transactions_by_account (account_id=?)"], "\(plan)")
     }
