@@ -32,7 +32,8 @@ extension SQLiteTipJarStorage {
 
     /// ``transactionColumns`` read from `transactions AS t` beside another table, each under its own name.
     static let joinedTransactionColumns = transactionColumns.split(separator: ",")
-        .map { column in "t.\(column.trimmingCharacters(in: .whitespacesAndNewlines)) AS \(column.trimmingCharacters(in: .whitespacesAndNewlines))" }
+        .map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+        .map { column in "t.\(column) AS \(column)" }
         .joined(separator: ", ")
 
     /// The statement of ``transactions(matching:)``, given for an install filter the accounts ``installAccountsSQL``
