@@ -13,28 +13,14 @@ source "$ROOT/Tests/Benchmarks/purchase_load.sh"
 BIN="${TIPJAR_BIN:-$ROOT/.build/release/tipjar}"
 SECONDS_EACH="${1:-4}"
 ROUNDS="${2:-3}"
-command -v wrk >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk >/dev/null; }
 [ -x "$BIN" ] || (cd "$ROOT" && swift build -c release --product tipjar)
 WORK="$(mktemp -d)"
 PID=""
 WRK_PID=""
 cleanup() { [ -n "$WRK_PID" ] && kill "$WRK_PID" 2>/dev/null; [ -n "$PID" ] && kill "$PID" 2>/dev/null; wait 2>/dev/null || true; rm -rf "$WORK"; }
 trap cleanup EXIT
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 
-ceiling() { # name -> commits a second (the same loop as purchase_bench.sh's ceiling at FULL)
-  python3 - "$WORK/ceiling-$1.sqlite3" "$SECONDS_EACH" <<'PY'
-import sqlite3, sys, time
-path, seconds = sys.argv[1], float(sys.argv[2])
-db = sqlite3.connect(path, isolation_level=None)
-db.execute("PRAGMA journal_mode = WAL"); db.execute("PRAGMA synchronous = FULL")
-db.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, v INTEGER NOT NULL)")
-n, end = 0, time.time() + seconds
-while time.time() < end:
-    db.execute("BEGIN IMMEDIATE"); db.execute("INSERT INTO t (v) VALUES (?)", (n,)); db.execute("COMMIT"); n += 1
-print("%.0f" % (n / seconds))
-PY
-}
+ceiling() { sqlite_ceiling "$WORK/ceiling-$1.sqlite3" FULL "$SECONDS_EACH"; } # name -> commits a second
 
 echo "one-row synced commits a second, alone and beside $(basename "$BIN") taking purchases at --durability normal (8 connections)"
 printf '%6s %10s %12s %10s %8s %12s\n' round alone-1 under-load alone-2 ratio purchases/s

@@ -14,12 +14,10 @@ A="$1"; B="$2"; PAIRS="${3:-8}"; DURABILITY="${DURABILITY:-normal}"
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 source "$ROOT/Tests/Benchmarks/purchase_load.sh"
 TICKS="$(getconf CLK_TCK)"
-command -v wrk >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk >/dev/null; }
 WORK="$(mktemp -d)"
 PID=""
 cleanup() { [ -n "$PID" ] && kill "$PID" 2>/dev/null; wait 2>/dev/null || true; rm -rf "$WORK"; }
 trap cleanup EXIT
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 
 run() { # binary -> CPU µs per purchase

@@ -27,14 +27,12 @@ CONNECTIONS="${CONNECTIONS:-8 32}"
 NOTIFICATIONS="${NOTIFICATIONS:-off}"
 DURABILITIES="${DURABILITIES:-full normal}"
 TICKS="$(getconf CLK_TCK)"
-command -v wrk >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk >/dev/null; }
 [ -x "$BIN" ] || (cd "$ROOT" && swift build -c release --product tipjar)
 WORK="$(mktemp -d)"
 PID=""
 NGINX_PID=""
 cleanup() { [ -n "$PID" ] && kill "$PID" 2>/dev/null; [ -n "$NGINX_PID" ] && kill "$NGINX_PID" 2>/dev/null; wait 2>/dev/null || true; rm -rf "$WORK"; }
 trap cleanup EXIT
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; } # utime + stime (proc(5)); the command name has no spaces
 written() { awk '$1 == "wchar:" {print $2}' "/proc/$1/io"; } # bytes passed to write(2) and kin: WAL frames, checkpoints, sockets
@@ -101,19 +99,7 @@ run() { # durability round connections notifications -> "purchases/s p99 non-2xx
   echo "$rps $p99 ${non2xx:-0} $cpu $kb"
 }
 
-ceiling() { # FULL|NORMAL name seconds
-  python3 - "$WORK/ceiling-$1-$2.sqlite3" "$1" "$3" <<'PY'
-import sqlite3, sys, time
-path, sync, seconds = sys.argv[1], sys.argv[2], float(sys.argv[3])
-db = sqlite3.connect(path, isolation_level=None)
-db.execute("PRAGMA journal_mode = WAL"); db.execute("PRAGMA synchronous = %s" % sync)
-db.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, v INTEGER NOT NULL)")
-n, end = 0, time.time() + seconds
-while time.time() < end:
-    db.execute("BEGIN IMMEDIATE"); db.execute("INSERT INTO t (v) VALUES (?)", (n,)); db.execute("COMMIT"); n += 1
-print("%.0f" % (n / seconds))
-PY
-}
+ceiling() { sqlite_ceiling "$WORK/ceiling-$1-$2.sqlite3" "$1" "$3"; } # FULL|NORMAL name seconds
 
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 
