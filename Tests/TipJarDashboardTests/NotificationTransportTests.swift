@@ -124,7 +124,8 @@ struct NotificationTransportTests {
     }
 
     @Test func aConnectionClosedWithoutAnAnswerIsPrematureClose() async throws {
-        #expect(try await Self.post { _ in .close }.0.result == .prematureClose)
+        let (outcome, _) = try await Self.post { _ in .close }
+        #expect(outcome.result == .prematureClose, "\(outcome)")
     }
 
     @Test func anAnswerThatIsNotHTTPIsInvalidResponse() async throws {
